@@ -1,0 +1,117 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "WearableGateway",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "wearable-gateway", targets: ["GatewayCLI"]),
+        .executable(name: "wearable-sim", targets: ["SimulatorCLI"]),
+        .library(name: "TelemetryCore", targets: ["TelemetryCore"]),
+        .library(name: "MQTTTransport", targets: ["MQTTTransport"]),
+        .library(name: "TelemetryGateway", targets: ["TelemetryGateway"]),
+        .library(name: "TelemetrySimulation", targets: ["TelemetrySimulation"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // libmosquitto (Debian libmosquitto-dev). Only MQTTTransport imports it.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"]), .brew(["mosquitto"])]
+        ),
+        // simdjson (Debian libsimdjson-dev) behind a C header, for the hot-path decoders.
+        .target(
+            name: "CSimdjson",
+            cxxSettings: [.unsafeFlags(["-O3"])],
+            linkerSettings: [.linkedLibrary("simdjson")]
+        ),
+        .target(name: "TelemetryCore", dependencies: ["CSimdjson"]),
+        .target(
+            name: "MQTTTransport",
+            dependencies: [
+                "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "TelemetrySimulation", dependencies: ["TelemetryCore"]),
+        .target(
+            name: "TelemetryGateway",
+            dependencies: [
+                "TelemetryCore",
+                "MQTTTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "GatewayCLI",
+            dependencies: [
+                "TelemetryGateway",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "SimulatorCLI",
+            dependencies: [
+                "TelemetrySimulation",
+                "MQTTTransport",
+                "TelemetryCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "TelemetryCoreTests", dependencies: ["TelemetryCore", "TelemetrySimulation"]),
+        .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
+        // Test helpers shared by the broker-backed test targets: a private mosquitto per test.
+        .target(
+            name: "BrokerTestSupport",
+            dependencies: ["MQTTTransport", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/BrokerTestSupport"
+        ),
+        .testTarget(
+            name: "MQTTTransportTests",
+            dependencies: ["MQTTTransport", "BrokerTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "TelemetryGatewayTests",
+            dependencies: [
+                "TelemetryGateway", "TelemetryCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system && target.name != "CSimdjson" {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import TelemetryGateway
+
+/// `wearable-gateway check-config`: validates the configuration and names every bad key.
+struct CheckConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Validate the configuration (file, WG_* environment, flags); exit 78 naming each bad key.")
+
+    @OptionGroup var options: ConfigurationOptions
+
+    func run() async throws {
+        let loaded = try options.load()
+        for warning in loaded.warnings { print("warning: \(warning)") }
+        let configuration = loaded.configuration
+        print("configuration OK (\(options.configurationFile ?? "defaults only"))")
+        print("  broker:   \(configuration.mqtt.broker)")
+        print("  inbound:  \(configuration.topics.inboundRoot)/+/#")
+        print("  outbound: \(configuration.topics.outboundRoot)/#")
+        print("  registry: \(configuration.registryFile ?? "(none)")")
+        print("  workers:  \(configuration.pipeline.workers == 0 ? "one per core" : "\(configuration.pipeline.workers)")")
+    }
+}

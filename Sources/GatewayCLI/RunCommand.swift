@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import TelemetryGateway
+
+/// `wearable-gateway run`: runs the gateway until SIGTERM or SIGINT.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the gateway until SIGTERM/SIGINT (which drain the queues and publish gateway/status offline).")
+
+    @OptionGroup var options: ConfigurationOptions
+
+    func run() async throws {
+        let loaded = try options.load()
+        let configuration = loaded.configuration
+        // A parent (e.g. Foundation's Process) may have left these blocked; the graceful
+        // shutdown depends on receiving them.
+        SignalMask.unblock([SIGTERM, SIGINT, SIGHUP])
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = configuration.logLevel
+            return handler
+        }
+        let logger = Logger(label: "wearable-gateway")
+        for warning in loaded.warnings { logger.warning("\(warning)") }
+        logger.info("configuration: \(options.configurationFile ?? "(defaults only)")")
+
+        let registry = PrometheusCollectorRegistry()
+        let factory = PrometheusMetricsFactory(registry: registry)
+        MetricsSystem.bootstrap(factory)
+
+        let group = buildGateway(configuration: configuration, logger: logger, metricsFactory: factory, prometheus: registry)
+        try await group.run()
+    }
+}

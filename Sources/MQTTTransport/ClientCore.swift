@@ -1,0 +1,612 @@
+internal import CMosquitto
+import Foundation
+import Logging
+
+/// The handle libmosquitto gives us. libmosquitto locks its own client state, and every call
+/// we make on it after `start()` is either from the network thread or one of the calls
+/// documented as thread-safe (publish, subscribe, disconnect).
+struct MosquittoHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// The object libmosquitto's callbacks reach (through the userdata pointer) and the network
+/// thread runs. ``MQTTClient`` owns it; it is split from the client so that a callback can
+/// never drop the last reference to the object whose deinit joins the network thread.
+final class ClientCore: Sendable {
+    private enum ConnectionState: Equatable {
+        case idle, connecting, connected, disconnected, stopped
+    }
+
+    private struct Subscription {
+        var filter: String
+        var qos: MQTTQoS
+    }
+
+    private struct State {
+        var connection: ConnectionState = .idle
+        var stopRequested = false
+        var threadStarted = false
+        var destroyed = false
+        var tracker: PublishTracker
+        var subscriptions: [Subscription] = []
+        var pendingSubscribes: [Int32: (filters: [String], completion: CheckedContinuation<Void, any Error>?)] = [:]
+        var connectWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        var nextWaiterID: UInt64 = 0
+        var statistics = MQTTClientStatistics()
+    }
+
+    let configuration: MQTTClientConfiguration
+    private let logger: Logger
+    private let onMessage: MQTTClient.MessageHandler?
+    private let onEvent: MQTTClient.EventHandler?
+    private let handle: MosquittoHandle
+    private let state: LockedState<State>
+    /// Wakes the network thread from a backoff sleep when the client is shut down.
+    private let wakeup = NSCondition()
+    /// Signalled (under `wakeup`) when the network thread has finished.
+    private let finished = LockedState(false)
+
+    init(
+        configuration: MQTTClientConfiguration,
+        logger: Logger,
+        onMessage: MQTTClient.MessageHandler?,
+        onEvent: MQTTClient.EventHandler?
+    ) throws(MQTTTransportError) {
+        MosquittoLibrary.ensureInitialized()
+        self.configuration = configuration
+        var logger = logger
+        logger[metadataKey: "mqtt.client_id"] = "\(configuration.clientID)"
+        self.logger = logger
+        self.onMessage = onMessage
+        self.onEvent = onEvent
+        state = LockedState(State(tracker: PublishTracker(capacity: max(1, configuration.maximumInflightPublishes))))
+
+        if !configuration.cleanStart && configuration.sessionExpiry == 0 {
+            throw MQTTTransportError(.invalidConfiguration, "cleanStart=false needs sessionExpiry > 0: MQTT 5 keeps no session with expiry 0")
+        }
+        if !configuration.cleanStart && configuration.clientID.isEmpty {
+            throw MQTTTransportError(.invalidConfiguration, "a persistent session needs a fixed client id")
+        }
+        guard let pointer = mosquitto_new(
+            configuration.clientID.isEmpty ? nil : configuration.clientID, configuration.cleanStart, nil)
+        else {
+            throw MQTTTransportError(.library, "mosquitto_new failed (out of memory or invalid client id)")
+        }
+        handle = MosquittoHandle(pointer: pointer)
+        do {
+            try configure()
+        } catch {
+            mosquitto_destroy(pointer)
+            throw error
+        }
+    }
+
+    deinit {
+        // The network thread holds a strong reference until it ends, so by now it has ended.
+        state.withLock { state in
+            if !state.destroyed {
+                mosquitto_destroy(handle.pointer)
+                state.destroyed = true
+            }
+        }
+    }
+
+    // MARK: Set-up
+
+    private func configure() throws(MQTTTransportError) {
+        let mosq = handle.pointer
+        try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "set protocol version 5")
+        try check(mosquitto_int_option(mosq, MOSQ_OPT_RECEIVE_MAXIMUM, Int32(clamping: configuration.receiveMaximum)), "set receive maximum")
+        try check(mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1), "set TCP_NODELAY")
+        // Other threads publish while ours runs the loop: tell libmosquitto to lock and to wake
+        // the loop instead of writing from the caller's thread.
+        try check(mosquitto_threaded_set(mosq, true), "enable threaded mode")
+        if let username = configuration.username {
+            try check(mosquitto_username_pw_set(mosq, username, configuration.password), "set username/password")
+        }
+        if let tls = configuration.tls ?? (configuration.broker.usesTLS ? MQTTClientConfiguration.TLS() : nil) {
+            try check(
+                mosquitto_tls_set(mosq, tls.caFile, tls.caPath, tls.certificateFile, tls.keyFile, nil),
+                "configure TLS (CA \(tls.caFile ?? tls.caPath ?? "none"))")
+            if !tls.verifyHostname {
+                try check(mosquitto_tls_insecure_set(mosq, true), "disable hostname verification")
+            }
+        }
+        if let will = configuration.will {
+            var properties = PropertyList.make(will.properties)
+            let rc = will.payload.withUnsafeBytes { bytes in
+                mosquitto_will_set_v5(
+                    mosq, will.topic, Int32(bytes.count), bytes.baseAddress, Int32(will.qos.rawValue), will.retain, properties)
+            }
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
+                // libmosquitto takes ownership of the list only on success.
+                mosquitto_property_free_all(&properties)
+                try check(rc, "set the will on \(will.topic)")
+            }
+        }
+        mosquitto_user_data_set(mosq, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_connect_v5_callback_set(mosq, clientCoreOnConnect)
+        mosquitto_disconnect_v5_callback_set(mosq, clientCoreOnDisconnect)
+        mosquitto_publish_v5_callback_set(mosq, clientCoreOnPublish)
+        mosquitto_subscribe_v5_callback_set(mosq, clientCoreOnSubscribe)
+        mosquitto_message_v5_callback_set(mosq, clientCoreOnMessage)
+    }
+
+    private func check(_ rc: Int32, _ what: String) throws(MQTTTransportError) {
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            let code: MQTTTransportError.Code = rc == MOSQ_ERR_INVAL.rawValue ? .invalidConfiguration : .library
+            throw MQTTTransportError(code, "could not \(what): \(MosquittoLibrary.describe(rc))", reasonCode: Int(rc))
+        }
+    }
+
+    // MARK: Network thread
+
+    func start() {
+        let shouldStart = state.withLock { state -> Bool in
+            guard !state.threadStarted, !state.stopRequested else { return false }
+            state.threadStarted = true
+            state.connection = .connecting
+            return true
+        }
+        guard shouldStart else { return }
+        let thread = Thread { [self] in
+            runNetworkLoop()
+        }
+        thread.name = "mqtt-\(configuration.clientID)"
+        thread.start()
+    }
+
+    private var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    private func runNetworkLoop() {
+        defer {
+            finished.withLock { $0 = true }
+            wakeup.lock()
+            wakeup.broadcast()
+            wakeup.unlock()
+        }
+        let mosq = handle.pointer
+        let connectProperties = PropertyList.connectProperties(sessionExpiry: configuration.sessionExpiry)
+        defer {
+            var list = connectProperties
+            mosquitto_property_free_all(&list)
+        }
+        var failures = 0
+        var needsConnect = true
+        var attemptStarted = ContinuousClock.now
+
+        while !isStopRequested {
+            if needsConnect {
+                emit(.connecting(attempt: failures))
+                setConnection(.connecting)
+                let rc = mosquitto_connect_bind_v5(
+                    mosq, configuration.broker.host, Int32(configuration.broker.port), Int32(configuration.keepalive), nil,
+                    connectProperties)
+                if rc != MOSQ_ERR_SUCCESS.rawValue {
+                    let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : MosquittoLibrary.describe(rc)
+                    backOff(after: &failures, reason: "connect to \(configuration.broker) failed: \(reason)")
+                    continue
+                }
+                needsConnect = false
+                attemptStarted = .now
+            }
+            let rc = mosquitto_loop(mosq, 100, 1)
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
+                let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : MosquittoLibrary.describe(rc)
+                connectionEnded(reason: reason)
+                needsConnect = true
+                backOff(after: &failures, reason: "connection to \(configuration.broker) ended: \(reason)")
+                continue
+            }
+            switch state.withLock({ $0.connection }) {
+            case .connected:
+                failures = 0
+            case .connecting where ContinuousClock.now - attemptStarted > .seconds(configuration.connectTimeout):
+                mosquitto_disconnect(mosq)
+                connectionEnded(reason: "no CONNACK within \(configuration.connectTimeout) s")
+                needsConnect = true
+                backOff(after: &failures, reason: "no CONNACK from \(configuration.broker) within \(configuration.connectTimeout) s")
+            case .disconnected:
+                // A refusal or server DISCONNECT arrived through a callback; reconnect.
+                needsConnect = true
+                backOff(after: &failures, reason: "disconnected by \(configuration.broker)")
+            default:
+                break
+            }
+        }
+
+        // Graceful stop: a normal DISCONNECT makes the broker discard our will.
+        if state.withLock({ $0.connection == .connected }) {
+            mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
+            let deadline = ContinuousClock.now + .seconds(2)
+            while ContinuousClock.now < deadline, mosquitto_loop(mosq, 50, 1) == MOSQ_ERR_SUCCESS.rawValue {
+                if state.withLock({ $0.connection != .connected }) { break }
+            }
+        }
+        connectionEnded(reason: "client shut down", final: true)
+    }
+
+    /// Sleeps for the backoff delay (interrupted by shutdown) and counts the failure.
+    private func backOff(after failures: inout Int, reason: String) {
+        let delay = configuration.reconnect.delay(afterFailures: failures)
+        failures += 1
+        state.withLock { $0.statistics.connectionFailures += 1 }
+        logger.warning("MQTT \(reason); retrying in \(delay) s")
+        emit(.connectFailed(reason: reason, retryIn: delay))
+        wakeup.lock()
+        let deadline = Date(timeIntervalSinceNow: delay)
+        while !isStopRequested, wakeup.wait(until: deadline) {}
+        wakeup.unlock()
+    }
+
+    private func setConnection(_ connection: ConnectionState) {
+        state.withLock { state in
+            if state.connection != .stopped { state.connection = connection }
+        }
+    }
+
+    /// Marks the connection as gone and fails what cannot survive it: QoS 0 publishes that
+    /// libmosquitto will discard on reconnect, and subscribe calls still awaiting a SUBACK.
+    private func connectionEnded(reason: String, final: Bool = false) {
+        let (wasConnected, failedPublishes, handoffs, drained, failedSubscribes, waiters) = state.withLock { state in
+            let wasConnected = state.connection == .connected
+            state.connection = final ? .stopped : .disconnected
+            state.statistics.isConnected = false
+            let outcome = state.tracker.failAll { final || $0.qos == .atMostOnce }
+            let subscribes = state.pendingSubscribes.values.compactMap(\.completion)
+            state.pendingSubscribes.removeAll()
+            var waiters: [CheckedContinuation<Void, any Error>] = []
+            if final {
+                waiters = Array(state.connectWaiters.values) + state.tracker.takeAllSlotWaiters()
+                state.connectWaiters.removeAll()
+            }
+            return (wasConnected, outcome.failed, outcome.handoffs, outcome.drained, subscribes, waiters)
+        }
+        if wasConnected {
+            if isStopRequested {
+                logger.info("MQTT disconnected from \(configuration.broker)")
+            } else {
+                logger.warning("MQTT connection to \(configuration.broker) lost: \(reason)")
+            }
+            emit(.disconnected(reason: reason))
+        }
+        let error = MQTTTransportError(final ? .shutdown : .connectionLost, reason)
+        for continuation in failedPublishes + failedSubscribes + waiters { continuation.resume(throwing: error) }
+        for continuation in handoffs { continuation.resume() }
+        for continuation in drained { continuation.resume() }
+    }
+
+    private func emit(_ event: MQTTClientEvent) {
+        onEvent?(event)
+    }
+
+    // MARK: Callbacks (network thread)
+
+    fileprivate func didConnect(reasonCode: Int32, flags: Int32) {
+        guard reasonCode == 0 else {
+            let reason = MosquittoLibrary.describeReason(reasonCode)
+            logger.error("MQTT broker \(configuration.broker) refused the connection: \(reason)")
+            emit(.refused(reason: reason))
+            setConnection(.disconnected)
+            return
+        }
+        let sessionPresent = flags & 1 == 1
+        let (waiters, resubscribe) = state.withLock { state in
+            state.connection = .connected
+            state.statistics.connections += 1
+            state.statistics.isConnected = true
+            let waiters = Array(state.connectWaiters.values)
+            state.connectWaiters.removeAll()
+            return (waiters, sessionPresent ? [] : state.subscriptions)
+        }
+        logger.info("MQTT connected to \(configuration.broker) (session present: \(sessionPresent))")
+        // No session on the broker means no subscriptions: send them again, or we would stay
+        // connected and receive nothing.
+        for (qos, group) in Dictionary(grouping: resubscribe, by: \.qos) {
+            let filters = group.map(\.filter)
+            if let mid = sendSubscribe(filters, qos: qos) {
+                state.withLock { $0.pendingSubscribes[mid] = (filters, nil) }
+                logger.info("MQTT re-subscribed \(filters) after connecting without a session")
+            }
+        }
+        emit(.connected(sessionPresent: sessionPresent))
+        for waiter in waiters { waiter.resume() }
+    }
+
+    fileprivate func didDisconnect(reasonCode: Int32) {
+        connectionEnded(reason: reasonCode == 0 ? "normal disconnect" : MosquittoLibrary.describe(reasonCode))
+    }
+
+    fileprivate func didPublish(mid: Int32, reasonCode: Int32) {
+        let succeeded = reasonCode < 0x80
+        guard let outcome = state.withLock({ $0.tracker.complete(mid: mid, succeeded: succeeded) }) else { return }
+        if !succeeded {
+            logger.debug("MQTT broker rejected publish \(mid): \(MosquittoLibrary.describeReason(reasonCode))")
+        }
+        outcome.slotHandoff?.resume()
+        if let completion = outcome.pending.completion {
+            if succeeded {
+                completion.resume()
+            } else {
+                completion.resume(
+                    throwing: MQTTTransportError(
+                        .rejectedByBroker, MosquittoLibrary.describeReason(reasonCode), reasonCode: Int(reasonCode)))
+            }
+        }
+        for waiter in outcome.drained { waiter.resume() }
+    }
+
+    fileprivate func didSubscribe(mid: Int32, granted: [Int32]) {
+        guard let entry = state.withLock({ $0.pendingSubscribes.removeValue(forKey: mid) }) else { return }
+        let refused = zip(entry.filters, granted).filter { $0.1 >= 0x80 }
+        if refused.isEmpty {
+            entry.completion?.resume()
+            return
+        }
+        for (filter, code) in refused {
+            logger.error("MQTT broker refused subscription \(filter): \(MosquittoLibrary.describeReason(code))")
+            emit(.subscriptionFailed(filter: filter, reasonCode: Int(code)))
+        }
+        let (filter, code) = refused[0]
+        entry.completion?.resume(
+            throwing: MQTTTransportError(
+                .rejectedByBroker, "subscription to \(filter) refused: \(MosquittoLibrary.describeReason(code))",
+                reasonCode: Int(code)))
+    }
+
+    fileprivate func didReceive(_ message: UnsafePointer<mosquitto_message>, properties: OpaquePointer?) {
+        let raw = message.pointee
+        let topic = raw.topic.map { String(cString: $0) } ?? ""
+        let payload: [UInt8]
+        if let bytes = raw.payload, raw.payloadlen > 0 {
+            payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
+        } else {
+            payload = []
+        }
+        let received = MQTTMessage(
+            topic: topic, payload: payload, qos: MQTTQoS(rawValue: Int(raw.qos)) ?? .atMostOnce, retain: raw.retain,
+            properties: PropertyList.read(properties))
+        state.withLock { $0.statistics.messagesReceived += 1 }
+        onMessage?(received)
+    }
+
+    // MARK: Operations (any thread)
+
+    func waitUntilConnected(timeout: Double) async throws {
+        try await withDeadline(seconds: timeout, what: "connecting to \(configuration.broker)") {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Bool, MQTTTransportError> = self.state.withLock { state in
+                    if state.connection == .connected { return .success(true) }
+                    if state.stopRequested { return .failure(MQTTTransportError(.shutdown, "client is shut down")) }
+                    state.nextWaiterID += 1
+                    state.connectWaiters[state.nextWaiterID] = continuation
+                    return .success(false)
+                }
+                switch outcome {
+                case .success(true): continuation.resume()
+                case .success(false): break
+                case .failure(let error): continuation.resume(throwing: error)
+                }
+            }
+        } onTimeout: {
+            // Fail every connect waiter; those that raced past the deadline just retry.
+            let waiters = self.state.withLock { state in
+                defer { state.connectWaiters.removeAll() }
+                return Array(state.connectWaiters.values)
+            }
+            for waiter in waiters { waiter.resume(throwing: MQTTTransportError(.timeout, "not connected within \(timeout) s")) }
+        }
+    }
+
+    func subscribe(_ filters: [String], qos: MQTTQoS) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let error: MQTTTransportError? = state.withLock { state in
+                for filter in filters where !state.subscriptions.contains(where: { $0.filter == filter }) {
+                    state.subscriptions.append(Subscription(filter: filter, qos: qos))
+                }
+                guard !state.stopRequested else { return MQTTTransportError(.shutdown, "client is shut down") }
+                guard state.connection == .connected else {
+                    return MQTTTransportError(.notConnected, "not connected; \(filters) will be subscribed on connect")
+                }
+                // Under our lock so that the SUBACK callback finds the entry.
+                guard let mid = sendSubscribe(filters, qos: qos) else {
+                    return MQTTTransportError(.library, "mosquitto_subscribe_multiple failed for \(filters)")
+                }
+                state.pendingSubscribes[mid] = (filters, continuation)
+                return nil
+            }
+            if let error { continuation.resume(throwing: error) }
+        }
+    }
+
+    /// Sends SUBSCRIBE for `filters`; returns the message id or nil on failure.
+    private func sendSubscribe(_ filters: [String], qos: MQTTQoS) -> Int32? {
+        var mid: Int32 = 0
+        let duplicated = filters.map { strdup($0) }
+        defer { duplicated.forEach { free($0) } }
+        let rc = duplicated.withUnsafeBufferPointer { buffer in
+            mosquitto_subscribe_multiple(
+                handle.pointer, &mid, Int32(filters.count), UnsafePointer(buffer.baseAddress!), Int32(qos.rawValue), 0, nil)
+        }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            logger.error("MQTT subscribe to \(filters) failed: \(MosquittoLibrary.describe(rc))")
+            return nil
+        }
+        return mid
+    }
+
+    func publish(_ message: MQTTMessage, awaitAcknowledgement: Bool) async throws {
+        try await acquireSlot()
+        let properties = PropertyList.make(message.properties)
+        defer {
+            var list = properties
+            mosquitto_property_free_all(&list)
+        }
+        if awaitAcknowledgement {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if let error = enqueue(message, properties: properties, completion: continuation) {
+                    continuation.resume(throwing: error)
+                }
+            }
+        } else if let error = enqueue(message, properties: properties, completion: nil) {
+            throw error
+        }
+    }
+
+    /// Hands the message to libmosquitto and registers it, under the lock the PUBACK callback
+    /// takes: the acknowledgement can arrive before `mosquitto_publish_v5` returns the id.
+    /// Returns an error if libmosquitto did not take the message (the slot is released).
+    private func enqueue(_ message: MQTTMessage, properties: OpaquePointer?, completion: CheckedContinuation<Void, any Error>?)
+        -> MQTTTransportError?
+    {
+        let (error, handoff, drained) = state.withLock { state -> (MQTTTransportError?, CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
+            guard !state.stopRequested, !state.destroyed else {
+                let abandoned = state.tracker.abandonSlot()
+                return (MQTTTransportError(.shutdown, "client is shut down"), abandoned.handoff, abandoned.drained)
+            }
+            var mid: Int32 = 0
+            let rc = message.payload.withUnsafeBytes { bytes in
+                mosquitto_publish_v5(
+                    handle.pointer, &mid, message.topic, Int32(bytes.count), bytes.baseAddress, Int32(message.qos.rawValue),
+                    message.retain, properties)
+            }
+            // While offline libmosquitto still queues QoS 1/2 (returning NO_CONN) and sends them
+            // after reconnecting; QoS 0 is not queued.
+            if rc == MOSQ_ERR_SUCCESS.rawValue || (rc == MOSQ_ERR_NO_CONN.rawValue && message.qos != .atMostOnce) {
+                state.tracker.register(mid: mid, qos: message.qos, completion: completion)
+                return (nil, nil, [])
+            }
+            let abandoned = state.tracker.abandonSlot()
+            let code: MQTTTransportError.Code = rc == MOSQ_ERR_NO_CONN.rawValue ? .notConnected : .library
+            return (
+                MQTTTransportError(code, "publish to \(message.topic) failed: \(MosquittoLibrary.describe(rc))", reasonCode: Int(rc)),
+                abandoned.handoff, abandoned.drained
+            )
+        }
+        handoff?.resume()
+        for waiter in drained { waiter.resume() }
+        return error
+    }
+
+    private func acquireSlot() async throws {
+        if state.withLock({ $0.tracker.tryAcquireSlot() }) { return }
+        let waiterID = LockedState<UInt64?>(nil)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let acquired = state.withLock { state -> Bool in
+                    if state.tracker.tryAcquireSlot() { return true }
+                    waiterID.withLock { $0 = state.tracker.enqueueSlotWaiter(continuation) }
+                    return false
+                }
+                if acquired { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state in
+                waiterID.withLock { $0 }.flatMap { state.tracker.removeSlotWaiter($0) }
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    func flush(timeout: Double) async -> Bool {
+        do {
+            try await withDeadline(seconds: timeout, what: "flushing publishes") {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let waiting = self.state.withLock { $0.tracker.addDrainWaiter(continuation) }
+                    if !waiting { continuation.resume() }
+                }
+            } onTimeout: {
+                // Drain waiters are resumed when the tracker empties; a timed-out one is simply
+                // resumed later and ignored.
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    var statistics: MQTTClientStatistics {
+        state.withLock { state in
+            var statistics = state.statistics
+            statistics.publishesAcknowledged = state.tracker.counters.acknowledged
+            statistics.publishesFailed = state.tracker.counters.failed
+            statistics.publishWaits = state.tracker.counters.waitedForSlot
+            statistics.publishesInFlight = state.tracker.slotsInUse
+            return statistics
+        }
+    }
+
+    func shutdown() async {
+        let started = requestStop()
+        guard started else { return }
+        // Join the network thread without blocking the cooperative pool.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                self.waitForNetworkThread()
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    /// Stops and joins synchronously (deinit path).
+    func stopAndJoin() {
+        if requestStop() { waitForNetworkThread() }
+    }
+
+    /// Returns true if a network thread was running and must be waited for.
+    private func requestStop() -> Bool {
+        let threadStarted = state.withLock { state -> Bool in
+            state.stopRequested = true
+            return state.threadStarted
+        }
+        wakeup.lock()
+        wakeup.broadcast()
+        wakeup.unlock()
+        if !threadStarted {
+            connectionEnded(reason: "client shut down", final: true)
+        }
+        return threadStarted
+    }
+
+    private func waitForNetworkThread() {
+        wakeup.lock()
+        while !finished.withLock({ $0 }) {
+            wakeup.wait()
+        }
+        wakeup.unlock()
+    }
+}
+
+// MARK: - C trampolines
+
+private func core(_ userdata: UnsafeMutableRawPointer?) -> ClientCore? {
+    guard let userdata else { return nil }
+    return Unmanaged<ClientCore>.fromOpaque(userdata).takeUnretainedValue()
+}
+
+private func clientCoreOnConnect(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ rc: Int32, _ flags: Int32, _: OpaquePointer?) {
+    core(userdata)?.didConnect(reasonCode: rc, flags: flags)
+}
+
+private func clientCoreOnDisconnect(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ rc: Int32, _: OpaquePointer?) {
+    core(userdata)?.didDisconnect(reasonCode: rc)
+}
+
+private func clientCoreOnPublish(_: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32, _ reason: Int32, _: OpaquePointer?) {
+    core(userdata)?.didPublish(mid: mid, reasonCode: reason)
+}
+
+private func clientCoreOnSubscribe(
+    _: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ mid: Int32, _ count: Int32, _ granted: UnsafePointer<Int32>?,
+    _: OpaquePointer?
+) {
+    let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
+    core(userdata)?.didSubscribe(mid: mid, granted: codes)
+}
+
+private func clientCoreOnMessage(
+    _: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ message: UnsafePointer<mosquitto_message>?, _ properties: OpaquePointer?
+) {
+    guard let message else { return }
+    core(userdata)?.didReceive(message, properties: properties)
+}

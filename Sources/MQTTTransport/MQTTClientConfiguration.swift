@@ -1,0 +1,109 @@
+/// Everything needed to open and keep one MQTT 5 connection.
+public struct MQTTClientConfiguration: Sendable {
+    /// TLS settings (used when the broker URL is `mqtts://` or `tls` is set).
+    public struct TLS: Sendable, Equatable {
+        /// PEM file of the certificate authorities to trust.
+        public var caFile: String?
+        /// Directory of trusted CA certificates (hashed names, as `/etc/ssl/certs`); used when
+        /// no `caFile` is given.
+        public var caPath: String?
+        /// Client certificate (PEM) for mutual TLS, with `keyFile`.
+        public var certificateFile: String?
+        /// Client private key (PEM), with `certificateFile`.
+        public var keyFile: String?
+        /// Check that the broker's certificate names the host we connect to. Only switch this off
+        /// for testing: without it anyone holding a certificate of the CA can impersonate the broker.
+        public var verifyHostname: Bool
+
+        /// Creates TLS settings.
+        public init(
+            caFile: String? = nil, caPath: String? = nil, certificateFile: String? = nil, keyFile: String? = nil,
+            verifyHostname: Bool = true
+        ) {
+            self.caFile = caFile
+            self.caPath = caFile == nil ? (caPath ?? "/etc/ssl/certs") : caPath
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.verifyHostname = verifyHostname
+        }
+    }
+
+    /// Capped exponential backoff between connection attempts.
+    public struct Reconnect: Sendable, Equatable {
+        /// Delay before the first retry, in seconds.
+        public var initialDelay: Double
+        /// Upper bound of the delay, in seconds.
+        public var maximumDelay: Double
+
+        /// Creates a backoff policy.
+        public init(initialDelay: Double = 0.25, maximumDelay: Double = 5) {
+            self.initialDelay = initialDelay
+            self.maximumDelay = maximumDelay
+        }
+
+        /// The delay after `attempt` consecutive failures (0-based): doubles each time, capped.
+        public func delay(afterFailures attempt: Int) -> Double {
+            let exponent = Double(min(attempt, 30))
+            return min(maximumDelay, initialDelay * Double(sign: .plus, exponent: Int(exponent), significand: 1))
+        }
+    }
+
+    /// The broker to connect to.
+    public var broker: BrokerURL
+    /// Client identifier; must be stable for a persistent session.
+    public var clientID: String
+    /// User name, if the broker requires authentication.
+    public var username: String?
+    /// Password, if the broker requires authentication.
+    public var password: String?
+    /// Keepalive in seconds: the broker drops the connection after 1.5× this without traffic.
+    public var keepalive: Int
+    /// MQTT 5 clean start: false resumes the previous session (needs `sessionExpiry` > 0).
+    public var cleanStart: Bool
+    /// Seconds the broker keeps the session after a disconnect (0: ends with the connection).
+    public var sessionExpiry: UInt32
+    /// MQTT 5 receive maximum: how many unacknowledged QoS 1/2 messages the broker may send us.
+    public var receiveMaximum: Int
+    /// Bound on this client's outstanding publishes; callers wait for a free slot beyond it.
+    /// libmosquitto's own outgoing queue is unbounded, so this is what bounds memory.
+    public var maximumInflightPublishes: Int
+    /// The will the broker publishes if the connection ends without a normal DISCONNECT.
+    public var will: MQTTMessage?
+    /// TLS settings; `mqtts://` without them trusts the system CAs in `/etc/ssl/certs`.
+    public var tls: TLS?
+    /// Backoff between connection attempts.
+    public var reconnect: Reconnect
+    /// Seconds to wait for CONNACK before giving up on an attempt and retrying.
+    public var connectTimeout: Double
+
+    /// Creates a configuration with production defaults.
+    public init(
+        broker: BrokerURL,
+        clientID: String,
+        username: String? = nil,
+        password: String? = nil,
+        keepalive: Int = 30,
+        cleanStart: Bool = true,
+        sessionExpiry: UInt32 = 0,
+        receiveMaximum: Int = 256,
+        maximumInflightPublishes: Int = 1024,
+        will: MQTTMessage? = nil,
+        tls: TLS? = nil,
+        reconnect: Reconnect = Reconnect(),
+        connectTimeout: Double = 10
+    ) {
+        self.broker = broker
+        self.clientID = clientID
+        self.username = username
+        self.password = password
+        self.keepalive = keepalive
+        self.cleanStart = cleanStart
+        self.sessionExpiry = sessionExpiry
+        self.receiveMaximum = receiveMaximum
+        self.maximumInflightPublishes = maximumInflightPublishes
+        self.will = will
+        self.tls = tls
+        self.reconnect = reconnect
+        self.connectTimeout = connectTimeout
+    }
+}

@@ -1,0 +1,22 @@
+/// A snapshot of one client's counters, for metrics.
+public struct MQTTClientStatistics: Sendable, Equatable {
+    /// Messages received from the broker and handed to the message handler.
+    public var messagesReceived: UInt64 = 0
+    /// Publishes the broker acknowledged (QoS 1/2) or that were written (QoS 0).
+    public var publishesAcknowledged: UInt64 = 0
+    /// Publishes that failed: refused by libmosquitto, rejected by the broker, or lost.
+    public var publishesFailed: UInt64 = 0
+    /// Publishes currently outstanding.
+    public var publishesInFlight: Int = 0
+    /// Times a publisher had to wait for a free in-flight slot (backpressure).
+    public var publishWaits: UInt64 = 0
+    /// Successful connections (CONNACK accepted), the first included.
+    public var connections: UInt64 = 0
+    /// Connections lost or attempts failed.
+    public var connectionFailures: UInt64 = 0
+    /// Whether the client is connected right now.
+    public var isConnected: Bool = false
+
+    /// Creates zeroed statistics.
+    public init() {}
+}

@@ -1,0 +1,43 @@
+/// An application message, as received from or published to the broker.
+public struct MQTTMessage: Sendable, Equatable {
+    /// The topic name (no wildcards).
+    public var topic: String
+    /// The payload bytes, copied out of libmosquitto's buffer.
+    public var payload: [UInt8]
+    /// Quality of service of the delivery.
+    public var qos: MQTTQoS
+    /// The retain flag: on publish, ask the broker to keep it; on receipt, it came from the
+    /// broker's retained store rather than a live publish.
+    public var retain: Bool
+    /// MQTT 5 properties.
+    public var properties: MQTTProperties
+
+    /// Creates a message.
+    public init(
+        topic: String,
+        payload: [UInt8],
+        qos: MQTTQoS = .atLeastOnce,
+        retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties()
+    ) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+        self.properties = properties
+    }
+
+    /// Creates a message with a UTF-8 string payload.
+    public init(
+        topic: String,
+        string: String,
+        qos: MQTTQoS = .atLeastOnce,
+        retain: Bool = false,
+        properties: MQTTProperties = MQTTProperties()
+    ) {
+        self.init(topic: topic, payload: Array(string.utf8), qos: qos, retain: retain, properties: properties)
+    }
+
+    /// The payload decoded as UTF-8 (invalid sequences are replaced).
+    public var payloadString: String { String(decoding: payload, as: UTF8.self) }
+}

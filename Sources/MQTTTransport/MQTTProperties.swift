@@ -1,0 +1,48 @@
+/// MQTT 5 properties of a PUBLISH (or will) that the gateway reads and writes.
+public struct MQTTProperties: Sendable, Equatable {
+    /// A UTF-8 name/value pair; MQTT allows the same name more than once.
+    public struct UserProperty: Sendable, Equatable {
+        /// The property name.
+        public var name: String
+        /// The property value.
+        public var value: String
+
+        /// Creates a user property.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// MIME type of the payload, e.g. `application/json` or `application/x-protobuf`.
+    public var contentType: String?
+    /// Seconds after which the broker discards the message if it is still undelivered.
+    public var messageExpiryInterval: UInt32?
+    /// Topic a responder should answer on (request/response).
+    public var responseTopic: String?
+    /// Opaque bytes a responder echoes back to match request and response.
+    public var correlationData: [UInt8]?
+    /// User properties in the order they appear on the wire.
+    public var userProperties: [UserProperty]
+
+    /// Creates a property set; every property defaults to absent.
+    public init(
+        contentType: String? = nil,
+        messageExpiryInterval: UInt32? = nil,
+        responseTopic: String? = nil,
+        correlationData: [UInt8]? = nil,
+        userProperties: [UserProperty] = []
+    ) {
+        self.contentType = contentType
+        self.messageExpiryInterval = messageExpiryInterval
+        self.responseTopic = responseTopic
+        self.correlationData = correlationData
+        self.userProperties = userProperties
+    }
+
+    /// True when no property is set.
+    public var isEmpty: Bool {
+        contentType == nil && messageExpiryInterval == nil && responseTopic == nil && correlationData == nil
+            && userProperties.isEmpty
+    }
+}

@@ -1,0 +1,1 @@
+print("wearable-sim: not built yet")

@@ -1,0 +1,15 @@
+extension WaterTemperature {
+    /// Writes the `submersion/temperature` payload
+    /// `{"date","temperature","temperatureUncertainty"}` (°C).
+    /// - Parameters:
+    ///   - writer: the writer to append to.
+    ///   - sequence: the frame's sequence number, if the sender numbers frames.
+    public func write(to writer: inout JSONWriter, sequence: UInt64? = nil) {
+        writer.object { writer in
+            writer.sequenceField(sequence)
+            writer.field("date", date)
+            writer.field("temperature", temperature)
+            writer.field("temperatureUncertainty", temperatureUncertainty)
+        }
+    }
+}

@@ -1,0 +1,14 @@
+extension WorkoutEvent {
+    /// Writes the `workout` payload `{"state":"running"|"paused"|"ended","activityType","date"}`.
+    /// - Parameters:
+    ///   - writer: the writer to append to.
+    ///   - sequence: the frame's sequence number, if the sender numbers frames.
+    public func write(to writer: inout JSONWriter, sequence: UInt64? = nil) {
+        writer.object { writer in
+            writer.sequenceField(sequence)
+            writer.enumField("state", state)
+            writer.field("activityType", activityType)
+            writer.field("date", date)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+extension FrameProcessor {
+    /// Settings of a ``FrameProcessor``; every value has a default.
+    public struct Configuration: Sendable, Equatable {
+        /// The topic layout (inbound and outbound roots).
+        public var scheme: TopicScheme
+        /// The largest payload accepted, in bytes (`pipeline.maxPayloadBytes`); larger frames are `invalidPayload`.
+        public var maxPayloadBytes: Int
+        /// The error reporting window in seconds: at most about one report per key per interval.
+        public var errorReportInterval: Double
+        /// The most error keys tracked per aggregator (topic errors and device errors each);
+        /// beyond it errors are counted in one overflow report.
+        public var maxErrorKeys: Int
+        /// The most devices whose presence is remembered; beyond it, a status of an unseen device is
+        /// published but not remembered, so a flood of made-up ids cannot grow memory.
+        public var maxTrackedDevices: Int
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - scheme: the topic layout; defaults to `wearables` / `gateway`.
+        ///   - maxPayloadBytes: the payload limit in bytes; defaults to 1 MiB.
+        ///   - errorReportInterval: the reporting window in seconds; defaults to 10.
+        ///   - maxErrorKeys: the error keys tracked per aggregator; defaults to 10,000.
+        ///   - maxTrackedDevices: the devices whose presence is remembered; defaults to 100,000.
+        public init(
+            scheme: TopicScheme = TopicScheme(),
+            maxPayloadBytes: Int = 1_048_576,
+            errorReportInterval: Double = 10,
+            maxErrorKeys: Int = 10_000,
+            maxTrackedDevices: Int = 100_000
+        ) {
+            self.scheme = scheme
+            self.maxPayloadBytes = maxPayloadBytes
+            self.errorReportInterval = errorReportInterval
+            self.maxErrorKeys = maxErrorKeys
+            self.maxTrackedDevices = maxTrackedDevices
+        }
+
+        /// Says why this configuration cannot be used; check it before creating a ``FrameProcessor``
+        /// from operator input, because the processor traps on a non-positive interval or key bound.
+        /// - Returns: nil when usable, else a human-readable reason naming the setting.
+        public var configurationProblem: String? {
+            if let problem = scheme.configurationProblem { return problem }
+            if maxPayloadBytes < 1 { return "pipeline.maxPayloadBytes must be at least 1, got \(maxPayloadBytes)" }
+            if !(errorReportInterval > 0 && errorReportInterval.isFinite) {
+                return "the error report interval must be a positive number of seconds, got \(errorReportInterval)"
+            }
+            if maxErrorKeys < 1 { return "the error key bound must be at least 1, got \(maxErrorKeys)" }
+            if maxTrackedDevices < 0 { return "the tracked device bound must not be negative, got \(maxTrackedDevices)" }
+            return nil
+        }
+    }
+}

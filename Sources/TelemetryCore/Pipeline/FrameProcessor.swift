@@ -1,0 +1,249 @@
+/// The per-shard processing core: checks inbound frames, tracks device presence and rate-limits
+/// error reports. Pure: no I/O and no clock (time comes in as ``InboundFrame/receivedAt`` and `now`).
+///
+/// Each frame passes, in order:
+/// 1. topic and id syntax (``TopicScheme/parseInbound(_:)``); failures are reported on `gateway/errors`;
+/// 2. payload size (``Configuration/maxPayloadBytes``);
+/// 3. content type: none or `application/json` (optionally `; charset=utf-8`);
+/// 4. JSON syntax: a well-formed object;
+/// 5. the `status` stream: a valid `state`, which drives `gateway/{id}/connection`.
+///
+/// Failures from step 2 on are reported on `gateway/{id}/errors`. All reports are aggregated with
+/// ``ErrorAggregator``: the first per key and interval is returned at once, the rest are counted and
+/// returned by ``flush(now:)``, which the owner calls at ``nextDeadline()``. Event ids derive only from
+/// the input, so reprocessing the same frames gives the same messages.
+///
+/// One instance belongs to one shard (one task): it is a value type with no locks.
+public struct FrameProcessor: Sendable {
+    /// The settings it was created with.
+    public let configuration: Configuration
+
+    private var topicErrors: ErrorAggregator<TopicErrorKey>
+    private var deviceErrors: ErrorAggregator<DeviceErrorKey>
+    private var presence: [DeviceID: ConnectionState] = [:]
+
+    /// The longest topic kept in error keys and reports; MQTT topics may be 64 KiB of attacker-chosen text.
+    static let maxReportedTopicScalars = 256
+
+    /// Creates a processor.
+    /// - Parameter configuration: the settings.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        topicErrors = ErrorAggregator(interval: configuration.errorReportInterval, maxKeys: configuration.maxErrorKeys)
+        deviceErrors = ErrorAggregator(interval: configuration.errorReportInterval, maxKeys: configuration.maxErrorKeys)
+    }
+
+    /// Checks one frame and returns its outcome and the messages to publish now.
+    /// - Parameter frame: the received frame.
+    /// - Returns: the outcome, plus an error report (first of its window) or a presence change, if any.
+    public mutating func process(_ frame: InboundFrame) -> FrameResult {
+        let id: DeviceID
+        let stream: InboundStream
+        switch configuration.scheme.parseInbound(frame.topic) {
+        case .invalid(let rejection):
+            return rejectTopic(frame, rejection)
+        case .device(let device, let parsedStream):
+            id = device
+            stream = parsedStream
+        }
+        if frame.payload.count > configuration.maxPayloadBytes {
+            let detail = "payload has \(frame.payload.count) bytes; the limit is \(configuration.maxPayloadBytes) bytes (pipeline.maxPayloadBytes)"
+            return reject(.invalidPayload, id, stream, detail: detail, at: frame.receivedAt)
+        }
+        if !Self.isJSONContentType(frame.contentType) {
+            let detail = "unsupported content type '\(TopicScheme.bounded(frame.contentType ?? ""))'"
+            return reject(.invalidPayload, id, stream, detail: detail, at: frame.receivedAt)
+        }
+        if let problem = JSONValidator.objectProblem(frame.payload) {
+            return reject(.invalidPayload, id, stream, detail: "payload is not a JSON object: \(problem)", at: frame.receivedAt)
+        }
+        if stream == .status {
+            return processStatus(frame, id)
+        }
+        // Stream-specific decoding and the registry/capability checks come in later milestones.
+        return FrameResult(outcome: .accepted(stream))
+    }
+
+    /// Closes ended error windows and returns their aggregated reports.
+    /// - Parameter now: the current time, Unix epoch seconds.
+    /// - Returns: the reports to publish: topic errors first, then device errors.
+    public mutating func flush(now: Double) -> [OutboundMessage] {
+        topicErrors.flush(now: now).map(topicErrorMessage) + deviceErrors.flush(now: now).map(deviceErrorMessage)
+    }
+
+    /// When ``flush(now:)`` next has something to do.
+    /// - Returns: a Unix epoch date, or nil when no error window is open.
+    public func nextDeadline() -> Double? {
+        switch (topicErrors.nextDeadline(), deviceErrors.nextDeadline()) {
+        case (let topic?, let device?): min(topic, device)
+        case (let topic?, nil): topic
+        case (nil, let device?): device
+        case (nil, nil): nil
+        }
+    }
+
+    /// The last presence published for a device, or nil when none was seen (or not remembered).
+    /// - Parameter id: the device.
+    /// - Returns: the device's connection state.
+    public func connectionState(of id: DeviceID) -> ConnectionState? { presence[id] }
+
+    /// The number of errors counted but not reported yet.
+    public var pendingErrorCount: Int { topicErrors.pendingCount + deviceErrors.pendingCount }
+
+    // MARK: Status
+
+    private mutating func processStatus(_ frame: InboundFrame, _ id: DeviceID) -> FrameResult {
+        let state: ConnectionState
+        switch JSONField.string("state", in: frame.payload) {
+        case .value("online"): state = .connected
+        case .value("offline"): state = .disconnected
+        case .value(let other):
+            let detail = "status field 'state' is '\(TopicScheme.bounded(other, maxScalars: 64))'; expected 'online' or 'offline'"
+            return reject(.invalidPayload, id, .status, detail: detail, at: frame.receivedAt)
+        case .missing, .notObject:
+            return reject(.invalidPayload, id, .status, detail: "status has no field 'state'; expected 'online' or 'offline'", at: frame.receivedAt)
+        case .wrongType:
+            return reject(.invalidPayload, id, .status, detail: "status field 'state' is not a string; expected 'online' or 'offline'", at: frame.receivedAt)
+        }
+        let previous = presence[id]
+        guard previous != state else { return FrameResult(outcome: .accepted(.status)) }
+        if previous != nil || presence.count < configuration.maxTrackedDevices {
+            presence[id] = state
+        }
+        // The contract's date is optional and lenient: a missing or non-numeric one falls back to arrival.
+        var date = frame.receivedAt
+        if case .value(let sent) = JSONField.double("date", in: frame.payload), sent.isFinite { date = sent }
+        var writer = JSONWriter(capacity: 160)
+        writer.object {
+            $0.field("deviceId", id.rawValue)
+            $0.field("state", state.rawValue)
+            $0.field("reason", state.statusValue)
+            $0.field("date", date)
+            $0.field("eventId", EventID.make(id.rawValue, "connection", state.rawValue, String(describing: date)))
+        }
+        let message = OutboundMessage(topic: configuration.scheme.connectionTopic(id), payload: writer.bytes, qos: 1, retain: true)
+        return FrameResult(outcome: .accepted(.status), messages: [message])
+    }
+
+    // MARK: Rejections
+
+    private mutating func rejectTopic(_ frame: InboundFrame, _ rejection: TopicRejection) -> FrameResult {
+        // The bounded topic keeps keys small; the aggregator's maxKeys bounds how many there are.
+        let key = TopicErrorKey(code: rejection.code, topic: TopicScheme.bounded(frame.topic, maxScalars: Self.maxReportedTopicScalars))
+        var result = FrameResult(outcome: .rejected(rejection.code, nil))
+        if let report = topicErrors.record(key, detail: rejection.detail, at: frame.receivedAt) {
+            result.messages.append(topicErrorMessage(report))
+        }
+        return result
+    }
+
+    private mutating func reject(
+        _ code: GatewayErrorCode,
+        _ id: DeviceID,
+        _ stream: InboundStream,
+        detail: String,
+        at date: Double
+    ) -> FrameResult {
+        var result = FrameResult(outcome: .rejected(code, stream))
+        if let report = deviceErrors.record(DeviceErrorKey(id: id, code: code, stream: stream), detail: detail, at: date) {
+            result.messages.append(deviceErrorMessage(report))
+        }
+        return result
+    }
+
+    // MARK: Messages
+
+    private func topicErrorMessage(_ report: ErrorReport<TopicErrorKey>) -> OutboundMessage {
+        let key = report.key
+        let detail = report.isOverflow ? overflowDetail(report.detail) : report.detail
+        return errorsMessage(code: key.code, topic: key.topic, detail: detail, report: report)
+    }
+
+    private func deviceErrorMessage(_ report: ErrorReport<DeviceErrorKey>) -> OutboundMessage {
+        let key = report.key
+        if report.isOverflow {
+            // Counts of untracked keys mix devices: they go to the gateway-wide topic, not one device's.
+            let topic = configuration.scheme.inboundTopic(key.id, key.stream)
+            return errorsMessage(code: key.code, topic: topic, detail: overflowDetail(report.detail), report: report)
+        }
+        let code = key.code
+        var writer = JSONWriter(capacity: 256)
+        writer.object {
+            $0.field("deviceId", key.id.rawValue)
+            $0.field("code", code.rawValue)
+            $0.field("cmError", code.cmError)
+            $0.field("stream", key.stream.rawValue)
+            $0.field("detail", report.detail)
+            $0.field("count", report.count)
+            $0.field("date", report.lastDate)
+            $0.field("firstDate", report.firstDate)
+            $0.field("eventId", Self.reportEventID(key.id.rawValue, "error", code.rawValue, key.stream.rawValue, report: report))
+        }
+        return OutboundMessage(topic: configuration.scheme.deviceErrorsTopic(key.id), payload: writer.bytes, qos: 1, retain: false)
+    }
+
+    /// A `gateway/errors` report; `overflow` is added only to overflow reports.
+    private func errorsMessage<Key>(code: GatewayErrorCode, topic: String, detail: String, report: ErrorReport<Key>) -> OutboundMessage {
+        var writer = JSONWriter(capacity: 256)
+        writer.object {
+            $0.field("code", code.rawValue)
+            $0.field("topic", topic)
+            $0.field("detail", detail)
+            $0.field("count", report.count)
+            $0.field("date", report.lastDate)
+            $0.field("firstDate", report.firstDate)
+            if report.isOverflow { $0.field("overflow", true) }
+            let kind = report.isOverflow ? "error-overflow" : "topic-error"
+            $0.field("eventId", Self.reportEventID(kind, code.rawValue, topic, report: report))
+        }
+        return OutboundMessage(topic: configuration.scheme.errorsTopic, payload: writer.bytes, qos: 1, retain: false)
+    }
+
+    private func overflowDetail(_ lastDetail: String) -> String {
+        "more than \(configuration.maxErrorKeys) distinct error keys in one interval; this report counts errors of untracked keys; last: \(lastDetail)"
+    }
+
+    /// An id that depends only on what the report covers, so the same input frames give the same id.
+    private static func reportEventID<Key>(_ parts: String..., report: ErrorReport<Key>) -> String {
+        EventID.make(parts: parts + [String(describing: report.firstDate), String(describing: report.lastDate), String(report.count)])
+    }
+
+    // MARK: Content type
+
+    /// Whether frames with this MQTT 5 content type are JSON: none, or `application/json` with at most a
+    /// `charset=utf-8` parameter (media types and charset names compare case-insensitively).
+    static func isJSONContentType(_ contentType: String?) -> Bool {
+        guard let contentType else { return true }
+        var parts = contentType.split(separator: ";", omittingEmptySubsequences: false)[...]
+        guard let mediaType = parts.popFirst(), trimmed(mediaType).lowercased() == "application/json" else { return false }
+        for parameter in parts {
+            guard let equals = parameter.firstIndex(of: "=") else { return false }
+            let name = trimmed(parameter[..<equals]).lowercased()
+            var value = trimmed(parameter[parameter.index(after: equals)...])
+            if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
+            guard name == "charset", value.lowercased() == "utf-8" else { return false }
+        }
+        return true
+    }
+
+    private static func trimmed(_ text: Substring) -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return text[first...last]
+    }
+}
+
+extension FrameProcessor {
+    /// Aggregation key of topic-level errors; the topic is bounded in length.
+    struct TopicErrorKey: Hashable, Sendable {
+        var code: GatewayErrorCode
+        var topic: String
+    }
+
+    /// Aggregation key of device-level errors, as the contract says: per (device, code, stream).
+    struct DeviceErrorKey: Hashable, Sendable {
+        var id: DeviceID
+        var code: GatewayErrorCode
+        var stream: InboundStream
+    }
+}

@@ -1,0 +1,28 @@
+/// A message received from a device, as the transport hands it to the pipeline.
+public struct InboundFrame: Sendable {
+    /// The topic it was published on, e.g. `wearables/watch-1/status`.
+    public var topic: String
+    /// The payload bytes.
+    public var payload: [UInt8]
+    /// The MQTT 5 content type, or nil when the publisher sent none (JSON is assumed).
+    public var contentType: String?
+    /// Whether the broker delivered it as a retained message.
+    public var retained: Bool
+    /// When the gateway received it, in Unix epoch seconds from the gateway's clock (the core reads no clock).
+    public var receivedAt: Double
+
+    /// Creates a frame.
+    /// - Parameters:
+    ///   - topic: the topic it was published on.
+    ///   - payload: the payload bytes.
+    ///   - contentType: the MQTT 5 content type, if any.
+    ///   - retained: whether it was delivered as a retained message.
+    ///   - receivedAt: when the gateway received it, Unix epoch seconds.
+    public init(topic: String, payload: [UInt8], contentType: String? = nil, retained: Bool = false, receivedAt: Double) {
+        self.topic = topic
+        self.payload = payload
+        self.contentType = contentType
+        self.retained = retained
+        self.receivedAt = receivedAt
+    }
+}

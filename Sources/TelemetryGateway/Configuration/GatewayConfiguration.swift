@@ -1,0 +1,102 @@
+import Logging
+import MQTTTransport
+
+/// Everything the gateway can be configured with. Every value has a production default;
+/// `config/gateway.yml`, `WG_*` environment variables and command-line flags override them
+/// (see ``GatewayConfiguration/keys`` and `docs/configuration.md`).
+public struct GatewayConfiguration: Sendable {
+    /// The broker connections.
+    public struct MQTT: Sendable {
+        /// Broker URL, `mqtt://HOST:PORT` or `mqtts://HOST:PORT`.
+        public var broker = BrokerURL(host: "127.0.0.1", port: 1883)
+        /// Client id prefix: the subscriber is `<clientId>-in`, the publisher `<clientId>-out`.
+        public var clientID = "wearable-gateway"
+        /// User name for the broker, if it requires one.
+        public var username: String?
+        /// Password for the broker. Never logged.
+        public var password: String?
+        /// File holding the password (first line); used when `password` is not set.
+        public var passwordFile: String?
+        /// Keepalive in seconds.
+        public var keepalive = 30
+        /// Seconds the broker keeps the subscriber's session (and queues its QoS 1 messages)
+        /// while the gateway is away; 0 starts clean every time.
+        public var sessionExpiry: UInt32 = 3600
+        /// MQTT 5 receive maximum of the subscriber connection.
+        public var receiveMaximum = 256
+        /// Bound on outstanding publishes of the publisher connection.
+        public var maximumInflightPublishes = 1024
+        /// Seconds to wait for CONNACK before retrying.
+        public var connectTimeout = 10.0
+        /// First reconnect delay in seconds.
+        public var reconnectInitialDelay = 0.25
+        /// Longest reconnect delay in seconds.
+        public var reconnectMaximumDelay = 5.0
+        /// TLS CA file; setting it (or using `mqtts://`) enables TLS.
+        public var tlsCAFile: String?
+        /// TLS client certificate for mutual TLS.
+        public var tlsCertificateFile: String?
+        /// TLS client key for mutual TLS.
+        public var tlsKeyFile: String?
+        /// Verify that the broker certificate names the host.
+        public var tlsVerifyHostname = true
+
+        /// Creates the defaults.
+        public init() {}
+    }
+
+    /// Topic roots.
+    public struct Topics: Sendable {
+        /// Root devices publish under: `<inboundRoot>/{id}/<stream>`.
+        public var inboundRoot = "wearables"
+        /// Root the gateway publishes under: `<outboundRoot>/...`.
+        public var outboundRoot = "gateway"
+
+        /// Creates the defaults.
+        public init() {}
+    }
+
+    /// Processing of inbound frames.
+    public struct Pipeline: Sendable {
+        /// Worker tasks devices are sharded over; 0 means one per CPU core.
+        public var workers = 0
+        /// Frames a worker's queue holds before the subscriber blocks.
+        public var queueCapacity = 8192
+        /// Longest the subscriber blocks on a full queue before admitting over capacity.
+        public var maximumHandoffWait = 5.0
+        /// Largest payload accepted, in bytes.
+        public var maximumPayloadBytes = 1_048_576
+        /// Error events are aggregated per (device, code, stream) over this many seconds.
+        public var errorReportInterval = 10.0
+        /// Longest a graceful shutdown waits for queued frames and publishes, in seconds.
+        public var drainTimeout = 15.0
+
+        /// Creates the defaults.
+        public init() {}
+    }
+
+    /// Metrics.
+    public struct Metrics: Sendable {
+        /// Seconds between retained `gateway/metrics` publications; 0 disables them.
+        public var publishInterval = 5.0
+
+        /// Creates the defaults.
+        public init() {}
+    }
+
+    /// The device registry file (operator's list of devices and entitlements).
+    public var registryFile: String? = "config/devices.yml"
+    /// Broker connections.
+    public var mqtt = MQTT()
+    /// Topic roots.
+    public var topics = Topics()
+    /// Frame processing.
+    public var pipeline = Pipeline()
+    /// Metrics.
+    public var metrics = Metrics()
+    /// Log level.
+    public var logLevel: Logger.Level = .info
+
+    /// Creates the defaults.
+    public init() {}
+}

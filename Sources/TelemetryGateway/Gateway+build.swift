@@ -1,0 +1,28 @@
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import UnixSignals
+
+/// Builds the gateway's service group; the executable and the tests both call this, so what
+/// is tested is what runs.
+/// - Parameters:
+///   - configuration: a validated configuration.
+///   - logger: the root logger.
+///   - metricsFactory: where metrics are recorded.
+///   - prometheus: the registry published on `gateway/metrics` (nil: not published).
+///   - shutdownSignals: signals that start a graceful shutdown (none in tests).
+public func buildGateway(
+    configuration: GatewayConfiguration,
+    logger: Logger,
+    metricsFactory: any MetricsFactory,
+    prometheus: PrometheusCollectorRegistry?,
+    shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
+) -> ServiceGroup {
+    let gateway = GatewayService(configuration: configuration, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus)
+    return ServiceGroup(
+        configuration: .init(
+            services: [.init(service: gateway)],
+            gracefulShutdownSignals: shutdownSignals,
+            logger: logger))
+}

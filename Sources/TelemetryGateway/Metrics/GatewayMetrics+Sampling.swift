@@ -1,0 +1,36 @@
+import CoreMetrics
+import MQTTTransport
+
+extension GatewayMetrics {
+    /// Records a connection event of the subscriber or publisher.
+    func recordConnectionEvent(_ event: MQTTClientEvent, connection: String) {
+        switch event {
+        case .connected:
+            connections[connection]?.increment()
+            connected[connection]?.record(1)
+        case .disconnected, .refused:
+            connected[connection]?.record(0)
+        case .connectFailed:
+            connectionFailures[connection]?.increment()
+            connected[connection]?.record(0)
+        case .connecting, .subscriptionFailed:
+            break
+        }
+    }
+
+    /// Samples queue depths and the publisher's counters; returns the statistics to diff
+    /// against next time (the transport counts cumulatively, the metrics are counters).
+    func sample(queues: [HandoffQueue<WorkItem>], publisher: MQTTClientStatistics, previous: MQTTClientStatistics) -> MQTTClientStatistics {
+        for (shard, queue) in queues.enumerated() where shard < queueDepth.count {
+            queueDepth[shard].record(queue.depth)
+        }
+        if publisher.publishesAcknowledged > previous.publishesAcknowledged {
+            publisherAcknowledged.increment(by: Int64(publisher.publishesAcknowledged - previous.publishesAcknowledged))
+        }
+        if publisher.publishesFailed > previous.publishesFailed {
+            publisherFailed.increment(by: Int64(publisher.publishesFailed - previous.publishesFailed))
+        }
+        publisherInFlight.record(publisher.publishesInFlight)
+        return publisher
+    }
+}

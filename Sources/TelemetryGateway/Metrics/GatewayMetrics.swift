@@ -1,0 +1,89 @@
+import CoreMetrics
+import Metrics
+import MQTTTransport
+import TelemetryCore
+
+/// Every metric the gateway records, created once with bounded dimensions (stream names,
+/// error codes, shard numbers, connection names; never device ids).
+///
+/// Names follow Prometheus conventions (`_total` for counters) because they are exported as
+/// Prometheus text on the retained `gateway/metrics` topic.
+final class GatewayMetrics: Sendable {
+    let factory: any MetricsFactory
+    /// Messages libmosquitto handed to the gateway on the subscriber connection.
+    let messagesReceived: Counter
+    /// Frames that passed every check, per stream.
+    private let accepted: [InboundStream: Counter]
+    /// Frames rejected, per (code, stream); stream "none" for topic-level rejections. Created
+    /// on first use (the combinations are bounded: codes × streams) so the export is not
+    /// padded with never-seen zero series.
+    private let rejected = LockedState<[String: Counter]>([:])
+    /// Times the subscriber had to wait for room in a worker queue.
+    let handoffWaits: Counter
+    /// Seconds the subscriber spent blocked on full queues.
+    let handoffBlockedSeconds: FloatingPointCounter
+    /// Frames admitted beyond queue capacity after the maximum wait (overload, nothing lost).
+    let handoffOverCapacity: Counter
+    /// Frames that arrived after the queues closed during shutdown (counted, not processed).
+    let handoffClosed: Counter
+    /// Queue depth per shard, sampled.
+    let queueDepth: [Gauge]
+    /// Outbound messages handed to the publisher.
+    let published: Counter
+    /// Outbound messages that could not be published.
+    let publishFailures: Counter
+    /// Error events published on the error topics.
+    let errorEvents: Counter
+    /// Publisher: acknowledged publishes, failed publishes, outstanding publishes.
+    let publisherAcknowledged: Counter
+    let publisherFailed: Counter
+    let publisherInFlight: Gauge
+    /// Per connection ("subscriber", "publisher"): connections made, attempts failed, up or down.
+    let connections: [String: Counter]
+    let connectionFailures: [String: Counter]
+    let connected: [String: Gauge]
+
+    init(factory: any MetricsFactory, shards: Int) {
+        self.factory = factory
+        messagesReceived = Counter(label: "gateway_messages_received_total", factory: factory)
+        accepted = Dictionary(
+            uniqueKeysWithValues: InboundStream.allCases.map {
+                ($0, Counter(label: "gateway_frames_accepted_total", dimensions: [("stream", $0.rawValue)], factory: factory))
+            })
+        handoffWaits = Counter(label: "gateway_handoff_waits_total", factory: factory)
+        handoffBlockedSeconds = FloatingPointCounter(label: "gateway_handoff_blocked_seconds_total", factory: factory)
+        handoffOverCapacity = Counter(label: "gateway_handoff_over_capacity_total", factory: factory)
+        handoffClosed = Counter(label: "gateway_handoff_after_close_total", factory: factory)
+        queueDepth = (0..<shards).map { Gauge(label: "gateway_queue_depth", dimensions: [("shard", "\($0)")], factory: factory) }
+        published = Counter(label: "gateway_events_published_total", factory: factory)
+        publishFailures = Counter(label: "gateway_publish_failures_total", factory: factory)
+        errorEvents = Counter(label: "gateway_error_events_total", factory: factory)
+        publisherAcknowledged = Counter(label: "mqtt_publisher_acknowledged_total", factory: factory)
+        publisherFailed = Counter(label: "mqtt_publisher_failed_total", factory: factory)
+        publisherInFlight = Gauge(label: "mqtt_publisher_in_flight", factory: factory)
+        let names = ["subscriber", "publisher"]
+        connections = Dictionary(uniqueKeysWithValues: names.map { ($0, Counter(label: "mqtt_connections_total", dimensions: [("connection", $0)], factory: factory)) })
+        connectionFailures = Dictionary(
+            uniqueKeysWithValues: names.map { ($0, Counter(label: "mqtt_connection_failures_total", dimensions: [("connection", $0)], factory: factory)) })
+        connected = Dictionary(uniqueKeysWithValues: names.map { ($0, Gauge(label: "mqtt_connected", dimensions: [("connection", $0)], factory: factory)) })
+    }
+
+    /// Counts a frame's outcome.
+    func record(_ outcome: FrameOutcome) {
+        switch outcome {
+        case .accepted(let stream):
+            accepted[stream]?.increment()
+        case .rejected(let code, let stream):
+            let streamName = stream?.rawValue ?? "none"
+            let counter = rejected.withLock { counters in
+                let key = "\(code.rawValue)|\(streamName)"
+                if let counter = counters[key] { return counter }
+                let counter = Counter(
+                    label: "gateway_frames_rejected_total", dimensions: [("code", code.rawValue), ("stream", streamName)], factory: factory)
+                counters[key] = counter
+                return counter
+            }
+            counter.increment()
+        }
+    }
+}

@@ -1,0 +1,10 @@
+import TelemetryCore
+
+/// What a shard worker receives: frames from the subscriber, and clock ticks that let the pure
+/// processor close error-aggregation windows (it never reads a clock itself).
+enum WorkItem: Sendable {
+    /// A frame to check and process.
+    case frame(InboundFrame)
+    /// The current time, Unix epoch seconds.
+    case tick(Double)
+}

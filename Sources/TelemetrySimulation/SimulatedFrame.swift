@@ -1,0 +1,31 @@
+/// One MQTT message the simulator wants published.
+public struct SimulatedFrame: Sendable, Equatable {
+    /// The device id (the topic level after the root).
+    public var deviceId: String
+    /// The stream path below the id, for example `"batched/accelerometer"`.
+    public var stream: String
+    /// The JSON payload, UTF-8.
+    public var payload: [UInt8]
+    /// Whether the broker should retain it (`hello` and `status`).
+    public var retain: Bool
+    /// MQTT QoS: 0 for the per-sample motion streams, 1 otherwise.
+    public var qos: Int
+    /// When to publish it, in simulated seconds since the generator started.
+    public var time: Double
+
+    /// Creates a frame.
+    public init(deviceId: String, stream: String, payload: [UInt8], retain: Bool, qos: Int, time: Double) {
+        self.deviceId = deviceId
+        self.stream = stream
+        self.payload = payload
+        self.retain = retain
+        self.qos = qos
+        self.time = time
+    }
+
+    /// The inbound topic `<root>/<deviceId>/<stream>`.
+    /// - Parameter root: the inbound topic root (contract default `wearables`).
+    public func topic(root: String = "wearables") -> String {
+        "\(root)/\(deviceId)/\(stream)"
+    }
+}

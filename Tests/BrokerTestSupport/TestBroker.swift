@@ -1,0 +1,143 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private mosquitto on a free loopback port, started and killed by the test itself.
+///
+/// Killed with SIGKILL by pid: a child started by Foundation's `Process` can inherit a signal
+/// mask that blocks SIGTERM (see shared/reference/libmosquitto.md, "Broker in tests").
+public final class TestBroker: @unchecked Sendable {
+    public let port: Int
+    public let directory: URL
+    private let extraConfiguration: String
+    private var process: Process?
+    private let logURL: URL
+
+    /// The broker's URL for clients.
+    public var url: String { "mqtt://127.0.0.1:\(port)" }
+
+    /// Starts a broker. `configuration` lines are appended to the generated config (the
+    /// listener line is written here).
+    public init(configuration: String = "", port: Int? = nil) throws {
+        self.port = try port ?? TestBroker.freePort()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-broker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        logURL = directory.appendingPathComponent("mosquitto.log")
+        extraConfiguration = configuration
+        try start()
+    }
+
+    deinit {
+        kill()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Starts (or restarts) mosquitto on the same port and waits until it accepts connections.
+    public func start() throws {
+        let config = """
+            listener \(port) 127.0.0.1
+            allow_anonymous true
+            persistence false
+            log_dest stderr
+            log_type error
+            log_type warning
+            log_type notice
+            log_type information
+            max_queued_messages 100000
+            max_inflight_messages 100
+            \(extraConfiguration)
+            """
+        let configURL = directory.appendingPathComponent("mosquitto.conf")
+        try config.write(to: configURL, atomically: true, encoding: .utf8)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logURL)
+        log.seekToEndOfFile()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestBroker.mosquittoBinary)
+        process.arguments = ["-c", configURL.path]
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        self.process = process
+        try TestBroker.waitUntilAccepting(port: port, timeout: 10) { [log = logURL] in
+            (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        }
+    }
+
+    /// Kills the broker at once (no clean shutdown), as a crash or power loss would.
+    public func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    /// Kills and starts the broker again on the same port; sessions are lost (no persistence).
+    public func restart() throws {
+        kill()
+        try start()
+    }
+
+    /// What the broker logged so far.
+    public var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    public static var mosquittoBinary: String {
+        if let path = ProcessInfo.processInfo.environment["MOSQUITTO_BIN"], !path.isEmpty { return path }
+        for candidate in ["/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto", "/usr/bin/mosquitto"]
+        where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        return "mosquitto"
+    }
+
+    /// Asks the kernel for a free loopback port.
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw TestFailure("bind() failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Polls until a TCP connection to the port succeeds: readiness, not a fixed sleep.
+    public static func waitUntilAccepting(port: Int, timeout: Double, diagnostics: () -> String) throws {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if canConnect(port: port) { return }
+            usleep(20_000)
+        }
+        throw TestFailure("nothing accepted connections on port \(port) within \(timeout) s:\n\(diagnostics())")
+    }
+
+    public static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
+/// A test set-up failure with a message.
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,183 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+import TelemetryGateway
+import Testing
+
+/// The gateway end to end through a real mosquitto: status, presence, error reporting,
+/// no loss under a burst, recovery after a broker restart.
+@Suite("Gateway through a real broker")
+struct GatewayPipelineTests {
+    @Test("announces itself online (retained) and reports presence, bad payloads and bad ids")
+    func statusPresenceAndErrors() async throws {
+        let broker = try TestBroker()
+        let gateway = GatewayHarness(configuration: try GatewayHarness.configuration(broker: broker))
+        gateway.start()
+
+        let collector = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        let status = try await collector.wait("gateway/status online") { $0.contains { $0.topic == "gateway/status" } }
+        #expect(try json(try #require(status.first { $0.topic == "gateway/status" }))["state"] as? String == "online")
+        // Retained: a client subscribing afterwards gets it from the broker's store.
+        let statusWatcher = MessageCollector()
+        let statusClient = try await TestClients.connected(try TestClients.configuration(broker), onMessage: statusWatcher.handler)
+        try await statusClient.subscribe(["gateway/status"], qos: .atLeastOnce)
+        let online = try #require(try await statusWatcher.wait("retained gateway/status") { !$0.isEmpty }.first)
+        #expect(online.retain, "gateway/status must be retained")
+        await statusClient.shutdown()
+        let onlineJSON = try json(online)
+        #expect(onlineJSON["state"] as? String == "online")
+        #expect(onlineJSON["version"] is String)
+        #expect(onlineJSON["startedAt"] is Double)
+
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await device.publish(MQTTMessage(topic: "wearables/watch-7/status", string: #"{"state":"online","date":1700000000.5}"#))
+        try await device.publish(MQTTMessage(topic: "wearables/watch-7/motion", string: #"{"samples": [1, 2"#))
+        try await device.publish(MQTTMessage(topic: "wearables/watch!7/status", string: #"{"state":"online"}"#))
+        try await device.publish(MQTTMessage(topic: "wearables/watch-7/no-such-stream", string: "{}"))
+        try await device.publish(MQTTMessage(topic: "wearables/watch-7/status", string: #"{"state":"offline","date":1700000100}"#))
+
+        let received = try await collector.wait("presence and three error events") { messages in
+            messages.filter { $0.topic == "gateway/watch-7/connection" }.count >= 2
+                && messages.contains { $0.topic == "gateway/watch-7/errors" }
+                && messages.filter { $0.topic == "gateway/errors" }.count >= 2
+        }
+        let presence = try received.filter { $0.topic == "gateway/watch-7/connection" }.map(json)
+        #expect(presence.map { $0["state"] as? String } == ["connected", "disconnected"])
+        #expect(presence.map { $0["reason"] as? String } == ["online", "offline"])
+        #expect(presence.map { $0["date"] as? Double } == [1700000000.5, 1700000100])
+        #expect(presence.allSatisfy { $0["deviceId"] as? String == "watch-7" && $0["eventId"] is String })
+
+        let deviceError = try json(try #require(received.first { $0.topic == "gateway/watch-7/errors" }))
+        #expect(deviceError["code"] as? String == "invalidPayload")
+        #expect(deviceError["cmError"] as? Int == 107)
+        #expect(deviceError["stream"] as? String == "motion")
+        #expect(deviceError["count"] as? Int == 1)
+        #expect((deviceError["detail"] as? String)?.isEmpty == false)
+
+        let topicErrors = try received.filter { $0.topic == "gateway/errors" }.map(json)
+        #expect(Set(topicErrors.compactMap { $0["code"] as? String }) == ["invalidDeviceId", "unknownStream"])
+        #expect(topicErrors.contains { $0["topic"] as? String == "wearables/watch!7/status" })
+
+        // The retained presence is what a late subscriber sees first.
+        let late = MessageCollector()
+        let lateClient = try await TestClients.connected(try TestClients.configuration(broker), onMessage: late.handler)
+        try await lateClient.subscribe(["gateway/watch-7/connection"], qos: .atLeastOnce)
+        let retained = try await late.wait("retained presence") { !$0.isEmpty }
+        #expect(retained.first?.retain == true)
+        #expect(try json(retained[0])["state"] as? String == "disconnected")
+
+        try await gateway.stop()
+        let final = try await collector.wait("gateway/status offline") { messages in
+            messages.contains { $0.topic == "gateway/status" && $0.payloadString.contains("\"offline\"") }
+        }
+        #expect(try final.filter { $0.topic == "gateway/status" }.map(json).last?["state"] as? String == "offline")
+        await lateClient.shutdown()
+        await device.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("aggregates a flood of bad frames into one error event per interval")
+    func errorAggregation() async throws {
+        let broker = try TestBroker()
+        var configuration = try GatewayHarness.configuration(broker: broker)
+        configuration.pipeline.errorReportInterval = 60
+        let gateway = GatewayHarness(configuration: configuration)
+        gateway.start()
+        let collector = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        try await collector.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
+
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        for _ in 0..<500 {
+            try await device.send(MQTTMessage(topic: "wearables/flood-1/altimeter", string: "garbage"))
+        }
+        #expect(await device.flush(timeout: 20))
+        try await gateway.stop()
+        // Shutdown flushes open windows: one immediate event (count 1) and one with the rest.
+        let received = try await collector.wait("the aggregated error events") { messages in
+            messages.contains { $0.topic == "gateway/status" && $0.payloadString.contains("offline") }
+        }
+        let errors = try received.filter { $0.topic == "gateway/flood-1/errors" }.map(json)
+        #expect(errors.count == 2)
+        #expect(errors.compactMap { $0["count"] as? Int }.reduce(0, +) == 500)
+        await device.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("consumes a burst of 20,000 QoS 1 frames from one client without losing one")
+    func burstWithoutLoss() async throws {
+        let broker = try TestBroker()
+        var configuration = try GatewayHarness.configuration(broker: broker)
+        configuration.pipeline.queueCapacity = 256
+        let gateway = GatewayHarness(configuration: configuration)
+        gateway.start()
+        let metrics = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
+        try await observer.subscribe(["gateway/status", "gateway/metrics"], qos: .atLeastOnce)
+        try await metrics.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
+
+        let count = 20_000
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        let payload = #"{"timestamp":12.5,"relativeAltitude":1.25,"pressure":101.3}"#
+        for index in 0..<count {
+            try await device.send(MQTTMessage(topic: "wearables/burst-\(index % 50)/altimeter", string: payload))
+        }
+        #expect(await device.flush(timeout: 60))
+        #expect(device.statistics.publishesAcknowledged == UInt64(count))
+
+        // Counted by the gateway's own metrics, read through the broker.
+        let received = try await metrics.wait(timeout: 60, "gateway_frames_accepted_total to reach \(count)") { messages in
+            guard let last = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
+            return PrometheusText(text: last.payloadString).sum("gateway_frames_accepted_total", labels: ["stream": "altimeter"]) >= Double(count)
+        }
+        let text = PrometheusText(text: try #require(received.last { $0.topic == "gateway/metrics" }).payloadString)
+        #expect(text.sum("gateway_messages_received_total") == Double(count))
+        #expect(text.sum("gateway_frames_accepted_total", labels: ["stream": "altimeter"]) == Double(count))
+        #expect(text.sum("gateway_frames_rejected_total") == 0)
+        #expect(text.sum("gateway_handoff_after_close_total") == 0)
+        try await gateway.stop()
+        await device.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("resumes receiving within seconds after the broker restarts mid-stream")
+    func brokerRestart() async throws {
+        let broker = try TestBroker()
+        let gateway = GatewayHarness(configuration: try GatewayHarness.configuration(broker: broker))
+        gateway.start()
+        var collector = MessageCollector()
+        var observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        try await collector.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await device.publish(MQTTMessage(topic: "wearables/restart-1/status", string: #"{"state":"online"}"#))
+        try await collector.wait("presence before the restart") { $0.contains { $0.topic == "gateway/restart-1/connection" } }
+
+        try broker.restart()
+        let restartedAt = Date()
+        await observer.shutdown()
+        collector = MessageCollector()
+        observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        // The gateway reconnects, announces itself again (the broker lost its retained
+        // messages) and, crucially, has subscribed again: a new frame is processed.
+        try await collector.wait(timeout: 15, "gateway online again") { $0.contains { $0.topic == "gateway/status" } }
+        try await device.waitUntilConnected(timeout: 10)
+        try await device.publish(MQTTMessage(topic: "wearables/restart-2/status", string: #"{"state":"online"}"#))
+        try await collector.wait(timeout: 15, "presence after the restart") { $0.contains { $0.topic == "gateway/restart-2/connection" } }
+        #expect(Date().timeIntervalSince(restartedAt) < 15)
+        try await gateway.stop()
+        await device.shutdown()
+        await observer.shutdown()
+    }
+}
+
+/// Parses a message payload as a JSON object.
+func json(_ message: MQTTMessage) throws -> [String: Any] {
+    let object = try JSONSerialization.jsonObject(with: Data(message.payload))
+    guard let dictionary = object as? [String: Any] else { throw TestFailure("not a JSON object: \(message.payloadString)") }
+    return dictionary
+}

@@ -1,0 +1,1 @@
+// Placeholder until the target's first file lands.

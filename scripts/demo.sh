@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# THE demo command (README): a private mosquitto on a free loopback port, the gateway, a
+# live view of everything the gateway publishes (gateway/#), and the seeded simulator.
+# When the simulator ends (or on Ctrl-C) everything is stopped: the gateway gets SIGTERM
+# (it drains and publishes gateway/status offline), then the broker is killed.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+usage() {
+	cat <<EOF
+Usage: scripts/demo.sh [--duration SECONDS] [--devices N] [--seed N] [--help]
+
+Runs the Wearable Gateway demo on this machine, loopback only:
+  1. installs the Debian packages if missing, builds (swift build, debug)
+  2. starts a private mosquitto (config/mosquitto/demo.conf) on a free 127.0.0.1 port
+  3. starts wearable-gateway with config/gateway.yml and config/devices.yml
+  4. prints everything the gateway publishes on gateway/# as "[live] topic payload"
+  5. runs wearable-sim; when it ends, stops the gateway (SIGTERM) and the broker
+
+Options (or environment variables):
+  --duration SECONDS  simulator run time, 0 = until Ctrl-C   (DURATION, default 30)
+  --devices N         number of simulated devices             (DEVICES, default 4)
+  --seed N            simulator seed, same seed = same data   (SEED, default 1)
+  -h, --help          show this help
+
+Logs (broker, gateway) are kept in a temporary directory when something fails.
+EOF
+}
+
+DURATION=${DURATION:-30}
+DEVICES=${DEVICES:-4}
+SEED=${SEED:-1}
+while [ "$#" -gt 0 ]; do
+	case "$1" in
+	--duration) DURATION=${2:?--duration needs a value}; shift 2 ;;
+	--duration=*) DURATION=${1#*=}; shift ;;
+	--devices) DEVICES=${2:?--devices needs a value}; shift 2 ;;
+	--devices=*) DEVICES=${1#*=}; shift ;;
+	--seed) SEED=${2:?--seed needs a value}; shift 2 ;;
+	--seed=*) SEED=${1#*=}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; die "unknown argument: $1" ;;
+	esac
+done
+for value in "$DURATION" "$DEVICES" "$SEED"; do
+	case "$value" in '' | *[!0-9]*) die "not a non-negative integer: '$value'" ;; esac
+done
+
+cd "$WG_REPO_ROOT"
+GATEWAY_CONFIG=config/gateway.yml
+REGISTRY=config/devices.yml
+GATEWAY_STOP_TIMEOUT=${GATEWAY_STOP_TIMEOUT:-15}
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/wg-demo.XXXXXX")
+BROKER_PID=
+GATEWAY_PID=
+LIVE_PID=
+SIM_PID=
+CONF=
+PORT=
+failed=0
+
+show_log() { # show_log NAME FILE: last lines of a log, indented
+	[ -s "$2" ] || return 0
+	printf -- '--- last lines of the %s log (%s):\n' "$1" "$2"
+	tail -n 40 "$2" | sed 's/^/    /'
+}
+
+cleanup() {
+	local status=$? gateway_status=0 interrupted=0
+	set +e
+	trap - INT TERM
+	if [ -n "$SIM_PID" ]; then
+		log "stopping the simulator"
+		terminate_pid "$SIM_PID" 5
+	fi
+	if [ -n "$GATEWAY_PID" ]; then
+		kill -0 "$GATEWAY_PID" 2>/dev/null &&
+			log "stopping the gateway (SIGTERM, up to ${GATEWAY_STOP_TIMEOUT}s to drain)"
+		terminate_pid "$GATEWAY_PID" "$GATEWAY_STOP_TIMEOUT" || gateway_status=$?
+		if [ "$gateway_status" -ne 0 ]; then
+			printf 'gateway exited with status %s\n' "$gateway_status" >&2
+			failed=1
+		fi
+		if [ -n "$PORT" ] && [ -n "$BROKER_PID" ]; then
+			printf 'retained gateway/status after shutdown: %s\n' "$(mosquitto_sub -h 127.0.0.1 -p "$PORT" \
+				-t gateway/status -C 1 -W 2 --retained-only 2>/dev/null || echo '<none>')"
+		fi
+	fi
+	stop_pid "$LIVE_PID" "$BROKER_PID"
+	[ -n "$CONF" ] && rm -rf "$(dirname "$CONF")"
+	case "$status" in 130 | 143) interrupted=1 ;; esac
+	if [ "$failed" -ne 0 ] || { [ "$status" -ne 0 ] && [ "$interrupted" -eq 0 ]; }; then
+		show_log gateway "$WORK/gateway.log"
+		show_log broker "$WORK/broker.log"
+		printf 'demo FAILED; logs kept in %s\n' "$WORK" >&2
+		[ "$status" -ne 0 ] || status=1
+	else
+		rm -rf "$WORK"
+		if [ "$interrupted" -eq 1 ]; then log "demo interrupted; everything stopped"; else log "demo finished"; fi
+	fi
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+log "checking Debian packages"
+ensure_packages
+
+log "building (swift build)"
+swift build
+BIN_DIR=$(swift build --show-bin-path)
+for exe in wearable-gateway wearable-sim; do
+	[ -x "$BIN_DIR/$exe" ] || die "$BIN_DIR/$exe was not built"
+done
+for file in "$GATEWAY_CONFIG" "$REGISTRY"; do
+	[ -f "$file" ] || die "missing $file"
+done
+
+PORT=$(free_port)
+CONF=$(render_broker_config config/mosquitto/demo.conf "$PORT")
+log "starting mosquitto on 127.0.0.1:$PORT (log: $WORK/broker.log)"
+start_broker "$CONF" "$PORT" "$WORK/broker.log"
+BROKER_URL="mqtt://127.0.0.1:$PORT"
+
+log "live view of gateway/# (derived events, errors, status, metrics)"
+detached mosquitto_sub -h 127.0.0.1 -p "$PORT" -V mqttv5 -t 'gateway/#' -F '[live] %t %p' &
+LIVE_PID=$!
+
+log "starting wearable-gateway (log: $WORK/gateway.log)"
+detached "$BIN_DIR/wearable-gateway" run --config "$GATEWAY_CONFIG" --broker "$BROKER_URL" \
+	--registry "$REGISTRY" >"$WORK/gateway.log" 2>&1 &
+GATEWAY_PID=$!
+
+# Ready = the gateway's retained gateway/status says online (bounded: 60 x 1 s).
+ready=0
+for _ in $(seq 1 60); do
+	kill -0 "$GATEWAY_PID" 2>/dev/null || die "the gateway exited during start-up"
+	status_payload=$(mosquitto_sub -h 127.0.0.1 -p "$PORT" -t gateway/status -C 1 -W 1 2>/dev/null || true)
+	case "$status_payload" in *'"online"'*) ready=1; break ;; esac
+done
+[ "$ready" -eq 1 ] || die "the gateway did not publish gateway/status online within 60 s"
+
+log "running wearable-sim: $DEVICES devices, seed $SEED, ${DURATION}s (0 = until Ctrl-C)"
+# In the background so that `wait` (unlike a foreground command) returns at once when the
+# script gets SIGINT/SIGTERM; cleanup then stops the simulator itself.
+"$BIN_DIR/wearable-sim" --broker "$BROKER_URL" --devices "$DEVICES" --seed "$SEED" \
+	--duration "$DURATION" &
+SIM_PID=$!
+sim_status=0
+wait "$SIM_PID" || sim_status=$?
+SIM_PID=
+if [ "$sim_status" -ne 0 ]; then
+	printf 'wearable-sim exited with status %s\n' "$sim_status" >&2
+	failed=1
+fi
+kill -0 "$GATEWAY_PID" 2>/dev/null || {
+	printf 'the gateway exited before the simulator finished\n' >&2
+	failed=1
+}

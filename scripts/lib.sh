@@ -1,0 +1,187 @@
+# shellcheck shell=bash
+# Shared shell functions for scripts/*.sh. Source it, do not run it:
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# Sets and exports:
+#   WG_REPO_ROOT   absolute path of the repository
+#   MOSQUITTO_BIN  the mosquitto broker binary (kept if already set)
+# Functions: log, die, mosquitto_bin, ensure_packages, free_port, render_broker_config,
+# detached, wait_for_port, start_broker, stop_pid, terminate_pid.
+
+WG_REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export WG_REPO_ROOT
+
+# The broker lives in /usr/sbin on Debian, which is not on a normal user's PATH.
+case ":$PATH:" in
+*:/usr/sbin:*) ;;
+*) PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin" ;;
+esac
+export PATH
+
+# Debian packages the build, the tests and the demo need.
+WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev openssl)
+
+# log MESSAGE...: a progress line ("==> building").
+log() { printf '==> %s\n' "$*"; }
+
+# die MESSAGE...: print to stderr and exit 1.
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# mosquitto_bin: path of the broker binary.
+mosquitto_bin() {
+	if [ -n "${MOSQUITTO_BIN:-}" ]; then
+		printf '%s\n' "$MOSQUITTO_BIN"
+	else
+		command -v mosquitto || printf '%s\n' /usr/sbin/mosquitto
+	fi
+}
+
+# ensure_packages: install WG_PACKAGES with apt-get, only if one of them is missing.
+# Works as root (no sudo needed) or with sudo. On a system without dpkg it only warns.
+ensure_packages() {
+	if ! command -v dpkg >/dev/null 2>&1; then
+		printf 'warning: no dpkg; install these yourself: %s\n' "${WG_PACKAGES[*]}" >&2
+		return 0
+	fi
+	local missing=() pkg status
+	for pkg in "${WG_PACKAGES[@]}"; do
+		status=$(dpkg -s "$pkg" 2>/dev/null || true)
+		case "$status" in
+		*"Status: install ok installed"*) ;;
+		*) missing+=("$pkg") ;;
+		esac
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+
+	local sudo=
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null 2>&1 ||
+			die "missing packages (${missing[*]}) and not root: install them or get sudo"
+		sudo=sudo
+	fi
+	log "installing ${missing[*]}"
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+	$sudo env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# free_port: print a TCP port on 127.0.0.1 that nothing listens on, chosen by the kernel.
+# (Another process may take it before we bind it: start_broker then fails fast.)
+free_port() {
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()'
+		return
+	fi
+	# Fallback without python3: a random high port that refuses connections.
+	local port _
+	for _ in $(seq 1 100); do
+		port=$((20000 + RANDOM % 12000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			printf '%s\n' "$port"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# render_broker_config TEMPLATE PORT: copy config/mosquitto/ (acl, passwd, conf.d/) into a
+# new private directory, write TEMPLATE there as mosquitto.conf with @PORT@ and
+# @CONFIG_DIR@ replaced, and print the path of that mosquitto.conf.
+# mosquitto started as root drops to user "mosquitto" before it reads the password and ACL
+# files, so the directory is 0700 and its files 0600, owned by that user when we are root.
+# Remove the directory with: rm -rf "$(dirname "$conf")".
+render_broker_config() {
+	local template=$1 port=$2 dir
+	[ -f "$template" ] || die "no broker config template: $template"
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/wg-broker.XXXXXX")
+	cp -R "$WG_REPO_ROOT/config/mosquitto/acl" "$WG_REPO_ROOT/config/mosquitto/passwd" \
+		"$WG_REPO_ROOT/config/mosquitto/conf.d" "$dir/"
+	sed -e "s#@PORT@#$port#g" -e "s#@CONFIG_DIR@#$dir#g" "$template" >"$dir/mosquitto.conf"
+	chmod -R go-rwx "$dir"
+	if [ "$(id -u)" -eq 0 ] && id mosquitto >/dev/null 2>&1; then
+		chown -R mosquitto: "$dir"
+	fi
+	printf '%s\n' "$dir/mosquitto.conf"
+}
+
+# wait_for_port PORT [PID] [TRIES]: poll (every 0.1 s, TRIES times, default 100 = 10 s)
+# until 127.0.0.1:PORT accepts a TCP connection. Fails early if PID has exited.
+wait_for_port() {
+	local port=$1 pid=${2:-} tries=${3:-100} _
+	for _ in $(seq 1 "$tries"); do
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			return 1
+		fi
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# detached CMD [ARGS...]: exec CMD in a new session (setsid), keeping the PID, so a Ctrl-C
+# on the terminal reaches only the script, which then stops its children in order.
+# Use as: detached cmd args >log 2>&1 & pid=$!
+detached() {
+	if command -v setsid >/dev/null 2>&1; then
+		exec setsid "$@"
+	fi
+	exec "$@"
+}
+
+# start_broker CONF PORT [LOGFILE]: start mosquitto -c CONF in the background, log its
+# stderr to LOGFILE (default: CONF with .log), set BROKER_PID, and return once PORT accepts
+# connections. On failure: print the log, kill the broker, return 1.
+start_broker() {
+	local conf=$1 port=$2 logfile=${3:-${1%.conf}.log} bin
+	bin=$(mosquitto_bin)
+	[ -x "$bin" ] || die "mosquitto not found (looked for $bin); run ensure_packages or set MOSQUITTO_BIN"
+	detached "$bin" -c "$conf" >"$logfile" 2>&1 &
+	BROKER_PID=$!
+	if wait_for_port "$port" "$BROKER_PID" && kill -0 "$BROKER_PID" 2>/dev/null; then
+		return 0
+	fi
+	printf 'error: mosquitto did not start on 127.0.0.1:%s; its log (%s):\n' "$port" "$logfile" >&2
+	sed 's/^/    /' "$logfile" >&2 || true
+	stop_pid "$BROKER_PID"
+	return 1
+}
+
+# stop_pid PID...: SIGKILL each PID (if still running) and reap it if it is our child.
+stop_pid() {
+	local pid
+	for pid in "$@"; do
+		[ -n "$pid" ] || continue
+		kill -9 "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+}
+
+# terminate_pid PID [SECONDS]: SIGTERM PID, wait up to SECONDS (default 10) for it to exit,
+# then SIGKILL. Returns the process's exit status when it is our child (137 if killed).
+terminate_pid() {
+	local pid=$1 seconds=${2:-10} _ status=0
+	kill -0 "$pid" 2>/dev/null || {
+		wait "$pid" 2>/dev/null || status=$?
+		return "$status"
+	}
+	kill -TERM "$pid" 2>/dev/null || true
+	for _ in $(seq 1 $((seconds * 10))); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		printf 'warning: pid %s did not exit %ss after SIGTERM; killing it\n' "$pid" "$seconds" >&2
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || status=$?
+	return "$status"
+}
