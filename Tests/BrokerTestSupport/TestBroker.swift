@@ -12,6 +12,7 @@ public final class TestBroker: @unchecked Sendable {
     public let port: Int
     public let directory: URL
     private let extraConfiguration: String
+    private let allowAnonymous: Bool
     private var process: Process?
     private let logURL: URL
 
@@ -20,7 +21,10 @@ public final class TestBroker: @unchecked Sendable {
 
     /// Starts a broker. `configuration` lines are appended to the generated config (the
     /// listener line is written here).
-    public init(configuration: String = "", port: Int? = nil) throws {
+    /// `user root` keeps mosquitto from dropping privileges when the tests run as root, so it
+    /// can read password and ACL files in the repository; elsewhere it is ignored.
+    public init(configuration: String = "", port: Int? = nil, allowAnonymous: Bool = true) throws {
+        self.allowAnonymous = allowAnonymous
         self.port = try port ?? TestBroker.freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -38,8 +42,9 @@ public final class TestBroker: @unchecked Sendable {
     public func start() throws {
         let config = """
             listener \(port) 127.0.0.1
-            allow_anonymous true
+            allow_anonymous \(allowAnonymous)
             persistence false
+            user root
             log_dest stderr
             log_type error
             log_type warning
@@ -82,6 +87,12 @@ public final class TestBroker: @unchecked Sendable {
 
     /// What the broker logged so far.
     public var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    /// The repository root (for config files the tests use).
+    public static let repositoryRoot: URL = {
+        if let root = ProcessInfo.processInfo.environment["WG_REPO_ROOT"], !root.isEmpty { return URL(fileURLWithPath: root) }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }()
 
     public static var mosquittoBinary: String {
         if let path = ProcessInfo.processInfo.environment["MOSQUITTO_BIN"], !path.isEmpty { return path }

@@ -26,6 +26,9 @@ public struct FrameProcessor: Sendable {
     static let maxReportedTopicScalars = 256
 
     /// Creates a processor.
+    ///
+    /// Traps on a non-positive error report interval or key bound (programmer error): check
+    /// ``Configuration/configurationProblem`` when the settings come from an operator.
     /// - Parameter configuration: the settings.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration

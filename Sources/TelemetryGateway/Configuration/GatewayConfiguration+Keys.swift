@@ -123,8 +123,8 @@ extension GatewayConfiguration {
         if let registryFile, !FileSystem.isReadableFile(registryFile) {
             issues.append(.init(key: "registry.file", source: "configuration", message: "file '\(registryFile)' does not exist or is not readable"))
         }
-        if topics.inboundRoot == topics.outboundRoot {
-            issues.append(.init(key: "topics.outboundRoot", source: "configuration", message: "must differ from topics.inboundRoot, or the gateway would consume its own output"))
+        if let problem = TopicScheme(inboundRoot: topics.inboundRoot, outboundRoot: topics.outboundRoot).configurationProblem {
+            issues.append(.init(key: "topics.outboundRoot", source: "configuration", message: problem))
         }
         return issues
     }

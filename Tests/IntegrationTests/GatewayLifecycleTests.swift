@@ -1,0 +1,81 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The executable's status life cycle: online at start, offline on SIGTERM after draining,
+/// offline through the will when it dies without a word.
+@Suite("Gateway process life cycle")
+struct GatewayLifecycleTests {
+    private func statusStates(_ messages: [MQTTMessage]) throws -> [String] {
+        try messages.filter { $0.topic == "gateway/status" }.compactMap { try json($0)["state"] as? String }
+    }
+
+    @Test("SIGTERM drains and publishes offline; exit status 0", arguments: [SIGTERM, SIGINT])
+    func gracefulSignal(signal: Int32) async throws {
+        let broker = try TestBroker()
+        let collector = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        let gateway = try GatewayProcess(broker: broker)
+        try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
+
+        // Work in flight at the signal is finished, not dropped: presence is published.
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await device.publish(MQTTMessage(topic: "wearables/sig-1/status", string: #"{"state":"online"}"#))
+        try await collector.wait("presence") { $0.contains { $0.topic == "gateway/sig-1/connection" } }
+        gateway.signal(signal)
+        let status = try await gateway.waitForExit(timeout: 20)
+        #expect(status == 0, "log:\n\(gateway.log)")
+        let received = try await collector.wait("offline") { (try? self.statusStates($0).last) == "offline" }
+        let offline = try json(try #require(received.last { $0.topic == "gateway/status" }))
+        #expect(offline["reason"] as? String == "shutdown")
+        await device.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("kill -9 makes the broker publish the will: gateway/status offline, retained")
+    func crashFiresWill() async throws {
+        let broker = try TestBroker()
+        let collector = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(["gateway/status"], qos: .atLeastOnce)
+        let gateway = try GatewayProcess(broker: broker)
+        try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
+        gateway.signal(SIGKILL)
+        _ = try await gateway.waitForExit(timeout: 10)
+        let received = try await collector.wait("the will") { (try? self.statusStates($0).last) == "offline" }
+        #expect(try json(try #require(received.last))["reason"] as? String == "connectionLost")
+
+        // And it is retained: a newcomer learns the gateway is down.
+        let late = MessageCollector()
+        let lateClient = try await TestClients.connected(try TestClients.configuration(broker), onMessage: late.handler)
+        try await lateClient.subscribe(["gateway/status"], qos: .atLeastOnce)
+        let retained = try await late.wait("retained status") { !$0.isEmpty }
+        #expect(retained[0].retain)
+        #expect(try json(retained[0])["state"] as? String == "offline")
+        await lateClient.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("check-config names the bad key and exits 78")
+    func checkConfigNamesBadKey() async throws {
+        let process = Process()
+        process.executableURL = GatewayProcess.executable
+        process.currentDirectoryURL = TestBroker.repositoryRoot
+        process.arguments = ["check-config", "--set", "mqtt.keepalvie=30", "--set", "pipeline.workers=-1"]
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 78)
+        #expect(output.contains("mqtt.keepalvie: unknown key (did you mean 'mqtt.keepalive'?)"))
+        #expect(output.contains("pipeline.workers: must be a whole number from 0 to 1024, got '-1'"))
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@testable import TelemetryGateway
+
+@Suite("Hand-off queue between the network thread and a worker")
+struct HandoffQueueTests {
+    @Test("delivers everything in order, in batches, then nil after close")
+    func ordered() async {
+        let queue = HandoffQueue<Int>(capacity: 8)
+        let producer = Thread {
+            for value in 0..<1_000 { _ = queue.push(value, maxWait: 10) }
+            queue.close()
+        }
+        producer.start()
+        var received: [Int] = []
+        var batches = 0
+        while let batch = await queue.next() {
+            received += batch
+            batches += 1
+        }
+        #expect(received == Array(0..<1_000))
+        #expect(batches <= 1_000)
+    }
+
+    @Test("a full queue blocks the producer until the consumer makes room")
+    func blocksWhenFull() async {
+        let queue = HandoffQueue<Int>(capacity: 2)
+        #expect(queue.push(1, maxWait: 1) == .accepted(waited: 0))
+        #expect(queue.push(2, maxWait: 1) == .accepted(waited: 0))
+        let outcome = LockedBox<HandoffQueue<Int>.PushOutcome?>(nil)
+        let pushed = DispatchSemaphore(value: 0)
+        Thread {
+            outcome.set(queue.push(3, maxWait: 30))
+            pushed.signal()
+        }.start()
+        // The producer cannot finish while the queue is full...
+        #expect(pushed.wait(timeout: .now() + 0.2) == .timedOut)
+        // ...and finishes as soon as the consumer takes the batch.
+        #expect(await queue.next() == [1, 2])
+        pushed.wait()
+        guard case .accepted(let waited) = outcome.get() else {
+            Issue.record("expected accepted, got \(String(describing: outcome.get()))")
+            return
+        }
+        #expect(waited > 0)
+        #expect(await queue.next() == [3])
+    }
+
+    @Test("after the maximum wait the element is admitted over capacity, never dropped")
+    func overCapacity() async {
+        let queue = HandoffQueue<Int>(capacity: 1)
+        _ = queue.push(1, maxWait: 1)
+        let outcome = queue.push(2, maxWait: 0.05)
+        guard case .acceptedOverCapacity(let waited) = outcome else {
+            Issue.record("expected over capacity, got \(outcome)")
+            return
+        }
+        #expect(waited >= 0.05)
+        #expect(queue.depth == 2)
+        #expect(await queue.next() == [1, 2])
+    }
+
+    @Test("control elements bypass capacity; pushes after close are refused")
+    func controlAndClose() async {
+        let queue = HandoffQueue<Int>(capacity: 1)
+        _ = queue.push(1, maxWait: 1)
+        #expect(queue.pushControl(99))
+        queue.close()
+        #expect(queue.push(2, maxWait: 1) == .closed)
+        #expect(!queue.pushControl(3))
+        #expect(await queue.next() == [1, 99])
+        #expect(await queue.next() == nil)
+    }
+}
+
+/// A tiny lock-protected box for handing a value out of a thread in tests.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func get() -> Value { lock.withLock { value } }
+}
