@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // libmosquitto (Debian libmosquitto-dev). Only MQTTTransport imports it.
@@ -33,7 +34,10 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-O3"])],
             linkerSettings: [.linkedLibrary("simdjson")]
         ),
-        .target(name: "TelemetryCore", dependencies: ["CSimdjson"]),
+        .target(
+            name: "TelemetryCore",
+            dependencies: ["CSimdjson", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
+        ),
         .target(
             name: "MQTTTransport",
             dependencies: [

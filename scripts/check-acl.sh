@@ -11,6 +11,7 @@
 # Denied publishes come before allowed ones from the same client, so a denial cannot be
 # mistaken for a message that is merely late.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 GATEWAY_PW=gateway-dev-password
@@ -58,6 +59,18 @@ fail() {
 	printf '    FAIL %s\n' "$1"
 	shift
 	[ "$#" -eq 0 ] || printf '%s\n' "$@" | sed 's/^/         /'
+}
+
+# refused DESCRIPTION [mosquitto_pub args]: the client cannot connect (mosquitto_pub exits
+# non-zero).
+refused() {
+	local what=$1 out
+	shift
+	if out=$(mosquitto_pub "${COMMON[@]}" -i watch-1 -q 1 -d -t wearables/watch-1/status -m x "$@" 2>&1); then
+		fail "$what" "$out"
+	else
+		ok "$what"
+	fi
 }
 
 # pub USER PASSWORD CLIENT_ID TOPIC MESSAGE [extra mosquitto_pub args]: one QoS 1 publish.
@@ -122,16 +135,6 @@ start_device_with_will() {
 }
 
 log "authentication"
-# refused PUBLISHER ARGS...: the client cannot connect (mosquitto_pub exits non-zero).
-refused() {
-	local what=$1 out
-	shift
-	if out=$(mosquitto_pub "${COMMON[@]}" -i watch-1 -q 1 -d -t wearables/watch-1/status -m x "$@" 2>&1); then
-		fail "$what" "$out"
-	else
-		ok "$what"
-	fi
-}
 refused "anonymous client is refused (CONNACK 0x87)"
 refused "wrong password is refused" -u device -P wrong
 

@@ -4,6 +4,7 @@
 # When the simulator ends (or on Ctrl-C) everything is stopped: the gateway gets SIGTERM
 # (it drains and publishes gateway/status offline), then the broker is killed.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
@@ -14,7 +15,8 @@ Runs the Wearable Gateway demo on this machine, loopback only:
   1. installs the Debian packages if missing, builds (swift build, debug)
   2. starts a private mosquitto (config/mosquitto/demo.conf) on a free 127.0.0.1 port
   3. starts wearable-gateway with config/gateway.yml and config/devices.yml
-  4. prints everything the gateway publishes on gateway/# as "[live] topic payload"
+  4. prints what the gateway publishes on gateway/# as "[live] topic payload"
+     (except the periodic gateway/metrics, whose last snapshot is printed at the end)
   5. runs wearable-sim; when it ends, stops the gateway (SIGTERM) and the broker
 
 Options (or environment variables):
@@ -49,7 +51,7 @@ done
 cd "$WG_REPO_ROOT"
 GATEWAY_CONFIG=config/gateway.yml
 REGISTRY=config/devices.yml
-GATEWAY_STOP_TIMEOUT=${GATEWAY_STOP_TIMEOUT:-15}
+GATEWAY_STOP_TIMEOUT=${GATEWAY_STOP_TIMEOUT:-35} # > 2 x pipeline.drainTimeout (15 s)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/wg-demo.XXXXXX")
 BROKER_PID=
@@ -59,6 +61,10 @@ SIM_PID=
 CONF=
 PORT=
 failed=0
+
+retained() { # retained TOPIC: print the broker's retained message on TOPIC (fails if none)
+	mosquitto_sub -h 127.0.0.1 -p "$PORT" -t "$1" -C 1 -W 2 --retained-only 2>/dev/null
+}
 
 show_log() { # show_log NAME FILE: last lines of a log, indented
 	[ -s "$2" ] || return 0
@@ -83,8 +89,9 @@ cleanup() {
 			failed=1
 		fi
 		if [ -n "$PORT" ] && [ -n "$BROKER_PID" ]; then
-			printf 'retained gateway/status after shutdown: %s\n' "$(mosquitto_sub -h 127.0.0.1 -p "$PORT" \
-				-t gateway/status -C 1 -W 2 --retained-only 2>/dev/null || echo '<none>')"
+			printf 'retained gateway/status after shutdown: %s\n' "$(retained gateway/status || echo '<none>')"
+			printf 'retained gateway/metrics (gateway_* samples):\n'
+			retained gateway/metrics | grep '^gateway_' | sed 's/^/    /'
 		fi
 	fi
 	stop_pid "$LIVE_PID" "$BROKER_PID"
@@ -124,8 +131,9 @@ log "starting mosquitto on 127.0.0.1:$PORT (log: $WORK/broker.log)"
 start_broker "$CONF" "$PORT" "$WORK/broker.log"
 BROKER_URL="mqtt://127.0.0.1:$PORT"
 
-log "live view of gateway/# (derived events, errors, status, metrics)"
-detached mosquitto_sub -h 127.0.0.1 -p "$PORT" -V mqttv5 -t 'gateway/#' -F '[live] %t %p' &
+log "live view of gateway/# (status, presence, errors, derived events; gateway/metrics at the end)"
+detached mosquitto_sub -h 127.0.0.1 -p "$PORT" -V mqttv5 -t 'gateway/#' -T gateway/metrics \
+	-F '[live] %t %p' &
 LIVE_PID=$!
 
 log "starting wearable-gateway (log: $WORK/gateway.log)"

@@ -9,6 +9,7 @@
 #   WG_REPO_ROOT   absolute path of the repository (config/mosquitto/ lives there)
 # Extra compiler/build flags: WG_SWIFT_FLAGS="-Xswiftc -warnings-as-errors" scripts/test.sh
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$WG_REPO_ROOT"
 
@@ -28,7 +29,7 @@ export MOSQUITTO_BIN
 [ -x "$MOSQUITTO_BIN" ] || die "mosquitto not found at $MOSQUITTO_BIN"
 log "broker for integration tests: $MOSQUITTO_BIN ($("$MOSQUITTO_BIN" -h 2>&1 | head -n 1))"
 
-log "building (swift build --build-tests ${SWIFT_FLAGS[*]-})"
+log "building (swift build --build-tests${SWIFT_FLAGS[*]+ ${SWIFT_FLAGS[*]}})"
 swift build --build-tests ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"}
 
 log "unit and integration tests (swift test)"

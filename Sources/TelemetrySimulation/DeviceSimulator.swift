@@ -50,7 +50,7 @@ struct DeviceSimulator: Sendable {
         streams = device.contractStreams.map { stream in
             StreamState(
                 stream: stream,
-                random: SplitMix64(seed: SplitMix64.derivedSeed(deviceSeed, salt: UInt64(stream.rawValue) + 1))
+                random: SplitMix64(seed: SplitMix64.derivedSeed(deviceSeed, salt: SplitMix64.stableHash(stream.path)))
             )
         }
     }
@@ -67,16 +67,17 @@ struct DeviceSimulator: Sendable {
         case .periodic(let framesPerSecond):
             return start + Double(frame + 1) / framesPerSecond
         case .events:
-            return start + eventTime(ofFrame: frame, of: stream)
+            return eventTime(ofFrame: frame, of: stream).map { start + $0 }
         }
     }
 
-    /// Seconds after the device's start of event frame `frame`.
-    private func eventTime(ofFrame frame: Int, of stream: ContractStream) -> Double {
+    /// Seconds after the device's start of event frame `frame`, or `nil` when there is none.
+    private func eventTime(ofFrame frame: Int, of stream: ContractStream) -> Double? {
         switch stream {
         case .submersionEvent:
             // 0: the current state when updates start; then submerge, surface, submerge, …
-            guard frame > 0, let dive else { return 0 }
+            guard frame > 0 else { return 0 }
+            guard let dive else { return nil }
             let cycle = (frame - 1) / 2
             return frame % 2 == 1 ? dive.submergeTime(ofDive: cycle) : dive.surfaceTime(ofDive: cycle)
         default:
@@ -187,17 +188,5 @@ struct DeviceSimulator: Sendable {
         case .altimeter:
             return FrameEncoder.encode(altitudeSample(elapsed: elapsed, random: &random), sequence: sequence)
         }
-    }
-}
-
-/// A frame with its sort key: generator time, then device, then stream order.
-struct PendingFrame: Sendable {
-    var time: Double
-    var deviceIndex: Int
-    var streamOrder: Int
-    var frame: SimulatedFrame
-
-    static func precedes(_ lhs: PendingFrame, _ rhs: PendingFrame) -> Bool {
-        (lhs.time, lhs.deviceIndex, lhs.streamOrder) < (rhs.time, rhs.deviceIndex, rhs.streamOrder)
     }
 }

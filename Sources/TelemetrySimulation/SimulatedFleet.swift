@@ -1,5 +1,5 @@
 /// Ready-made mixes of simulated devices.
-public enum SimulatedFleet {
+public enum SimulatedFleet: Sendable {
     /// `count` devices cycling through Ultra 2 (diving), Series 9 (tennis), AirPods Pro,
     /// Series 9 (baseball), iPhone 15 Pro. Ids are `watch-ultra-N`, `watch-s9-N`, `buds-N`,
     /// `phone-N`, numbered from 1 per prefix; the first three devices cover every stream.

@@ -5,8 +5,9 @@ import TelemetryCore
 ///
 /// The generator is a pure value: it reads no clock and does no I/O. It keeps a simulated
 /// time that starts at 0; each ``advance(to:)`` returns, in time order, every frame due up to
-/// the new time. The same seed, devices and start date always give byte-identical frames,
-/// however time is sliced into steps. Wall-clock fields (`date`, `startDate`, `endDate`) are
+/// the new time. The same seed, devices and start date always give byte-identical frames
+/// (on a given platform's math library), however time is sliced into steps. A device's data
+/// derives from the seed and its id, not from its position in the fleet. Wall-clock fields (`date`, `startDate`, `endDate`) are
 /// `startDate` plus simulated time; `timestamp`s are seconds since each device's (simulated)
 /// boot.
 ///

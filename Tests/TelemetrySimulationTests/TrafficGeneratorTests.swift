@@ -132,7 +132,7 @@ struct TrafficGeneratorTests {
             #expect(frame.retain == (frame.stream == "hello" || frame.stream == "status"))
             #expect(frame.qos == (frame.stream == "motion" || frame.stream == "headphone/motion" ? 0 : 1))
         }
-        let hello = GeneratedTraffic.frames.first { $0.stream == "hello" }
+        let hello = GeneratedTraffic.frames(of: "watch-ultra-1", "hello").first
         #expect(hello?.topic() == "wearables/watch-ultra-1/hello")
         #expect(hello?.topic(root: "test/in") == "test/in/watch-ultra-1/hello")
     }

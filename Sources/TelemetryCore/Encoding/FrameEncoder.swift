@@ -4,7 +4,7 @@
 /// Core Motion case names; optional fields are omitted when `nil`; `"sequence"` (the
 /// contract's optional per-device, per-stream frame counter) is written first when present.
 /// Non-finite numbers would become `null` (see ``JSONWriter``), which the gateway rejects.
-public enum FrameEncoder {
+public enum FrameEncoder: Sendable {
     /// `batched/accelerometer`: `{"sequence"?,"samples":[{"timestamp","acceleration"}…]}`.
     public static func encode(_ batch: AccelerometerBatch) -> [UInt8] {
         encoded(capacity: 32 + batch.samples.count * 96) { batch.write(to: &$0) }

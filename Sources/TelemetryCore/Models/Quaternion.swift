@@ -12,7 +12,7 @@ internal import Darwin
 /// reference frame: `v_reference = q ⊗ v_device ⊗ q⁻¹` (see ``rotate(_:)``). With the
 /// identity attitude the device lies flat, screen up, and gravity in the device frame is
 /// `(0, 0, −1)` g. Products follow Hamilton's convention (`i·j = k`).
-/// Euler angles are in `Quaternion+EulerAngles.swift`.
+/// Yaw, pitch and roll: see ``EulerAngles``.
 public struct Quaternion: Sendable, Equatable, Hashable {
     /// Vector part, i component (unitless).
     public var x: Double

@@ -78,7 +78,7 @@ public enum ConfigurationLoader {
     }
 
     /// `WG_*` variables used by the project's scripts and tests, not configuration keys.
-    private static let ignoredEnvironment: Set<String> = ["WG_REPO_ROOT", "WG_TEST_LOG_LEVEL", "WG_GATEWAY_BIN", "WG_SIM_BIN"]
+    private static let ignoredEnvironment: Set<String> = ["WG_REPO_ROOT", "WG_TEST_LOG_LEVEL", "WG_GATEWAY_BIN", "WG_SIM_BIN", "WG_SWIFT_FLAGS"]
 
     private struct Entry {
         var path: String

@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import MQTTTransport
+import TelemetrySimulation
+
+/// One MQTT connection per simulated device, as real devices have: the client id is the
+/// device id and the will publishes the device's status offline (retained).
+struct DeviceConnections {
+    let clients: [String: MQTTClient]
+
+    init(devices: [SimulatedDevice], options: ConnectionOptions, logger: Logger) throws {
+        var clients: [String: MQTTClient] = [:]
+        for device in devices {
+            let will = MQTTMessage(
+                topic: "\(options.root)/\(device.id)/status", string: #"{"state":"offline"}"#, qos: .atLeastOnce, retain: true)
+            let client = try MQTTClient(configuration: try options.configuration(clientID: device.id, will: will), logger: logger)
+            client.start()
+            clients[device.id] = client
+        }
+        self.clients = clients
+    }
+
+    func waitUntilConnected(timeout: Double) async throws {
+        for client in clients.values { try await client.waitUntilConnected(timeout: timeout) }
+    }
+
+    /// Publishes a frame on its device's connection, waiting for an in-flight slot.
+    func send(_ frame: SimulatedFrame, root: String) async throws {
+        guard let client = clients[frame.deviceId] else { return }
+        try await client.send(
+            MQTTMessage(
+                topic: frame.topic(root: root), payload: frame.payload, qos: MQTTQoS(rawValue: frame.qos) ?? .atLeastOnce,
+                retain: frame.retain, properties: MQTTProperties(contentType: "application/json")))
+    }
+
+    /// Marks every device offline (retained), waits for the acknowledgements, disconnects.
+    func finish(root: String, date: Double) async {
+        for (id, client) in clients {
+            try? await client.send(
+                MQTTMessage(
+                    topic: "\(root)/\(id)/status", string: #"{"state":"offline","date":\#(date)}"#, qos: .atLeastOnce, retain: true))
+        }
+        for client in clients.values {
+            _ = await client.flush(timeout: 10)
+            await client.shutdown()
+        }
+    }
+
+    var statistics: (acknowledged: UInt64, failed: UInt64) {
+        clients.values.reduce((0, 0)) { total, client in
+            let statistics = client.statistics
+            return (total.0 + statistics.publishesAcknowledged, total.1 + statistics.publishesFailed)
+        }
+    }
+}

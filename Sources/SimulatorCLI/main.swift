@@ -1,1 +1,0 @@
-print("wearable-sim: not built yet")
