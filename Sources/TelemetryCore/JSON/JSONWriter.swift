@@ -185,6 +185,12 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendString(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Keys and most values need no escaping: copy them in one go.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: string.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
