@@ -30,10 +30,24 @@ export MOSQUITTO_BIN
 log "broker for integration tests: $MOSQUITTO_BIN ($("$MOSQUITTO_BIN" -h 2>&1 | head -n 1))"
 
 log "building (swift build --build-tests${SWIFT_FLAGS[*]+ ${SWIFT_FLAGS[*]}})"
-swift build --build-tests ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"}
+build_log=$(mktemp)
+trap 'rm -f "$build_log" "${test_log:-}"' EXIT
+swift build --build-tests ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} 2>&1 | tee "$build_log"
+# The project builds without warnings (dependencies' warnings are suppressed by SwiftPM).
+# Only a fresh build recompiles every file, so this catches all of them in CI's clean clone.
+if grep -E "^$WG_REPO_ROOT/(Sources|Tests)/.*: warning:" "$build_log" | sort -u | grep .; then
+	die "the build has warnings (listed above); fix them"
+fi
 
 log "unit and integration tests (swift test)"
-swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"}
+test_log=$(mktemp)
+swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} 2>&1 | tee "$test_log"
+# One plain summary line for CI: Swift Testing's counts.
+summary=$(grep -E "Test run with [0-9]+ tests? .* (passed|failed)" "$test_log" | tail -n 1 || true)
+total=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")
+failed=$(grep -cE "^✘ Test .* failed" "$test_log" || true)
+[ -n "$total" ] || die "swift test printed no Swift Testing summary"
+echo "swift-test: $((total - failed)) passed, $failed failed"
 
 log "broker ACL (scripts/check-acl.sh)"
 bash scripts/check-acl.sh
