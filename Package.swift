@@ -81,7 +81,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "TelemetryCoreTests", dependencies: ["TelemetryCore", "TelemetrySimulation"]),
+        .testTarget(
+            name: "TelemetryCoreTests",
+            dependencies: ["TelemetryCore", "TelemetrySimulation"],
+            resources: [.copy("Fixtures")]
+        ),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
         // Test helpers shared by the broker-backed test targets: a private mosquitto per test.
         .target(

@@ -28,28 +28,110 @@ import Testing
         return OutboundMessage(topic: "gateway/\(id)/errors", payload: writer.bytes, qos: 1, retain: false)
     }
 
+    /// A valid `altimeter` payload.
+    private static let altimeter = #"{"timestamp":1,"relativeAltitude":0,"pressure":100}"#
+
     // MARK: Accepting
 
-    @Test("accepts a JSON object on a contract stream without publishing anything")
+    @Test("accepts a valid frame and hands over its model without publishing anything")
     func accepts() {
         var processor = FrameProcessor()
-        let result = processor.process(.json("wearables/w1/motion", #"{"samples":[]}"#))
-        #expect(result == FrameResult(outcome: .accepted(.motion), messages: []))
+        let json = #"{"samples":[{"timestamp":1,"attitude":{"x":0,"y":0,"z":0,"w":1},"rotationRate":{"x":0,"y":0,"z":0},"gravity":{"x":0,"y":0,"z":-1},"userAcceleration":{"x":0,"y":0,"z":0}}]}"#
+        let result = processor.process(.json("wearables/w1/motion", json))
+        let sample = DeviceMotion(timestamp: 1, attitude: .identity, rotationRate: .zero, gravity: Vector3(x: 0, y: 0, z: -1), userAcceleration: .zero)
+        #expect(result == FrameResult(outcome: .accepted(.motion), messages: [], frame: .motion(DeviceMotionBatch(samples: [sample]))))
+        #expect(result.sequence == nil)
         #expect(processor.nextDeadline() == nil)
+    }
+
+    @Test("accepts every stream's golden fixture with its model", arguments: InboundStream.allCases)
+    func acceptsFixtures(_ stream: InboundStream) throws {
+        var processor = FrameProcessor()
+        let result = processor.process(InboundFrame(topic: "wearables/w1/\(stream.rawValue)", payload: try Fixture.json(stream), receivedAt: 1_000))
+        #expect(result.outcome == .accepted(stream))
+        #expect(result.frame == FrameDecoderFixtureTests.expected[stream])
+        #expect(result.sequence == (result.frame?.sequence == nil ? nil : .first))
+    }
+
+    // MARK: Decoding and validation
+
+    @Test("reports decoding and validation problems as invalidPayload with their detail", arguments: [
+        (InboundStream.batchedAccelerometer, #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":"3"}}]}"#, "samples[0].acceleration.z: not a number"),
+        (.batchedAccelerometer, #"{"samples":[]}"#, "samples: empty batch; batched/accelerometer frames carry 1…1600 samples"),
+        (.batchedAccelerometer, #"{"samples":[{"timestamp":1,"acceleration":{"x":0,"y":0,"z":70}}]}"#, "samples[0].acceleration: magnitude 70 g exceeds 64 g"),
+        (.submersionMeasurement, #"{"date":1,"depth":250,"pressure":200,"surfacePressure":101,"submersionState":"pastMaxDepth"}"#, "depth: 250 m is outside -1…200 m"),
+        (.submersionEvent, #"{"date":1,"state":"diving"}"#, "state: unknown value 'diving'; expected one of unknown (0), notSubmerged (1), submerged (2)"),
+        (.altimeter, #"{"timestamp":1,"relativeAltitude":0}"#, "pressure: missing"),
+    ])
+    func invalidPayloads(_ stream: InboundStream, _ json: String, _ detail: String) {
+        var processor = FrameProcessor()
+        let result = processor.process(.json("wearables/w1/\(stream.rawValue)", json))
+        #expect(result.outcome == .rejected(.invalidPayload, stream))
+        #expect(result.frame == nil)
+        #expect(result.problem?.detail == detail)
+        #expect(result.messages == [Self.deviceError("w1", .invalidPayload, stream, detail)])
+    }
+
+    @Test("applies the configured validation limits")
+    func configuredLimits() {
+        var processor = FrameProcessor(configuration: .init(validationLimits: ValidationLimits(motionBatchLength: 1...1)))
+        let sample = #"{"timestamp":1,"attitude":{"x":0,"y":0,"z":0,"w":1},"rotationRate":{"x":0,"y":0,"z":0},"gravity":{"x":0,"y":0,"z":-1},"userAcceleration":{"x":0,"y":0,"z":0}}"#
+        let result = processor.process(.json("wearables/w1/headphone/motion", #"{"samples":[\#(sample),\#(sample)]}"#))
+        #expect(result.messages == [Self.deviceError("w1", .invalidPayload, .headphoneMotion, "samples: 2 samples; headphone/motion frames carry 1…1")])
+    }
+
+    // MARK: Sequence
+
+    @Test("counts gaps, duplicates and reorders per device and stream, and still accepts the frames")
+    func sequences() {
+        var processor = FrameProcessor()
+        let observations = [1, 2, 5, 5, 4].map { number in
+            let result = processor.process(.json("wearables/w1/altimeter", #"{"sequence":\#(number),"timestamp":1,"relativeAltitude":0,"pressure":100}"#))
+            #expect(result.outcome == .accepted(.altimeter))
+            return result.sequence
+        }
+        #expect(observations == [.first, .next, .gap(missing: 2), .duplicate, .reordered])
+        // Another device's numbering is its own.
+        #expect(processor.process(.json("wearables/w2/altimeter", #"{"sequence":9,"timestamp":1,"relativeAltitude":0,"pressure":100}"#)).sequence == .first)
+        var expected = SequenceCounters()
+        expected.frames = 6
+        expected.missing = 2
+        expected.duplicates = 1
+        expected.reordered = 1
+        #expect(processor.sequenceCounters(for: .altimeter) == expected)
+        #expect(processor.sequenceCounters(for: .motion) == SequenceCounters())
+    }
+
+    @Test("forgets a device's numbering when it goes offline")
+    func offlineForgetsSequences() {
+        var processor = FrameProcessor()
+        let frame = { (number: Int) in InboundFrame.json("wearables/w1/altimeter", #"{"sequence":\#(number),"timestamp":1,"relativeAltitude":0,"pressure":100}"#) }
+        #expect(processor.process(frame(40)).sequence == .first)
+        #expect(processor.process(frame(41)).sequence == .next)
+        _ = processor.process(.json("wearables/w1/status", #"{"state":"offline"}"#))
+        #expect(processor.process(frame(1)).sequence == .first)
+    }
+
+    @Test("bounds the tracked sequences")
+    func sequenceBound() {
+        var processor = FrameProcessor(configuration: .init(maxTrackedSequences: 1))
+        #expect(processor.process(.json("wearables/w1/altimeter", #"{"sequence":1,"timestamp":1,"relativeAltitude":0,"pressure":100}"#)).sequence == .first)
+        #expect(processor.process(.json("wearables/w2/altimeter", #"{"sequence":1,"timestamp":1,"relativeAltitude":0,"pressure":100}"#)).sequence == .untracked)
     }
 
     // MARK: Size, content type, JSON
 
     @Test("rejects a payload over the limit and accepts one at it")
     func oversize() {
-        var processor = FrameProcessor(configuration: .init(maxPayloadBytes: 16))
-        let atLimit = #"{"a":"12345678"}"#
-        #expect(atLimit.utf8.count == 16)
-        #expect(processor.process(.json("wearables/w1/motion", atLimit)).outcome == .accepted(.motion))
+        let limit = Self.altimeter.utf8.count
+        var processor = FrameProcessor(configuration: .init(maxPayloadBytes: limit))
+        #expect(processor.process(.json("wearables/w1/altimeter", Self.altimeter)).outcome == .accepted(.altimeter))
 
-        let result = processor.process(.json("wearables/w1/motion", #"{"a":"123456789"}"#))
-        #expect(result.outcome == .rejected(.invalidPayload, .motion))
-        let expected = Self.deviceError("w1", .invalidPayload, .motion, "payload has 17 bytes; the limit is 16 bytes (pipeline.maxPayloadBytes)")
+        let result = processor.process(.json("wearables/w1/altimeter", Self.altimeter + " "))
+        #expect(result.outcome == .rejected(.invalidPayload, .altimeter))
+        let expected = Self.deviceError(
+            "w1", .invalidPayload, .altimeter, "payload has \(limit + 1) bytes; the limit is \(limit) bytes (pipeline.maxPayloadBytes)"
+        )
         #expect(result.messages == [expected])
         #expect(result.messages.first?.payloadString.contains(#""cmError":107"#) == true)
     }
@@ -59,17 +141,18 @@ import Testing
     ] as [String?])
     func jsonContentTypes(_ contentType: String?) {
         var processor = FrameProcessor()
-        #expect(processor.process(.json("wearables/w1/motion", "{}", contentType: contentType)).outcome == .accepted(.motion))
+        #expect(processor.process(.json("wearables/w1/altimeter", Self.altimeter, contentType: contentType)).outcome == .accepted(.altimeter))
     }
 
     @Test("rejects other content types", arguments: [
-        "text/plain", "application/x-protobuf", "", "application/jsonx", "application/json; charset=latin1", "application/json; foo=bar",
+        "text/plain", "", "application/jsonx", "application/json; charset=latin1", "application/json; foo=bar",
         "application/json;", "application/json+fake",
     ])
     func otherContentTypes(_ contentType: String) {
         var processor = FrameProcessor()
         let result = processor.process(.json("wearables/w1/motion", "{}", contentType: contentType))
         #expect(result.outcome == .rejected(.invalidPayload, .motion))
+        #expect(result.problem?.reason == .unsupportedEncoding)
         #expect(result.messages == [Self.deviceError("w1", .invalidPayload, .motion, "unsupported content type '\(contentType)'")])
     }
 
@@ -104,7 +187,7 @@ import Testing
         #expect(processor.connectionState(of: DeviceID("watch-1")!) == .connected)
 
         let again = processor.process(.json("wearables/watch-1/status", #"{"state":"online","date":1700000050}"#, at: 1_700_000_051))
-        #expect(again == FrameResult(outcome: .accepted(.status), messages: []))
+        #expect(again == FrameResult(outcome: .accepted(.status), messages: [], frame: .status(DeviceStatus(state: .online, date: 1_700_000_050), sequence: nil)))
 
         let offline = processor.process(.json("wearables/watch-1/status", #"{"state":"offline","date":1700000100.5}"#, at: 1_700_000_101))
         let eventID = EventID.make("watch-1", "connection", "disconnected", "1700000100.5")
@@ -116,7 +199,7 @@ import Testing
     }
 
     @Test("uses the arrival time when the status has no usable date", arguments: [
-        #"{"state":"offline"}"#, #"{"state":"offline","date":"yesterday"}"#, #"{"state":"offline","date":null}"#,
+        #"{"state":"offline"}"#, #"{"state":"offline","date":null}"#,
     ])
     func statusWithoutDate(_ payload: String) {
         var processor = FrameProcessor()
@@ -128,13 +211,15 @@ import Testing
         ])
     }
 
-    @Test("rejects a status with a missing or invalid state and keeps presence", arguments: [
-        (#"{"date":1}"#, "status has no field 'state'; expected 'online' or 'offline'"),
-        (#"{"state":1}"#, "status field 'state' is not a string; expected 'online' or 'offline'"),
-        (#"{"state":null}"#, "status field 'state' is not a string; expected 'online' or 'offline'"),
-        (#"{"state":"away"}"#, "status field 'state' is 'away'; expected 'online' or 'offline'"),
-        (#"{"state":"Online"}"#, "status field 'state' is 'Online'; expected 'online' or 'offline'"),
-        (#"{"status":{"state":"online"}}"#, "status has no field 'state'; expected 'online' or 'offline'"),
+    @Test("rejects a status with a missing or invalid state or date and keeps presence", arguments: [
+        (#"{"date":1}"#, "state: missing"),
+        (#"{"state":1}"#, "state: not a string"),
+        (#"{"state":null}"#, "state: not a string"),
+        (#"{"state":"away"}"#, "state: unknown value 'away'; expected one of online, offline"),
+        (#"{"state":"Online"}"#, "state: unknown value 'Online'; expected one of online, offline"),
+        (#"{"status":{"state":"online"}}"#, "state: missing"),
+        (#"{"state":"offline","date":"yesterday"}"#, "date: not a number"),
+        (#"{"state":"offline","date":-1}"#, "date: -1 is negative"),
     ])
     func badState(_ payload: String, _ detail: String) {
         var processor = FrameProcessor()
@@ -302,6 +387,8 @@ import Testing
     func defaults() {
         let configuration = FrameProcessor.Configuration()
         #expect(configuration.configurationProblem == nil)
+        #expect(configuration.validationLimits == ValidationLimits())
+        #expect(configuration.maxTrackedSequences == 400_000)
         #expect(configuration.scheme == TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"))
         #expect(configuration.maxPayloadBytes == 1_048_576)
         #expect(configuration.errorReportInterval == 10)
@@ -315,8 +402,34 @@ import Testing
         (.init(errorReportInterval: .nan), "the error report interval must be a positive number of seconds, got nan"),
         (.init(maxErrorKeys: 0), "the error key bound must be at least 1, got 0"),
         (.init(maxTrackedDevices: -1), "the tracked device bound must not be negative, got -1"),
+        (.init(maxTrackedSequences: -1), "the tracked sequence bound must not be negative, got -1"),
     ])
     func problems(_ configuration: FrameProcessor.Configuration, _ problem: String) {
         #expect(configuration.configurationProblem == problem)
+    }
+}
+
+@Suite("Frame processor: binary frames")
+struct FrameProcessorBinaryTests {
+    @Test("a protobuf high-rate frame is decoded and accepted like its JSON twin")
+    func protobufFrame() throws {
+        let json = try Fixture.json(.batchedDeviceMotion)
+        let model = try FrameDecoder.decodeJSON(json, stream: .batchedDeviceMotion).get()
+        let binary = try #require(ProtobufFrameEncoder.encode(model))
+        var processor = FrameProcessor()
+        let result = processor.process(
+            InboundFrame(topic: "wearables/w1/batched/device-motion", payload: binary, contentType: "application/x-protobuf", receivedAt: 1_000))
+        #expect(result.outcome == .accepted(.batchedDeviceMotion))
+        #expect(result.messages.isEmpty)
+        #expect(result.frame?.stream == .batchedDeviceMotion)
+    }
+
+    @Test("a protobuf frame on a JSON-only stream is an invalid payload")
+    func protobufOnLowRateStream() {
+        var processor = FrameProcessor()
+        let result = processor.process(
+            InboundFrame(topic: "wearables/w1/altimeter", payload: [0x0a, 0x00], contentType: "application/x-protobuf", receivedAt: 1_000))
+        #expect(result.outcome == .rejected(.invalidPayload, .altimeter))
+        #expect(result.problem?.reason == .unsupportedEncoding)
     }
 }

@@ -27,5 +27,7 @@ wg_json_status wg_json_validate_object(const uint8_t *data, size_t length, const
 
 // Field accessors live in their own header; CSimdjson.h is the module's umbrella header.
 #include "CSimdjsonFields.h"
+// Frame decoders of the wire contract's payloads.
+#include "CSimdjsonDecoding.h"
 
 #endif

@@ -13,6 +13,11 @@ extension FrameProcessor {
         /// The most devices whose presence is remembered; beyond it, a status of an unseen device is
         /// published but not remembered, so a flood of made-up ids cannot grow memory.
         public var maxTrackedDevices: Int
+        /// The physical bounds and batch lengths payloads are validated against.
+        public var validationLimits: ValidationLimits
+        /// The most (device, stream) pairs whose `sequence` is tracked; beyond it frames of new pairs
+        /// are counted as untracked until a device goes offline.
+        public var maxTrackedSequences: Int
 
         /// Creates a configuration.
         /// - Parameters:
@@ -21,18 +26,24 @@ extension FrameProcessor {
         ///   - errorReportInterval: the reporting window in seconds; defaults to 10.
         ///   - maxErrorKeys: the error keys tracked per aggregator; defaults to 10,000.
         ///   - maxTrackedDevices: the devices whose presence is remembered; defaults to 100,000.
+        ///   - validationLimits: the payload bounds; defaults to the documented ``ValidationLimits``.
+        ///   - maxTrackedSequences: the (device, stream) pairs whose sequence is tracked; defaults to 400,000.
         public init(
             scheme: TopicScheme = TopicScheme(),
             maxPayloadBytes: Int = 1_048_576,
             errorReportInterval: Double = 10,
             maxErrorKeys: Int = 10_000,
-            maxTrackedDevices: Int = 100_000
+            maxTrackedDevices: Int = 100_000,
+            validationLimits: ValidationLimits = ValidationLimits(),
+            maxTrackedSequences: Int = 400_000
         ) {
             self.scheme = scheme
             self.maxPayloadBytes = maxPayloadBytes
             self.errorReportInterval = errorReportInterval
             self.maxErrorKeys = maxErrorKeys
             self.maxTrackedDevices = maxTrackedDevices
+            self.validationLimits = validationLimits
+            self.maxTrackedSequences = maxTrackedSequences
         }
 
         /// Says why this configuration cannot be used; check it before creating a ``FrameProcessor``
@@ -46,6 +57,7 @@ extension FrameProcessor {
             }
             if maxErrorKeys < 1 { return "the error key bound must be at least 1, got \(maxErrorKeys)" }
             if maxTrackedDevices < 0 { return "the tracked device bound must not be negative, got \(maxTrackedDevices)" }
+            if maxTrackedSequences < 0 { return "the tracked sequence bound must not be negative, got \(maxTrackedSequences)" }
             return nil
         }
     }

@@ -4,11 +4,15 @@
 /// Each frame passes, in order:
 /// 1. topic and id syntax (``TopicScheme/parseInbound(_:)``); failures are reported on `gateway/errors`;
 /// 2. payload size (``Configuration/maxPayloadBytes``);
-/// 3. content type: none or `application/json` (optionally `; charset=utf-8`);
-/// 4. JSON syntax: a well-formed object;
-/// 5. the `status` stream: a valid `state`, which drives `gateway/{id}/connection`.
+/// 3. content type (``PayloadEncoding``): none or `application/json` (optionally `; charset=utf-8`);
+///    `application/x-protobuf` is recognised but not decoded yet;
+/// 4. decoding into the stream's model (``FrameDecoder``) and validation (``FrameValidator`` with
+///    ``Configuration/validationLimits``);
+/// 5. sequence tracking (``SequenceTracker``): gaps, duplicates and reorders are counted, not dropped;
+/// 6. the `status` stream: the decoded ``DeviceStatus`` drives `gateway/{id}/connection`.
 ///
-/// Failures from step 2 on are reported on `gateway/{id}/errors`. All reports are aggregated with
+/// Accepted frames carry their model in ``FrameResult/frame``. Failures from step 2 on are reported
+/// on `gateway/{id}/errors` as `invalidPayload` with the problem's detail. All reports are aggregated with
 /// ``ErrorAggregator``: the first per key and interval is returned at once, the rest are counted and
 /// returned by ``flush(now:)``, which the owner calls at ``nextDeadline()``. Event ids derive only from
 /// the input, so reprocessing the same frames gives the same messages.
@@ -21,6 +25,7 @@ public struct FrameProcessor: Sendable {
     private var topicErrors: ErrorAggregator<TopicErrorKey>
     private var deviceErrors: ErrorAggregator<DeviceErrorKey>
     private var presence: [DeviceID: ConnectionState] = [:]
+    private var sequences: SequenceTracker
 
     /// The longest topic kept in error keys and reports; MQTT topics may be 64 KiB of attacker-chosen text.
     static let maxReportedTopicScalars = 256
@@ -34,6 +39,7 @@ public struct FrameProcessor: Sendable {
         self.configuration = configuration
         topicErrors = ErrorAggregator(interval: configuration.errorReportInterval, maxKeys: configuration.maxErrorKeys)
         deviceErrors = ErrorAggregator(interval: configuration.errorReportInterval, maxKeys: configuration.maxErrorKeys)
+        sequences = SequenceTracker(maxTrackedPairs: configuration.maxTrackedSequences)
     }
 
     /// Checks one frame and returns its outcome and the messages to publish now.
@@ -53,18 +59,26 @@ public struct FrameProcessor: Sendable {
             let detail = "payload has \(frame.payload.count) bytes; the limit is \(configuration.maxPayloadBytes) bytes (pipeline.maxPayloadBytes)"
             return reject(.invalidPayload, id, stream, detail: detail, at: frame.receivedAt)
         }
-        if !Self.isJSONContentType(frame.contentType) {
-            let detail = "unsupported content type '\(TopicScheme.bounded(frame.contentType ?? ""))'"
-            return reject(.invalidPayload, id, stream, detail: detail, at: frame.receivedAt)
+        guard let encoding = PayloadEncoding(contentType: frame.contentType) else {
+            let message = "unsupported content type '\(TopicScheme.bounded(frame.contentType ?? ""))'"
+            return rejectPayload(PayloadProblem(.unsupportedEncoding, message: message), id, stream, at: frame.receivedAt)
         }
-        if let problem = JSONValidator.objectProblem(frame.payload) {
-            return reject(.invalidPayload, id, stream, detail: "payload is not a JSON object: \(problem)", at: frame.receivedAt)
+        let decoded: DecodedFrame
+        switch FrameDecoder.decode(frame.payload, encoding: encoding, stream: stream) {
+        case .success(let model): decoded = model
+        case .failure(let problem): return rejectPayload(problem, id, stream, at: frame.receivedAt)
         }
-        if stream == .status {
-            return processStatus(frame, id)
+        if let problem = FrameValidator.validate(decoded, limits: configuration.validationLimits) {
+            return rejectPayload(problem, id, stream, at: frame.receivedAt)
         }
-        // Stream-specific decoding and the registry/capability checks come in later milestones.
-        return FrameResult(outcome: .accepted(stream))
+        var result = FrameResult(outcome: .accepted(stream), frame: decoded)
+        result.sequence = decoded.sequence.map { sequences.record($0, device: id, stream: stream) }
+        if case .status(let status, _) = decoded {
+            // An offline bridge's session ended; its next one may number frames from anywhere.
+            if status.state == .offline { sequences.forget(device: id) }
+            result.messages = presenceMessages(status, id, receivedAt: frame.receivedAt)
+        }
+        return result
     }
 
     /// Closes ended error windows and returns their aggregated reports.
@@ -93,29 +107,23 @@ public struct FrameProcessor: Sendable {
     /// The number of errors counted but not reported yet.
     public var pendingErrorCount: Int { topicErrors.pendingCount + deviceErrors.pendingCount }
 
+    /// Cumulative sequence statistics of a stream over all devices (see ``SequenceTracker``).
+    /// - Parameter stream: the stream.
+    /// - Returns: frames, missing numbers, duplicates, reorders, restarts and untracked frames so far.
+    public func sequenceCounters(for stream: InboundStream) -> SequenceCounters { sequences.counters(for: stream) }
+
     // MARK: Status
 
-    private mutating func processStatus(_ frame: InboundFrame, _ id: DeviceID) -> FrameResult {
-        let state: ConnectionState
-        switch JSONField.string("state", in: frame.payload) {
-        case .value("online"): state = .connected
-        case .value("offline"): state = .disconnected
-        case .value(let other):
-            let detail = "status field 'state' is '\(TopicScheme.bounded(other, maxScalars: 64))'; expected 'online' or 'offline'"
-            return reject(.invalidPayload, id, .status, detail: detail, at: frame.receivedAt)
-        case .missing, .notObject:
-            return reject(.invalidPayload, id, .status, detail: "status has no field 'state'; expected 'online' or 'offline'", at: frame.receivedAt)
-        case .wrongType:
-            return reject(.invalidPayload, id, .status, detail: "status field 'state' is not a string; expected 'online' or 'offline'", at: frame.receivedAt)
-        }
+    /// Updates presence from a status and returns the `gateway/{id}/connection` message on a change.
+    private mutating func presenceMessages(_ status: DeviceStatus, _ id: DeviceID, receivedAt: Double) -> [OutboundMessage] {
+        let state: ConnectionState = status.state == .online ? .connected : .disconnected
         let previous = presence[id]
-        guard previous != state else { return FrameResult(outcome: .accepted(.status)) }
+        guard previous != state else { return [] }
         if previous != nil || presence.count < configuration.maxTrackedDevices {
             presence[id] = state
         }
-        // The contract's date is optional and lenient: a missing or non-numeric one falls back to arrival.
-        var date = frame.receivedAt
-        if case .value(let sent) = JSONField.double("date", in: frame.payload), sent.isFinite { date = sent }
+        // The contract's date is optional: without one, the arrival time stands in.
+        let date = status.date ?? receivedAt
         var writer = JSONWriter(capacity: 160)
         writer.object {
             $0.field("deviceId", id.rawValue)
@@ -124,8 +132,7 @@ public struct FrameProcessor: Sendable {
             $0.field("date", date)
             $0.field("eventId", EventID.make(id.rawValue, "connection", state.rawValue, String(describing: date)))
         }
-        let message = OutboundMessage(topic: configuration.scheme.connectionTopic(id), payload: writer.bytes, qos: 1, retain: true)
-        return FrameResult(outcome: .accepted(.status), messages: [message])
+        return [OutboundMessage(topic: configuration.scheme.connectionTopic(id), payload: writer.bytes, qos: 1, retain: true)]
     }
 
     // MARK: Rejections
@@ -137,6 +144,13 @@ public struct FrameProcessor: Sendable {
         if let report = topicErrors.record(key, detail: rejection.detail, at: frame.receivedAt) {
             result.messages.append(topicErrorMessage(report))
         }
+        return result
+    }
+
+    /// Rejects an undecodable or invalid payload as `invalidPayload`, keeping the problem in the result.
+    private mutating func rejectPayload(_ problem: PayloadProblem, _ id: DeviceID, _ stream: InboundStream, at date: Double) -> FrameResult {
+        var result = reject(.invalidPayload, id, stream, detail: problem.detail, at: date)
+        result.problem = problem
         return result
     }
 
@@ -209,30 +223,6 @@ public struct FrameProcessor: Sendable {
     /// An id that depends only on what the report covers, so the same input frames give the same id.
     private static func reportEventID<Key>(_ parts: String..., report: ErrorReport<Key>) -> String {
         EventID.make(parts: parts + [String(describing: report.firstDate), String(describing: report.lastDate), String(report.count)])
-    }
-
-    // MARK: Content type
-
-    /// Whether frames with this MQTT 5 content type are JSON: none, or `application/json` with at most a
-    /// `charset=utf-8` parameter (media types and charset names compare case-insensitively).
-    static func isJSONContentType(_ contentType: String?) -> Bool {
-        guard let contentType else { return true }
-        var parts = contentType.split(separator: ";", omittingEmptySubsequences: false)[...]
-        guard let mediaType = parts.popFirst(), trimmed(mediaType).lowercased() == "application/json" else { return false }
-        for parameter in parts {
-            guard let equals = parameter.firstIndex(of: "=") else { return false }
-            let name = trimmed(parameter[..<equals]).lowercased()
-            var value = trimmed(parameter[parameter.index(after: equals)...])
-            if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
-            guard name == "charset", value.lowercased() == "utf-8" else { return false }
-        }
-        return true
-    }
-
-    private static func trimmed(_ text: Substring) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return text[first...last]
     }
 }
 

@@ -1,16 +1,37 @@
-/// The result of processing one frame: its outcome and the messages to publish now.
+/// The result of processing one frame: its outcome, the messages to publish now and, when it was
+/// accepted, the decoded model for the worker.
 public struct FrameResult: Sendable, Equatable {
     /// Whether the frame was accepted or rejected, and why.
     public var outcome: FrameOutcome
     /// Messages to publish, in order (error reports, presence changes); often empty.
     public var messages: [OutboundMessage]
+    /// The decoded, validated frame when it was accepted; later stages derive events from it.
+    public var frame: DecodedFrame?
+    /// What the frame's `sequence` said about its stream, when it was accepted and numbered; the
+    /// gateway counts gaps, duplicates and reorders from it.
+    public var sequence: SequenceObservation?
+    /// Why the payload was rejected, when its content type, decoding or validation failed; its
+    /// ``PayloadProblem/reason`` is a bounded metric dimension.
+    public var problem: PayloadProblem?
 
     /// Creates a result.
     /// - Parameters:
     ///   - outcome: the frame's outcome.
     ///   - messages: the messages to publish.
-    public init(outcome: FrameOutcome, messages: [OutboundMessage] = []) {
+    ///   - frame: the decoded frame, if accepted.
+    ///   - sequence: the sequence observation, if accepted and numbered.
+    ///   - problem: why the payload was rejected, if it was.
+    public init(
+        outcome: FrameOutcome,
+        messages: [OutboundMessage] = [],
+        frame: DecodedFrame? = nil,
+        sequence: SequenceObservation? = nil,
+        problem: PayloadProblem? = nil
+    ) {
         self.outcome = outcome
         self.messages = messages
+        self.frame = frame
+        self.sequence = sequence
+        self.problem = problem
     }
 }

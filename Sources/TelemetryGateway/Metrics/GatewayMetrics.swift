@@ -18,6 +18,10 @@ final class GatewayMetrics: Sendable {
     /// on first use (the combinations are bounded: codes × streams) so the export is not
     /// padded with never-seen zero series.
     private let rejected = LockedState<[String: Counter]>([:])
+    /// Invalid payloads per reason (a small fixed set: missingField, outOfBounds, …).
+    private let invalidPayloads: [PayloadProblem.Reason: Counter]
+    /// Sequence anomalies per (kind, stream): missing frames, duplicates, reorders, restarts.
+    private let sequenceAnomalies = LockedState<[String: Counter]>([:])
     /// Times the subscriber had to wait for room in a worker queue.
     let handoffWaits: Counter
     /// Seconds the subscriber spent blocked on full queues.
@@ -50,6 +54,10 @@ final class GatewayMetrics: Sendable {
             uniqueKeysWithValues: InboundStream.allCases.map {
                 ($0, Counter(label: "gateway_frames_accepted_total", dimensions: [("stream", $0.rawValue)], factory: factory))
             })
+        invalidPayloads = Dictionary(
+            uniqueKeysWithValues: PayloadProblem.Reason.allCases.map {
+                ($0, Counter(label: "gateway_invalid_payloads_total", dimensions: [("reason", $0.rawValue)], factory: factory))
+            })
         handoffWaits = Counter(label: "gateway_handoff_waits_total", factory: factory)
         handoffBlockedSeconds = FloatingPointCounter(label: "gateway_handoff_blocked_seconds_total", factory: factory)
         handoffOverCapacity = Counter(label: "gateway_handoff_over_capacity_total", factory: factory)
@@ -66,6 +74,32 @@ final class GatewayMetrics: Sendable {
         connectionFailures = Dictionary(
             uniqueKeysWithValues: names.map { ($0, Counter(label: "mqtt_connection_failures_total", dimensions: [("connection", $0)], factory: factory)) })
         connected = Dictionary(uniqueKeysWithValues: names.map { ($0, Gauge(label: "mqtt_connected", dimensions: [("connection", $0)], factory: factory)) })
+    }
+
+    /// Counts what one processed frame showed: its outcome, why its payload was invalid, and
+    /// what its sequence number says about frames lost, repeated or out of order upstream.
+    func record(_ result: FrameResult) {
+        record(result.outcome)
+        if let reason = result.problem?.reason { invalidPayloads[reason]?.increment() }
+        guard let observation = result.sequence, case .accepted(let stream) = result.outcome else { return }
+        switch observation {
+        case .gap(let missing): sequenceCounter("missing", stream).increment(by: Int64(clamping: missing))
+        case .duplicate: sequenceCounter("duplicate", stream).increment()
+        case .reordered: sequenceCounter("reordered", stream).increment()
+        case .restarted: sequenceCounter("restarted", stream).increment()
+        case .first, .next, .untracked: break
+        }
+    }
+
+    private func sequenceCounter(_ kind: String, _ stream: InboundStream) -> Counter {
+        sequenceAnomalies.withLock { counters in
+            let key = "\(kind)|\(stream.rawValue)"
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: "gateway_sequence_anomalies_total", dimensions: [("kind", kind), ("stream", stream.rawValue)], factory: factory)
+            counters[key] = counter
+            return counter
+        }
     }
 
     /// Counts a frame's outcome.

@@ -182,7 +182,7 @@ public final class GatewayService: Service {
                 switch item {
                 case .frame(let frame):
                     let result = processor.process(frame)
-                    metrics.record(result.outcome)
+                    metrics.record(result)
                     await publish(result.messages, on: publisher)
                 case .tick(let now):
                     await publish(processor.flush(now: now), on: publisher)

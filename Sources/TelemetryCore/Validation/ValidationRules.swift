@@ -1,0 +1,197 @@
+/// The checks behind ``FrameValidator``, one method per rule, each throwing the problem it finds.
+struct ValidationRules {
+    let limits: ValidationLimits
+
+    /// Checks every value of `frame`.
+    func check(_ frame: DecodedFrame) throws(PayloadProblem) {
+        switch frame {
+        case .hello:
+            break
+        case .status(let status, _):
+            if let sent = status.date { try date(sent, FieldPath("date")) }
+        case .authorization(let change, _):
+            try date(change.date, FieldPath("date"))
+        case .workout(let event, _):
+            try date(event.date, FieldPath("date"))
+        case .headphoneConnection(let event, _):
+            try date(event.date, FieldPath("date"))
+        case .submersionEvent(let event, _):
+            try date(event.date, FieldPath("date"))
+        case .pedometerEvent(let event, _):
+            try date(event.date, FieldPath("date"))
+        case .submersionMeasurement(let measurement, _):
+            try check(measurement)
+        case .submersionTemperature(let temperature, _):
+            try date(temperature.date, FieldPath("date"))
+            try within(temperature.temperature, limits.waterTemperatureRange, unit: "°C", FieldPath("temperature"))
+            try nonNegative(temperature.temperatureUncertainty, FieldPath("temperatureUncertainty"))
+        case .pedometerData(let data, _):
+            try check(data)
+        case .altimeter(let sample, _):
+            try nonNegative(sample.timestamp, FieldPath("timestamp"))
+            try finite(sample.relativeAltitude, FieldPath("relativeAltitude"))
+            try within(sample.pressure, limits.pressureRange, unit: "kPa", FieldPath("pressure"))
+        case .batchedAccelerometer(let batch):
+            try samples(batch.samples, of: .batchedAccelerometer, timestamp: \.timestamp) { sample, index throws(PayloadProblem) in
+                try vector(sample.acceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "acceleration"))
+            }
+        case .recorderAccelerometer(let chunk):
+            try samples(chunk.samples, of: .recorderAccelerometer, timestamp: \.timestamp) { sample, index throws(PayloadProblem) in
+                try date(sample.startDate, FieldPath(sample: index, "startDate"))
+                try vector(sample.acceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "acceleration"))
+            }
+        case .motion(let batch), .headphoneMotion(let batch), .batchedDeviceMotion(let batch):
+            try samples(batch.samples, of: frame.stream, timestamp: \.timestamp) { motion, index throws(PayloadProblem) in
+                try check(motion, index: index)
+            }
+        }
+    }
+
+    // MARK: Models
+
+    private func check(_ motion: DeviceMotion, index: Int) throws(PayloadProblem) {
+        try attitude(motion.attitude, FieldPath(sample: index, "attitude"))
+        try vector(motion.rotationRate, atMost: limits.maxRotationRate, unit: "rad/s", FieldPath(sample: index, "rotationRate"))
+        try vector(motion.gravity, atMost: limits.maxGravity, unit: "g", FieldPath(sample: index, "gravity"))
+        try vector(motion.userAcceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "userAcceleration"))
+        if let magneticField = motion.magneticField {
+            try vector(magneticField.field, atMost: limits.maxMagneticField, unit: "µT", FieldPath(sample: index, "magneticField"))
+        }
+        if let heading = motion.heading, !(heading >= 0 && heading < 360) {
+            try finite(heading, FieldPath(sample: index, "heading"))
+            throw problem(.outOfBounds, FieldPath(sample: index, "heading"), "\(heading.problemText) is outside [0, 360) degrees")
+        }
+    }
+
+    private func check(_ measurement: SubmersionMeasurement) throws(PayloadProblem) {
+        try date(measurement.date, FieldPath("date"))
+        if let depth = measurement.depth { try within(depth, limits.depthRange, unit: "m", FieldPath("depth")) }
+        if let pressure = measurement.pressure { try within(pressure, limits.pressureRange, unit: "kPa", FieldPath("pressure")) }
+        try within(measurement.surfacePressure, limits.pressureRange, unit: "kPa", FieldPath("surfacePressure"))
+    }
+
+    private func check(_ data: PedometerData) throws(PayloadProblem) {
+        try date(data.startDate, FieldPath("startDate"))
+        try date(data.endDate, FieldPath("endDate"))
+        guard data.endDate >= data.startDate else {
+            throw problem(.outOfBounds, FieldPath("endDate"), "\(data.endDate.problemText) is before startDate \(data.startDate.problemText)")
+        }
+        try nonNegative(data.numberOfSteps, FieldPath("numberOfSteps"))
+        if let floors = data.floorsAscended { try nonNegative(floors, FieldPath("floorsAscended")) }
+        if let floors = data.floorsDescended { try nonNegative(floors, FieldPath("floorsDescended")) }
+        let optionals: [(Double?, String)] = [
+            (data.distance, "distance"), (data.currentPace, "currentPace"), (data.currentCadence, "currentCadence"),
+            (data.averageActivePace, "averageActivePace"),
+        ]
+        for case (let value?, let name) in optionals { try nonNegative(value, FieldPath(name)) }
+    }
+
+    // MARK: Batches
+
+    /// Checks the batch length for `stream`, then each sample's timestamp (finite, ≥ 0, not before
+    /// the previous one), then `check(sample, index)`.
+    private func samples<Sample>(
+        _ samples: [Sample],
+        of stream: InboundStream,
+        timestamp: (Sample) -> Double,
+        check: (Sample, Int) throws(PayloadProblem) -> Void
+    ) throws(PayloadProblem) {
+        if let allowed = limits.batchLength(for: stream), !allowed.contains(samples.count) {
+            let range = "\(allowed.lowerBound)…\(allowed.upperBound)"
+            let message =
+                samples.isEmpty
+                ? "empty batch; \(stream.rawValue) frames carry \(range) samples"
+                : "\(samples.count) samples; \(stream.rawValue) frames carry \(range)"
+            throw problem(.sampleCount, FieldPath("samples"), message)
+        }
+        var previous = -Double.infinity
+        for (index, sample) in samples.enumerated() {
+            let time = timestamp(sample)
+            try nonNegative(time, FieldPath(sample: index, "timestamp"))
+            guard time >= previous else {
+                throw problem(
+                    .timestampOrder, FieldPath(sample: index, "timestamp"),
+                    "\(time.problemText) is earlier than the previous sample's \(previous.problemText)"
+                )
+            }
+            previous = time
+            try check(sample, index)
+        }
+    }
+
+    // MARK: Values
+    //
+    // Each check is one comparison on the fast path; NaN fails every comparison, so it lands on the
+    // slow path, which works out the precise problem. Paths are autoclosures: built only on failure.
+
+    private func finite(_ value: Double, _ path: @autoclosure () -> FieldPath) throws(PayloadProblem) {
+        guard value.isFinite else { throw problem(.notFinite, path(), "not a finite number (\(value))") }
+    }
+
+    /// Timestamps (seconds since boot) and dates (Unix epoch seconds): finite and ≥ 0.
+    private func date(_ value: Double, _ path: @autoclosure () -> FieldPath) throws(PayloadProblem) {
+        try nonNegative(value, path())
+    }
+
+    private func nonNegative(_ value: Double, _ path: @autoclosure () -> FieldPath) throws(PayloadProblem) {
+        guard value >= 0, value < .infinity else {
+            try finite(value, path())
+            throw problem(.outOfBounds, path(), "\(value.problemText) is negative")
+        }
+    }
+
+    private func nonNegative(_ value: Int, _ path: @autoclosure () -> FieldPath) throws(PayloadProblem) {
+        guard value >= 0 else { throw problem(.outOfBounds, path(), "\(value) is negative") }
+    }
+
+    private func within(
+        _ value: Double,
+        _ range: ClosedRange<Double>,
+        unit: String,
+        _ path: @autoclosure () -> FieldPath
+    ) throws(PayloadProblem) {
+        guard range.contains(value) else {
+            try finite(value, path())
+            throw problem(
+                .outOfBounds, path(),
+                "\(value.problemText) \(unit) is outside \(range.lowerBound.problemText)…\(range.upperBound.problemText) \(unit)"
+            )
+        }
+    }
+
+    /// Finite components and a magnitude of at most `limit`.
+    private func vector(_ vector: Vector3, atMost limit: Double, unit: String, _ path: @autoclosure () -> FieldPath) throws(PayloadProblem) {
+        let magnitude = vector.norm
+        guard magnitude <= limit else {
+            try finite(vector.x, path().appending("x"))
+            try finite(vector.y, path().appending("y"))
+            try finite(vector.z, path().appending("z"))
+            throw problem(.outOfBounds, path(), "magnitude \(magnitude.problemText) \(unit) exceeds \(limit.problemText) \(unit)")
+        }
+    }
+
+    /// Finite components and a norm within 1 ± the tolerance.
+    private func attitude(_ attitude: Quaternion, _ path: @autoclosure () -> FieldPath) throws(PayloadProblem) {
+        let norm = attitude.norm
+        guard abs(norm - 1) <= limits.quaternionNormTolerance else {
+            try finite(attitude.x, path().appending("x"))
+            try finite(attitude.y, path().appending("y"))
+            try finite(attitude.z, path().appending("z"))
+            try finite(attitude.w, path().appending("w"))
+            throw problem(.outOfBounds, path(), "quaternion norm \(norm.problemText) is outside 1 ± \(limits.quaternionNormTolerance.problemText)")
+        }
+    }
+
+    private func problem(_ reason: PayloadProblem.Reason, _ path: FieldPath, _ message: String) -> PayloadProblem {
+        PayloadProblem(reason, field: path.description, message: message)
+    }
+}
+
+extension Double {
+    /// The number as problem reports show it: integral values without `.0` (`64`, `-1`), others as
+    /// Swift prints them (`70.25`).
+    fileprivate var problemText: String {
+        if isFinite, self == rounded(), abs(self) < 1e15 { return String(Int64(self)) }
+        return description
+    }
+}
