@@ -11,13 +11,16 @@ struct CheckConfigCommand: AsyncParsableCommand {
 
     func run() async throws {
         let loaded = try options.load()
-        for warning in loaded.warnings { print("warning: \(warning)") }
         let configuration = loaded.configuration
+        let policy = try options.loadAccessPolicy(configuration)
+        for warning in loaded.warnings + policy.warnings { print("warning: \(warning)") }
         print("configuration OK (\(options.configurationFile ?? "defaults only"))")
         print("  broker:   \(configuration.mqtt.broker)")
         print("  inbound:  \(configuration.topics.inboundRoot)/+/#")
         print("  outbound: \(configuration.topics.outboundRoot)/#")
         print("  registry: \(configuration.registryFile ?? "(none)")")
+        print("  capabilities: \(configuration.capabilitiesFile)")
+        print("  access policy: \(policy.summary)")
         print("  workers:  \(configuration.pipeline.workers == 0 ? "one per core" : "\(configuration.pipeline.workers)")")
     }
 }

@@ -54,6 +54,19 @@ struct ConfigurationOptions: ParsableArguments {
     }
 }
 
+extension ConfigurationOptions {
+    /// Loads the device registry and capability table the configuration names, printing every
+    /// problem (file:line and key) and exiting with EX_CONFIG (78) on failure.
+    func loadAccessPolicy(_ configuration: GatewayConfiguration) throws -> LoadedAccessPolicy {
+        do {
+            return try AccessPolicyLoader.load(configuration.accessPolicyFiles)
+        } catch {
+            printError(error.description)
+            throw ExitCode(78)
+        }
+    }
+}
+
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }

@@ -17,6 +17,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let loaded = try options.load()
         let configuration = loaded.configuration
+        let policy = try options.loadAccessPolicy(configuration)
         // A parent (e.g. Foundation's Process) may have left these blocked; the graceful
         // shutdown depends on receiving them.
         SignalMask.unblock([SIGTERM, SIGINT, SIGHUP])
@@ -27,14 +28,16 @@ struct RunCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "wearable-gateway")
-        for warning in loaded.warnings { logger.warning("\(warning)") }
+        for warning in loaded.warnings + policy.warnings { logger.warning("\(warning)") }
         logger.info("configuration: \(options.configurationFile ?? "(defaults only)")")
+        logger.info("access policy: \(policy.summary) (registry.file \(configuration.registryFile ?? "null"), capabilities.file \(configuration.capabilitiesFile))")
 
-        let registry = PrometheusCollectorRegistry()
-        let factory = PrometheusMetricsFactory(registry: registry)
+        let metricsRegistry = PrometheusCollectorRegistry()
+        let factory = PrometheusMetricsFactory(registry: metricsRegistry)
         MetricsSystem.bootstrap(factory)
 
-        let group = buildGateway(configuration: configuration, logger: logger, metricsFactory: factory, prometheus: registry)
+        let group = buildGateway(
+            configuration: configuration, logger: logger, metricsFactory: factory, prometheus: metricsRegistry, accessPolicy: policy.policy)
         try await group.run()
     }
 }

@@ -20,6 +20,14 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(help: "Seconds to run; 0 runs until SIGINT/SIGTERM.")
     var duration: Double = 30
 
+    @Option(help: "Fleet: 'mixed' (--devices devices of every kind) or 'rule-breakers' (one device per access rule broken, plus a compliant Ultra).")
+    var scenario: Scenario = .mixed
+
+    enum Scenario: String, ExpressibleByArgument, CaseIterable {
+        case mixed
+        case ruleBreakers = "rule-breakers"
+    }
+
     func validate() throws {
         guard devices >= 1 && devices <= 10_000 else { throw ValidationError("--devices must be from 1 to 10000") }
         guard duration >= 0 else { throw ValidationError("--duration must not be negative") }
@@ -28,8 +36,12 @@ struct PublishCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = try connection.makeLogger()
         let startDate = Date().timeIntervalSince1970
-        var generator = TrafficGenerator(seed: seed, deviceCount: devices, startDate: startDate)
-        let fleet = generator.devices
+        let fleet: [SimulatedDevice] =
+            switch scenario {
+            case .mixed: SimulatedFleet.mixed(count: devices)
+            case .ruleBreakers: SimulatedFleet.ruleBreakers() + [.appleWatchUltra2(id: "watch-ultra-1")]
+            }
+        var generator = TrafficGenerator(seed: seed, devices: fleet, startDate: startDate)
         logger.info(
             "simulating \(fleet.count) devices (\(Dictionary(grouping: fleet, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", "))), seed \(seed), broker \(connection.broker)")
         let connections = try DeviceConnections(devices: fleet, options: connection, logger: logger)

@@ -2,6 +2,7 @@ import Logging
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import TelemetryCore
 import UnixSignals
 
 /// Builds the gateway's service group; the executable and the tests both call this, so what
@@ -11,15 +12,18 @@ import UnixSignals
 ///   - logger: the root logger.
 ///   - metricsFactory: where metrics are recorded.
 ///   - prometheus: the registry published on `gateway/metrics` (nil: not published).
+///   - accessPolicy: the device registry and capability table (see ``AccessPolicyLoader``).
 ///   - shutdownSignals: signals that start a graceful shutdown (none in tests).
 public func buildGateway(
     configuration: GatewayConfiguration,
     logger: Logger,
     metricsFactory: any MetricsFactory,
     prometheus: PrometheusCollectorRegistry?,
+    accessPolicy: AccessPolicy,
     shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
 ) -> ServiceGroup {
-    let gateway = GatewayService(configuration: configuration, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus)
+    let gateway = GatewayService(
+        configuration: configuration, accessPolicy: accessPolicy, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus)
     return ServiceGroup(
         configuration: .init(
             services: [.init(service: gateway)],

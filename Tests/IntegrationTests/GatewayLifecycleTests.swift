@@ -21,7 +21,7 @@ struct GatewayLifecycleTests {
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
-        let gateway = try GatewayProcess(broker: broker)
+        let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "registry.file=null"])
         try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
 
         // Work in flight at the signal is finished, not dropped: presence is published.

@@ -14,7 +14,7 @@ struct SimulatorTrafficTests {
     @Test("every stream decodes and validates; a corrupted batch is reported exactly")
     func simulatorTraffic() async throws {
         let broker = try TestBroker()
-        let gateway = GatewayHarness(configuration: try GatewayHarness.configuration(broker: broker))
+        let gateway = try GatewayHarness(configuration: try GatewayHarness.configuration(broker: broker))
         gateway.start()
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)

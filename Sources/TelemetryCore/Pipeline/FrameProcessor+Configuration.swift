@@ -18,6 +18,11 @@ extension FrameProcessor {
         /// The most (device, stream) pairs whose `sequence` is tracked; beyond it frames of new pairs
         /// are counted as untracked until a device goes offline.
         public var maxTrackedSequences: Int
+        /// The device registry and capability table frames are checked against, in the
+        /// contract's order (registry → availability → authorization → entitlement → workout
+        /// session). `nil` skips these checks — only for tests and benchmarks of the other
+        /// stages; the gateway always sets it.
+        public var accessPolicy: AccessPolicy?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -28,6 +33,7 @@ extension FrameProcessor {
         ///   - maxTrackedDevices: the devices whose presence is remembered; defaults to 100,000.
         ///   - validationLimits: the payload bounds; defaults to the documented ``ValidationLimits``.
         ///   - maxTrackedSequences: the (device, stream) pairs whose sequence is tracked; defaults to 400,000.
+        ///   - accessPolicy: the registry and capability table; nil skips the access checks.
         public init(
             scheme: TopicScheme = TopicScheme(),
             maxPayloadBytes: Int = 1_048_576,
@@ -35,7 +41,8 @@ extension FrameProcessor {
             maxErrorKeys: Int = 10_000,
             maxTrackedDevices: Int = 100_000,
             validationLimits: ValidationLimits = ValidationLimits(),
-            maxTrackedSequences: Int = 400_000
+            maxTrackedSequences: Int = 400_000,
+            accessPolicy: AccessPolicy? = nil
         ) {
             self.scheme = scheme
             self.maxPayloadBytes = maxPayloadBytes
@@ -44,6 +51,7 @@ extension FrameProcessor {
             self.maxTrackedDevices = maxTrackedDevices
             self.validationLimits = validationLimits
             self.maxTrackedSequences = maxTrackedSequences
+            self.accessPolicy = accessPolicy
         }
 
         /// Says why this configuration cannot be used; check it before creating a ``FrameProcessor``

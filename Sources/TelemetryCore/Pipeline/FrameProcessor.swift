@@ -26,6 +26,8 @@ public struct FrameProcessor: Sendable {
     private var deviceErrors: ErrorAggregator<DeviceErrorKey>
     private var presence: [DeviceID: ConnectionState] = [:]
     private var sequences: SequenceTracker
+    /// Per-device access state and the policy it is checked against (nil: checks skipped).
+    private var access: AccessControl?
 
     /// The longest topic kept in error keys and reports; MQTT topics may be 64 KiB of attacker-chosen text.
     static let maxReportedTopicScalars = 256
@@ -40,6 +42,7 @@ public struct FrameProcessor: Sendable {
         topicErrors = ErrorAggregator(interval: configuration.errorReportInterval, maxKeys: configuration.maxErrorKeys)
         deviceErrors = ErrorAggregator(interval: configuration.errorReportInterval, maxKeys: configuration.maxErrorKeys)
         sequences = SequenceTracker(maxTrackedPairs: configuration.maxTrackedSequences)
+        access = configuration.accessPolicy.map { AccessControl(policy: $0, maxTrackedDevices: configuration.maxTrackedDevices) }
     }
 
     /// Checks one frame and returns its outcome and the messages to publish now.
@@ -72,13 +75,41 @@ public struct FrameProcessor: Sendable {
             return rejectPayload(problem, id, stream, at: frame.receivedAt)
         }
         var result = FrameResult(outcome: .accepted(stream), frame: decoded)
+        // Sequences are tracked before the access checks, so frames refused while (say) a
+        // workout is paused do not show up later as a gap.
         result.sequence = decoded.sequence.map { sequences.record($0, device: id, stream: stream) }
+        if let decision = access?.admit(stream, from: id, update: AccessUpdate(decoded, retained: frame.retained), receivedAt: frame.receivedAt) {
+            switch decision.verdict {
+            case .denied(let code, let detail):
+                var rejected = reject(code, id, stream, detail: detail, at: frame.receivedAt)
+                rejected.sequence = result.sequence
+                return rejected
+            case .allowed(let maximumDepth):
+                result.maximumDepth = maximumDepth
+            }
+            if let change = decision.availability { result.messages.append(change.message(scheme: configuration.scheme)) }
+        }
         if case .status(let status, _) = decoded {
             // An offline bridge's session ended; its next one may number frames from anywhere.
             if status.state == .offline { sequences.forget(device: id) }
-            result.messages = presenceMessages(status, id, receivedAt: frame.receivedAt)
+            result.messages += presenceMessages(status, id, receivedAt: frame.receivedAt)
         }
         return result
+    }
+
+    /// Replaces the registry and capability table (a SIGHUP reload) without losing what was
+    /// learnt from frames, and returns the availability messages of devices whose resolved
+    /// capabilities or entitlements changed.
+    /// - Parameters:
+    ///   - policy: the new policy.
+    ///   - date: when it took effect, Unix epoch seconds.
+    /// - Returns: retained `gateway/{id}/availability` messages to publish.
+    public mutating func replaceAccessPolicy(_ policy: AccessPolicy, date: Double) -> [OutboundMessage] {
+        guard access != nil else {
+            access = AccessControl(policy: policy, maxTrackedDevices: configuration.maxTrackedDevices)
+            return []
+        }
+        return access?.replacePolicy(policy, date: date).map { $0.message(scheme: configuration.scheme) } ?? []
     }
 
     /// Closes ended error windows and returns their aggregated reports.

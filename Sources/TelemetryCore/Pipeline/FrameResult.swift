@@ -13,6 +13,9 @@ public struct FrameResult: Sendable, Equatable {
     /// Why the payload was rejected, when its content type, decoding or validation failed; its
     /// ``PayloadProblem/reason`` is a bounded metric dimension.
     public var problem: PayloadProblem?
+    /// For an accepted frame, the device's maximum submersion depth in metres resolved from its
+    /// entitlements (6 for `submersion.shallow`, 40 for `submersion.full`), if any.
+    public var maximumDepth: Double?
 
     /// Creates a result.
     /// - Parameters:

@@ -5,9 +5,14 @@ import TelemetryCore
 extension GatewayConfiguration {
     /// Every configuration key, in documentation order.
     public static let keys: [ConfigurationKey] = [
-        .text("registry.file", "Device registry YAML (devices and their entitlements).", default: "config/devices.yml") {
-            $0.registryFile = $1
-        },
+        .text(
+            "registry.file", "Device registry YAML (devices and their entitlements); reloaded on SIGHUP. null: accept every device (development).",
+            default: "config/devices.yml"
+        ) { $0.registryFile = $1 },
+        .text(
+            "capabilities.file", "Capability table YAML: which models and OS versions support which Core Motion features; reloaded on SIGHUP.",
+            default: "config/capabilities.yml"
+        ) { $0.capabilitiesFile = $1 ?? "config/capabilities.yml" },
         .text(
             "mqtt.broker", "Broker URL: mqtt://HOST:PORT or mqtts://HOST:PORT (TLS).", default: "mqtt://127.0.0.1:1883",
             validate: { text in
@@ -119,6 +124,9 @@ extension GatewayConfiguration {
             if let path, !FileSystem.isReadableFile(path) {
                 issues.append(.init(key: key, source: "configuration", message: "file '\(path)' does not exist or is not readable"))
             }
+        }
+        if !FileSystem.isReadableFile(capabilitiesFile) {
+            issues.append(.init(key: "capabilities.file", source: "configuration", message: "file '\(capabilitiesFile)' does not exist or is not readable"))
         }
         if let registryFile, !FileSystem.isReadableFile(registryFile) {
             issues.append(.init(key: "registry.file", source: "configuration", message: "file '\(registryFile)' does not exist or is not readable"))

@@ -84,8 +84,16 @@ public struct GatewayConfiguration: Sendable {
         public init() {}
     }
 
-    /// The device registry file (operator's list of devices and entitlements).
+    /// The device registry file (operator's list of devices and entitlements); nil accepts
+    /// every device with every entitlement (development only).
     public var registryFile: String? = "config/devices.yml"
+    /// The capability table: which models and OS versions support which Core Motion features.
+    public var capabilitiesFile = "config/capabilities.yml"
+
+    /// The files the access policy is loaded (and reloaded on SIGHUP) from.
+    public var accessPolicyFiles: AccessPolicyFiles {
+        AccessPolicyFiles(registry: registryFile, capabilities: capabilitiesFile)
+    }
     /// Broker connections.
     public var mqtt = MQTT()
     /// Topic roots.

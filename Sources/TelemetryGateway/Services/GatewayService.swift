@@ -6,6 +6,7 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 import TelemetryCore
+import UnixSignals
 
 /// The gateway: subscribes to the device topics, processes every frame on the worker that owns
 /// its device, and publishes what it derives.
@@ -28,6 +29,7 @@ public final class GatewayService: Service {
     private let prometheus: PrometheusCollectorRegistry?
     private let scheme: TopicScheme
     private let shardCount: Int
+    private let accessPolicy: AccessPolicy
 
     /// Creates the service.
     /// - Parameters:
@@ -35,8 +37,11 @@ public final class GatewayService: Service {
     ///   - logger: the logger; connection events log at info, overload at warning.
     ///   - metricsFactory: where metrics go (the executable passes its Prometheus factory).
     ///   - prometheus: the registry rendered on the retained `gateway/metrics` topic, if any.
+    ///   - accessPolicy: the device registry and capability table loaded at start; SIGHUP
+    ///     reloads them from `configuration.accessPolicyFiles`.
     public init(
         configuration: GatewayConfiguration,
+        accessPolicy: AccessPolicy,
         logger: Logger,
         metricsFactory: any MetricsFactory,
         prometheus: PrometheusCollectorRegistry?
@@ -44,6 +49,7 @@ public final class GatewayService: Service {
         self.configuration = configuration
         self.logger = logger
         self.prometheus = prometheus
+        self.accessPolicy = accessPolicy
         scheme = TopicScheme(inboundRoot: configuration.topics.inboundRoot, outboundRoot: configuration.topics.outboundRoot)
         shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : ProcessInfo.processInfo.activeProcessorCount
         metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
@@ -87,6 +93,7 @@ public final class GatewayService: Service {
             }
             await withTaskGroup(of: Void.self) { periodic in
                 periodic.addTask { await self.runTicker(queues: queues) }
+                periodic.addTask { await self.reloadPolicyOnHangup(queues: queues) }
                 periodic.addTask { await self.runMetricsLoop(queues: queues, publisher: publisher) }
                 await self.subscribeAndServe(subscriber)
                 periodic.cancelAll()
@@ -176,7 +183,7 @@ public final class GatewayService: Service {
         var processor = FrameProcessor(
             configuration: .init(
                 scheme: scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
-                errorReportInterval: configuration.pipeline.errorReportInterval))
+                errorReportInterval: configuration.pipeline.errorReportInterval, accessPolicy: accessPolicy))
         while let batch = await queue.next() {
             for item in batch {
                 switch item {
@@ -186,6 +193,8 @@ public final class GatewayService: Service {
                     await publish(result.messages, on: publisher)
                 case .tick(let now):
                     await publish(processor.flush(now: now), on: publisher)
+                case .policy(let policy, let date):
+                    await publish(processor.replaceAccessPolicy(policy, date: date), on: publisher)
                 }
             }
         }
@@ -204,6 +213,23 @@ public final class GatewayService: Service {
                 metrics.publishFailures.increment()
                 logger.error("could not publish \(message.topic): \(error)")
             }
+        }
+    }
+
+    /// Reloads the registry and capability table on SIGHUP and hands a changed policy to every
+    /// worker through its queue, so it takes effect between frames: nothing restarts, no frame
+    /// is dropped, learnt device state is kept. A bad file keeps the old policy (logged).
+    private func reloadPolicyOnHangup(queues: [HandoffQueue<WorkItem>]) async {
+        let files = configuration.accessPolicyFiles
+        var current = accessPolicy
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            logger.info("SIGHUP: reloading \(files.registry ?? "(no registry)") and \(files.capabilities)")
+            let outcome = AccessPolicyLoader.reload(files, current: current)
+            outcome.log(to: logger, files: files)
+            guard case .replaced(let loaded) = outcome else { continue }
+            current = loaded.policy
+            let now = Date().timeIntervalSince1970
+            for queue in queues { queue.pushControl(.policy(loaded.policy, now)) }
         }
     }
 

@@ -7,4 +7,6 @@ enum WorkItem: Sendable {
     case frame(InboundFrame)
     /// The current time, Unix epoch seconds.
     case tick(Double)
+    /// A reloaded registry and capability table, effective at the given Unix time (SIGHUP).
+    case policy(AccessPolicy, Double)
 }

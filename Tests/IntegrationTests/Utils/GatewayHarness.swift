@@ -22,16 +22,20 @@ final class GatewayHarness: @unchecked Sendable {
         configuration.mqtt.reconnectMaximumDelay = 0.5
         configuration.pipeline.errorReportInterval = 1
         configuration.metrics.publishInterval = 0.2
+        // Open registry (every device, every entitlement) unless a test names a registry; the
+        // shipped capability table always applies.
         configuration.registryFile = nil
+        configuration.capabilitiesFile = TestBroker.repositoryRoot.appendingPathComponent("config/capabilities.yml").path
         return configuration
     }
 
-    init(configuration: GatewayConfiguration) {
+    init(configuration: GatewayConfiguration) throws {
         var logger = Logger(label: "gateway-under-test")
         logger.logLevel = ProcessInfo.processInfo.environment["WG_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+        let policy = try AccessPolicyLoader.load(configuration.accessPolicyFiles).policy
         group = buildGateway(
             configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
-            prometheus: registry, shutdownSignals: [])
+            prometheus: registry, accessPolicy: policy, shutdownSignals: [])
     }
 
     /// Starts the gateway in the background.

@@ -1,0 +1,108 @@
+/// The access checks of the wire contract, run after decoding and validation and before any
+/// derivation: registry → availability → authorization → entitlement → session.
+///
+/// | step | fails with | when |
+/// |---|---|---|
+/// | registry | `unknownDevice` | the id is not listed and the registry is closed |
+/// | availability | `notAvailable` (109) | no `hello` seen yet, or its model/platform/OS lacks the stream's capability |
+/// | authorization | `notAuthorized` (111) | the latest authorization is not `authorized` |
+/// | entitlement | `notEntitled` (110) | the registry grants none of the stream's entitlements |
+/// | session | `noActiveWorkout` (108) | a `batched/*` frame while no workout is `running` |
+///
+/// Control streams (`hello`, `status`, `authorization`, `workout`) only take the registry step
+/// (see ``StreamRequirement``). The first failing step decides the verdict.
+public enum AccessChecker {
+    /// Checks one frame.
+    /// - Parameters:
+    ///   - stream: the frame's stream.
+    ///   - device: the device that sent it.
+    ///   - state: what is known about the device, or nil when nothing was seen.
+    ///   - registry: the operator's device registry.
+    ///   - capabilities: the capability table.
+    /// - Returns: `.allowed` with the device's maximum depth, or `.denied` with the first failing code.
+    public static func check(
+        stream: InboundStream,
+        device: DeviceID,
+        state: DeviceAccessState?,
+        registry: DeviceRegistry,
+        capabilities: CapabilityTable
+    ) -> AccessVerdict {
+        let resolved = state?.descriptor.map { capabilities.capabilities(for: $0) }
+        return check(
+            stream: stream, device: device, state: state, entitlements: registry.entitlements(for: device),
+            resolvedCapabilities: resolved, table: capabilities, fromDefaults: registry.devices[device] == nil)
+    }
+
+    /// The checks with the registry lookup and the capabilities already resolved (the cached path
+    /// of ``AccessControl``).
+    /// - Parameters:
+    ///   - entitlements: the registry's answer for the device (nil: unknown).
+    ///   - resolvedCapabilities: the capabilities of the latest `hello`, or nil without one.
+    ///   - table: the table, only read to explain a missing capability.
+    ///   - fromDefaults: whether `entitlements` are the open registry's defaults (for details).
+    ///   - untrackedDetail: replaces the "no hello" detail when the device's state could not be kept.
+    static func check(
+        stream: InboundStream,
+        device: DeviceID,
+        state: DeviceAccessState?,
+        entitlements: Set<Entitlement>?,
+        resolvedCapabilities: Set<Capability>?,
+        table: CapabilityTable,
+        fromDefaults: Bool,
+        untrackedDetail: String? = nil
+    ) -> AccessVerdict {
+        guard let entitlements else {
+            return .denied(
+                code: .unknownDevice,
+                detail: "device '\(device)' is not in the device registry, which is closed; list it under 'devices' or set 'open: true'")
+        }
+        let requirement = StreamRequirement.of(stream)
+        let maximumDepth = Entitlement.maximumDepth(granted: entitlements)
+        guard let capability = requirement.capability else { return .allowed(maximumDepth: maximumDepth) }
+
+        // Availability: the capabilities come from the hello, so without one nothing is available.
+        guard let state, let descriptor = state.descriptor, let resolvedCapabilities else {
+            let detail =
+                untrackedDetail
+                ?? "no hello: device '\(device)' has sent no hello yet, so its model and OS, and with them its capabilities, are unknown"
+            return .denied(code: .notAvailable, detail: detail)
+        }
+        guard resolvedCapabilities.contains(capability) else {
+            return .denied(code: .notAvailable, detail: table.explainMissing(capability, for: descriptor))
+        }
+
+        // Authorization.
+        guard state.authorization == .authorized else {
+            return .denied(code: .notAuthorized, detail: authorizationDetail(state))
+        }
+
+        // Entitlement.
+        guard !requirement.entitlements.isDisjoint(with: entitlements) else {
+            let needed = CapabilityRule.joined(requirement.entitlements.sorted().map(\.rawValue))
+            let granted = entitlements.isEmpty ? "none" : entitlements.sorted().map(\.rawValue).joined(separator: ", ")
+            let listed = fromDefaults ? " (granted as an unlisted device of the open registry: \(granted))" : " (granted: \(granted))"
+            return .denied(
+                code: .notEntitled,
+                detail: "the device registry does not grant \(needed), which \(stream.rawValue) needs\(listed)")
+        }
+
+        // Session.
+        if requirement.needsRunningWorkout, !state.isWorkoutRunning {
+            let last = state.workout.map { "the last workout frame says \($0.state.name) (\($0.activityType)) at date \($0.date)" }
+            return .denied(
+                code: .noActiveWorkout,
+                detail: "\(stream.rawValue) needs a running workout session; " + (last ?? "no workout frame was received"))
+        }
+        return .allowed(maximumDepth: maximumDepth)
+    }
+
+    private static func authorizationDetail(_ state: DeviceAccessState) -> String {
+        guard let status = state.authorization else { return "motion authorization is unknown; data needs 'authorized'" }
+        let source =
+            switch state.authorizationSource {
+            case .authorizationFrame(let date): "from the authorization frame dated \(date)"
+            case .hello, nil: "from the hello"
+            }
+        return "motion authorization is '\(status.name)' (\(source)); data needs 'authorized'"
+    }
+}
