@@ -23,6 +23,8 @@ extension FrameProcessor {
         /// session). `nil` skips these checks — only for tests and benchmarks of the other
         /// stages; the gateway always sets it.
         public var accessPolicy: AccessPolicy?
+        /// Settings of the derivations (depth states, swings, head pose, run segments, …).
+        public var derivation: DerivationConfiguration
 
         /// Creates a configuration.
         /// - Parameters:
@@ -34,6 +36,7 @@ extension FrameProcessor {
         ///   - validationLimits: the payload bounds; defaults to the documented ``ValidationLimits``.
         ///   - maxTrackedSequences: the (device, stream) pairs whose sequence is tracked; defaults to 400,000.
         ///   - accessPolicy: the registry and capability table; nil skips the access checks.
+        ///   - derivation: the derivations' settings; defaults to the documented defaults.
         public init(
             scheme: TopicScheme = TopicScheme(),
             maxPayloadBytes: Int = 1_048_576,
@@ -42,7 +45,8 @@ extension FrameProcessor {
             maxTrackedDevices: Int = 100_000,
             validationLimits: ValidationLimits = ValidationLimits(),
             maxTrackedSequences: Int = 400_000,
-            accessPolicy: AccessPolicy? = nil
+            accessPolicy: AccessPolicy? = nil,
+            derivation: DerivationConfiguration = DerivationConfiguration()
         ) {
             self.scheme = scheme
             self.maxPayloadBytes = maxPayloadBytes
@@ -52,6 +56,7 @@ extension FrameProcessor {
             self.validationLimits = validationLimits
             self.maxTrackedSequences = maxTrackedSequences
             self.accessPolicy = accessPolicy
+            self.derivation = derivation
         }
 
         /// Says why this configuration cannot be used; check it before creating a ``FrameProcessor``

@@ -28,6 +28,8 @@ public struct FrameProcessor: Sendable {
     private var sequences: SequenceTracker
     /// Per-device access state and the policy it is checked against (nil: checks skipped).
     private var access: AccessControl?
+    /// Per-device derivation state (depth states, swings, head pose, …).
+    private var derivations: DerivationEngine
 
     /// The longest topic kept in error keys and reports; MQTT topics may be 64 KiB of attacker-chosen text.
     static let maxReportedTopicScalars = 256
@@ -43,6 +45,7 @@ public struct FrameProcessor: Sendable {
         deviceErrors = ErrorAggregator(interval: configuration.errorReportInterval, maxKeys: configuration.maxErrorKeys)
         sequences = SequenceTracker(maxTrackedPairs: configuration.maxTrackedSequences)
         access = configuration.accessPolicy.map { AccessControl(policy: $0, maxTrackedDevices: configuration.maxTrackedDevices) }
+        derivations = DerivationEngine(configuration: configuration.derivation, maxTrackedDevices: configuration.maxTrackedDevices)
     }
 
     /// Checks one frame and returns its outcome and the messages to publish now.
@@ -94,6 +97,10 @@ public struct FrameProcessor: Sendable {
             if status.state == .offline { sequences.forget(device: id) }
             result.messages += presenceMessages(status, id, receivedAt: frame.receivedAt)
         }
+        let context = DerivationContext(
+            device: id, receivedAt: frame.receivedAt, retained: frame.retained, maximumDepth: result.maximumDepth,
+            descriptor: access?.state(of: id)?.descriptor, scheme: configuration.scheme)
+        result.messages += derivations.receive(decoded, context: context)
         return result
     }
 
@@ -112,11 +119,19 @@ public struct FrameProcessor: Sendable {
         return access?.replacePolicy(policy, date: date).map { $0.message(scheme: configuration.scheme) } ?? []
     }
 
-    /// Closes ended error windows and returns their aggregated reports.
+    /// Closes ended error windows and lets time-based derivations fire (silence timeouts,
+    /// summaries after a quiet period).
     /// - Parameter now: the current time, Unix epoch seconds.
-    /// - Returns: the reports to publish: topic errors first, then device errors.
+    /// - Returns: the messages to publish: topic errors, device errors, then derived events.
     public mutating func flush(now: Double) -> [OutboundMessage] {
-        topicErrors.flush(now: now).map(topicErrorMessage) + deviceErrors.flush(now: now).map(deviceErrorMessage)
+        let access = access
+        let scheme = configuration.scheme
+        let derived = derivations.tick(now: now) { device in
+            // Derivers keep what they need from frames (e.g. the maximum depth); a tick only
+            // carries the time and the latest hello.
+            DerivationContext(device: device, receivedAt: now, descriptor: access?.state(of: device)?.descriptor, scheme: scheme)
+        }
+        return topicErrors.flush(now: now).map(topicErrorMessage) + deviceErrors.flush(now: now).map(deviceErrorMessage) + derived
     }
 
     /// When ``flush(now:)`` next has something to do.

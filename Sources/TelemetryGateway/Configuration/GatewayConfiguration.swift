@@ -1,5 +1,6 @@
 import Logging
 import MQTTTransport
+import TelemetryCore
 
 /// Everything the gateway can be configured with. Every value has a production default;
 /// `config/gateway.yml`, `WG_*` environment variables and command-line flags override them
@@ -104,6 +105,8 @@ public struct GatewayConfiguration: Sendable {
     public var metrics = Metrics()
     /// Log level.
     public var logLevel: Logger.Level = .info
+    /// Settings of the derivations (keys under `derivation.*`).
+    public var derivation = DerivationConfiguration()
 
     /// Creates the defaults.
     public init() {}

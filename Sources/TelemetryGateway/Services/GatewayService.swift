@@ -183,7 +183,8 @@ public final class GatewayService: Service {
         var processor = FrameProcessor(
             configuration: .init(
                 scheme: scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
-                errorReportInterval: configuration.pipeline.errorReportInterval, accessPolicy: accessPolicy))
+                errorReportInterval: configuration.pipeline.errorReportInterval, accessPolicy: accessPolicy,
+                derivation: configuration.derivation))
         while let batch = await queue.next() {
             for item in batch {
                 switch item {

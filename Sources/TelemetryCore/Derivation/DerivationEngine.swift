@@ -1,0 +1,50 @@
+/// The derivation state of one shard's devices: turns their accepted frames into derived
+/// events (depth states, dives, swings, head pose, run segments, …).
+///
+/// Pure: no clock (time arrives with frames and ticks), no I/O. One instance per worker, so
+/// each device's state is touched by one task only, in frame order.
+public struct DerivationEngine: Sendable {
+    /// The settings of every deriver.
+    public let configuration: DerivationConfiguration
+    /// The most devices with derivation state; frames of further new devices are not derived
+    /// from (counted by ``untrackedFrames``) so made-up ids cannot grow memory.
+    public let maxTrackedDevices: Int
+    private var devices: [DeviceID: DeviceDerivations] = [:]
+    /// Accepted frames not derived from because ``maxTrackedDevices`` was reached.
+    public private(set) var untrackedFrames: UInt64 = 0
+
+    /// Creates an engine.
+    public init(configuration: DerivationConfiguration = DerivationConfiguration(), maxTrackedDevices: Int = 100_000) {
+        self.configuration = configuration
+        self.maxTrackedDevices = maxTrackedDevices
+    }
+
+    /// Feeds one accepted frame of a device to its derivers.
+    /// - Returns: the derived events to publish.
+    public mutating func receive(_ frame: DecodedFrame, context: DerivationContext) -> [OutboundMessage] {
+        if devices[context.device] == nil {
+            guard devices.count < maxTrackedDevices else {
+                untrackedFrames &+= 1
+                return []
+            }
+            devices[context.device] = DeviceDerivations(configuration: configuration)
+        }
+        return devices[context.device]!.receive(frame, context: context)
+    }
+
+    /// Lets every device's time-based rules fire.
+    /// - Parameters:
+    ///   - now: the gateway's current time, Unix epoch seconds.
+    ///   - context: builds a device's context for the tick.
+    /// - Returns: the events to publish, devices in id order (deterministic).
+    public mutating func tick(now: Double, context: (DeviceID) -> DerivationContext) -> [OutboundMessage] {
+        var messages: [OutboundMessage] = []
+        for device in devices.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            messages += devices[device]!.tick(now: now, context: context(device))
+        }
+        return messages
+    }
+
+    /// The derivation state of a device, if it has any (for tests and diagnostics).
+    public func state(of device: DeviceID) -> DeviceDerivations? { devices[device] }
+}
