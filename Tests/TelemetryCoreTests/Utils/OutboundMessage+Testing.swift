@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TelemetryCore
@@ -5,14 +6,17 @@ import Testing
 extension OutboundMessage {
     /// A top-level string field of the JSON payload, or nil when absent or not a string.
     func string(_ key: String) -> String? {
-        if case .value(let value) = JSONField.string(key, in: payload, maxBytes: 100_000) { return value }
-        return nil
+        jsonObject?[key] as? String
     }
 
     /// A top-level number field of the JSON payload, or nil when absent or not a number.
     func number(_ key: String) -> Double? {
-        if case .value(let value) = JSONField.double(key, in: payload) { return value }
-        return nil
+        (jsonObject?[key] as? NSNumber)?.doubleValue
+    }
+
+    /// The payload parsed with Foundation, independently of the gateway's own decoders.
+    var jsonObject: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
     }
 }
 
