@@ -31,12 +31,10 @@ struct AccessCheckTests {
         var configuration = try GatewayHarness.configuration(broker: broker)
         configuration.registryFile = Self.repository.appendingPathComponent("config/devices.yml").path
         configuration.pipeline.errorReportInterval = 600
-        let gateway = try GatewayHarness(configuration: configuration)
-        gateway.start()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
-        try await collector.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
+        let run = try await GatewayRun.start(broker, configuration: configuration)
+        let gateway = run.gateway
+        let collector = run.collector
+        let observer = run.observer
 
         let compliant = SimulatedDevice.appleWatchUltra2(id: "watch-ultra-1")
         var generator = TrafficGenerator(seed: 3, devices: SimulatedFleet.ruleBreakers() + [compliant], startDate: 1_700_000_000)
@@ -44,10 +42,7 @@ struct AccessCheckTests {
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         try await publish(frames, on: device)
         #expect(await device.flush(timeout: 60))
-        try await collector.wait(timeout: 60, "the gateway to process \(frames.count) frames") { messages in
-            guard let metrics = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
-            return PrometheusText(text: metrics.payloadString).sum("gateway_messages_received_total") >= Double(frames.count)
-        }
+        try await run.waitForMetric("gateway_messages_received_total", atLeast: Double(frames.count))
         try await gateway.stop()
         let received = collector.messages
 
@@ -88,12 +83,10 @@ struct AccessCheckTests {
     @Test("availability is retained and republished when the authorization changes")
     func availabilityFollowsAuthorization() async throws {
         let broker = try TestBroker()
-        let gateway = try GatewayHarness(configuration: try GatewayHarness.configuration(broker: broker))
-        gateway.start()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
-        try await collector.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
+        let run = try await GatewayRun.start(broker)
+        let gateway = run.gateway
+        let collector = run.collector
+        let observer = run.observer
 
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         try await device.publish(

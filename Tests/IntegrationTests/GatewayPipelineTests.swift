@@ -83,12 +83,10 @@ struct GatewayPipelineTests {
         let broker = try TestBroker()
         var configuration = try GatewayHarness.configuration(broker: broker)
         configuration.pipeline.errorReportInterval = 60
-        let gateway = try GatewayHarness(configuration: configuration)
-        gateway.start()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
-        try await collector.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
+        let run = try await GatewayRun.start(broker, configuration: configuration)
+        let gateway = run.gateway
+        let collector = run.collector
+        let observer = run.observer
 
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         for _ in 0..<500 {
@@ -151,12 +149,10 @@ struct GatewayPipelineTests {
     @Test("resumes receiving within seconds after the broker restarts mid-stream")
     func brokerRestart() async throws {
         let broker = try TestBroker()
-        let gateway = try GatewayHarness(configuration: try GatewayHarness.configuration(broker: broker))
-        gateway.start()
-        var collector = MessageCollector()
-        var observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
-        try await collector.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
+        let run = try await GatewayRun.start(broker)
+        let gateway = run.gateway
+        var collector = run.collector
+        var observer = run.observer
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         try await device.publish(MQTTMessage(topic: "wearables/restart-1/status", string: #"{"state":"online"}"#))
         try await collector.wait("presence before the restart") { $0.contains { $0.topic == "gateway/restart-1/connection" } }

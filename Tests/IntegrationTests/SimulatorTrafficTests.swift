@@ -14,12 +14,9 @@ struct SimulatorTrafficTests {
     @Test("every stream decodes and validates; a corrupted batch is reported exactly")
     func simulatorTraffic() async throws {
         let broker = try TestBroker()
-        let gateway = try GatewayHarness(configuration: try GatewayHarness.configuration(broker: broker))
-        gateway.start()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
-        try await collector.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
+        let run = try await GatewayRun.start(broker)
+        let gateway = run.gateway
+        let observer = run.observer
 
         // 40 simulated seconds of a mixed fleet: every inbound stream of the contract.
         var generator = TrafficGenerator(seed: 11, deviceCount: 5, startDate: 1_700_000_000)
@@ -48,10 +45,7 @@ struct SimulatorTrafficTests {
         #expect(await device.flush(timeout: 60))
         let total = frames.count + binaryCount + 1
 
-        let received = try await collector.wait(timeout: 60, "the gateway to count \(total) frames") { messages in
-            guard let metrics = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
-            return PrometheusText(text: metrics.payloadString).sum("gateway_messages_received_total") >= Double(total)
-        }
+        let received = try await run.waitForMetric("gateway_messages_received_total", atLeast: Double(total))
         let errors = received.filter { $0.topic.hasSuffix("/errors") }
         #expect(errors.count == 1, "\(errors.map(\.payloadString))")
         let error = try json(try #require(errors.first))
