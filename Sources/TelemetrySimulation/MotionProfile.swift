@@ -41,7 +41,9 @@ struct MotionProfile: Sendable {
         var userAcceleration = -gravity * bounce.evaluate(at: time).value
         if let swing {
             let radius = swing.armRadius / standardGravity
-            userAcceleration.x += radius * swingState.angularAcceleration + swingState.impact
+            userAcceleration.x += radius * swingState.angularAcceleration
+            // The contact rings the wrist along z (out of the screen), where the gateway looks for it.
+            userAcceleration.z += swingState.impact
             userAcceleration.y -= radius * swingState.rate * swingState.rate
         }
         return KinematicState(

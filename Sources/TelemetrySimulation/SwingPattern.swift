@@ -23,7 +23,7 @@ struct SwingPattern: Sendable {
     var alternatesDirection: Bool
     /// Seconds of the slow return after a one-directional swing.
     var returnDuration: Double
-    /// Peak of the contact spike along device X, g.
+    /// Peak of the contact spike along device z (out of the screen), g.
     var impactAcceleration: Double
     /// Where in the swing contact happens, 0…1.
     var impactFraction: Double
@@ -37,7 +37,7 @@ struct SwingPattern: Sendable {
         var rate = 0.0
         /// rad/s²
         var angularAcceleration = 0.0
-        /// g along device X
+        /// g along device z
         var impact = 0.0
     }
 

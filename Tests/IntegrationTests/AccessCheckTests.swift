@@ -66,13 +66,21 @@ struct AccessCheckTests {
         #expect(cmErrors["noActiveWorkout"] == 108)
         #expect(cmErrors["unknownDevice"] == .some(nil))
 
-        // Rejected frames reach nothing downstream: the only per-device topics are errors,
-        // availability (from hello) and presence (from status).
-        let allowedLeaves: Set<String> = ["errors", "availability", "connection"]
-        for message in received where message.topic.hasPrefix("gateway/watch-") {
-            let leaf = String(message.topic.split(separator: "/", maxSplits: 2).last ?? "")
-            #expect(allowedLeaves.contains(leaf), "unexpected output \(message.topic)")
+        // Rejected frames reach nothing downstream: no derived topic of the refused streams.
+        // Devices refused everything (denied, unlisted) publish only errors and, from their
+        // control streams, availability and presence.
+        let controlLeaves: Set<String> = ["errors", "availability", "connection"]
+        func leaves(_ id: String) -> Set<String> {
+            Set(received.filter { $0.topic.hasPrefix("gateway/\(id)/") }.map { String($0.topic.dropFirst("gateway/\(id)/".count)) })
         }
+        #expect(leaves("watch-denied-1").isSubset(of: controlLeaves), "\(leaves("watch-denied-1"))")
+        #expect(leaves("watch-unlisted-1") == ["errors"], "\(leaves("watch-unlisted-1"))")
+        #expect(!leaves("watch-nodepth-1").contains { $0.hasPrefix("submersion/") }, "\(leaves("watch-nodepth-1"))")
+        for id in ["watch-s7-1", "watch-noworkout-1"] {
+            #expect(!leaves(id).contains("swing"), "\(id): \(leaves(id))")
+        }
+        // The compliant Ultra's dive is derived.
+        #expect(leaves("watch-ultra-1").contains("submersion/depth-state"), "\(leaves("watch-ultra-1"))")
         #expect(!received.contains { $0.topic == "gateway/watch-unlisted-1/availability" })
         // Accepted frames of the compliant device were counted as such.
         #expect(gateway.metrics.sum("gateway_frames_accepted_total", labels: ["stream": "submersion/measurement"]) > 0)

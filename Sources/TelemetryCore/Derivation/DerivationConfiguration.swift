@@ -1,6 +1,17 @@
 /// Settings of every deriver; each milestone adds its own nested settings with documented
 /// defaults (configuration keys under `derivation.*`).
 public struct DerivationConfiguration: Sendable, Equatable {
+    /// Water submersion: depth-state hysteresis, water density, dive-end silence, ascent rate,
+    /// safety stop, temperature convergence (keys `derivation.submersion.*`; defaults in
+    /// ``SubmersionConfiguration``).
+    public var submersion = SubmersionConfiguration()
+    /// Headphones: stream timeout and resumption, pose rate, posture and gesture thresholds
+    /// (keys `derivation.headphones.*`; defaults in ``HeadphoneConfiguration``).
+    public var headphones = HeadphoneConfiguration()
+    /// Swings: time to contact, contact/miss from the batched streams, tennis strokes from
+    /// `motion` (keys `derivation.swing.*`; defaults and their reasoning in ``SwingConfiguration``).
+    public var swing = SwingConfiguration()
+
     /// Creates the defaults.
     public init() {}
 }

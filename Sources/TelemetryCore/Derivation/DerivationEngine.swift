@@ -45,6 +45,14 @@ public struct DerivationEngine: Sendable {
         return messages
     }
 
+    /// Applies a head-pose reset command (`gateway/{id}/headphone/reset-pose`) to a device the
+    /// engine already tracks; unknown devices get no state.
+    /// - Returns: whether a reference pose was reset.
+    @discardableResult
+    public mutating func resetHeadphonePose(of device: DeviceID, at date: Double, retained: Bool) -> Bool {
+        devices[device]?.headphones.resetPose(at: date, retained: retained) ?? false
+    }
+
     /// The derivation state of a device, if it has any (for tests and diagnostics).
     public func state(of device: DeviceID) -> DeviceDerivations? { devices[device] }
 }

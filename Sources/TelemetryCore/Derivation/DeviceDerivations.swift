@@ -6,16 +6,29 @@
 public struct DeviceDerivations: Sendable {
     /// The settings of every deriver.
     public let configuration: DerivationConfiguration
+    /// Water submersion: depth states, dives, temperature, ascent rate, safety stop.
+    public private(set) var submersion: SubmersionDeriver
+    /// Headphones: connection state, bud hand-offs, head pose, posture, gestures (internal
+    /// setter: the reset-pose command reaches ``HeadphoneDeriver/resetPose(at:retained:)`` through it).
+    public internal(set) var headphones: HeadphoneDeriver
+    /// Swings: time to contact and contact/miss from the batched streams, tennis strokes.
+    public private(set) var swing: SwingDeriver
 
     /// Creates the state of a device seen for the first time.
     public init(configuration: DerivationConfiguration) {
         self.configuration = configuration
+        submersion = SubmersionDeriver(configuration: configuration.submersion)
+        headphones = HeadphoneDeriver(configuration: configuration.headphones)
+        swing = SwingDeriver(configuration: configuration.swing)
     }
 
     /// Feeds one accepted frame to every deriver.
     /// - Returns: the events to publish, in the order derived.
     public mutating func receive(_ frame: DecodedFrame, context: DerivationContext) -> [OutboundMessage] {
-        let messages: [OutboundMessage] = []
+        var messages: [OutboundMessage] = []
+        messages += submersion.receive(frame, context: context)
+        messages += headphones.receive(frame, context: context)
+        messages += swing.receive(frame, context: context)
         return messages
     }
 
@@ -25,7 +38,9 @@ public struct DeviceDerivations: Sendable {
     ///   - context: the device's context (`receivedAt` is `now`).
     /// - Returns: the events to publish.
     public mutating func tick(now: Double, context: DerivationContext) -> [OutboundMessage] {
-        let messages: [OutboundMessage] = []
+        var messages: [OutboundMessage] = []
+        messages += submersion.tick(now: now, context: context)
+        messages += headphones.tick(now: now, context: context)
         return messages
     }
 }

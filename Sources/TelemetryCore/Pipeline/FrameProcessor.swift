@@ -134,6 +134,21 @@ public struct FrameProcessor: Sendable {
         return topicErrors.flush(now: now).map(topicErrorMessage) + deviceErrors.flush(now: now).map(deviceErrorMessage) + derived
     }
 
+    /// The final flush at shutdown: reports what the open error windows still hold, without
+    /// letting time-based derivations fire (the gateway is stopping, not the devices).
+    /// - Returns: the error reports to publish.
+    public mutating func finish() -> [OutboundMessage] {
+        topicErrors.flush(now: .greatestFiniteMagnitude).map(topicErrorMessage)
+            + deviceErrors.flush(now: .greatestFiniteMagnitude).map(deviceErrorMessage)
+    }
+
+    /// Applies a head-pose reset command for a device (see ``DerivationEngine/resetHeadphonePose(of:at:retained:)``).
+    /// - Returns: whether a reference pose was reset.
+    @discardableResult
+    public mutating func resetHeadphonePose(of device: DeviceID, at date: Double, retained: Bool) -> Bool {
+        derivations.resetHeadphonePose(of: device, at: date, retained: retained)
+    }
+
     /// When ``flush(now:)`` next has something to do.
     /// - Returns: a Unix epoch date, or nil when no error window is open.
     public func nextDeadline() -> Double? {

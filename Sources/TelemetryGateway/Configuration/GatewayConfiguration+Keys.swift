@@ -97,6 +97,132 @@ extension GatewayConfiguration {
         .number("metrics.publishInterval", "Seconds between retained gateway/metrics publications (0: off).", default: 5, in: 0...86400) {
             $0.metrics.publishInterval = $1
         },
+        .number(
+            "derivation.submersion.hysteresis", "Metres the depth must cross back over a band boundary before a shallower depth state is published (docs/submersion.md).",
+            default: 0.05, in: 0...0.5
+        ) { $0.derivation.submersion.hysteresis = $1 },
+        .number(
+            "derivation.submersion.waterDensity", "Water density (kg/m³) for depth from pressure when a measurement has no depth: 1025 sea water, 997 fresh water.",
+            default: 1025, in: 950...1100
+        ) { $0.derivation.submersion.waterDensity = $1 },
+        .number(
+            "derivation.submersion.diveEndSilence", "Seconds without submersion frames after which an open dive ends (summary endReason silence, depth state unknown).",
+            default: 600, in: 1...86400
+        ) { $0.derivation.submersion.diveEndSilence = $1 },
+        .number("derivation.submersion.ascentRate.limit", "Ascent rate (m/min) above which gateway/{id}/submersion/ascent-warning is published.", default: 10, in: 1...100) {
+            $0.derivation.submersion.ascentRateLimit = $1
+        },
+        .number("derivation.submersion.ascentRate.window", "Seconds the ascent rate is measured over.", default: 3, in: 0.5...60) {
+            $0.derivation.submersion.ascentRateWindow = $1
+        },
+        .number(
+            "derivation.submersion.safetyStop.requiredBeyond", "Dives deeper than this (m) need a safety stop; surfacing without one publishes a safety-stop hint.",
+            default: 10, in: 0...200
+        ) { $0.derivation.submersion.safetyStopRequiredBeyond = $1 },
+        .number("derivation.submersion.safetyStop.depth", "Centre of the safety-stop band, m.", default: 4.5, in: 0...50) {
+            $0.derivation.submersion.safetyStopDepth = $1
+        },
+        .number("derivation.submersion.safetyStop.tolerance", "Half width of the safety-stop band, m (4.5 ± 1.5: 3–6 m).", default: 1.5, in: 0...20) {
+            $0.derivation.submersion.safetyStopTolerance = $1
+        },
+        .number("derivation.submersion.safetyStop.duration", "Seconds the diver must stay in the band for the safety stop to count.", default: 180, in: 1...3600) {
+            $0.derivation.submersion.safetyStopDuration = $1
+        },
+        .number(
+            "derivation.submersion.temperature.convergedBelow", "Water temperature is flagged converged once a reading of the dive has an uncertainty below this (°C).",
+            default: 0.5, in: 0.01...10
+        ) { $0.derivation.submersion.temperatureConvergedBelow = $1 },
+        .number("derivation.swing.alignmentWindow", "Seconds of each batched stream kept per device to align them (swings are measured across batches).", default: 4, in: 2...30) {
+            $0.derivation.swing.alignmentWindow = $1
+        },
+        .number("derivation.swing.highPassCutoff", "Cutoff (Hz) of the Butterworth high-pass on accelerometer z that isolates ball impacts.", default: 30, in: 5...200) {
+            $0.derivation.swing.highPassCutoff = $1
+        },
+        .number("derivation.swing.impactThreshold", "Smallest high-passed |accelerometer z| (g) that is an impact.", default: 1.5, in: 0.1...100) {
+            $0.derivation.swing.impactThreshold = $1
+        },
+        .number("derivation.swing.startRate", "Rotation rate about gravity (rad/s) above which the wrist is swinging; the start scan's threshold.", default: 1.5, in: 0.1...20) {
+            $0.derivation.swing.startRate = $1
+        },
+        .number("derivation.swing.startConsistency", "Seconds the rate must stay below startRate, scanning back from the impact, to mark the start.", default: 0.015, in: 0.001...0.2) {
+            $0.derivation.swing.startConsistency = $1
+        },
+        .number(
+            "derivation.swing.maxOnsetExtrapolation", "Longest move (s) of the start from the threshold crossing back to the rotation onset (0: report the crossing).",
+            default: 0.03, in: 0...0.2
+        ) { $0.derivation.swing.maxOnsetExtrapolation = $1 },
+        .number("derivation.swing.minPeakRate", "Smallest peak rotation rate about gravity (rad/s) of a swing.", default: 8, in: 0.5...100) {
+            $0.derivation.swing.minPeakRate = $1
+        },
+        .number("derivation.swing.minRotationAngle", "Smallest rotation about gravity (rad) from start to impact, or over a miss.", default: 1, in: 0...10) {
+            $0.derivation.swing.minRotationAngle = $1
+        },
+        .number("derivation.swing.minDuration", "Shortest time to contact (s).", default: 0.05, in: 0...1) {
+            $0.derivation.swing.minSwingDuration = $1
+        },
+        .number("derivation.swing.maxDuration", "Longest time to contact, or onset to peak of a miss (s).", default: 0.6, in: 0.05...3) {
+            $0.derivation.swing.maxSwingDuration = $1
+        },
+        .number("derivation.swing.impactSlack", "Seconds after the rotation drops below startRate in which an impact still belongs to the swing.", default: 0.05, in: 0...0.5) {
+            $0.derivation.swing.impactSlack = $1
+        },
+        .number("derivation.swing.maxRotationDuration", "A rotation above startRate lasting longer (s) is not a missed swing.", default: 1.5, in: 0.1...10) {
+            $0.derivation.swing.maxRotationDuration = $1
+        },
+        .number("derivation.swing.tennis.window", "Tennis stroke window (s) over which rotation about gravity is accumulated (SwingWatch: 1).", default: 1, in: 0.2...5) {
+            $0.derivation.swing.tennis.window = $1
+        },
+        .number("derivation.swing.tennis.yawThreshold", "Smallest accumulated rotation (rad) over the window for a stroke (SwingWatch: 1.95).", default: 1.95, in: 0.1...20) {
+            $0.derivation.swing.tennis.yawThreshold = $1
+        },
+        .number("derivation.swing.tennis.rateThreshold", "Smallest peak rotation rate (rad/s) in the window for a stroke (SwingWatch: 5.5).", default: 5.5, in: 0.1...100) {
+            $0.derivation.swing.tennis.rateThreshold = $1
+        },
+        .number(
+            "derivation.swing.tennis.resetFraction", "Counting re-arms when the newest half window's mean rate is below this fraction of rateThreshold (SwingWatch: 0.05).",
+            default: 0.05, in: 0.001...1
+        ) { $0.derivation.swing.tennis.resetFraction = $1 },
+        .text(
+            "derivation.swing.tennis.activityTypes", "Comma-separated workout activity types during which strokes are counted (null: always).",
+            default: "tennis"
+        ) { configuration, text in
+            let types = (text ?? "").split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+            configuration.derivation.swing.tennis.activityTypes = Set(types)
+        },
+        .number(
+            "derivation.headphones.streamTimeout", "Seconds without headphone motion before connected headphones become disconnected (reason streamTimeout).",
+            default: 2, in: 0.1...3600
+        ) { $0.derivation.headphones.streamTimeout = $1 },
+        .number(
+            "derivation.headphones.resumeSpan", "Seconds of sample time motion must keep arriving while disconnected to count as connected again (streamResumed); 0: at once.",
+            default: 0.5, in: 0...60
+        ) { $0.derivation.headphones.resumeSpan = $1 },
+        .number("derivation.headphones.poseRate", "Most gateway/{id}/headphone/pose messages per second (sample time).", default: 10, in: 0.1...1000) {
+            $0.derivation.headphones.poseRate = $1
+        },
+        .number("derivation.headphones.posture.angle", "Degrees below the reference pitch that count as head down.", default: 20, in: 1...89) {
+            $0.derivation.headphones.postureAngle = $1
+        },
+        .number("derivation.headphones.posture.duration", "Seconds the head must stay down before headDown is published.", default: 30, in: 0...86400) {
+            $0.derivation.headphones.postureDuration = $1
+        },
+        .number(
+            "derivation.headphones.posture.hysteresis", "Degrees the head must come back past the posture angle before upright is published (below posture.angle).",
+            default: 5, in: 0...88
+        ) { $0.derivation.headphones.postureHysteresis = $1 },
+        .number("derivation.headphones.gesture.rotationRate", "Rotation rate (rad/s) each swing of a nod or shake must reach.", default: 1, in: 0.1...50) {
+            $0.derivation.headphones.gestureRotationRate = $1
+        },
+        .integer("derivation.headphones.gesture.swings", "Alternating swings that make a nod or shake.", default: 3, in: 2...20) {
+            $0.derivation.headphones.gestureSwings = $1
+        },
+        .number("derivation.headphones.gesture.swingGap", "Longest pause (s) between the starts of consecutive swings of one gesture.", default: 0.8, in: 0.05...10) {
+            $0.derivation.headphones.gestureSwingGap = $1
+        },
+        .number(
+            "derivation.headphones.gesture.dominance", "How many times the gesture axis's rate must exceed the other axis's for a swing.", default: 2,
+            in: 1...100
+        ) { $0.derivation.headphones.gestureDominance = $1 },
         .text(
             "logging.level", "Log level: trace, debug, info, notice, warning, error, critical.", default: "info",
             validate: { Logger.Level(rawValue: $0.lowercased()) == nil ? "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\($0)'" : nil }
@@ -119,6 +245,13 @@ extension GatewayConfiguration {
         }
         if mqtt.reconnectInitialDelay > mqtt.reconnectMaximumDelay {
             issues.append(.init(key: "mqtt.reconnect.initialDelay", source: "configuration", message: "must not exceed mqtt.reconnect.maxDelay"))
+        }
+        if derivation.headphones.postureHysteresis >= derivation.headphones.postureAngle {
+            let headphones = derivation.headphones
+            issues.append(
+                .init(
+                    key: "derivation.headphones.posture.hysteresis", source: "configuration",
+                    message: "must be below derivation.headphones.posture.angle (\(headphones.postureAngle)), got \(headphones.postureHysteresis)"))
         }
         for (key, path) in [("mqtt.tls.caFile", mqtt.tlsCAFile), ("mqtt.tls.certFile", mqtt.tlsCertificateFile), ("mqtt.tls.keyFile", mqtt.tlsKeyFile), ("mqtt.passwordFile", mqtt.passwordFile)] {
             if let path, !FileSystem.isReadableFile(path) {

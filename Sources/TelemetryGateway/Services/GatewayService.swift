@@ -127,6 +127,7 @@ public final class GatewayService: Service {
     /// the transport already copied, and hands the frame to the worker owning the device.
     private func makeRouter(queues: [HandoffQueue<WorkItem>]) -> MQTTClient.MessageHandler {
         let router = ShardRouter(shardCount: queues.count)
+        let scheme = scheme
         let inboundRoot = scheme.inboundRoot
         let maximumWait = configuration.pipeline.maximumHandoffWait
         let metrics = metrics
@@ -134,12 +135,23 @@ public final class GatewayService: Service {
         let overload = RateLimitedLog(interval: 10)
         return { message in
             metrics.messagesReceived.increment()
-            let key = TopicScheme.routingKey(of: message.topic, inboundRoot: inboundRoot) ?? Substring(message.topic)
+            // Commands under the outbound root (reset-pose) go to the worker that owns the device
+            // too, so they stay in order with its frames; the roots never overlap.
+            let key =
+                TopicScheme.routingKey(of: message.topic, inboundRoot: inboundRoot)
+                ?? TopicScheme.routingKey(of: message.topic, inboundRoot: scheme.outboundRoot) ?? Substring(message.topic)
             let shard = router.shard(forRoutingKey: key)
-            let frame = InboundFrame(
-                topic: message.topic, payload: message.payload, contentType: message.properties.contentType, retained: message.retain,
-                receivedAt: Date().timeIntervalSince1970)
-            switch queues[shard].push(.frame(frame), maxWait: maximumWait) {
+            let receivedAt = Date().timeIntervalSince1970
+            let item: WorkItem
+            if let device = scheme.parseHeadphoneResetPose(message.topic) {
+                item = .resetPose(device, receivedAt: receivedAt, retained: message.retain)
+            } else {
+                item = .frame(
+                    InboundFrame(
+                        topic: message.topic, payload: message.payload, contentType: message.properties.contentType, retained: message.retain,
+                        receivedAt: receivedAt))
+            }
+            switch queues[shard].push(item, maxWait: maximumWait) {
             case .accepted(let waited):
                 if waited > 0 {
                     metrics.handoffWaits.increment()
@@ -166,8 +178,9 @@ public final class GatewayService: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 try await subscriber.waitUntilConnected(timeout: configuration.mqtt.connectTimeout)
-                try await subscriber.subscribe([scheme.inboundFilter], qos: .exactlyOnce)
-                logger.info("subscribed to \(scheme.inboundFilter)")
+                let filters = [scheme.inboundFilter, scheme.headphoneResetPoseFilter]
+                try await subscriber.subscribe(filters, qos: .exactlyOnce)
+                logger.info("subscribed to \(filters.joined(separator: ", "))")
                 break
             } catch {
                 logger.warning("subscriber not ready yet (\(error)); retrying")
@@ -194,13 +207,17 @@ public final class GatewayService: Service {
                     await publish(result.messages, on: publisher)
                 case .tick(let now):
                     await publish(processor.flush(now: now), on: publisher)
+                case .resetPose(let device, let receivedAt, let retained):
+                    if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
+                        logger.debug("reset the head pose reference of \(device)")
+                    }
                 case .policy(let policy, let date):
                     await publish(processor.replaceAccessPolicy(policy, date: date), on: publisher)
                 }
             }
         }
         // Report what the open error windows still hold before stopping.
-        await publish(processor.flush(now: .greatestFiniteMagnitude), on: publisher)
+        await publish(processor.finish(), on: publisher)
         logger.debug("worker \(shard) drained")
     }
 

@@ -7,6 +7,8 @@ enum WorkItem: Sendable {
     case frame(InboundFrame)
     /// The current time, Unix epoch seconds.
     case tick(Double)
+    /// A head-pose reset command for a device, in order with its frames.
+    case resetPose(DeviceID, receivedAt: Double, retained: Bool)
     /// A reloaded registry and capability table, effective at the given Unix time (SIGHUP).
     case policy(AccessPolicy, Double)
 }

@@ -1,0 +1,102 @@
+/// The JSON payloads of the headphone events (examples in `docs/headphones.md`). Every event
+/// carries `deviceId`, an `eventId` derived only from its input (the same input gives the same
+/// id in any run) and the input's `date` or `timestamp`.
+extension HeadphoneDeriver {
+    /// `headphone/connection`, retained, QoS 1: `state`, `reason`, `sensorLocation` (the bud
+    /// that streamed last, the resuming sample's bud for `streamResumed`, `null` before any bud
+    /// was seen), `date`, `version`, and `timestamp` for motion-based transitions.
+    static func connectionMessage(_ transition: HeadphoneConnectionTransition, sensorLocation: SensorLocation?, context: DerivationContext) -> OutboundMessage {
+        let id = context.device.rawValue
+        var writer = JSONWriter(capacity: 240)
+        writer.object {
+            $0.field("deviceId", id)
+            $0.field("eventId", EventID.make(id, connectionLeaf, transition.state.rawValue, transition.reason.rawValue, transition.inputKey))
+            $0.field("state", transition.state.rawValue)
+            $0.field("reason", transition.reason.rawValue)
+            $0.key("sensorLocation")
+            if let sensorLocation { $0.value(sensorLocation.name) } else { $0.null() }
+            $0.field("date", transition.date)
+            $0.field("version", transition.version)
+            $0.field("timestamp", transition.timestamp)
+        }
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, connectionLeaf), payload: writer.bytes, qos: 1, retain: true)
+    }
+
+    /// `headphone/sensor-location`, QoS 1: `from`, `to`, `timestamp` (the first sample of `to`).
+    static func handoffMessage(_ handoff: BudHandoffDetector.Handoff, context: DerivationContext) -> OutboundMessage {
+        let id = context.device.rawValue
+        var writer = JSONWriter(capacity: 160)
+        writer.object {
+            $0.field("deviceId", id)
+            $0.field("eventId", EventID.make(id, sensorLocationLeaf, handoff.from.name, handoff.to.name, "\(handoff.timestamp)"))
+            $0.field("from", handoff.from.name)
+            $0.field("to", handoff.to.name)
+            $0.field("timestamp", handoff.timestamp)
+        }
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, sensorLocationLeaf), payload: writer.bytes, qos: 1)
+    }
+
+    /// `headphone/pose`, QoS 0: `timestamp`, `quaternion` (components to 10⁻⁶), `yaw`, `pitch`,
+    /// `roll` (degrees to 10⁻³), `referenceTimestamp`.
+    static func poseMessage(_ pose: HeadPose, context: DerivationContext) -> OutboundMessage {
+        let id = context.device.rawValue
+        let quaternion = pose.quaternion
+        var writer = JSONWriter(capacity: 240)
+        writer.object {
+            $0.field("deviceId", id)
+            $0.field("eventId", EventID.make(id, poseLeaf, "\(pose.timestamp)", "\(pose.referenceTimestamp)"))
+            $0.field("timestamp", pose.timestamp)
+            $0.key("quaternion")
+            $0.object {
+                $0.field("x", rounded(quaternion.x, 1e6))
+                $0.field("y", rounded(quaternion.y, 1e6))
+                $0.field("z", rounded(quaternion.z, 1e6))
+                $0.field("w", rounded(quaternion.w, 1e6))
+            }
+            $0.field("yaw", rounded(pose.yaw, 1e3))
+            $0.field("pitch", rounded(pose.pitch, 1e3))
+            $0.field("roll", rounded(pose.roll, 1e3))
+            $0.field("referenceTimestamp", pose.referenceTimestamp)
+        }
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, poseLeaf), payload: writer.bytes, qos: 0)
+    }
+
+    /// `headphone/posture`, QoS 1: `state` headDown/upright, `startTimestamp`, `timestamp`,
+    /// `duration` (s), `pitch` (degrees).
+    static func postureMessage(_ event: PostureMonitor.Event, context: DerivationContext) -> OutboundMessage {
+        let id = context.device.rawValue
+        var writer = JSONWriter(capacity: 200)
+        writer.object {
+            $0.field("deviceId", id)
+            $0.field("eventId", EventID.make(id, postureLeaf, event.kind.rawValue, "\(event.startTimestamp)", "\(event.timestamp)"))
+            $0.field("state", event.kind.rawValue)
+            $0.field("startTimestamp", event.startTimestamp)
+            $0.field("timestamp", event.timestamp)
+            $0.field("duration", rounded(event.duration, 1e6))
+            $0.field("pitch", rounded(event.pitch, 1e3))
+        }
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, postureLeaf), payload: writer.bytes, qos: 1)
+    }
+
+    /// `headphone/gesture`, QoS 1: `gesture` nod/shake, `startTimestamp`, `timestamp`, `swings`,
+    /// `peakRotationRate` (rad/s).
+    static func gestureMessage(_ gesture: GestureDetector.Gesture, context: DerivationContext) -> OutboundMessage {
+        let id = context.device.rawValue
+        var writer = JSONWriter(capacity: 200)
+        writer.object {
+            $0.field("deviceId", id)
+            $0.field("eventId", EventID.make(id, gestureLeaf, gesture.kind.rawValue, "\(gesture.startTimestamp)"))
+            $0.field("gesture", gesture.kind.rawValue)
+            $0.field("startTimestamp", gesture.startTimestamp)
+            $0.field("timestamp", gesture.timestamp)
+            $0.field("swings", gesture.swings)
+            $0.field("peakRotationRate", rounded(gesture.peakRotationRate, 1e3))
+        }
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, gestureLeaf), payload: writer.bytes, qos: 1)
+    }
+
+    /// `value` rounded to a multiple of `1 / scale`.
+    private static func rounded(_ value: Double, _ scale: Double) -> Double {
+        (value * scale).rounded() / scale
+    }
+}

@@ -1,0 +1,177 @@
+/// Derives a device's water submersion events from its `submersion/*` frames: depth states,
+/// dive summaries, water temperature, ascent-rate warnings and safety-stop hints.
+///
+/// | topic | retained | QoS | when |
+/// |---|---|---|---|
+/// | `gateway/{id}/submersion/depth-state` | yes | 1 | the depth state changes (``DepthStateMachine``) |
+/// | `gateway/{id}/submersion/dive` | no | 1 | a dive ends: surfacing, or silence (``DiveSummary``) |
+/// | `gateway/{id}/submersion/temperature` | no | 1 | each temperature reading while submerged |
+/// | `gateway/{id}/submersion/ascent-warning` | no | 1 | a too-fast ascent (``AscentRateMonitor``) |
+/// | `gateway/{id}/submersion/safety-stop` | no | 1 | a dive that needed a safety stop surfaced without one (``SafetyStopRule``) |
+///
+/// Every payload carries `deviceId`, an `eventId` derived only from the input (reprocessing gives
+/// the same id) and the input's `date`. Frames dated before what was processed, and redeliveries,
+/// are dropped and counted (``counters``) without touching the state. Payload examples and the
+/// rules: `docs/submersion.md`.
+///
+/// Pure: no clock (``tick(now:context:)`` brings the time for the silence rule), no I/O.
+public struct SubmersionDeriver: Sendable {
+    /// The settings.
+    public let configuration: SubmersionConfiguration
+    /// The depth state machine.
+    public private(set) var machine: DepthStateMachine
+    /// The dive under way, if any (exactly while the state is a submerged band).
+    public private(set) var dive: DiveTracker?
+    /// Dropped and ignored inputs, cumulative.
+    public private(set) var counters = SubmersionCounters()
+    private var ascent: AscentRateMonitor
+    /// Whether a reading of the current dive had an uncertainty below the bound.
+    private(set) var temperatureConverged = false
+    private var lastTemperatureDate: Double?
+    /// The depth of the last applied measurement of the dive, m.
+    private(set) var lastDepth: Double?
+    /// The gateway time the last submersion frame arrived, for the silence rule.
+    private var lastReceivedAt: Double?
+    /// The maximum depth of the last frame (ticks carry none).
+    private var maximumDepth: Double?
+
+    /// Creates the state of a device seen for the first time.
+    /// - Parameter configuration: the settings.
+    public init(configuration: SubmersionConfiguration = SubmersionConfiguration()) {
+        self.configuration = configuration
+        machine = DepthStateMachine(configuration: configuration.depthStateMachine)
+        ascent = AscentRateMonitor(configuration: configuration.ascentRate)
+    }
+
+    /// Feeds one accepted frame; frames of other streams are ignored.
+    /// - Parameters:
+    ///   - frame: the decoded frame.
+    ///   - context: the device, the arrival time and the entitlement's maximum depth.
+    /// - Returns: the events to publish, in order.
+    public mutating func receive(_ frame: DecodedFrame, context: DerivationContext) -> [OutboundMessage] {
+        switch frame {
+        case .submersionEvent(let event, _):
+            guard let limit = admit(context) else { return [] }
+            return apply(machine.receive(event), date: event.date, measured: false, limit: limit, context: context)
+        case .submersionMeasurement(let measurement, _):
+            guard let limit = admit(context) else { return [] }
+            return apply(machine.receive(measurement, maximumDepth: limit), date: measurement.date, measured: true, limit: limit, context: context)
+        case .submersionTemperature(let reading, _):
+            guard admit(context) != nil else { return [] }
+            return temperature(reading, context: context)
+        default:
+            return []
+        }
+    }
+
+    /// Ends an open dive when no submersion frame arrived for ``SubmersionConfiguration/diveEndSilence``.
+    /// - Parameters:
+    ///   - now: the gateway's time, Unix epoch seconds.
+    ///   - context: the device's context.
+    /// - Returns: `depth-state` `unknown` and the dive summary, or nothing.
+    public mutating func tick(now: Double, context: DerivationContext) -> [OutboundMessage] {
+        guard dive != nil, let lastReceivedAt, now - lastReceivedAt >= configuration.diveEndSilence, let limit = maximumDepth,
+            let transition = machine.silence()
+        else { return [] }
+        return change(transition, limit: limit, context: context)
+    }
+
+    // MARK: Inputs
+
+    /// Notes the arrival and returns the maximum depth, or nil (counted) when the device has none.
+    private mutating func admit(_ context: DerivationContext) -> Double? {
+        guard let limit = context.maximumDepth else {
+            counters.withoutMaximumDepth += 1
+            return nil
+        }
+        maximumDepth = limit
+        lastReceivedAt = context.receivedAt
+        return limit
+    }
+
+    private mutating func apply(
+        _ action: DepthStateMachine.Action, date: Double, measured: Bool, limit: Double, context: DerivationContext
+    ) -> [OutboundMessage] {
+        switch action {
+        case .stale:
+            counters.stale += 1
+            dive?.recordStale()
+            return []
+        case .duplicate:
+            counters.duplicate += 1
+            dive?.recordDuplicate()
+            return []
+        case .ignored:
+            counters.ignored += 1
+            return []
+        case .applied(let transition, let depth):
+            var messages: [OutboundMessage] = []
+            if let transition {
+                messages = change(transition, limit: limit, context: context)
+            } else {
+                dive?.advance(to: date, state: machine.state)
+            }
+            guard measured, dive != nil else { return messages }
+            dive?.recordMeasurement(depth: depth, date: date)
+            guard let depth else { return messages }
+            lastDepth = depth
+            if let warning = ascent.record(depth: depth, date: date) {
+                dive?.recordAscentWarning()
+                messages.append(ascentWarningMessage(warning, context: context))
+            }
+            return messages
+        }
+    }
+
+    /// Publishes a state change and opens or closes the dive.
+    private mutating func change(_ transition: DepthTransition, limit: Double, context: DerivationContext) -> [OutboundMessage] {
+        var messages = [depthStateMessage(transition, limit: limit, context: context)]
+        if transition.startsDive {
+            dive = DiveTracker(startDate: transition.date, state: transition.state, safetyStop: configuration.safetyStop)
+            ascent.reset()
+            temperatureConverged = false
+            lastDepth = nil
+        } else if transition.endsDive, var open = dive {
+            let reason: DiveSummary.EndReason = transition.cause == .silence ? .silence : .surfaced
+            let summary = open.end(at: transition.date, reason: reason, maximumDepth: limit)
+            dive = nil
+            ascent.reset()
+            lastDepth = nil
+            messages.append(diveMessage(summary, context: context))
+            if reason == .surfaced, summary.safetyStop == .missed {
+                messages.append(safetyStopMessage(summary, context: context))
+            }
+        } else {
+            dive?.advance(to: transition.date, state: transition.state)
+        }
+        return messages
+    }
+
+    private mutating func temperature(_ reading: WaterTemperature, context: DerivationContext) -> [OutboundMessage] {
+        if let last = lastTemperatureDate {
+            if reading.date < last {
+                counters.stale += 1
+                dive?.recordStale()
+                return []
+            }
+            if reading.date == last {
+                counters.duplicate += 1
+                dive?.recordDuplicate()
+                return []
+            }
+        }
+        if let lastEvent = machine.lastEventDate, reading.date < lastEvent {
+            counters.stale += 1
+            dive?.recordStale()
+            return []
+        }
+        lastTemperatureDate = reading.date
+        guard machine.state.isSubmergedBand, let startDate = dive?.startDate, reading.date >= startDate else {
+            counters.ignored += 1
+            return []
+        }
+        if reading.temperatureUncertainty < configuration.temperatureConvergedBelow { temperatureConverged = true }
+        dive?.recordTemperature(reading)
+        return [temperatureMessage(reading, context: context)]
+    }
+}
