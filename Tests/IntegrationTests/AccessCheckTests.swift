@@ -42,7 +42,7 @@ struct AccessCheckTests {
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         try await publish(frames, on: device)
         #expect(await device.flush(timeout: 60))
-        try await run.waitForMetric("gateway_messages_received_total", atLeast: Double(frames.count))
+        try await run.waitForMetric("gateway_frames_processed_total", atLeast: Double(frames.count))
         try await gateway.stop()
         let received = collector.messages
 

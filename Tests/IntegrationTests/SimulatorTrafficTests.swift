@@ -45,7 +45,7 @@ struct SimulatorTrafficTests {
         #expect(await device.flush(timeout: 60))
         let total = frames.count + binaryCount + 1
 
-        let received = try await run.waitForMetric("gateway_messages_received_total", atLeast: Double(total))
+        let received = try await run.waitForMetric("gateway_frames_processed_total", atLeast: Double(total))
         let errors = received.filter { $0.topic.hasSuffix("/errors") }
         #expect(errors.count == 1, "\(errors.map(\.payloadString))")
         let error = try json(try #require(errors.first))

@@ -154,7 +154,7 @@ extension GatewayConfiguration {
         .number("derivation.swing.minPeakRate", "Smallest peak rotation rate about gravity (rad/s) of a swing.", default: 8, in: 0.5...100) {
             $0.derivation.swing.minPeakRate = $1
         },
-        .number("derivation.swing.minRotationAngle", "Smallest rotation about gravity (rad) from start to impact, or over a miss.", default: 1, in: 0...10) {
+        .number("derivation.swing.minRotationAngle", "Smallest rotation about gravity (rad) from start to impact, or to the peak rate of a miss.", default: 1, in: 0...10) {
             $0.derivation.swing.minRotationAngle = $1
         },
         .number("derivation.swing.minDuration", "Shortest time to contact (s).", default: 0.05, in: 0...1) {

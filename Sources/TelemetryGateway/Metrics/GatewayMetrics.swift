@@ -12,6 +12,9 @@ final class GatewayMetrics: Sendable {
     let factory: any MetricsFactory
     /// Messages libmosquitto handed to the gateway on the subscriber connection.
     let messagesReceived: Counter
+    /// Frames a worker finished with (accepted or rejected): received minus processed is what
+    /// is still queued.
+    let framesProcessed: Counter
     /// Frames that passed every check, per stream.
     private let accepted: [InboundStream: Counter]
     /// Frames rejected, per (code, stream); stream "none" for topic-level rejections. Created
@@ -50,6 +53,7 @@ final class GatewayMetrics: Sendable {
     init(factory: any MetricsFactory, shards: Int) {
         self.factory = factory
         messagesReceived = Counter(label: "gateway_messages_received_total", factory: factory)
+        framesProcessed = Counter(label: "gateway_frames_processed_total", factory: factory)
         accepted = Dictionary(
             uniqueKeysWithValues: InboundStream.allCases.map {
                 ($0, Counter(label: "gateway_frames_accepted_total", dimensions: [("stream", $0.rawValue)], factory: factory))
@@ -79,6 +83,7 @@ final class GatewayMetrics: Sendable {
     /// Counts what one processed frame showed: its outcome, why its payload was invalid, and
     /// what its sequence number says about frames lost, repeated or out of order upstream.
     func record(_ result: FrameResult) {
+        framesProcessed.increment()
         record(result.outcome)
         if let reason = result.problem?.reason { invalidPayloads[reason]?.increment() }
         guard let observation = result.sequence, case .accepted(let stream) = result.outcome else { return }

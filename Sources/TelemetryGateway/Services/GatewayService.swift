@@ -203,8 +203,10 @@ public final class GatewayService: Service {
                 switch item {
                 case .frame(let frame):
                     let result = processor.process(frame)
-                    metrics.record(result)
                     await publish(result.messages, on: publisher)
+                    // Counted once its messages are handed over, so a test (or an operator)
+                    // that sees the count also sees what the frame produced.
+                    metrics.record(result)
                 case .tick(let now):
                     await publish(processor.flush(now: now), on: publisher)
                 case .resetPose(let device, let receivedAt, let retained):

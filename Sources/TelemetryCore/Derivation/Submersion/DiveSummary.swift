@@ -5,7 +5,7 @@ public struct DiveSummary: Sendable, Equatable {
     public enum EndReason: String, Sendable, Equatable {
         /// A `notSubmerged` event.
         case surfaced
-        /// No submersion frame for the configured silence (or a graceful shutdown of the gateway).
+        /// No submersion frame for ``SubmersionConfiguration/diveEndSilence``.
         case silence
     }
 
