@@ -183,7 +183,10 @@ struct SwingMotionModel: Sendable {
     /// Device direction of the tangential acceleration of a swing (unit, device frame).
     var tangentialDirection: Vector3
 
-    init(basePitch: Double, baseRoll: Double, heading: Double, yawSway: Oscillation, pitchSway: Oscillation, rollSway: Oscillation, tangentialDirection: Vector3) {
+    init(
+        basePitch: Double, baseRoll: Double, heading: Double, yawSway: Oscillation, pitchSway: Oscillation, rollSway: Oscillation,
+        tangentialDirection: Vector3
+    ) {
         self.basePitch = basePitch
         self.baseRoll = baseRoll
         self.heading = heading
@@ -205,7 +208,9 @@ struct SwingMotionModel: Sendable {
     mutating func add(_ impact: ImpactShape) { impacts.append(impact) }
 
     /// Adds waving (yaw), arm swing (pitch, roll) or bounce episodes, each after the last of its kind.
-    mutating func add(yaw: EnvelopedOscillation? = nil, pitch: EnvelopedOscillation? = nil, roll: EnvelopedOscillation? = nil, bounce: EnvelopedOscillation? = nil) {
+    mutating func add(
+        yaw: EnvelopedOscillation? = nil, pitch: EnvelopedOscillation? = nil, roll: EnvelopedOscillation? = nil, bounce: EnvelopedOscillation? = nil
+    ) {
         if let yaw { yawOscillations.append(yaw) }
         if let pitch { pitchOscillations.append(pitch) }
         if let roll { rollOscillations.append(roll) }

@@ -60,7 +60,8 @@ struct SwingTimeline: Sendable {
             basePitch: random.nextDouble(in: -0.3...0.1),
             baseRoll: 0.2 * wristSign + random.nextDouble(in: -0.1...0.1),
             heading: random.nextDouble(in: -Double.pi...Double.pi),
-            yawSway: Oscillation(amplitude: random.nextDouble(in: 0.02...0.04), hertz: random.nextDouble(in: 0.2...0.5), phase: random.nextDouble(in: 0...6.28)),
+            yawSway: Oscillation(
+                amplitude: random.nextDouble(in: 0.02...0.04), hertz: random.nextDouble(in: 0.2...0.5), phase: random.nextDouble(in: 0...6.28)),
             pitchSway: Oscillation(amplitude: 0.05, hertz: random.nextDouble(in: 0.1...0.3), phase: random.nextDouble(in: 0...6.28)),
             rollSway: Oscillation(amplitude: 0.05, hertz: random.nextDouble(in: 0.1...0.3), phase: random.nextDouble(in: 0...6.28)),
             tangentialDirection: Vector3(x: 0, y: (1 - zShare * zShare).squareRoot(), z: zShare)
@@ -84,7 +85,8 @@ struct SwingTimeline: Sendable {
         case .bump:
             model.add(
                 ImpactShape(
-                    time: time + random.nextDouble(in: 0.3...0.7), amplitude: random.nextDouble(in: 2...8), frequency: random.nextDouble(in: 80...200),
+                    time: time + random.nextDouble(in: 0.3...0.7), amplitude: random.nextDouble(in: 2...8),
+                    frequency: random.nextDouble(in: 80...200),
                     decay: random.nextDouble(in: 0.003...0.008), sign: random.nextUnitInterval() < 0.5 ? -1 : 1))
             time += 1
         case .practiceSwing:
@@ -106,7 +108,9 @@ struct SwingTimeline: Sendable {
         var step = time + 0.5
         while step < time + seconds - 0.5 {
             // Heel strikes reach the wrist as small, low-frequency jolts.
-            model.add(ImpactShape(time: step, amplitude: random.nextDouble(in: 0.2...0.4), frequency: random.nextDouble(in: 35...50), decay: 0.012, sign: -1))
+            model.add(
+                ImpactShape(
+                    time: step, amplitude: random.nextDouble(in: 0.2...0.4), frequency: random.nextDouble(in: 35...50), decay: 0.012, sign: -1))
             step += 1 / cadence
         }
         time += seconds
@@ -160,9 +164,11 @@ struct SwingTimeline: Sendable {
             }
         }
         let radius = min(0.4, 40 * standardGravity / (peakRate * peakRate))
-        let impact =
-            kind == .contact
-            ? ImpactShape(time: onset + timeToContact, amplitude: impactAmplitude, frequency: impactFrequency, decay: impactDecay, sign: impactSign) : nil
+        var impact: ImpactShape?
+        if kind == .contact {
+            impact = ImpactShape(
+                time: onset + timeToContact, amplitude: impactAmplitude, frequency: impactFrequency, decay: impactDecay, sign: impactSign)
+        }
         let shape = SwingShape(
             onset: onset, loadDuration: loadDuration, loadRate: loadRate, timeToContact: timeToContact, peakRate: peakRate,
             followThrough: followThrough, followFactor: kind == .contact ? 0.85 : 1, hold: hold, returnDuration: returnDuration,
@@ -274,7 +280,8 @@ struct BatchSampler: Sendable {
             }
             return result
         }
-        let merged = (arrivals(accelerometer.map { ($0.index, $0.end) }, .accelerometer) + arrivals(deviceMotion.map { ($0.index, $0.end) }, .deviceMotion))
+        let accelerometerArrivals = arrivals(accelerometer.map { ($0.index, $0.end) }, .accelerometer)
+        let merged = (accelerometerArrivals + arrivals(deviceMotion.map { ($0.index, $0.end) }, .deviceMotion))
             .sorted { $0.time < $1.time || ($0.time == $1.time && $0.stream == .accelerometer && $1.stream == .deviceMotion) }
         return merged.map { entry in
             switch entry.stream {

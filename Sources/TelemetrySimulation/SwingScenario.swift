@@ -175,4 +175,41 @@ public struct SwingScenario: Sendable {
         actions.append(.idle(seconds: 1))
         return SwingScenario(seed: seed, actions: actions, options: options)
     }
+
+    /// A seeded session with no swing to publish, about `seconds` long: walking, waving,
+    /// practice swings, knocks on the watch and standing still, in random order. For the
+    /// false-positive rate.
+    /// - Parameters:
+    ///   - seed: seeds every random choice.
+    ///   - seconds: the approximate session length.
+    ///   - options: noise, jitter and delivery.
+    /// - Returns: the scenario (its ground truth lists only practice swings).
+    public static func nonSwingSession(seed: UInt64, seconds: Double, options: Options = Options()) -> SwingScenario {
+        var random = SplitMix64(seed: SplitMix64.derivedSeed(seed, salt: SplitMix64.stableHash("non-swing-actions")))
+        var actions: [Action] = [.idle(seconds: 1)]
+        var planned = 1.0
+        while planned < seconds {
+            switch Int(random.nextUnitInterval() * 5) {
+            case 0:
+                let length = random.nextDouble(in: 5...20)
+                actions.append(.walking(seconds: length))
+                planned += length
+            case 1:
+                let length = random.nextDouble(in: 2...6)
+                actions.append(.waving(seconds: length))
+                planned += length
+            case 2:
+                actions.append(.practiceSwing)
+                planned += 3.5
+            case 3:
+                actions.append(.bump)
+                planned += 1
+            default:
+                let length = random.nextDouble(in: 1...5)
+                actions.append(.idle(seconds: length))
+                planned += length
+            }
+        }
+        return SwingScenario(seed: seed, actions: actions, options: options)
+    }
 }

@@ -151,6 +151,21 @@ struct SwingAlignmentTests {
         #expect(events.allSatisfy { event in scenario.groundTruth.dropFirst().contains { SwingEvaluation.matches(event, $0) } })
     }
 
+    @Test("coverage: a gap or a range outside the window is not covered")
+    func coverage() {
+        var window = BatchAlignmentWindow(configuration: SwingConfiguration())
+        window.append(accelerometer: SwingSignals.accelerometer(from: 10, to: 11) { _ in -1 })
+        window.append(accelerometer: SwingSignals.accelerometer(from: 11.2, to: 12) { _ in -1 })
+        #expect(window.accelerometerCovers(from: 10.1, through: 10.9))
+        #expect(window.accelerometerCovers(from: 11.3, through: 11.9))
+        #expect(!window.accelerometerCovers(from: 10.9, through: 11.3), "the 0.2 s hole")
+        #expect(!window.accelerometerCovers(from: 9.5, through: 10.5), "before the first sample")
+        #expect(!window.accelerometerCovers(from: 11.5, through: 12.5), "after the last sample")
+        window.append(accelerometer: SwingSignals.accelerometer(from: 10.5, to: 10.6) { _ in 5 })
+        #expect(window.staleSamples == 80, "older samples are dropped")
+        #expect(!window.motionCovers(from: 10.1, through: 10.2), "no device motion yet")
+    }
+
     @Test("replayed and duplicated batches are ignored")
     func duplicates() {
         let scenario = SwingScenario(seed: 43, actions: Self.actions)

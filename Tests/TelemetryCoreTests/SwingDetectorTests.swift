@@ -34,7 +34,7 @@ struct SwingDetectorTests {
                 #expect(event.impactTimestamp == nil && event.timeToContact == nil)
                 #expect(abs(event.startTimestamp - truth.startTimestamp) < 0.004)
                 #expect(abs(event.peakRotationRate - truth.peakRotationRate) < 0.05 * truth.peakRotationRate)
-                #expect(event.rotationAngle > truth.angleToContact, "a miss's angle covers the whole forward swing")
+                #expect(abs(event.rotationAngle - truth.angleToContact) < 0.15 * truth.angleToContact, "measured to the (flat-topped, noisy) peak rate")
             }
         }
     }

@@ -137,7 +137,7 @@ public struct BatchAlignmentWindow: Sendable {
 
     private static func covers<Point: TimestampedPoint>(_ ring: SampleRing<Point>, from start: Double, through end: Double, gap: Double) -> Bool {
         guard let first = ring.first, let last = ring.last, first.timestamp <= start + gap, last.timestamp >= end - gap else { return false }
-        guard var index = lastIndex(in: ring, atOrBefore: start) else { return true }
+        var index = lastIndex(in: ring, atOrBefore: start) ?? ring.startIndex
         var previous = ring[absolute: index].timestamp
         index += 1
         while index < ring.endIndex {

@@ -68,8 +68,8 @@ public struct SwingConfiguration: Sendable, Equatable {
     /// Smallest peak |ω·ĝ| of a swing, rad/s. Bat swings turn the wrist at ≈ 10–35 rad/s;
     /// walking stays below ≈ 2, waving below ≈ 6, slow practice swings below ≈ 6.
     public var minPeakRate: Double = 8
-    /// Smallest rotation about gravity from start to impact (or over a miss), rad (≈ 57°). A
-    /// swing to contact turns the wrist by ≈ 90–160°; a wave half-cycle by less.
+    /// Smallest rotation about gravity from start to impact (for a miss, to its peak rate), rad
+    /// (≈ 57°). A swing to contact turns the wrist by ≈ 90–160°; a wave half-cycle by less.
     public var minRotationAngle: Double = 1.0
     /// Shortest time to contact, s: faster "swings" are knocks, not swings.
     public var minSwingDuration: Double = 0.05

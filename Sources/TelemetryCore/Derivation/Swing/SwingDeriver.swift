@@ -2,7 +2,9 @@
 /// (`gateway/{id}/swing`) and tennis strokes from the per-sample motion stream
 /// (`gateway/{id}/tennis/stroke`).
 ///
-/// Pure: no clock, no I/O; frames arrive in the device's order from one worker.
+/// Pure: no clock, no I/O; frames arrive in the device's order from one worker. The detector
+/// (its window is ≈ 100 KB with the defaults) and the counter are created on the device's first
+/// frame that needs them, so devices that never send those streams cost nothing.
 ///
 /// - `batched/accelerometer` and `batched/device-motion` feed a ``SwingDetector`` (the access
 ///   checks already let them through only while a workout runs).
@@ -15,10 +17,10 @@
 public struct SwingDeriver: Sendable {
     /// The settings in use.
     public let configuration: SwingConfiguration
-    /// The batched swing detector.
-    public private(set) var detector: SwingDetector
-    /// The tennis stroke counter (its counts are the current workout's).
-    public private(set) var strokes: TennisStrokeCounter
+    /// The batched swing detector, once a batched frame arrived.
+    public private(set) var detector: SwingDetector?
+    /// The tennis stroke counter (its counts are the current workout's), once strokes were counted.
+    public private(set) var strokes: TennisStrokeCounter?
     /// The latest workout state, if a workout frame was seen.
     public private(set) var workoutState: WorkoutState?
     /// The latest workout's HealthKit activity type.
@@ -27,8 +29,6 @@ public struct SwingDeriver: Sendable {
     /// Creates the state of a device seen for the first time.
     public init(configuration: SwingConfiguration) {
         self.configuration = configuration
-        detector = SwingDetector(configuration: configuration)
-        strokes = TennisStrokeCounter(configuration: configuration.tennis)
     }
 
     /// Feeds one accepted frame.
@@ -36,19 +36,22 @@ public struct SwingDeriver: Sendable {
     public mutating func receive(_ frame: DecodedFrame, context: DerivationContext) -> [OutboundMessage] {
         switch frame {
         case .batchedAccelerometer(let batch):
+            if detector == nil { detector = SwingDetector(configuration: configuration) }
             var swings: [SwingEvent] = []
-            detector.receive(accelerometer: batch.samples, into: &swings)
+            detector!.receive(accelerometer: batch.samples, into: &swings)
             return swings.map { $0.message(context: context) }
         case .batchedDeviceMotion(let batch):
+            if detector == nil { detector = SwingDetector(configuration: configuration) }
             var swings: [SwingEvent] = []
-            detector.receive(deviceMotion: batch.samples, into: &swings)
+            detector!.receive(deviceMotion: batch.samples, into: &swings)
             return swings.map { $0.message(context: context) }
         case .motion(let batch):
             guard countsStrokes else { return [] }
             let wrist = context.descriptor?.wristLocation ?? .left
+            if strokes == nil { strokes = TennisStrokeCounter(configuration: configuration.tennis) }
             var messages: [OutboundMessage] = []
             for sample in batch.samples {
-                if let stroke = strokes.process(sample, wrist: wrist) { messages.append(stroke.message(context: context)) }
+                if let stroke = strokes!.process(sample, wrist: wrist) { messages.append(stroke.message(context: context)) }
             }
             return messages
         case .workout(let event, _):
@@ -57,11 +60,11 @@ public struct SwingDeriver: Sendable {
             case .running:
                 let startsWorkout = workoutState == nil || workoutState == .ended || activityType != event.activityType
                 if startsWorkout {
-                    detector.reset()
-                    strokes.resetCounts()
+                    detector?.reset()
+                    strokes?.resetCounts()
                 }
             case .paused, .ended:
-                detector.finish(into: &swings)
+                detector?.finish(into: &swings)
             }
             workoutState = event.state
             activityType = event.activityType

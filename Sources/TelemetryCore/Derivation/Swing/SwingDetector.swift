@@ -12,8 +12,8 @@
 ///   (an impact without such a swing, a knock or a clap, publishes nothing);
 /// - a **rotation segment** with no impact between its first sample and
 ///   ``SwingConfiguration/impactSlack`` after its last, and with the accelerometer covering that
-///   time without a gap, becomes a missed swing when the same checks pass (onset to peak within
-///   the duration bounds).
+///   time without a gap, becomes a missed swing when the same checks pass, measured from the
+///   start to the segment's peak rate (where a swing usually meets the ball).
 ///
 /// Decisions wait until every candidate that could come before them is known (the later of
 /// the two streams bounds that), so the events, their order and their values depend only on
@@ -43,7 +43,8 @@ public struct SwingDetector: Sendable {
         segments = RotationSegmenter(configuration: configuration)
         starts = SwingStartDetector(configuration: configuration)
         pendingImpacts = SampleRing(capacity: 64, filler: Impact(timestamp: 0, peakTimestamp: 0, peak: 0))
-        pendingSegments = SampleRing(capacity: 64, filler: RotationSegment(direction: 1, firstTimestamp: 0, lastTimestamp: 0, peakTimestamp: 0, peak: 0))
+        pendingSegments = SampleRing(
+            capacity: 64, filler: RotationSegment(direction: 1, firstTimestamp: 0, lastTimestamp: 0, peakTimestamp: 0, peak: 0))
         decidedImpacts = SampleRing(capacity: 16, filler: 0)
     }
 
@@ -139,10 +140,12 @@ public struct SwingDetector: Sendable {
         }
         let duration = segment.peakTimestamp - start.timestamp
         guard duration >= configuration.minSwingDuration, duration <= configuration.maxSwingDuration else { return nil }
-        let rotation = SwingStartDetector.rotation(in: window, from: start.timestamp, to: segment.lastTimestamp, direction: start.direction)
-        guard rotation.peak >= configuration.minPeakRate, rotation.angle >= configuration.minRotationAngle else { return nil }
+        // Measured to the fastest moment, where a swing usually meets the ball, so a miss's
+        // angle compares with a contact's.
+        let rotation = SwingStartDetector.rotation(in: window, from: start.timestamp, to: segment.peakTimestamp, direction: start.direction)
+        guard rotation.angle >= configuration.minRotationAngle else { return nil }
         return SwingEvent(
-            startTimestamp: start.timestamp, impactTimestamp: nil, peakRotationRate: rotation.peak, rotationAngle: rotation.angle,
+            startTimestamp: start.timestamp, impactTimestamp: nil, peakRotationRate: segment.peak, rotationAngle: rotation.angle,
             direction: start.direction)
     }
 }

@@ -4,9 +4,11 @@ public struct SwingEvent: Sendable, Equatable {
     public var startTimestamp: Double
     /// The ball contact, seconds since boot; `nil` for a miss.
     public var impactTimestamp: Double?
-    /// The largest rotation rate about gravity between start and impact (or over a miss), rad/s.
+    /// The largest rotation rate about gravity between start and impact (for a miss, of the
+    /// whole forward rotation), rad/s.
     public var peakRotationRate: Double
-    /// The rotation about gravity from start to impact (or over a whole miss), rad.
+    /// The rotation about gravity from the start to the impact (for a miss, to the peak rate,
+    /// where a swing usually meets the ball), rad.
     public var rotationAngle: Double
     /// +1 clockwise seen from above (`ω·ĝ > 0`), −1 counter-clockwise.
     public var direction: Double

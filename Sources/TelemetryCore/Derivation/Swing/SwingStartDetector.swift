@@ -140,7 +140,9 @@ public struct SwingStartDetector: Sendable {
     ///   - direction: +1 or −1 (``SwingStart/direction``).
     /// - Returns: the largest `direction·ω·ĝ` of the samples in the interval (rad/s) and the
     ///   integral of `direction·ω·ĝ` over it (rad, trapezoids, clipped to the interval).
-    public static func rotation(in window: BatchAlignmentWindow, from start: Double, to end: Double, direction: Double) -> (peak: Double, angle: Double) {
+    public static func rotation(
+        in window: BatchAlignmentWindow, from start: Double, to end: Double, direction: Double
+    ) -> (peak: Double, angle: Double) {
         let ring = window.motion
         guard end > start, var index = BatchAlignmentWindow.lastIndex(in: ring, atOrBefore: start) ?? (ring.isEmpty ? nil : ring.startIndex) else {
             return (0, 0)
