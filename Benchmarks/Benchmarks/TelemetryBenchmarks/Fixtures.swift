@@ -1,3 +1,4 @@
+import Foundation
 import TelemetryCore
 import TelemetrySimulation
 
@@ -12,10 +13,67 @@ enum Fixtures {
     }()
 
     static func payload(_ stream: String) -> [UInt8] {
-        frames.last { $0.stream == stream }!.payload
+        guard let frame = frames.last(where: { $0.stream == stream }) else {
+            fatalError("the simulated Series 9 produced no \(stream) frame")
+        }
+        return frame.payload
     }
 
     static let accelerometerBatch = payload("batched/accelerometer")
     static let deviceMotionBatch = payload("batched/device-motion")
     static let motionFrame = payload("motion")
+
+    /// The accelerometer batch as the decoder's model (input of the encoder benchmark).
+    static let decodedAccelerometerBatch: AccelerometerBatch = {
+        guard case .success(.batchedAccelerometer(let batch)) = FrameDecoder.decodeJSON(accelerometerBatch, stream: .batchedAccelerometer) else {
+            fatalError("the simdjson decoder rejected the simulated accelerometer batch")
+        }
+        return batch
+    }()
+
+    /// The device-motion batch as the decoder's model (input of the encoder benchmark).
+    static let decodedDeviceMotionBatch: DeviceMotionBatch = {
+        guard case .success(.batchedDeviceMotion(let batch)) = FrameDecoder.decodeJSON(deviceMotionBatch, stream: .batchedDeviceMotion) else {
+            fatalError("the simdjson decoder rejected the simulated device-motion batch")
+        }
+        return batch
+    }()
+
+    /// Traps unless every decoder reads every sample of the fixtures and the processor accepts
+    /// them: a benchmark of a decoder that bails out early would measure the wrong thing.
+    static func checkDecodersAgree() {
+        let accelerometerSamples = decodedAccelerometerBatch.samples.count
+        let deviceMotionSamples = decodedDeviceMotionBatch.samples.count
+        precondition(accelerometerSamples == 800, "accelerometer batch has \(accelerometerSamples) samples, expected 800")
+        precondition(deviceMotionSamples == 200, "device-motion batch has \(deviceMotionSamples) samples, expected 200")
+
+        let codableAccelerometer = try? JSONDecoder().decode(CodableAccelerometerBatch.self, from: Data(accelerometerBatch))
+        precondition(codableAccelerometer?.samples.count == accelerometerSamples, "JSONDecoder baseline failed on the accelerometer batch")
+        let codableDeviceMotion = try? JSONDecoder().decode(CodableDeviceMotionBatch.self, from: Data(deviceMotionBatch))
+        precondition(codableDeviceMotion?.samples.count == deviceMotionSamples, "JSONDecoder baseline failed on the device-motion batch")
+        let serialized = (try? JSONSerialization.jsonObject(with: Data(accelerometerBatch))) as? [String: Any]
+        precondition((serialized?["samples"] as? [Any])?.count == accelerometerSamples, "JSONSerialization baseline failed on the accelerometer batch")
+
+        for (stream, payload) in [("batched/accelerometer", accelerometerBatch), ("batched/device-motion", deviceMotionBatch), ("motion", motionFrame)] {
+            var processor = FrameProcessor()
+            let result = processor.process(InboundFrame(topic: "wearables/watch-bench-1/\(stream)", payload: payload, receivedAt: 1_700_000_000))
+            guard case .accepted = result.outcome else {
+                fatalError("FrameProcessor did not accept the \(stream) fixture: \(result.outcome) \(result.problem.map { "\($0)" } ?? "")")
+            }
+        }
+        // The simulator benchmark's unit: one steady-state second holds one batch of each kind.
+        var generator = TrafficGenerator(
+            seed: 7, devices: [.appleWatchSeries9(id: "watch-bench-1", activity: .baseball)], startDate: 1_700_000_000)
+        _ = generator.advance(to: 2)
+        let second = generator.advance(by: 1)
+        for stream in ["batched/accelerometer", "batched/device-motion"] {
+            let count = second.count { $0.stream == stream }
+            precondition(count == 1, "one simulated second has \(count) \(stream) frames, expected 1")
+        }
+        if ProcessInfo.processInfo.environment["WG_BENCHMARK_PRINT_SIZES"] != nil {
+            let streams = Dictionary(grouping: second, by: \.stream).mapValues(\.count).sorted { $0.key < $1.key }
+            print("one simulated second: \(second.count) frames, \(second.reduce(0) { $0 + $1.payload.count }) bytes: \(streams)")
+            print("payload bytes: batched/accelerometer \(accelerometerBatch.count), batched/device-motion \(deviceMotionBatch.count), motion \(motionFrame.count)")
+        }
+    }
 }
