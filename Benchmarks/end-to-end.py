@@ -246,6 +246,10 @@ def main():
     parser.add_argument("--relay-baseline", action="store_true",
                         help="no gateway: a do-nothing C subscriber (mosquitto_sub -q 1) consumes the same traffic, "
                              "to measure what the simulator and the broker alone sustain on this machine")
+    parser.add_argument("--broker-option", action="append", default=[], metavar="LINE",
+                        help="extra mosquitto.conf line after the repository's flow-control.conf, e.g. 'max_queued_bytes 0' (repeatable)")
+    parser.add_argument("--broker-sys", action="store_true",
+                        help="log the broker's $SYS store and drop counters every second to <logs>/sys.log")
     parser.add_argument("--logs", default=None, help="folder for broker/gateway/simulator logs (default: a temporary one)")
     args = parser.parse_args()
 
@@ -257,6 +261,10 @@ def main():
     with open(config, "w") as f:
         f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n"
                 f"include_dir {os.path.join(REPO, 'config', 'mosquitto', 'conf.d')}\n")
+        for line in args.broker_option:
+            f.write(line + "\n")
+        if args.broker_sys:
+            f.write("sys_interval 1\n")
 
     started = []
     cpu = CPUSampler()
@@ -276,6 +284,12 @@ def main():
                     sys.exit("mosquitto did not start; see " + os.path.join(logs, "mosquitto.log"))
                 time.sleep(0.05)
 
+        if args.broker_sys:
+            started.append(subprocess.Popen(
+                ["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-t", "$SYS/broker/store/messages/#",
+                 "-t", "$SYS/broker/publish/messages/dropped", "-t", "$SYS/broker/messages/stored", "-F", "%U %t %p"],
+                stdout=open(os.path.join(logs, "sys.log"), "w"), stderr=subprocess.DEVNULL))
+
         if args.relay_baseline:
             relay_baseline(args, broker, port, logs, started, cpu)
             return
@@ -293,8 +307,11 @@ def main():
         if follower.wait(lambda m: "gateway_messages_received_total" in m, 30) is None:
             sys.exit("no gateway/metrics within 30 s; see " + os.path.join(logs, "gateway.log"))
 
-        # The counters of a frame: accepted or rejected once processed.
+        # Frames processed: gateway_frames_processed_total (counted once a frame's messages are
+        # handed to the publisher); accepted + rejected on gateways older than that counter.
         def processed(m):
+            if "gateway_frames_processed_total" in m:
+                return m["gateway_frames_processed_total"]
             return m.get("gateway_frames_accepted_total", 0) + m.get("gateway_frames_rejected_total", 0)
 
         if args.prime > 0:
@@ -341,8 +358,8 @@ def main():
         match = re.search(r"frames\s+(\d+)", frames_line)
         frames = int(match.group(1)) if match else 0
 
-        # The gateway counts a message when libmosquitto hands it over; it has been processed
-        # once accepted + rejected catch up.
+        # The gateway counts a message when libmosquitto hands it over
+        # (gateway_messages_received_total), and again once a worker is done with it.
         target_received = baseline.get("gateway_messages_received_total", 0) + frames
         target_processed = processed(baseline) + frames
         done = follower.wait(lambda m: processed(m) >= target_processed, args.catch_up)
@@ -367,7 +384,7 @@ def main():
         mib = float(match.group(2)) / float(match.group(1)) * frames if match else float("nan")
         count = processed(final) - processed(baseline)
         print(f"processed         {count / elapsed:.0f} frames/s, {mib * count / frames / elapsed:.1f} MiB/s "
-              f"({count:.0f} of {frames} frames accepted or rejected {elapsed:.2f} s after publishing began; "
+              f"({count:.0f} of {frames} frames processed {elapsed:.2f} s after publishing began; "
               f"resolution {args.metrics_interval} s)")
         if not done:
             print(f"LOST              {frames - count:.0f} frames never reached the gateway (see the broker log below)")
@@ -378,14 +395,12 @@ def main():
             if used is not None:
                 print(f"cpu {name:<13} {used:.2f} s = {used / elapsed:.2f} cores over the run")
         if publish_start:
-            per_name = {}
-            for tid, (name, after) in gateway_threads_after.items():
-                used = after - gateway_threads_before.get(tid, (name, 0.0))[1]
-                count, total = per_name.get(name, (0, 0.0))
-                per_name[name] = (count + 1, total + used)
-            print("gateway threads   " + ", ".join(
-                f"{name} x{count} {total / elapsed:.2f}" for name, (count, total) in sorted(per_name.items(), key=lambda x: -x[1][1])
-                if total > 0.01) + " (cores)")
+            # Per thread: libmosquitto's network threads, the Swift concurrency pool (workers,
+            # publishing, metrics). Linux keeps the last 15 characters of a thread's name.
+            used = sorted(((after - gateway_threads_before.get(tid, (name, 0.0))[1], tid, name)
+                           for tid, (name, after) in gateway_threads_after.items()), reverse=True)
+            print("gateway threads   " + ", ".join(f"{name}[{tid}] {seconds / elapsed:.2f}" for seconds, tid, name in used
+                                                   if seconds > 0.01) + " (cores)")
         for name in ("gateway_messages_received_total", "gateway_handoff_waits_total", "gateway_handoff_blocked_seconds_total",
                      "gateway_handoff_over_capacity_total"):
             value = final.get(name, 0) - baseline.get(name, 0)

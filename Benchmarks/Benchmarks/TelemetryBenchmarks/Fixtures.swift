@@ -19,6 +19,21 @@ enum Fixtures {
         return frame.payload
     }
 
+    /// The same watch over two minutes, as the gateway receives it: a warm-up prefix (the first
+    /// two simulated seconds: hello, authorization, workout start, …) and 120 steady-state
+    /// seconds of every stream, for the ``Replay`` benchmarks.
+    static let timeline: (prefix: [InboundFrame], seconds: [[InboundFrame]]) = {
+        let startDate = 1_700_000_000.0
+        var generator = TrafficGenerator(
+            seed: 7, devices: [.appleWatchSeries9(id: "watch-bench-1", activity: .baseball)], startDate: startDate)
+        func inbound(_ frames: [SimulatedFrame]) -> [InboundFrame] {
+            frames.map { InboundFrame(topic: $0.topic(), payload: $0.payload, retained: $0.retain, receivedAt: startDate + $0.time) }
+        }
+        let prefix = inbound(generator.advance(to: 2))
+        let seconds = (3...122).map { inbound(generator.advance(to: Double($0))) }
+        return (prefix, seconds)
+    }()
+
     static let accelerometerBatch = payload("batched/accelerometer")
     static let deviceMotionBatch = payload("batched/device-motion")
     static let motionFrame = payload("motion")
@@ -54,11 +69,20 @@ enum Fixtures {
         let serialized = (try? JSONSerialization.jsonObject(with: Data(accelerometerBatch))) as? [String: Any]
         precondition((serialized?["samples"] as? [Any])?.count == accelerometerSamples, "JSONSerialization baseline failed on the accelerometer batch")
 
-        for (stream, payload) in [("batched/accelerometer", accelerometerBatch), ("batched/device-motion", deviceMotionBatch), ("motion", motionFrame)] {
-            var processor = FrameProcessor()
-            let result = processor.process(InboundFrame(topic: "wearables/watch-bench-1/\(stream)", payload: payload, receivedAt: 1_700_000_000))
-            guard case .accepted = result.outcome else {
-                fatalError("FrameProcessor did not accept the \(stream) fixture: \(result.outcome) \(result.problem.map { "\($0)" } ?? "")")
+        // The replayed seconds: one batch of each kind per second, and every frame accepted
+        // (a rejected frame would skip the derivations the replay benchmarks are meant to include).
+        let replay = Replay()
+        for _ in Replay.seconds.indices {
+            let second = replay.nextSecond()
+            for stream in ["batched/accelerometer", "batched/device-motion"] {
+                let count = second.count { $0.topic.hasSuffix("/" + stream) }
+                precondition(count == 1, "a replayed second has \(count) \(stream) frames, expected 1")
+            }
+            for frame in second {
+                let result = replay.process(frame)
+                guard case .accepted = result.outcome else {
+                    fatalError("FrameProcessor did not accept \(frame.topic): \(result.outcome) \(result.problem.map { "\($0)" } ?? "")")
+                }
             }
         }
         // The simulator benchmark's unit: one steady-state second holds one batch of each kind.
