@@ -11,7 +11,7 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 FROM ${SWIFT_IMAGE} AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
-    && apt-get install -y -q --no-install-recommends libmosquitto-dev libsimdjson-dev pkg-config \
+    && apt-get install -y -q --no-install-recommends libmosquitto-dev libsimdjson-dev libsqlite3-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies in their own layer, so a source change does not refetch them.
@@ -30,7 +30,7 @@ RUN swift build -c release --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
-    && apt-get install -y -q --no-install-recommends libmosquitto1 libsimdjson14 ca-certificates tzdata \
+    && apt-get install -y -q --no-install-recommends libmosquitto1 libsimdjson14 libsqlite3-0 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin wearable
 COPY --from=build /out/wearable-gateway /out/wearable-sim /usr/local/bin/
@@ -39,7 +39,11 @@ COPY --from=build /out/wearable-gateway /out/wearable-sim /usr/local/bin/
 # e.g. the registry config/devices.yml).
 WORKDIR /srv/wearable-gateway
 COPY config/ ./config/
-RUN ln -s /srv/wearable-gateway/config /etc/wearable-gateway
+RUN ln -s /srv/wearable-gateway/config /etc/wearable-gateway \
+    && mkdir -p /var/lib/wearable-gateway && chown wearable /var/lib/wearable-gateway
+# The historical accelerometer store (docs/recorder.md) lives on a volume the gateway owns.
+ENV WG_RECORDER_DATABASE=/var/lib/wearable-gateway/recorder.sqlite
+VOLUME /var/lib/wearable-gateway
 USER wearable
 # SIGTERM starts the gateway's drain (docker stop sends it; allow it time: stop_grace_period).
 STOPSIGNAL SIGTERM

@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libmosquitto (Debian libmosquitto-dev). Only MQTTTransport imports it.
@@ -45,12 +46,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The historical accelerometer store: SQLite (Debian libsqlite3-dev) through GRDB.
+        // Only this target touches the database.
+        .target(
+            name: "RecorderStore",
+            dependencies: ["TelemetryCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .target(name: "TelemetrySimulation", dependencies: ["TelemetryCore"]),
         .target(
             name: "TelemetryGateway",
             dependencies: [
                 "TelemetryCore",
                 "MQTTTransport",
+                "RecorderStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -86,6 +94,7 @@ let package = Package(
             dependencies: ["TelemetryCore", "TelemetrySimulation"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore", "TelemetryCore", "TelemetrySimulation"]),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
         // Test helpers shared by the broker-backed test targets: a private mosquitto per test.
         .target(
@@ -108,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport",
+                "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport", "RecorderStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -19,7 +19,7 @@ esac
 export PATH
 
 # Debian packages the build, the tests and the demo need.
-WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev openssl)
+WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev openssl)
 
 # log MESSAGE...: a progress line ("==> building").
 log() { printf '==> %s\n' "$*"; }

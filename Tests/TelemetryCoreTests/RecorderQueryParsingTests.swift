@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import TelemetryCore
+
+@Suite("Recorder queries: parsing, limits and answers")
+struct RecorderQueryParsingTests {
+    private let device = DeviceID("watch-1")!
+
+    private func parse(_ text: String, maximumRange: Double = RecorderQuery.maximumRange) -> Result<RecorderQuery, RecorderQueryError> {
+        RecorderQuery.parse(Array(text.utf8), device: device, maximumRange: maximumRange)
+    }
+
+    @Test("a range of up to 12 h parses, with accelerometer as the default kind")
+    func parsesRange() throws {
+        #expect(try parse(#"{"from":1000,"to":44200}"#).get() == RecorderQuery(device: device, from: 1000, to: 44_200, kind: .accelerometer))
+        #expect(try parse(#"{"to":2000.5,"from":1000.25,"kind":"tremor","extra":true}"#).get().kind == .tremor)
+    }
+
+    @Test(
+        "bad requests fail with a code naming the problem",
+        arguments: [
+            (#"{"from":1000,"to":44201}"#, RecorderQueryError.Code.rangeTooLong),
+            (#"{"from":2000,"to":1000}"#, .invalidRange),
+            (#"{"from":-5,"to":1000}"#, .invalidRange),
+            (#"{"from":1000}"#, .invalidRequest),
+            (#"{"from":"a","to":1000}"#, .invalidRequest),
+            (#"{"from":1000,"to":2000,"kind":"gyro"}"#, .invalidRequest),
+            ("[1,2]", .invalidRequest),
+            ("", .invalidRequest),
+        ])
+    func rejects(text: String, code: RecorderQueryError.Code) {
+        guard case .failure(let error) = parse(text) else {
+            Issue.record("\(text) was accepted")
+            return
+        }
+        #expect(error.code == code)
+        #expect(!error.detail.isEmpty)
+    }
+
+    @Test("a configured limit below 12 h applies; one above it does not raise Core Motion's")
+    func configuredLimit() {
+        #expect(throws: RecorderQueryError.self) { try parse(#"{"from":0,"to":3601}"#, maximumRange: 3600).get() }
+        #expect(throws: RecorderQueryError.self) { try parse(#"{"from":0,"to":43201}"#, maximumRange: 100_000).get() }
+    }
+
+    @Test("answers carry the query, chunk numbers and the final counts")
+    func answers() throws {
+        let query = RecorderQuery(device: device, from: 10, to: 20)
+        let sample = StoredRecorderSample(
+            identifier: 9, sample: RecordedAccelerometerSample(timestamp: 1.5, startDate: 11, acceleration: Vector3(x: 0.1, y: 0.2, z: 0.3)))
+        let chunk = try JSONSerialization.jsonObject(with: Data(RecorderQueryResponse.samplesChunk(query, index: 3, samples: [sample]))) as? [String: Any]
+        #expect(chunk?["chunk"] as? Int == 3)
+        #expect(chunk?["final"] as? Bool == false)
+        #expect(chunk?["deviceId"] as? String == "watch-1")
+        let samples = chunk?["samples"] as? [[String: Any]]
+        #expect(samples?.first?["identifier"] as? Int == 9)
+        #expect((samples?.first?["acceleration"] as? [String: Double])?["z"] == 0.3)
+        let final = try JSONSerialization.jsonObject(with: Data(RecorderQueryResponse.final(query, chunks: 4, count: 3001))) as? [String: Any]
+        #expect(final?["final"] as? Bool == true)
+        #expect(final?["chunks"] as? Int == 4)
+        #expect(final?["count"] as? Int == 3001)
+        let error = try JSONSerialization.jsonObject(
+            with: Data(RecorderQueryResponse.error(device: device, RecorderQueryError(.rangeTooLong, detail: "too long")))) as? [String: Any]
+        #expect((error?["error"] as? [String: String])?["code"] == "rangeTooLong")
+        #expect(error?["final"] as? Bool == true)
+    }
+
+    @Test("the query topic parses back to its device; other topics do not")
+    func topics() {
+        let scheme = TopicScheme()
+        #expect(scheme.recorderQueryFilter == "gateway/+/recorder/query")
+        #expect(scheme.parseRecorderQuery("gateway/watch-1/recorder/query") == device)
+        #expect(scheme.parseRecorderQuery("gateway/watch-1/recorder/query/x") == nil)
+        #expect(scheme.parseRecorderQuery("gateway/bad+id/recorder/query") == nil)
+        #expect(scheme.parseRecorderQuery("wearables/watch-1/recorder/query") == nil)
+    }
+}
