@@ -17,6 +17,7 @@ set -euo pipefail
 GATEWAY_PW=gateway-dev-password
 DEVICE_PW=device-dev-password
 MONITOR_PW=monitor-dev-password
+APP_PW=app-dev-password
 
 ensure_packages
 
@@ -185,6 +186,26 @@ expect_output "monitor received only gateway/# (no wearables/#)" \
 	'gateway/watch-1/connection {"state":"connected"}' "$got"
 got=$(drain_session device "$DEVICE_PW" watch-7 '#')
 expect_output "device received nothing (no read access to gateway/# or other devices)" "" "$got"
+
+log "apps: commands to the gateway, answers on replies/<own client id>/#"
+open_session app "$APP_PW" app-1 'replies/#'
+open_session app "$APP_PW" app-2 'replies/#'
+out=$(pub app "$APP_PW" app-cmd gateway/watch-1/recorder/query '{"from":0,"to":10}')
+expect_puback "app -> gateway/watch-1/recorder/query accepted" '0|16' "$out"
+out=$(pub app "$APP_PW" app-cmd gateway/buds-1/headphone/reset-pose '{}')
+expect_puback "app -> gateway/buds-1/headphone/reset-pose accepted" '0|16' "$out"
+out=$(pub app "$APP_PW" app-cmd gateway/watch-1/connection '{"state":"connected"}')
+expect_puback "app -> gateway/watch-1/connection denied (0x87)" 135 "$out"
+out=$(pub app "$APP_PW" app-cmd wearables/watch-1/status '{"state":"online"}')
+expect_puback "app -> wearables/watch-1/status denied (0x87)" 135 "$out"
+out=$(pub device "$DEVICE_PW" watch-1 gateway/watch-1/recorder/query '{"from":0,"to":10}')
+expect_puback "device -> gateway/watch-1/recorder/query denied (0x87)" 135 "$out"
+out=$(pub gateway "$GATEWAY_PW" check-gateway-pub replies/app-1/recorder '{"final":true}')
+expect_puback "gateway -> replies/app-1/recorder accepted" '0|16' "$out"
+got=$(drain_session app "$APP_PW" app-1 'replies/#')
+expect_output "app-1 received the answer addressed to it" 'replies/app-1/recorder {"final":true}' "$got"
+got=$(drain_session app "$APP_PW" app-2 'replies/#')
+expect_output "app-2 received nothing (replies/app-1/# is not its own)" "" "$got"
 
 if [ "$failures" -ne 0 ]; then
 	printf '==> ACL check FAILED: %d of %d checks failed\n' "$failures" "$checks"

@@ -58,6 +58,8 @@ BROKER_PID=
 GATEWAY_PID=
 LIVE_PID=
 SIM_PID=
+TREMOR_PID=
+RUN_PID=
 CONF=
 PORT=
 failed=0
@@ -94,7 +96,7 @@ cleanup() {
 			retained gateway/metrics | grep '^gateway_' | sed 's/^/    /'
 		fi
 	fi
-	stop_pid "$LIVE_PID" "$BROKER_PID"
+	stop_pid "$LIVE_PID" $TREMOR_PID $RUN_PID "$BROKER_PID"
 	[ -n "$CONF" ] && rm -rf "$(dirname "$CONF")"
 	case "$status" in 130 | 143) interrupted=1 ;; esac
 	if [ "$failed" -ne 0 ] || { [ "$status" -ne 0 ] && [ "$interrupted" -eq 0 ]; }; then
@@ -156,13 +158,33 @@ log "running wearable-sim: $DEVICES devices, seed $SEED, ${DURATION}s (0 = until
 "$BIN_DIR/wearable-sim" --broker "$BROKER_URL" --devices "$DEVICES" --seed "$SEED" \
 	--duration "$DURATION" &
 SIM_PID=$!
+# Alongside: a watch uploads 10 minutes of CMSensorRecorder history with tremor of known class
+# (tremor results per minute, docs/tremor.md), and an urban run with stoplight pauses and a hill
+# is played at 60x (pedometer segments and a workout summary, docs/run-segments.md).
+log "also: wearable-sim --scenario tremor (watch-tremor-1) and --scenario urban-run --speed 60 (watch-run-1); logs in $WORK"
+"$BIN_DIR/wearable-sim" --broker "$BROKER_URL" --scenario tremor --seed "$SEED" >"$WORK/sim-tremor.log" 2>&1 &
+TREMOR_PID=$!
+"$BIN_DIR/wearable-sim" --broker "$BROKER_URL" --scenario urban-run --speed 60 --seed "$SEED" >"$WORK/sim-run.log" 2>&1 &
+RUN_PID=$!
 sim_status=0
 wait "$SIM_PID" || sim_status=$?
 SIM_PID=
+for pid in "$TREMOR_PID" "$RUN_PID"; do
+	wait "$pid" || sim_status=$?
+done
 if [ "$sim_status" -ne 0 ]; then
 	printf 'wearable-sim exited with status %s\n' "$sim_status" >&2
 	failed=1
 fi
+grep -h "expected" "$WORK/sim-tremor.log" "$WORK/sim-run.log" | sed 's/^/[ground truth] /' || true
+
+# MQTT 5 request/response on the stored history (docs/recorder.md): mosquitto_rr prints the
+# first answer, here the chunk with the tremor results of the uploaded minutes.
+now=$(date +%s)
+log "recorder query: tremor results of watch-tremor-1's history (mosquitto_rr, first answer)"
+mosquitto_rr -h 127.0.0.1 -p "$PORT" -V mqttv5 -t gateway/watch-tremor-1/recorder/query \
+	-e "replies/demo-$$/tremor" -m "{\"from\": $((now - 900)), \"to\": $now, \"kind\": \"tremor\"}" -W 10 ||
+	printf 'no answer to the recorder query\n' >&2
 kill -0 "$GATEWAY_PID" 2>/dev/null || {
 	printf 'the gateway exited before the simulator finished\n' >&2
 	failed=1

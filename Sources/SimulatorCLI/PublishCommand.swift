@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TelemetryCore
 import TelemetrySimulation
 
 /// `wearable-sim publish` (default): real-time traffic for a fleet.
@@ -20,27 +21,41 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(help: "Seconds to run; 0 runs until SIGINT/SIGTERM.")
     var duration: Double = 30
 
-    @Option(help: "Fleet: 'mixed' (--devices devices of every kind) or 'rule-breakers' (one device per access rule broken, plus a compliant Ultra).")
+    @Option(
+        help: """
+            Fleet: 'mixed' (--devices devices of every kind), 'rule-breakers' (one device per access rule broken, plus a compliant Ultra), \
+            or one scripted run with ground truth: 'urban-run' (watch-run-1) or 'trail-run' (watch-run-2), played to its end (--duration does not apply),             or 'tremor' (watch-tremor-1): the last 10 minutes of CMSensorRecorder history with tremor of known class, uploaded at once.
+            """)
     var scenario: Scenario = .mixed
+
+    @Option(help: "Playback speed of the run scenarios: 10 plays a 25-minute run in 2.5 minutes.")
+    var speed: Double = 1
 
     enum Scenario: String, ExpressibleByArgument, CaseIterable {
         case mixed
         case ruleBreakers = "rule-breakers"
+        case urbanRun = "urban-run"
+        case trailRun = "trail-run"
+        case tremor
     }
 
     func validate() throws {
         guard devices >= 1 && devices <= 10_000 else { throw ValidationError("--devices must be from 1 to 10000") }
         guard duration >= 0 else { throw ValidationError("--duration must not be negative") }
+        guard speed > 0 && speed.isFinite else { throw ValidationError("--speed must be a positive number") }
     }
 
     func run() async throws {
         let logger = try connection.makeLogger()
         let startDate = Date().timeIntervalSince1970
-        let fleet: [SimulatedDevice] =
-            switch scenario {
-            case .mixed: SimulatedFleet.mixed(count: devices)
-            case .ruleBreakers: SimulatedFleet.ruleBreakers() + [.appleWatchUltra2(id: "watch-ultra-1")]
-            }
+        let fleet: [SimulatedDevice]
+        switch scenario {
+        case .mixed: fleet = SimulatedFleet.mixed(count: devices)
+        case .ruleBreakers: fleet = SimulatedFleet.ruleBreakers() + [.appleWatchUltra2(id: "watch-ultra-1")]
+        case .urbanRun: return try await play(.urbanRun(seed: seed), startDate: startDate, logger: logger)
+        case .trailRun: return try await play(.trailRun(seed: seed), startDate: startDate, logger: logger)
+        case .tremor: return try await upload(TremorScenario(deviceId: "watch-tremor-1", seed: seed, startDate: startDate - 660), logger: logger)
+        }
         var generator = TrafficGenerator(seed: seed, devices: fleet, startDate: startDate)
         logger.info(
             "simulating \(fleet.count) devices (\(Dictionary(grouping: fleet, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", "))), seed \(seed), broker \(connection.broker)")
@@ -72,6 +87,51 @@ struct PublishCommand: AsyncParsableCommand {
         await connections.finish(root: connection.root, date: startDate + generator.currentTime)
         let (acknowledged, failed) = connections.statistics
         logger.info("done: \(published) frames (\(bytes / 1024) KiB) in \(Int(generator.currentTime)) s; acknowledged \(acknowledged), failed \(failed)")
+        if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// Publishes a tremor recording's chunks as a device uploads its recorder history: all at
+    /// once, in order; then logs each minute's ground truth.
+    private func upload(_ recording: TremorScenario, logger: Logger) async throws {
+        let frames = recording.frames()
+        logger.info("uploading \(recording.minutes.count) minutes of recorder history of \(recording.deviceId) (\(frames.count) frames), broker \(connection.broker)")
+        let device = SimulatedDevice.appleWatchSeries9(id: recording.deviceId, activity: .walking)
+        let connections = try DeviceConnections(devices: [device], options: connection, logger: logger)
+        try await connections.waitUntilConnected(timeout: 30)
+        for frame in frames { try await connections.send(frame, root: connection.root) }
+        await connections.finish(root: connection.root, date: recording.startDate + Double(recording.minutes.count) * 60)
+        for minute in recording.minutes {
+            logger.info(
+                "minute \(Int(minute.startDate)): expected \(minute.severity.rawValue)\(minute.frequency.map { String(format: " at %.1f Hz", $0) } ?? ""), \(minute.voluntary.count) voluntary movements, \(minute.gaps.count) gaps")
+        }
+        let (acknowledged, failed) = connections.statistics
+        logger.info("done: \(frames.count) frames; acknowledged \(acknowledged), failed \(failed)")
+        if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// Publishes a run scenario's frames at their scenario times (divided by --speed), then
+    /// logs the segments the gateway should derive.
+    private func play(_ run: RunScenario, startDate: Double, logger: Logger) async throws {
+        let frames = run.frames(startDate: startDate)
+        logger.info("\(run.name) on \(run.deviceId): \(frames.count) frames over \(Int(run.workoutEnd)) s of run time at \(speed)x, broker \(connection.broker)")
+        let connections = try DeviceConnections(devices: [run.device], options: connection, logger: logger)
+        try await connections.waitUntilConnected(timeout: 30)
+        let stop = StopFlag()
+        stop.installSignalHandlers()
+        let clock = ContinuousClock()
+        let start = clock.now
+        for frame in frames {
+            while !stop.isSet, (clock.now - start) / .seconds(1) * speed < frame.time { try? await Task.sleep(for: .milliseconds(20)) }
+            if stop.isSet { break }
+            try await connections.send(frame, root: connection.root)
+        }
+        await connections.finish(root: connection.root, date: startDate + run.workoutEnd)
+        for segment in run.expectedSegments(startDate: startDate) {
+            logger.info(
+                "expected segment \(segment.index): \(Int(segment.activeDuration)) s, \(Int(segment.steps)) steps, \(Int(segment.distance)) m, gain \(Int(segment.elevationGain)) m, hill \(segment.hill)")
+        }
+        let (acknowledged, failed) = connections.statistics
+        logger.info("done: \(frames.count) frames; acknowledged \(acknowledged), failed \(failed)")
         if failed > 0 { throw ExitCode(1) }
     }
 }

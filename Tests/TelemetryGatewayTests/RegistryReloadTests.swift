@@ -13,6 +13,8 @@ struct RegistryReloadTests {
         "watch-ultra-1", "watch-s9-1", "buds-1", "watch-s9-2", "phone-1", "watch-ultra-2", "watch-s9-3", "buds-2", "watch-s9-4", "phone-2",
     ]
     static let ruleBreakerIds = ["watch-s7-1", "watch-denied-1", "watch-nodepth-1", "watch-noworkout-1"]
+    /// The run scenarios' devices (`RunScenario.urbanRun`, `.trailRun`; RunSegmentDerivationTests uses them).
+    static let runnerIds = ["watch-run-1", "watch-run-2"]
 
     private func withFiles<T>(registry: String, capabilities: String? = nil, _ body: (AccessPolicyFiles, URL) throws -> T) throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("acc-\(UUID().uuidString)")
@@ -28,13 +30,13 @@ struct RegistryReloadTests {
         return try body(AccessPolicyFiles(registry: registryPath, capabilities: capabilitiesPath), directory)
     }
 
-    @Test("the shipped devices.yml is closed and covers the simulator's fleet and rule breakers, but not watch-unlisted-1")
+    @Test("the shipped devices.yml is closed and covers the simulator's fleet, runners, the tremor recording and rule breakers, but not watch-unlisted-1")
     func shippedRegistry() throws {
         let loaded = try DeviceRegistryLoader.load(file: RepositoryFiles.devices)
         #expect(loaded.warnings.isEmpty)
         let registry = loaded.registry
         #expect(!registry.isOpen)
-        #expect(Set(registry.devices.keys.map(\.rawValue)) == Set(Self.mixedIds + Self.ruleBreakerIds))
+        #expect(Set(registry.devices.keys.map(\.rawValue)) == Set(Self.mixedIds + Self.runnerIds + ["watch-tremor-1"] + Self.ruleBreakerIds))
         #expect(registry.entitlements(for: DeviceID("watch-unlisted-1")!) == nil)
         #expect(registry.devices[DeviceID("watch-ultra-1")!]?.contains(.submersionShallow) == true)
         #expect(registry.devices[DeviceID("watch-nodepth-1")!].map { Entitlement.maximumDepth(granted: $0) } == .some(nil))

@@ -11,6 +11,13 @@ public struct DerivationConfiguration: Sendable, Equatable {
     /// Swings: time to contact, contact/miss from the batched streams, tennis strokes from
     /// `motion` (keys `derivation.swing.*`; defaults and their reasoning in ``SwingConfiguration``).
     public var swing = SwingConfiguration()
+    /// Run segments and workout summaries from pedometer events, pedometer data and altitude
+    /// (keys `derivation.run.*`; defaults and their reasoning in ``RunConfiguration``).
+    public var run = RunConfiguration()
+    /// Tremor: windows, coverage, voluntary-movement and displacement thresholds, band and grid
+    /// of the analysis of `recorder/accelerometer` minutes (keys `derivation.tremor.*`; defaults
+    /// and their reasoning in ``TremorConfiguration``).
+    public var tremor = TremorConfiguration()
 
     /// Creates the defaults.
     public init() {}

@@ -13,6 +13,8 @@ public struct DeviceDerivations: Sendable {
     public internal(set) var headphones: HeadphoneDeriver
     /// Swings: time to contact and contact/miss from the batched streams, tennis strokes.
     public private(set) var swing: SwingDeriver
+    /// Run segments and workout summaries from pedometer events, pedometer data and altitude.
+    public private(set) var run: RunSegmentDeriver
 
     /// Creates the state of a device seen for the first time.
     public init(configuration: DerivationConfiguration) {
@@ -20,6 +22,7 @@ public struct DeviceDerivations: Sendable {
         submersion = SubmersionDeriver(configuration: configuration.submersion)
         headphones = HeadphoneDeriver(configuration: configuration.headphones)
         swing = SwingDeriver(configuration: configuration.swing)
+        run = RunSegmentDeriver(configuration: configuration.run)
     }
 
     /// Feeds one accepted frame to every deriver.
@@ -29,6 +32,7 @@ public struct DeviceDerivations: Sendable {
         messages += submersion.receive(frame, context: context)
         messages += headphones.receive(frame, context: context)
         messages += swing.receive(frame, context: context)
+        messages += run.receive(frame, context: context)
         return messages
     }
 
@@ -41,6 +45,7 @@ public struct DeviceDerivations: Sendable {
         var messages: [OutboundMessage] = []
         messages += submersion.tick(now: now, context: context)
         messages += headphones.tick(now: now, context: context)
+        messages += run.tick(now: now, context: context)
         return messages
     }
 }

@@ -95,6 +95,16 @@ extension ConfigurationKey {
             return nil
         }
     }
+
+    /// A comma-separated set of names (spaces around each ignored); `null`/`~`/empty is the empty set.
+    static func names(
+        _ path: String, _ summary: String, default value: [String],
+        _ set: @escaping @Sendable (inout GatewayConfiguration, Set<String>) -> Void
+    ) -> ConfigurationKey {
+        text(path, summary, default: value.joined(separator: ",")) { configuration, text in
+            set(&configuration, Set((text ?? "").split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }))
+        }
+    }
 }
 
 extension String {

@@ -97,6 +97,34 @@ extension GatewayConfiguration {
         .number("metrics.publishInterval", "Seconds between retained gateway/metrics publications (0: off).", default: 5, in: 0...86400) {
             $0.metrics.publishInterval = $1
         },
+        .text(
+            "recorder.database", "SQLite file of the historical accelerometer store (directory created if missing); null: store nothing.",
+            default: "data/recorder.sqlite"
+        ) { $0.recorder.database = $1 },
+        .number("recorder.retention", "Seconds of recorded accelerometer data kept (36 h: the window watchOS gives apps).", default: 129_600, in: 60...31_536_000) {
+            $0.recorder.retention = $1
+        },
+        .integer("recorder.maxSamples", "Most samples stored over all devices (~95 bytes each on disk); the fullest devices lose their oldest first.", default: 20_000_000, in: 1000...2_000_000_000) {
+            $0.recorder.maximumSamples = $1
+        },
+        .number("recorder.pruneInterval", "Seconds between pruning passes of the store.", default: 60, in: 1...86400) {
+            $0.recorder.pruneInterval = $1
+        },
+        .integer("recorder.queryChunkSamples", "Samples per response message of a recorder query.", default: 1000, in: 1...100_000) {
+            $0.recorder.queryChunkSamples = $1
+        },
+        .number("recorder.maxQueryRange", "Longest range (s) one recorder query may cover; at most 12 h, as Core Motion.", default: 43_200, in: 1...43_200) {
+            $0.recorder.maximumQueryRange = $1
+        },
+        .integer("recorder.queryQueueCapacity", "Recorder queries waiting before the subscriber blocks.", default: 64, in: 1...100_000) {
+            $0.recorder.queryQueueCapacity = $1
+        },
+        .number("recorder.tremor.grace", "Seconds past a minute's end the recorded data must reach before that minute's tremor result is published.", default: 5, in: 0...3600) {
+            $0.recorder.tremorGrace = $1
+        },
+        .number("recorder.tremor.idleTimeout", "Seconds without recorder chunks after which a device's last complete minute gets its tremor result.", default: 30, in: 1...86400) {
+            $0.recorder.tremorIdleTimeout = $1
+        },
         .number(
             "derivation.submersion.hysteresis", "Metres the depth must cross back over a band boundary before a shallower depth state is published (docs/submersion.md).",
             default: 0.05, in: 0...0.5
@@ -182,13 +210,63 @@ extension GatewayConfiguration {
             "derivation.swing.tennis.resetFraction", "Counting re-arms when the newest half window's mean rate is below this fraction of rateThreshold (SwingWatch: 0.05).",
             default: 0.05, in: 0.001...1
         ) { $0.derivation.swing.tennis.resetFraction = $1 },
-        .text(
+        .names(
             "derivation.swing.tennis.activityTypes", "Comma-separated workout activity types during which strokes are counted (null: always).",
-            default: "tennis"
-        ) { configuration, text in
-            let types = (text ?? "").split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
-            configuration.derivation.swing.tennis.activityTypes = Set(types)
+            default: ["tennis"]
+        ) { $0.derivation.swing.tennis.activityTypes = $1 },
+        .number("derivation.tremor.windowLength", "Seconds per tremor analysis window; a minute's fractions are shares of its windows (docs/tremor.md).", default: 2, in: 1...10) {
+            $0.derivation.tremor.windowLength = $1
         },
+        .number("derivation.tremor.minCoverage", "Fraction of a window's expected 50 Hz samples it must hold to be judged; fewer: unknown.", default: 0.8, in: 0.1...1) {
+            $0.derivation.tremor.minCoverage = $1
+        },
+        .number(
+            "derivation.tremor.voluntaryThreshold", "Change (g) of the mean acceleration vector between consecutive half windows above which the arm moved on purpose (unknown).",
+            default: 0.2, in: 0.01...4
+        ) { $0.derivation.tremor.voluntaryThreshold = $1 },
+        .number("derivation.tremor.minDisplacement", "Smallest peak-to-peak displacement (cm) that counts as tremor; below: none.", default: 0.05, in: 0.001...5) {
+            $0.derivation.tremor.minDisplacement = $1
+        },
+        .number("derivation.tremor.minProminence", "Smallest ratio of the spectrum's peak to its mean over the analysed grid for the peak to count as tremor.", default: 3, in: 1...50) {
+            $0.derivation.tremor.minProminence = $1
+        },
+        .number("derivation.tremor.bandLow", "Lower edge (Hz) of the resting-tremor band.", default: 3, in: 0.5...20) { $0.derivation.tremor.bandLow = $1 },
+        .number("derivation.tremor.bandHigh", "Upper edge (Hz) of the resting-tremor band (below 25 Hz, the Nyquist frequency at 50 Hz).", default: 7, in: 1...24.5) {
+            $0.derivation.tremor.bandHigh = $1
+        },
+        .number("derivation.tremor.bandMargin", "Hz beyond each band edge the spectrum is also evaluated; a peak there is not band tremor (none).", default: 0.5, in: 0...2) {
+            $0.derivation.tremor.bandMargin = $1
+        },
+        .number("derivation.tremor.frequencyStep", "Step (Hz) of the frequency grid the spectrum is evaluated on.", default: 0.02, in: 0.005...0.5) {
+            $0.derivation.tremor.frequencyStep = $1
+        },
+        .number("derivation.run.hillHeight", "Elevation gain (m) from which a run segment is flagged hill: true (docs/run-segments.md).", default: 10, in: 0...1000) {
+            $0.derivation.run.hillHeight = $1
+        },
+        .number(
+            "derivation.run.elevationDeadband", "Metres the smoothed altitude must move against its direction before a climb or descent counts (keeps barometer noise out).",
+            default: 1, in: 0...20
+        ) { $0.derivation.run.elevationDeadband = $1 },
+        .number("derivation.run.altitudeSmoothing", "Width (s) of the moving average over altimeter samples before the dead band (0: none).", default: 5, in: 0...60) {
+            $0.derivation.run.altitudeSmoothing = $1
+        },
+        .number(
+            "derivation.run.finalizeTimeout", "Longest wait (s, gateway clock) for pedometer and altimeter data covering a segment's end before it is published anyway.",
+            default: 10, in: 0...3600
+        ) { $0.derivation.run.finalizeTimeout = $1 },
+        .integer("derivation.run.maxAltitudeSamples", "Most altimeter samples kept per device for the current workout (oldest dropped).", default: 20_000, in: 2...1_000_000) {
+            $0.derivation.run.maxAltitudeSamples = $1
+        },
+        .integer("derivation.run.maxPedometerUpdates", "Most cumulative pedometer updates kept per device (oldest dropped).", default: 20_000, in: 2...1_000_000) {
+            $0.derivation.run.maxPedometerUpdates = $1
+        },
+        .integer("derivation.run.maxPendingEvents", "Most pause/resume events waiting per workout (after the last published segment).", default: 1_000, in: 2...100_000) {
+            $0.derivation.run.maxPendingEvents = $1
+        },
+        .names(
+            "derivation.run.activityTypes", "Comma-separated workout activity types that have run segments (null: every workout).",
+            default: ["running", "walking", "hiking"]
+        ) { $0.derivation.run.activityTypes = $1 },
         .number(
             "derivation.headphones.streamTimeout", "Seconds without headphone motion before connected headphones become disconnected (reason streamTimeout).",
             default: 2, in: 0.1...3600
@@ -266,6 +344,9 @@ extension GatewayConfiguration {
         }
         if let problem = TopicScheme(inboundRoot: topics.inboundRoot, outboundRoot: topics.outboundRoot).configurationProblem {
             issues.append(.init(key: "topics.outboundRoot", source: "configuration", message: problem))
+        }
+        if let issue = derivation.tremor.configurationIssue {
+            issues.append(.init(key: issue.key, source: "configuration", message: issue.message))
         }
         return issues
     }

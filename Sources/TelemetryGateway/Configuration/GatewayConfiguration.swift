@@ -85,6 +85,32 @@ public struct GatewayConfiguration: Sendable {
         public init() {}
     }
 
+    /// The historical accelerometer store (`recorder/accelerometer`), its queries and the
+    /// tremor results (docs/recorder.md).
+    public struct Recorder: Sendable {
+        /// The SQLite file; nil stores nothing (queries are answered with `storeUnavailable`).
+        public var database: String? = "data/recorder.sqlite"
+        /// Seconds of recorded data kept (36 h, the window watchOS 3 gives apps).
+        public var retention = 129_600.0
+        /// The most samples stored over all devices (bounds the disk use, ~95 bytes per sample).
+        public var maximumSamples = 20_000_000
+        /// Seconds between pruning passes.
+        public var pruneInterval = 60.0
+        /// Samples per response chunk of a query.
+        public var queryChunkSamples = 1000
+        /// The longest range a query may cover, seconds (at most 12 h, as Core Motion).
+        public var maximumQueryRange = RecorderQuery.maximumRange
+        /// Query requests waiting before the subscriber blocks.
+        public var queryQueueCapacity = 64
+        /// Seconds past a minute's end the recorded data must reach before its tremor result is published.
+        public var tremorGrace = 5.0
+        /// Seconds without recorder chunks after which a device's last complete minute is published.
+        public var tremorIdleTimeout = 30.0
+
+        /// Creates the defaults.
+        public init() {}
+    }
+
     /// The device registry file (operator's list of devices and entitlements); nil accepts
     /// every device with every entitlement (development only).
     public var registryFile: String? = "config/devices.yml"
@@ -105,6 +131,8 @@ public struct GatewayConfiguration: Sendable {
     public var metrics = Metrics()
     /// Log level.
     public var logLevel: Logger.Level = .info
+    /// The historical accelerometer store and tremor results (keys under `recorder.*`).
+    public var recorder = Recorder()
     /// Settings of the derivations (keys under `derivation.*`).
     public var derivation = DerivationConfiguration()
 

@@ -4,6 +4,7 @@ import Logging
 import MQTTTransport
 import Metrics
 import Prometheus
+import RecorderStore
 import ServiceLifecycle
 import TelemetryCore
 import UnixSignals
@@ -26,6 +27,7 @@ public final class GatewayService: Service {
     private let configuration: GatewayConfiguration
     private let logger: Logger
     private let metrics: GatewayMetrics
+    private let recorderMetrics: RecorderMetrics
     private let prometheus: PrometheusCollectorRegistry?
     private let scheme: TopicScheme
     private let shardCount: Int
@@ -53,6 +55,7 @@ public final class GatewayService: Service {
         scheme = TopicScheme(inboundRoot: configuration.topics.inboundRoot, outboundRoot: configuration.topics.outboundRoot)
         shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : ProcessInfo.processInfo.activeProcessorCount
         metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
+        recorderMetrics = RecorderMetrics(factory: metricsFactory)
     }
 
     public func run() async throws {
@@ -69,11 +72,13 @@ public final class GatewayService: Service {
         logger.info(
             "wearable-gateway \(Self.version) starting: broker \(configuration.mqtt.broker), \(shardCount) workers, inbound \(scheme.inboundFilter), outbound \(scheme.outboundRoot)/#")
 
+        let recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics)
         let queues = (0..<shardCount).map { _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity) }
+        let queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity)
         let subscriber = try MQTTClient(
             configuration: configuration.subscriberConfiguration(),
             logger: logger,
-            onMessage: makeRouter(queues: queues),
+            onMessage: makeRouter(queues: queues, queries: queries),
             onEvent: { [metrics] event in metrics.recordConnectionEvent(event, connection: "subscriber") })
 
         await withTaskGroup(of: Void.self) { group in
@@ -84,17 +89,23 @@ public final class GatewayService: Service {
                     await self.publishStatus(online: true, startedAt: startedAt, on: publisher)
                 }
             }
-            let workersDone = CountdownLatch(count: shardCount)
+            // The query task drains like a worker: requests taken before shutdown are answered.
+            let workersDone = CountdownLatch(count: shardCount + 1)
             for shard in 0..<shardCount {
                 group.addTask {
-                    await self.runWorker(shard: shard, queue: queues[shard], publisher: publisher)
+                    await self.runWorker(shard: shard, queue: queues[shard], recorder: recorder, publisher: publisher)
                     workersDone.arrive()
                 }
+            }
+            group.addTask {
+                await self.answerQueries(queries, recorder: recorder, publisher: publisher)
+                workersDone.arrive()
             }
             await withTaskGroup(of: Void.self) { periodic in
                 periodic.addTask { await self.runTicker(queues: queues) }
                 periodic.addTask { await self.reloadPolicyOnHangup(queues: queues) }
                 periodic.addTask { await self.runMetricsLoop(queues: queues, publisher: publisher) }
+                periodic.addTask { await recorder.runPruning() }
                 await self.subscribeAndServe(subscriber)
                 periodic.cancelAll()
             }
@@ -104,6 +115,7 @@ public final class GatewayService: Service {
             logger.info("shutting down: draining \(queues.map(\.depth).reduce(0, +)) queued frames")
             await subscriber.shutdown()
             queues.forEach { $0.close() }
+            queries.close()
             let drainedInTime = await self.waitOrTimeout(seconds: configuration.pipeline.drainTimeout) { await workersDone.wait() }
             if !drainedInTime {
                 logger.error("workers did not drain within pipeline.drainTimeout (\(configuration.pipeline.drainTimeout) s); abandoning outstanding publishes")
@@ -125,7 +137,7 @@ public final class GatewayService: Service {
 
     /// The subscriber's message handler: runs on its network thread, copies nothing beyond what
     /// the transport already copied, and hands the frame to the worker owning the device.
-    private func makeRouter(queues: [HandoffQueue<WorkItem>]) -> MQTTClient.MessageHandler {
+    private func makeRouter(queues: [HandoffQueue<WorkItem>], queries: HandoffQueue<RecorderRequest>) -> MQTTClient.MessageHandler {
         let router = ShardRouter(shardCount: queues.count)
         let scheme = scheme
         let inboundRoot = scheme.inboundRoot
@@ -135,6 +147,17 @@ public final class GatewayService: Service {
         let overload = RateLimitedLog(interval: 10)
         return { message in
             metrics.messagesReceived.increment()
+            if let device = scheme.parseRecorderQuery(message.topic) {
+                // Queries read the store, which may take a while: they have their own task so
+                // device frames never wait behind them.
+                let request = RecorderRequest(
+                    device: device, payload: message.payload, responseTopic: message.properties.responseTopic,
+                    correlationData: message.properties.correlationData, receivedAt: Date().timeIntervalSince1970)
+                if queries.push(request, maxWait: maximumWait) == .closed {
+                    metrics.handoffClosed.increment()
+                }
+                return
+            }
             // Commands under the outbound root (reset-pose) go to the worker that owns the device
             // too, so they stay in order with its frames; the roots never overlap.
             let key =
@@ -178,7 +201,7 @@ public final class GatewayService: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 try await subscriber.waitUntilConnected(timeout: configuration.mqtt.connectTimeout)
-                let filters = [scheme.inboundFilter, scheme.headphoneResetPoseFilter]
+                let filters = [scheme.inboundFilter, scheme.headphoneResetPoseFilter, scheme.recorderQueryFilter]
                 try await subscriber.subscribe(filters, qos: .exactlyOnce)
                 logger.info("subscribed to \(filters.joined(separator: ", "))")
                 break
@@ -192,23 +215,31 @@ public final class GatewayService: Service {
     // MARK: Workers
 
     /// Processes one shard's frames in arrival order until its queue is closed and empty.
-    private func runWorker(shard: Int, queue: HandoffQueue<WorkItem>, publisher: MQTTClient) async {
+    private func runWorker(shard: Int, queue: HandoffQueue<WorkItem>, recorder: RecorderRuntime, publisher: MQTTClient) async {
         var processor = FrameProcessor(
             configuration: .init(
                 scheme: scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
                 errorReportInterval: configuration.pipeline.errorReportInterval, accessPolicy: accessPolicy,
                 derivation: configuration.derivation))
+        // The tremor minutes of this shard's devices: owned here, like their derivation state.
+        var tremorSchedule = recorder.makeSchedule()
         while let batch = await queue.next() {
             for item in batch {
                 switch item {
                 case .frame(let frame):
                     let result = processor.process(frame)
                     await publish(result.messages, on: publisher)
+                    if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = scheme.parseInbound(frame.topic) {
+                        // Stored before the frame is counted, so a query after the count sees it.
+                        let tremor = await recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &tremorSchedule)
+                        await publish(tremor, on: publisher)
+                    }
                     // Counted once its messages are handed over, so a test (or an operator)
                     // that sees the count also sees what the frame produced.
                     metrics.record(result)
                 case .tick(let now):
                     await publish(processor.flush(now: now), on: publisher)
+                    await publish(await recorder.tick(now: now, schedule: &tremorSchedule), on: publisher)
                 case .resetPose(let device, let receivedAt, let retained):
                     if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
                         logger.debug("reset the head pose reference of \(device)")
@@ -221,6 +252,19 @@ public final class GatewayService: Service {
         // Report what the open error windows still hold before stopping.
         await publish(processor.finish(), on: publisher)
         logger.debug("worker \(shard) drained")
+    }
+
+    /// Answers recorder queries one after the other until the queue is closed and empty.
+    private func answerQueries(_ queries: HandoffQueue<RecorderRequest>, recorder: RecorderRuntime, publisher: MQTTClient) async {
+        while let batch = await queries.next() {
+            recorderMetrics.queryQueueDepth.record(queries.depth)
+            for request in batch {
+                await recorder.answer(request) { message in
+                    try await publisher.send(message)
+                    metrics.published.increment()
+                }
+            }
+        }
     }
 
     private func publish(_ messages: [OutboundMessage], on publisher: MQTTClient) async {

@@ -26,6 +26,8 @@ final class GatewayHarness: @unchecked Sendable {
         // shipped capability table always applies.
         configuration.registryFile = nil
         configuration.capabilitiesFile = TestBroker.repositoryRoot.appendingPathComponent("config/capabilities.yml").path
+        // Each test's own recorder store (its directory is created on first use).
+        configuration.recorder.database = broker.directory.appendingPathComponent("data/recorder.sqlite").path
         return configuration
     }
 

@@ -134,7 +134,7 @@ extension TennisStroke {
 
 extension Double {
     /// Rounded to `places` decimal places (for published values computed from samples).
-    fileprivate func rounded(toPlaces places: Int) -> Double {
+    func rounded(toPlaces places: Int) -> Double {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
         return (self * scale).rounded() / scale

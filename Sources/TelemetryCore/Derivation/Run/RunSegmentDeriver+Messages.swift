@@ -1,0 +1,23 @@
+extension RunSegmentDeriver {
+    /// The leaf topics below `gateway/{id}/`.
+    public enum Topic {
+        /// One active segment of a workout.
+        public static let segment = "pedometer/segment"
+        /// The summary of a workout that ended.
+        public static let workout = "pedometer/workout"
+    }
+
+    /// `gateway/{id}/pedometer/segment`, QoS 1, not retained.
+    static func segmentMessage(_ segment: RunSegment, context: DerivationContext) -> OutboundMessage {
+        var writer = JSONWriter(capacity: 448)
+        segment.write(to: &writer, device: context.device)
+        return OutboundMessage(topic: context.scheme.pedometerSegmentTopic(context.device), payload: writer.bytes, qos: 1, retain: false)
+    }
+
+    /// `gateway/{id}/pedometer/workout`, QoS 1, not retained.
+    static func workoutMessage(_ summary: RunWorkoutSummary, context: DerivationContext) -> OutboundMessage {
+        var writer = JSONWriter(capacity: 512)
+        summary.write(to: &writer, device: context.device)
+        return OutboundMessage(topic: context.scheme.pedometerWorkoutTopic(context.device), payload: writer.bytes, qos: 1, retain: false)
+    }
+}

@@ -1,0 +1,240 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import RecorderStore
+import TelemetryCore
+
+/// The gateway's side of the historical accelerometer: stores accepted `recorder/accelerometer`
+/// chunks, publishes a tremor result for every complete minute, answers MQTT 5 queries and
+/// prunes the store. The database is shared; the tremor schedule of a device lives in the
+/// worker that owns the device (passed `inout`), so per-device order holds without locks.
+final class RecorderRuntime: Sendable {
+    /// The store; nil when `recorder.database` is null or the file could not be opened.
+    let database: RecorderDatabase?
+    private let configuration: GatewayConfiguration.Recorder
+    private let analyzer: TremorAnalyzer
+    private let scheme: TopicScheme
+    private let logger: Logger
+    let metrics: RecorderMetrics
+    private let failureLog = RateLimitedLog(interval: 10)
+
+    /// Opens the store named by the configuration. A file that cannot be opened is logged and
+    /// leaves the gateway running without a store (frames are still checked and derived from).
+    init(configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics) {
+        self.configuration = configuration.recorder
+        self.scheme = scheme
+        self.logger = logger
+        self.metrics = metrics
+        analyzer = TremorAnalyzer(configuration: configuration.derivation.tremor)
+        if let path = configuration.recorder.database {
+            do {
+                database = try RecorderDatabase(path: path)
+                logger.info("recorder store: \(path) (window \(configuration.recorder.retention) s, at most \(configuration.recorder.maximumSamples) samples)")
+            } catch {
+                logger.error("recorder.database '\(path)' cannot be opened (\(error)); recorder chunks will not be stored and queries fail with storeUnavailable")
+                database = nil
+            }
+        } else {
+            logger.notice("recorder.database is null: recorder chunks are checked but not stored")
+            database = nil
+        }
+    }
+
+    /// A fresh per-worker tremor schedule with the configured grace and idle timeout.
+    func makeSchedule() -> TremorMinuteSchedule {
+        TremorMinuteSchedule(grace: configuration.tremorGrace, idleTimeout: configuration.tremorIdleTimeout)
+    }
+
+    // MARK: Storing and tremor minutes
+
+    /// Stores an accepted chunk and returns the tremor results of the minutes it completed.
+    func store(_ chunk: RecordedAccelerometerChunk, device: DeviceID, receivedAt: Double, schedule: inout TremorMinuteSchedule) async
+        -> [OutboundMessage]
+    {
+        guard let database, let oldest = chunk.samples.first?.startDate, let newest = chunk.samples.last?.startDate else { return [] }
+        do {
+            if !schedule.knows(device) {
+                // First chunk of the device in this process: resume where an earlier run stopped.
+                let state = try await database.deviceState(of: device)
+                if let next = state?.nextTremorMinute {
+                    schedule.restore(device, highWater: max(state?.newestSampleDate ?? next, next), nextMinute: next, now: receivedAt)
+                }
+            }
+            let outcome = try await database.insert(chunk, device: device)
+            metrics.samplesStored.increment(by: outcome.inserted)
+            metrics.duplicateSamples.increment(by: outcome.duplicates)
+        } catch {
+            metrics.storeFailures.increment()
+            if failureLog.shouldLog() {
+                logger.error("could not store a recorder chunk of \(device) (\(chunk.samples.count) samples): \(error)")
+            }
+            return []
+        }
+        guard let minutes = schedule.recorded(device, oldest: oldest, newest: newest, receivedAt: receivedAt) else { return [] }
+        return await tremorMessages(device, minutes)
+    }
+
+    /// Publishes the minutes of devices that stopped recording.
+    func tick(now: Double, schedule: inout TremorMinuteSchedule) async -> [OutboundMessage] {
+        guard database != nil else { return [] }
+        var messages: [OutboundMessage] = []
+        for (device, minutes) in schedule.tick(now: now) {
+            messages += await tremorMessages(device, minutes)
+        }
+        schedule.forgetIdle(now: now, age: max(3600, configuration.tremorIdleTimeout * 2))
+        return messages
+    }
+
+    /// Analyses the minutes holding data in `minutes` and persists how far the device got.
+    private func tremorMessages(_ device: DeviceID, _ minutes: Range<Double>) async -> [OutboundMessage] {
+        guard let database else { return [] }
+        do {
+            var messages: [OutboundMessage] = []
+            for minute in try await database.minutesWithData(of: device, from: minutes.lowerBound, before: minutes.upperBound) {
+                let samples = try await database.samples(of: device, from: minute, before: minute + 60)
+                let result = analyzer.analyze(samples: samples, from: minute, to: minute + 60)
+                messages.append(result.message(device: device, scheme: scheme))
+                metrics.tremorResults.increment()
+            }
+            try await database.setNextTremorMinute(minutes.upperBound, device: device)
+            return messages
+        } catch {
+            metrics.storeFailures.increment()
+            logger.error("could not analyse the tremor minutes \(minutes) of \(device): \(error)")
+            return []
+        }
+    }
+
+    // MARK: Queries
+
+    /// Answers one query on its response topic: ordered chunks and a final marker, or an error.
+    /// - Parameters:
+    ///   - request: the request as received.
+    ///   - send: publishes one answer message (the gateway's publisher).
+    func answer(_ request: RecorderRequest, send: (MQTTMessage) async throws -> Void) async {
+        guard let responseTopic = request.responseTopic else {
+            metrics.query("noResponseTopic")
+            if failureLog.shouldLog() {
+                logger.warning("a recorder query for \(request.device) has no MQTT 5 response topic; it cannot be answered")
+            }
+            return
+        }
+        if let problem = Self.responseTopicProblem(responseTopic, scheme: scheme) {
+            metrics.query("invalidResponseTopic")
+            logger.warning("a recorder query for \(request.device) names response topic '\(responseTopic)', which \(problem); not answered")
+            return
+        }
+        func reply(_ payload: [UInt8], chunk: Int?) async throws {
+            var properties = MQTTProperties(contentType: "application/json", correlationData: request.correlationData)
+            if let chunk { properties.userProperties = [.init(name: "chunk", value: String(chunk))] }
+            try await send(MQTTMessage(topic: responseTopic, payload: payload, qos: .atLeastOnce, retain: false, properties: properties))
+        }
+        do {
+            switch RecorderQuery.parse(request.payload, device: request.device, maximumRange: configuration.maximumQueryRange) {
+            case .failure(let error):
+                metrics.query(error.code.rawValue)
+                try await reply(RecorderQueryResponse.error(device: request.device, error), chunk: nil)
+            case .success(let query):
+                guard let database else {
+                    let error = RecorderQueryError(.storeUnavailable, detail: "this gateway stores no recorder data (recorder.database is null or could not be opened)")
+                    metrics.query(error.code.rawValue)
+                    try await reply(RecorderQueryResponse.error(device: request.device, error), chunk: nil)
+                    return
+                }
+                let (chunks, count) =
+                    switch query.kind {
+                    case .accelerometer: try await answerSamples(query, database, reply)
+                    case .tremor: try await answerTremor(query, database, reply)
+                    }
+                try await reply(RecorderQueryResponse.final(query, chunks: chunks, count: count), chunk: nil)
+                metrics.query("answered")
+            }
+        } catch let error as MQTTTransportError {
+            metrics.query("publishFailed")
+            logger.error("could not answer a recorder query of \(request.device) on \(responseTopic): \(error)")
+        } catch {
+            // The database failed part-way: the requester gets a final error instead of a marker.
+            metrics.query(RecorderQueryError.Code.storeUnavailable.rawValue)
+            logger.error("recorder query of \(request.device) failed: \(error)")
+            try? await reply(RecorderQueryResponse.error(device: request.device, RecorderQueryError(.storeUnavailable, detail: "the store failed: \(error)")), chunk: nil)
+        }
+    }
+
+    private func answerSamples(
+        _ query: RecorderQuery, _ database: RecorderDatabase, _ reply: ([UInt8], Int?) async throws -> Void
+    ) async throws -> (chunks: Int, count: Int) {
+        var cursor: StoredRecorderSample?
+        var chunks = 0
+        var count = 0
+        while true {
+            let page = try await database.samples(of: query.device, from: query.from, to: query.to, after: cursor, limit: configuration.queryChunkSamples)
+            guard let last = page.last else { break }
+            try await reply(RecorderQueryResponse.samplesChunk(query, index: chunks, samples: page), chunks)
+            chunks += 1
+            count += page.count
+            cursor = last
+            if page.count < configuration.queryChunkSamples { break }
+        }
+        return (chunks, count)
+    }
+
+    private func answerTremor(
+        _ query: RecorderQuery, _ database: RecorderDatabase, _ reply: ([UInt8], Int?) async throws -> Void
+    ) async throws -> (chunks: Int, count: Int) {
+        let minutes = try await database.minutesWithData(
+            of: query.device, from: TremorMinuteSchedule.minute(containing: query.from), before: query.to)
+        var chunks = 0
+        for group in stride(from: 0, to: minutes.count, by: Self.tremorResultsPerChunk) {
+            var results: [TremorResult] = []
+            for minute in minutes[group..<min(group + Self.tremorResultsPerChunk, minutes.count)] {
+                let samples = try await database.samples(of: query.device, from: minute, before: minute + 60)
+                results.append(analyzer.analyze(samples: samples, from: minute, to: minute + 60))
+            }
+            let payload = RecorderQueryResponse.chunk(query, index: chunks) { writer in
+                writer.field("results", array: { writer in
+                    for result in results { result.write(to: &writer, device: query.device) }
+                })
+            }
+            try await reply(payload, chunks)
+            chunks += 1
+        }
+        return (chunks, minutes.count)
+    }
+
+    /// Tremor results per answer message (one hour).
+    static let tremorResultsPerChunk = 60
+
+    /// Why the gateway will not publish on `topic`: wildcards, empty, or below the inbound root
+    /// (an answer there would be read back as device data).
+    static func responseTopicProblem(_ topic: String, scheme: TopicScheme) -> String? {
+        if topic.isEmpty { return "is empty" }
+        if topic.contains(where: { $0 == "+" || $0 == "#" || $0 == "\0" }) { return "contains a wildcard or NUL" }
+        if topic.utf8.count > 65_535 { return "is longer than MQTT allows" }
+        if topic == scheme.inboundRoot || topic.hasPrefix(scheme.inboundRoot + "/") { return "is below the inbound root '\(scheme.inboundRoot)'" }
+        return nil
+    }
+
+    // MARK: Pruning
+
+    /// Prunes the store every `recorder.pruneInterval` seconds (and once at start) until cancelled.
+    func runPruning() async {
+        guard let database else { return }
+        while !Task.isCancelled {
+            let cutoff = Date().timeIntervalSince1970 - configuration.retention
+            do {
+                let outcome = try await database.prune(before: cutoff, maximumSamples: configuration.maximumSamples)
+                metrics.samplesExpired.increment(by: outcome.expired)
+                metrics.samplesOverCapacity.increment(by: outcome.overCapacity)
+                if outcome.overCapacity > 0 {
+                    logger.warning(
+                        "recorder store over recorder.maxSamples (\(configuration.maximumSamples)): deleted the \(outcome.overCapacity) oldest samples of the fullest devices")
+                }
+                metrics.record(try await database.statistics())
+            } catch {
+                logger.error("recorder store pruning failed: \(error)")
+            }
+            try? await Task.sleep(for: .seconds(configuration.pruneInterval))
+        }
+    }
+}
