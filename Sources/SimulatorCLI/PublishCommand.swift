@@ -24,7 +24,8 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(
         help: """
             Fleet: 'mixed' (--devices devices of every kind), 'rule-breakers' (one device per access rule broken, plus a compliant Ultra), \
-            or one scripted run with ground truth: 'urban-run' (watch-run-1) or 'trail-run' (watch-run-2), played to its end (--duration does not apply),             or 'tremor' (watch-tremor-1): the last 10 minutes of CMSensorRecorder history with tremor of known class, uploaded at once.
+            or one scripted run with ground truth: 'urban-run' (watch-run-1) or 'trail-run' (watch-run-2), played to its end (--duration does not apply), \
+            or 'tremor' (watch-tremor-1): the last 10 minutes of CMSensorRecorder history with tremor of known class, uploaded at once.
             """)
     var scenario: Scenario = .mixed
 
