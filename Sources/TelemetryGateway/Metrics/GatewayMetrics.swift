@@ -20,11 +20,11 @@ final class GatewayMetrics: Sendable {
     /// Frames rejected, per (code, stream); stream "none" for topic-level rejections. Created
     /// on first use (the combinations are bounded: codes × streams) so the export is not
     /// padded with never-seen zero series.
-    private let rejected = LockedState<[String: Counter]>([:])
+    private let rejected: DimensionedCounters
     /// Invalid payloads per reason (a small fixed set: missingField, outOfBounds, …).
     private let invalidPayloads: [PayloadProblem.Reason: Counter]
     /// Sequence anomalies per (kind, stream): missing frames, duplicates, reorders, restarts.
-    private let sequenceAnomalies = LockedState<[String: Counter]>([:])
+    private let sequenceAnomalies: DimensionedCounters
     /// Times the subscriber had to wait for room in a worker queue.
     let handoffWaits: Counter
     /// Seconds the subscriber spent blocked on full queues.
@@ -53,6 +53,8 @@ final class GatewayMetrics: Sendable {
     init(factory: any MetricsFactory, shards: Int) {
         self.factory = factory
         messagesReceived = Counter(label: "gateway_messages_received_total", factory: factory)
+        rejected = DimensionedCounters(label: "gateway_frames_rejected_total", dimensions: ["code", "stream"], factory: factory)
+        sequenceAnomalies = DimensionedCounters(label: "gateway_sequence_anomalies_total", dimensions: ["kind", "stream"], factory: factory)
         framesProcessed = Counter(label: "gateway_frames_processed_total", factory: factory)
         accepted = Dictionary(
             uniqueKeysWithValues: InboundStream.allCases.map {
@@ -97,14 +99,7 @@ final class GatewayMetrics: Sendable {
     }
 
     private func sequenceCounter(_ kind: String, _ stream: InboundStream) -> Counter {
-        sequenceAnomalies.withLock { counters in
-            let key = "\(kind)|\(stream.rawValue)"
-            if let counter = counters[key] { return counter }
-            let counter = Counter(
-                label: "gateway_sequence_anomalies_total", dimensions: [("kind", kind), ("stream", stream.rawValue)], factory: factory)
-            counters[key] = counter
-            return counter
-        }
+        sequenceAnomalies(kind, stream.rawValue)
     }
 
     /// Counts a frame's outcome.
@@ -113,16 +108,7 @@ final class GatewayMetrics: Sendable {
         case .accepted(let stream):
             accepted[stream]?.increment()
         case .rejected(let code, let stream):
-            let streamName = stream?.rawValue ?? "none"
-            let counter = rejected.withLock { counters in
-                let key = "\(code.rawValue)|\(streamName)"
-                if let counter = counters[key] { return counter }
-                let counter = Counter(
-                    label: "gateway_frames_rejected_total", dimensions: [("code", code.rawValue), ("stream", streamName)], factory: factory)
-                counters[key] = counter
-                return counter
-            }
-            counter.increment()
+            rejected(code.rawValue, stream?.rawValue ?? "none").increment()
         }
     }
 }

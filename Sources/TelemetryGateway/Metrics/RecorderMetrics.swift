@@ -1,5 +1,4 @@
 import CoreMetrics
-import MQTTTransport
 import Metrics
 import RecorderStore
 import TelemetryCore
@@ -23,7 +22,7 @@ final class RecorderMetrics: Sendable {
     /// Tremor results published for complete minutes.
     let tremorResults: Counter
     /// Queries by outcome (`answered`, an error code, `noResponseTopic`).
-    private let queries = LockedState<[String: Counter]>([:])
+    private let queries: DimensionedCounters
     /// Query requests waiting for the query task.
     let queryQueueDepth: Gauge
     private let factory: any MetricsFactory
@@ -38,17 +37,13 @@ final class RecorderMetrics: Sendable {
         storedSamples = Gauge(label: "gateway_recorder_stored_samples", factory: factory)
         databaseBytes = Gauge(label: "gateway_recorder_database_bytes", factory: factory)
         tremorResults = Counter(label: "gateway_tremor_results_total", factory: factory)
+        queries = DimensionedCounters(label: "gateway_recorder_queries_total", dimensions: ["outcome"], factory: factory)
         queryQueueDepth = Gauge(label: "gateway_recorder_query_queue_depth", factory: factory)
     }
 
     /// Counts a query by its outcome.
     func query(_ outcome: String) {
-        queries.withLock { counters in
-            if let counter = counters[outcome] { return counter }
-            let counter = Counter(label: "gateway_recorder_queries_total", dimensions: [("outcome", outcome)], factory: factory)
-            counters[outcome] = counter
-            return counter
-        }.increment()
+        queries(outcome).increment()
     }
 
     /// Records a store's size.
