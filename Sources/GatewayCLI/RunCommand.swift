@@ -10,7 +10,12 @@ import TelemetryGateway
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the gateway until SIGTERM/SIGINT (which drain the queues and publish gateway/status offline).")
+        abstract: "Run the gateway until SIGTERM/SIGINT (which drain the queues and publish gateway/status offline).",
+        discussion: """
+            Exit status: 0 after a complete drain; 75 when the shutdown could not drain everything within \
+            2 × pipeline.drainTimeout (what was left stays in the journal and is replayed at the next start); \
+            78 for a configuration that cannot be used.
+            """)
 
     @OptionGroup var options: ConfigurationOptions
 
@@ -36,8 +41,21 @@ struct RunCommand: AsyncParsableCommand {
         let factory = PrometheusMetricsFactory(registry: metricsRegistry)
         MetricsSystem.bootstrap(factory)
 
-        let group = buildGateway(
-            configuration: configuration, logger: logger, metricsFactory: factory, prometheus: metricsRegistry, accessPolicy: policy.policy)
+        let report = ShutdownReport()
+        let group: ServiceGroup
+        do {
+            group = try buildGateway(
+                configuration: configuration, logger: logger, metricsFactory: factory, prometheus: metricsRegistry, accessPolicy: policy.policy,
+                shutdownReport: report, exitOnShutdownOverrun: true)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(78)
+        }
         try await group.run()
+        if !report.isComplete {
+            logger.error("stopped without draining everything (\(report.incomplete.joined(separator: "; "))); exit status \(ShutdownReport.incompleteExitCode)")
+            throw ExitCode(ShutdownReport.incompleteExitCode)
+        }
+        logger.info("wearable-gateway stopped")
     }
 }

@@ -33,6 +33,11 @@ final class ClientCore: Sendable {
         var connectWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var nextWaiterID: UInt64 = 0
         var statistics = MQTTClientStatistics()
+        /// Set when the broker said another client took our session over; read by the backoff.
+        var sessionTakenOver = false
+        /// Subscriptions the broker refused, re-sent at `subscriptionRetryAt` while connected.
+        var refusedSubscriptions: [Subscription] = []
+        var subscriptionRetryAt = ContinuousClock.now
     }
 
     let configuration: MQTTClientConfiguration
@@ -201,6 +206,7 @@ final class ClientCore: Sendable {
             switch state.withLock({ $0.connection }) {
             case .connected:
                 failures = 0
+                retryRefusedSubscriptions()
             case .connecting where ContinuousClock.now - attemptStarted > .seconds(configuration.connectTimeout):
                 mosquitto_disconnect(mosq)
                 connectionEnded(reason: "no CONNACK within \(configuration.connectTimeout) s")
@@ -226,12 +232,42 @@ final class ClientCore: Sendable {
         connectionEnded(reason: "client shut down", final: true)
     }
 
+    /// Re-sends subscriptions the broker refused once their retry time has come (an ACL fixed
+    /// by the operator takes effect without restarting the gateway).
+    private func retryRefusedSubscriptions() {
+        let due = state.withLock { state -> [Subscription] in
+            guard !state.refusedSubscriptions.isEmpty, ContinuousClock.now >= state.subscriptionRetryAt else { return [] }
+            defer { state.refusedSubscriptions.removeAll() }
+            return state.refusedSubscriptions
+        }
+        for (qos, group) in Dictionary(grouping: due, by: \.qos) {
+            let filters = group.map(\.filter)
+            if let mid = sendSubscribe(filters, qos: qos) {
+                state.withLock { $0.pendingSubscribes[mid] = (filters, nil) }
+                logger.info("MQTT retrying refused subscription \(filters)")
+            }
+        }
+    }
+
     /// Sleeps for the backoff delay (interrupted by shutdown) and counts the failure.
     private func backOff(after failures: inout Int, reason: String) {
-        let delay = configuration.reconnect.delay(afterFailures: failures)
+        var generator = SystemRandomNumberGenerator()
+        let takenOver = state.withLock { state in
+            defer { state.sessionTakenOver = false }
+            state.statistics.connectionFailures += 1
+            return state.sessionTakenOver
+        }
+        let delay =
+            takenOver
+            ? configuration.reconnect.takeoverDelay(using: &generator)
+            : configuration.reconnect.jitteredDelay(afterFailures: failures, using: &generator)
         failures += 1
-        state.withLock { $0.statistics.connectionFailures += 1 }
-        logger.warning("MQTT \(reason); retrying in \(delay) s")
+        if takenOver {
+            logger.error(
+                "MQTT session taken over: another client connected to \(configuration.broker) as '\(configuration.clientID)'; is a second gateway using the same mqtt.clientId? Retrying in \(delay) s")
+        } else {
+            logger.warning("MQTT \(reason); retrying in \(delay) s")
+        }
         emit(.connectFailed(reason: reason, retryIn: delay))
         wakeup.lock()
         let deadline = Date(timeIntervalSinceNow: delay)
@@ -248,7 +284,7 @@ final class ClientCore: Sendable {
     /// Marks the connection as gone and fails what cannot survive it: QoS 0 publishes that
     /// libmosquitto will discard on reconnect, and subscribe calls still awaiting a SUBACK.
     private func connectionEnded(reason: String, final: Bool = false) {
-        let (wasConnected, failedPublishes, handoffs, drained, failedSubscribes, waiters) = state.withLock { state in
+        let (wasConnected, failedPublishes, handoffs, drained, failedSubscribes, waiters, abandoned) = state.withLock { state in
             let wasConnected = state.connection == .connected
             state.connection = final ? .stopped : .disconnected
             state.statistics.isConnected = false
@@ -260,7 +296,7 @@ final class ClientCore: Sendable {
                 waiters = Array(state.connectWaiters.values) + state.tracker.takeAllSlotWaiters()
                 state.connectWaiters.removeAll()
             }
-            return (wasConnected, outcome.failed, outcome.handoffs, outcome.drained, subscribes, waiters)
+            return (wasConnected, outcome.failed, outcome.handoffs, outcome.drained, subscribes, waiters, outcome.abandoned)
         }
         if wasConnected {
             if isStopRequested {
@@ -272,6 +308,7 @@ final class ClientCore: Sendable {
         }
         let error = MQTTTransportError(final ? .shutdown : .connectionLost, reason)
         for continuation in failedPublishes + failedSubscribes + waiters { continuation.resume(throwing: error) }
+        for handler in abandoned { handler(.abandoned) }
         for continuation in handoffs { continuation.resume() }
         for continuation in drained { continuation.resume() }
     }
@@ -314,8 +351,20 @@ final class ClientCore: Sendable {
     }
 
     fileprivate func didDisconnect(reasonCode: Int32) {
+        if reasonCode == Self.sessionTakenOverReasonCode {
+            state.withLock {
+                $0.sessionTakenOver = true
+                $0.statistics.sessionTakeovers += 1
+            }
+            emit(.sessionTakenOver)
+            connectionEnded(reason: "session taken over by another client with client id '\(configuration.clientID)'")
+            return
+        }
         connectionEnded(reason: reasonCode == 0 ? "normal disconnect" : MosquittoLibrary.describe(reasonCode))
     }
+
+    /// MQTT 5 DISCONNECT reason code 0x8E: another connection with our client id took over.
+    static let sessionTakenOverReasonCode: Int32 = 0x8E
 
     fileprivate func didPublish(mid: Int32, reasonCode: Int32) {
         let succeeded = reasonCode < 0x80
@@ -323,6 +372,7 @@ final class ClientCore: Sendable {
         if !succeeded {
             logger.debug("MQTT broker rejected publish \(mid): \(MosquittoLibrary.describeReason(reasonCode))")
         }
+        outcome.pending.onComplete?(succeeded ? .acknowledged : .rejected(reasonCode: Int(reasonCode)))
         outcome.slotHandoff?.resume()
         if let completion = outcome.pending.completion {
             if succeeded {
@@ -343,8 +393,17 @@ final class ClientCore: Sendable {
             entry.completion?.resume()
             return
         }
+        let retryIn = configuration.reconnect.maximumDelay
+        state.withLock { state in
+            state.statistics.subscriptionsRefused += UInt64(refused.count)
+            for (filter, _) in refused {
+                let qos = state.subscriptions.first { $0.filter == filter }?.qos ?? .atLeastOnce
+                state.refusedSubscriptions.append(Subscription(filter: filter, qos: qos))
+            }
+            state.subscriptionRetryAt = .now + .seconds(retryIn)
+        }
         for (filter, code) in refused {
-            logger.error("MQTT broker refused subscription \(filter): \(MosquittoLibrary.describeReason(code))")
+            logger.error("MQTT broker refused subscription \(filter): \(MosquittoLibrary.describeReason(code)); retrying in \(retryIn) s")
             emit(.subscriptionFailed(filter: filter, reasonCode: Int(code)))
         }
         let (filter, code) = refused[0]
@@ -435,7 +494,7 @@ final class ClientCore: Sendable {
         return mid
     }
 
-    func publish(_ message: MQTTMessage, awaitAcknowledgement: Bool) async throws {
+    func publish(_ message: MQTTMessage, awaitAcknowledgement: Bool, onComplete: MQTTClient.CompletionHandler? = nil) async throws {
         try await acquireSlot()
         let properties = PropertyList.make(message.properties)
         defer {
@@ -448,7 +507,7 @@ final class ClientCore: Sendable {
                     continuation.resume(throwing: error)
                 }
             }
-        } else if let error = enqueue(message, properties: properties, completion: nil) {
+        } else if let error = enqueue(message, properties: properties, completion: nil, onComplete: onComplete) {
             throw error
         }
     }
@@ -456,8 +515,10 @@ final class ClientCore: Sendable {
     /// Hands the message to libmosquitto and registers it, under the lock the PUBACK callback
     /// takes: the acknowledgement can arrive before `mosquitto_publish_v5` returns the id.
     /// Returns an error if libmosquitto did not take the message (the slot is released).
-    private func enqueue(_ message: MQTTMessage, properties: OpaquePointer?, completion: CheckedContinuation<Void, any Error>?)
-        -> MQTTTransportError?
+    private func enqueue(
+        _ message: MQTTMessage, properties: OpaquePointer?, completion: CheckedContinuation<Void, any Error>?,
+        onComplete: MQTTClient.CompletionHandler? = nil
+    ) -> MQTTTransportError?
     {
         let (error, handoff, drained) = state.withLock { state -> (MQTTTransportError?, CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
             guard !state.stopRequested, !state.destroyed else {
@@ -473,7 +534,7 @@ final class ClientCore: Sendable {
             // While offline libmosquitto still queues QoS 1/2 (returning NO_CONN) and sends them
             // after reconnecting; QoS 0 is not queued.
             if rc == MOSQ_ERR_SUCCESS.rawValue || (rc == MOSQ_ERR_NO_CONN.rawValue && message.qos != .atMostOnce) {
-                state.tracker.register(mid: mid, qos: message.qos, completion: completion)
+                state.tracker.register(mid: mid, qos: message.qos, completion: completion, onComplete: onComplete)
                 return (nil, nil, [])
             }
             let abandoned = state.tracker.abandonSlot()
@@ -509,15 +570,24 @@ final class ClientCore: Sendable {
     }
 
     func flush(timeout: Double) async -> Bool {
+        let waiterID = LockedState<UInt64?>(nil)
         do {
             try await withDeadline(seconds: timeout, what: "flushing publishes") {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let waiting = self.state.withLock { $0.tracker.addDrainWaiter(continuation) }
-                    if !waiting { continuation.resume() }
+                    let id = self.state.withLock { state in
+                        let id = state.tracker.addDrainWaiter(continuation)
+                        waiterID.withLock { $0 = id }
+                        return id
+                    }
+                    if id == nil { continuation.resume() }
                 }
             } onTimeout: {
-                // Drain waiters are resumed when the tracker empties; a timed-out one is simply
-                // resumed later and ignored.
+                // The deadline must end the wait even if the broker never answers (frozen):
+                // take our waiter out and fail it, or the caller would hang.
+                let waiter = self.state.withLock { state in
+                    waiterID.withLock { $0 }.flatMap { state.tracker.removeDrainWaiter($0) }
+                }
+                waiter?.resume(throwing: MQTTTransportError(.timeout, "publishes still outstanding after \(timeout) s"))
             }
             return true
         } catch {

@@ -20,6 +20,9 @@ public final class MQTTClient: Sendable {
     public typealias MessageHandler = @Sendable (MQTTMessage) -> Void
     /// Handler for connection events, called on the network thread; must not block.
     public typealias EventHandler = @Sendable (MQTTClientEvent) -> Void
+    /// Handler told how one sent message ended; called on the network thread (or the caller's
+    /// thread at shutdown); must not block.
+    public typealias CompletionHandler = @Sendable (PublishOutcome) -> Void
 
     private let core: ClientCore
 
@@ -74,6 +77,13 @@ public final class MQTTClient: Sendable {
     /// all of them.
     public func send(_ message: MQTTMessage) async throws {
         try await core.publish(message, awaitAcknowledgement: false)
+    }
+
+    /// Like ``send(_:)``, and tells `onComplete` how the publish ended once that is known, so a
+    /// caller can release what it kept until the broker had the message (the gateway's
+    /// journal). Not called when this throws (the message never reached libmosquitto).
+    public func send(_ message: MQTTMessage, onComplete: @escaping CompletionHandler) async throws {
+        try await core.publish(message, awaitAcknowledgement: false, onComplete: onComplete)
     }
 
     /// Waits until no publish is outstanding. Returns false if that took longer than `timeout`.

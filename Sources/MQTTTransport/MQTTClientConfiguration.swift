@@ -41,10 +41,27 @@ public struct MQTTClientConfiguration: Sendable {
             self.maximumDelay = maximumDelay
         }
 
-        /// The delay after `attempt` consecutive failures (0-based): doubles each time, capped.
+        /// The ceiling of the delay after `attempt` consecutive failures (0-based): doubles each
+        /// time, capped at ``maximumDelay``.
         public func delay(afterFailures attempt: Int) -> Double {
             let exponent = Double(min(attempt, 30))
             return min(maximumDelay, initialDelay * Double(sign: .plus, exponent: Int(exponent), significand: 1))
+        }
+
+        /// The delay to wait after `attempt` consecutive failures: "full jitter", uniform between
+        /// half the initial delay and the ceiling, so that many clients cut off at once (a broker
+        /// restart) do not come back in lock step.
+        public func jitteredDelay(afterFailures attempt: Int, using generator: inout some RandomNumberGenerator) -> Double {
+            let ceiling = delay(afterFailures: attempt)
+            let floor = min(ceiling, initialDelay / 2)
+            return floor < ceiling ? Double.random(in: floor...ceiling, using: &generator) : ceiling
+        }
+
+        /// The delay after the broker ended our session because another client connected with
+        /// our client id: the longest delay (with jitter), never the quick first retry, so two
+        /// clients configured with one id do not knock each other off every fraction of a second.
+        public func takeoverDelay(using generator: inout some RandomNumberGenerator) -> Double {
+            Double.random(in: (maximumDelay / 2)...maximumDelay, using: &generator)
         }
     }
 

@@ -13,4 +13,7 @@ public enum MQTTClientEvent: Sendable, Equatable {
     case connectFailed(reason: String, retryIn: Double)
     /// The broker rejected a subscription the client re-sent after reconnecting.
     case subscriptionFailed(filter: String, reasonCode: Int)
+    /// The broker ended the connection because another client connected with the same client
+    /// id (MQTT 5 reason code 0x8E). The client waits the longest backoff before reconnecting.
+    case sessionTakenOver
 }

@@ -14,6 +14,10 @@ public struct MQTTClientStatistics: Sendable, Equatable {
     public var connections: UInt64 = 0
     /// Connections lost or attempts failed.
     public var connectionFailures: UInt64 = 0
+    /// Times the broker ended our session because another client used our client id.
+    public var sessionTakeovers: UInt64 = 0
+    /// Subscriptions the broker refused (each is retried after a backoff).
+    public var subscriptionsRefused: UInt64 = 0
     /// Whether the client is connected right now.
     public var isConnected: Bool = false
 

@@ -14,6 +14,8 @@ struct PublishTracker {
         var qos: MQTTQoS
         /// Nil for fire-and-count sends; set for `publish` calls awaiting the acknowledgement.
         var completion: Completion?
+        /// Told the outcome once it is known (acknowledged, rejected or abandoned).
+        var onComplete: MQTTClient.CompletionHandler? = nil
     }
 
     /// Counters for metrics.
@@ -28,7 +30,7 @@ struct PublishTracker {
     private var slotWaiters: [(id: UInt64, continuation: Completion)] = []
     private var nextWaiterID: UInt64 = 0
     private(set) var pending: [Int32: Pending] = [:]
-    private var drainWaiters: [Completion] = []
+    private var drainWaiters: [(id: UInt64, continuation: Completion)] = []
     private(set) var counters = Counters()
 
     init(capacity: Int) {
@@ -71,8 +73,8 @@ struct PublishTracker {
     }
 
     /// Records a publish libmosquitto accepted under message id `mid`.
-    mutating func register(mid: Int32, qos: MQTTQoS, completion: Completion?) {
-        pending[mid] = Pending(qos: qos, completion: completion)
+    mutating func register(mid: Int32, qos: MQTTQoS, completion: Completion?, onComplete: MQTTClient.CompletionHandler? = nil) {
+        pending[mid] = Pending(qos: qos, completion: completion, onComplete: onComplete)
     }
 
     /// Resolves the publish `mid`. Returns what to resume after unlocking, or nil for an id we
@@ -85,17 +87,22 @@ struct PublishTracker {
     }
 
     /// Fails every pending publish matching `predicate` (QoS 0 on a lost connection, everything
-    /// at shutdown). Returns the completions to fail and the slot hand-offs to resume.
-    mutating func failAll(where predicate: (Pending) -> Bool) -> (failed: [Completion], handoffs: [Completion], drained: [Completion]) {
+    /// at shutdown). Returns the completions to fail, the outcome handlers to tell (abandoned)
+    /// and the slot hand-offs to resume.
+    mutating func failAll(where predicate: (Pending) -> Bool) -> (
+        failed: [Completion], abandoned: [MQTTClient.CompletionHandler], handoffs: [Completion], drained: [Completion]
+    ) {
         var failed: [Completion] = []
+        var abandoned: [MQTTClient.CompletionHandler] = []
         var handoffs: [Completion] = []
         for (mid, entry) in pending where predicate(entry) {
             pending.removeValue(forKey: mid)
             counters.failed += 1
             if let completion = entry.completion { failed.append(completion) }
+            if let onComplete = entry.onComplete { abandoned.append(onComplete) }
             if let handoff = releaseSlot() { handoffs.append(handoff) }
         }
-        return (failed, handoffs, takeDrainWaitersIfIdle())
+        return (failed, abandoned, handoffs, takeDrainWaitersIfIdle())
     }
 
     /// Removes every slot waiter (shutdown).
@@ -104,17 +111,24 @@ struct PublishTracker {
         return slotWaiters.map(\.continuation)
     }
 
-    /// Registers a waiter for "no publish outstanding"; returns false if already idle.
-    mutating func addDrainWaiter(_ continuation: Completion) -> Bool {
-        guard !pending.isEmpty || slotsInUse > 0 else { return false }
-        drainWaiters.append(continuation)
-        return true
+    /// Registers a waiter for "no publish outstanding"; returns its id, or nil if already idle.
+    mutating func addDrainWaiter(_ continuation: Completion) -> UInt64? {
+        guard !pending.isEmpty || slotsInUse > 0 else { return nil }
+        nextWaiterID += 1
+        drainWaiters.append((nextWaiterID, continuation))
+        return nextWaiterID
+    }
+
+    /// Removes a drain waiter that gave up (its deadline passed); returns it if still waiting.
+    mutating func removeDrainWaiter(_ id: UInt64) -> Completion? {
+        guard let index = drainWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+        return drainWaiters.remove(at: index).continuation
     }
 
     private mutating func takeDrainWaitersIfIdle() -> [Completion] {
         guard pending.isEmpty, slotsInUse == 0, !drainWaiters.isEmpty else { return [] }
         defer { drainWaiters.removeAll() }
-        return drainWaiters
+        return drainWaiters.map(\.continuation)
     }
 
     /// Called when a slot was taken but the publish never reached libmosquitto.

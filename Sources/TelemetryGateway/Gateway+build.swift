@@ -7,6 +7,13 @@ import UnixSignals
 
 /// Builds the gateway's service group; the executable and the tests both call this, so what
 /// is tested is what runs.
+///
+/// Services start in this order and stop in the reverse one (swift-service-lifecycle):
+/// publisher, metrics, journal sync, recorder pruning, shard workers, ticker, policy reload,
+/// subscriber. So at SIGTERM the subscriber stops receiving first, the workers drain what is
+/// queued (bounded by `pipeline.drainTimeout`), the final metrics go out, the journal is synced,
+/// and the publisher says offline and waits for its acknowledgements (the whole shutdown is
+/// bounded by twice the drain timeout).
 /// - Parameters:
 ///   - configuration: a validated configuration.
 ///   - logger: the root logger.
@@ -14,19 +21,41 @@ import UnixSignals
 ///   - prometheus: the registry published on `gateway/metrics` (nil: not published).
 ///   - accessPolicy: the device registry and capability table (see ``AccessPolicyLoader``).
 ///   - shutdownSignals: signals that start a graceful shutdown (none in tests).
+///   - shutdownReport: filled during shutdown with what could not be drained (exit status).
+///   - exitOnShutdownOverrun: end the process if shutdown overruns `2 × pipeline.drainTimeout`
+///     (the executable; never in-process tests).
+/// - Throws: ``GatewayStartError`` when the journal cannot be opened, or the transport's error
+///   when libmosquitto refuses the settings.
 public func buildGateway(
     configuration: GatewayConfiguration,
     logger: Logger,
     metricsFactory: any MetricsFactory,
     prometheus: PrometheusCollectorRegistry?,
     accessPolicy: AccessPolicy,
-    shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
-) -> ServiceGroup {
-    let gateway = GatewayService(
-        configuration: configuration, accessPolicy: accessPolicy, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus)
+    shutdownSignals: [UnixSignal] = [.sigterm, .sigint],
+    shutdownReport: ShutdownReport = ShutdownReport(),
+    exitOnShutdownOverrun: Bool = false
+) throws -> ServiceGroup {
+    let runtime = try GatewayRuntime(
+        configuration: configuration, accessPolicy: accessPolicy, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus,
+        shutdownReport: shutdownReport)
+    let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout)
+    logger.info(
+        "wearable-gateway \(GatewayVersion.current) starting: broker \(configuration.mqtt.broker), \(runtime.shardCount) workers, inbound \(runtime.scheme.inboundFilter), outbound \(runtime.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")"
+    )
+    let services: [any Service] = [
+        PublisherService(runtime: runtime, deadline: deadline),
+        MetricsService(runtime: runtime),
+        JournalSyncService(runtime: runtime),
+        RecorderPruningService(runtime: runtime),
+        ShardWorkerService(runtime: runtime, deadline: deadline),
+        TickerService(runtime: runtime),
+        PolicyReloadService(runtime: runtime),
+        SubscriberService(runtime: runtime, deadline: deadline, exitOnShutdownOverrun: exitOnShutdownOverrun),
+    ]
     return ServiceGroup(
         configuration: .init(
-            services: [.init(service: gateway)],
+            services: services.map { .init(service: $0) },
             gracefulShutdownSignals: shutdownSignals,
             logger: logger))
 }

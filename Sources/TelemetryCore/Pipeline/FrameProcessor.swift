@@ -54,7 +54,7 @@ public struct FrameProcessor: Sendable {
     public mutating func process(_ frame: InboundFrame) -> FrameResult {
         let id: DeviceID
         let stream: InboundStream
-        switch configuration.scheme.parseInbound(frame.topic) {
+        switch frame.parsedTopic ?? configuration.scheme.parseInbound(frame.topic) {
         case .invalid(let rejection):
             return rejectTopic(frame, rejection)
         case .device(let device, let parsedStream):

@@ -10,6 +10,9 @@ public struct InboundFrame: Sendable {
     public var retained: Bool
     /// When the gateway received it, in Unix epoch seconds from the gateway's clock (the core reads no clock).
     public var receivedAt: Double
+    /// The topic already parsed with the processor's ``TopicScheme`` (the router parses it once
+    /// to choose the shard); nil lets ``FrameProcessor`` parse it.
+    public var parsedTopic: InboundTopic?
 
     /// Creates a frame.
     /// - Parameters:

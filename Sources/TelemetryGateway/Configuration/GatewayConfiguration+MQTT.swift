@@ -16,6 +16,11 @@ extension GatewayConfiguration {
     /// every outbound event. Never blocks a callback.
     func publisherConfiguration(will: MQTTMessage) -> MQTTClientConfiguration {
         var configuration = base(clientID: "\(mqtt.clientID)-out")
+        // A persistent session makes "session present" mean something: false after a reconnect
+        // says the broker lost its state (restarted without persistence), so the retained device
+        // topics are re-announced; true after a mere network blip, so they are not.
+        configuration.cleanStart = mqtt.sessionExpiry == 0
+        configuration.sessionExpiry = mqtt.sessionExpiry
         configuration.maximumInflightPublishes = mqtt.maximumInflightPublishes
         configuration.will = will
         return configuration

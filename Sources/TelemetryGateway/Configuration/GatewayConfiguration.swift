@@ -69,8 +69,11 @@ public struct GatewayConfiguration: Sendable {
         public var maximumPayloadBytes = 1_048_576
         /// Error events are aggregated per (device, code, stream) over this many seconds.
         public var errorReportInterval = 10.0
-        /// Longest a graceful shutdown waits for queued frames and publishes, in seconds.
+        /// Longest a graceful shutdown waits for queued frames, in seconds; the whole shutdown
+        /// (acknowledgements included) ends within twice this.
         public var drainTimeout = 15.0
+        /// Bytes all worker queues may hold together before the subscriber blocks.
+        public var maximumBufferedBytes = 134_217_728
 
         /// Creates the defaults.
         public init() {}
@@ -111,6 +114,34 @@ public struct GatewayConfiguration: Sendable {
         public init() {}
     }
 
+    /// The inbound journal: every received frame is kept there until its outputs are
+    /// acknowledged, so a crash loses nothing the broker handed over (docs/reliability.md).
+    public struct Journal: Sendable {
+        /// The ring file; nil turns the journal off (frames in flight die with the process).
+        public var path: String? = "data/journal.bin"
+        /// Size of the ring in bytes (fixed for a file: change it only with an empty journal).
+        public var sizeBytes = 268_435_456
+        /// Seconds between writes of the journal's dirty pages to disk (the power-loss window).
+        public var flushInterval = 1.0
+        /// Longest the subscriber waits for room in a full journal before handing frames on
+        /// unjournaled (counted); 0 never waits.
+        public var maximumWait = 5.0
+
+        /// Creates the defaults.
+        public init() {}
+    }
+
+    /// Retained device state kept for re-announcing after the broker lost it.
+    public struct Retained: Sendable {
+        /// Bytes of retained messages remembered (oldest dropped first, counted).
+        public var cacheBytes = 67_108_864
+        /// Retained messages re-published per second after a broker restart.
+        public var reannounceRate = 2000.0
+
+        /// Creates the defaults.
+        public init() {}
+    }
+
     /// The device registry file (operator's list of devices and entitlements); nil accepts
     /// every device with every entitlement (development only).
     public var registryFile: String? = "config/devices.yml"
@@ -129,6 +160,10 @@ public struct GatewayConfiguration: Sendable {
     public var pipeline = Pipeline()
     /// Metrics.
     public var metrics = Metrics()
+    /// The inbound journal (keys under `journal.*`).
+    public var journal = Journal()
+    /// Retained state re-announcing (keys under `retained.*`).
+    public var retained = Retained()
     /// Log level.
     public var logLevel: Logger.Level = .info
     /// The historical accelerometer store and tremor results (keys under `recorder.*`).

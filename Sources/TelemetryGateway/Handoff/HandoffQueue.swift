@@ -24,42 +24,50 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     }
 
     let capacity: Int
+    /// The byte bound shared by all queues (nil: counted elements only).
+    let budget: BufferBudget?
     private let condition = NSCondition()
     private var buffer: [Element] = []
+    /// Bytes of the queued elements, given back to the budget when the consumer takes them.
+    private var bufferedBytes = 0
     private var closed = false
     private var consumer: CheckedContinuation<[Element]?, Never>?
-    private var highWaterMark = 0
 
-    /// Creates a queue holding at most `capacity` elements before producers block.
-    init(capacity: Int) {
+    /// Creates a queue holding at most `capacity` elements (and, with a budget, at most the
+    /// budget's bytes over all queues sharing it) before producers block.
+    init(capacity: Int, budget: BufferBudget? = nil) {
         precondition(capacity > 0, "queue capacity must be positive")
         self.capacity = capacity
+        self.budget = budget
         buffer.reserveCapacity(min(capacity, 4096))
     }
 
-    /// Adds an element, blocking while the queue is full for at most `maxWait` seconds.
-    /// Call from a thread that may block (the network thread), never from a task.
-    func push(_ element: Element, maxWait: Double) -> PushOutcome {
+    /// Adds an element of `bytes` bytes, blocking while the queue (or the shared byte budget)
+    /// is full for at most `maxWait` seconds in all. Call from a thread that may block (the
+    /// network thread), never from a task.
+    func push(_ element: Element, bytes: Int = 0, maxWait: Double) -> PushOutcome {
+        let reserved = budget.map { $0.reserve(bytes, maxWait: maxWait) } ?? (waited: 0, overLimit: false)
         condition.lock()
-        var waited = 0.0
-        var overCapacity = false
+        var waited = reserved.waited
+        var overCapacity = reserved.overLimit
         if buffer.count >= capacity && !closed {
             let start = Date()
-            let deadline = start.addingTimeInterval(maxWait)
+            let deadline = start.addingTimeInterval(max(0, maxWait - waited))
             while buffer.count >= capacity && !closed {
                 if !condition.wait(until: deadline) {
                     overCapacity = buffer.count >= capacity
                     break
                 }
             }
-            waited = Date().timeIntervalSince(start)
+            waited += Date().timeIntervalSince(start)
         }
         if closed {
             condition.unlock()
+            if budget != nil { budget?.release(bytes) }
             return .closed
         }
         buffer.append(element)
-        highWaterMark = max(highWaterMark, buffer.count)
+        if budget != nil { bufferedBytes += bytes }
         let waiting = takeConsumer()
         condition.unlock()
         waiting?.resume(returning: takeAll())
@@ -90,8 +98,10 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
             if !buffer.isEmpty {
                 let elements = buffer
                 buffer.removeAll(keepingCapacity: true)
+                let bytes = takeBufferedBytes()
                 condition.broadcast()
                 condition.unlock()
+                budget?.release(bytes)
                 continuation.resume(returning: elements)
             } else if closed {
                 condition.unlock()
@@ -121,16 +131,6 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         return buffer.count
     }
 
-    /// The largest depth seen since the last call (then reset to the current depth).
-    func takeHighWaterMark() -> Int {
-        condition.lock()
-        defer {
-            highWaterMark = buffer.count
-            condition.unlock()
-        }
-        return highWaterMark
-    }
-
     /// Must be called with the lock held; a waiting consumer is handed everything queued.
     private func takeConsumer() -> CheckedContinuation<[Element]?, Never>? {
         guard let waiting = consumer else { return nil }
@@ -141,10 +141,18 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// Takes everything queued (for a consumer being resumed outside the lock).
     private func takeAll() -> [Element]? {
         condition.lock()
-        defer { condition.unlock() }
         let elements = buffer
         buffer.removeAll(keepingCapacity: true)
+        let bytes = takeBufferedBytes()
         condition.broadcast()
+        condition.unlock()
+        budget?.release(bytes)
         return elements
+    }
+
+    /// Must be called with the lock held.
+    private func takeBufferedBytes() -> Int {
+        defer { bufferedBytes = 0 }
+        return bufferedBytes
     }
 }

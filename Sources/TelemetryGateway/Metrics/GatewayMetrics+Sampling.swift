@@ -13,6 +13,9 @@ extension GatewayMetrics {
         case .connectFailed:
             connectionFailures[connection]?.increment()
             connected[connection]?.record(0)
+        case .sessionTakenOver:
+            sessionTakeovers[connection]?.increment()
+            connected[connection]?.record(0)
         case .connecting, .subscriptionFailed:
             break
         }
@@ -20,10 +23,13 @@ extension GatewayMetrics {
 
     /// Samples queue depths and the publisher's counters; returns the statistics to diff
     /// against next time (the transport counts cumulatively, the metrics are counters).
-    func sample(queues: [HandoffQueue<WorkItem>], publisher: MQTTClientStatistics, previous: MQTTClientStatistics) -> MQTTClientStatistics {
-        for (shard, queue) in queues.enumerated() where shard < queueDepth.count {
+    func sample(runtime: GatewayRuntime, publisher: MQTTClientStatistics, previous: MQTTClientStatistics) -> MQTTClientStatistics {
+        for (shard, queue) in runtime.queues.enumerated() where shard < queueDepth.count {
             queueDepth[shard].record(queue.depth)
         }
+        bufferedBytes.record(runtime.budget.bufferedBytes)
+        retainedEvicted.record(Double(runtime.publisher.retained.evictedCount))
+        if let journal = runtime.journal { sample(journal: journal.statistics) }
         if publisher.publishesAcknowledged > previous.publishesAcknowledged {
             publisherAcknowledged.increment(by: Int64(publisher.publishesAcknowledged - previous.publishesAcknowledged))
         }
@@ -32,5 +38,11 @@ extension GatewayMetrics {
         }
         publisherInFlight.record(publisher.publishesInFlight)
         return publisher
+    }
+
+    /// Records the journal's levels.
+    func sample(journal: InboundJournal.Statistics) {
+        journalUsedBytes.record(journal.usedBytes)
+        journalLiveRecords.record(journal.liveRecords)
     }
 }

@@ -49,6 +49,27 @@ final class GatewayMetrics: Sendable {
     let connections: [String: Counter]
     let connectionFailures: [String: Counter]
     let connected: [String: Gauge]
+    /// Times the broker ended a connection because another client used its client id.
+    let sessionTakeovers: [String: Counter]
+    /// Publishes libmosquitto refused for a passing reason and that were tried again.
+    let publishRetries: Counter
+    /// Retained device topics published again after the broker lost them.
+    let retainedReannounced: Counter
+    /// Retained topics dropped from the re-announce cache to stay within `retained.cacheBytes`.
+    let retainedEvicted: Gauge
+    /// Frames of an earlier run replayed from the journal at start.
+    let journalReplayed: Counter
+    /// Frames handed on without a journal record because the journal stayed full.
+    let journalBypassed: Counter
+    /// Seconds the subscriber waited for room in the journal.
+    let journalWaitSeconds: FloatingPointCounter
+    /// Bytes of the journal in use, and records not released yet.
+    let journalUsedBytes: Gauge
+    let journalLiveRecords: Gauge
+    /// Frames a cancelled drain left unprocessed (they are replayed from the journal).
+    let framesLeftInJournal: Counter
+    /// Bytes held by the hand-off queues (bounded by `pipeline.maxBufferedBytes`).
+    let bufferedBytes: Gauge
 
     init(factory: any MetricsFactory, shards: Int) {
         self.factory = factory
@@ -80,6 +101,18 @@ final class GatewayMetrics: Sendable {
         connectionFailures = Dictionary(
             uniqueKeysWithValues: names.map { ($0, Counter(label: "mqtt_connection_failures_total", dimensions: [("connection", $0)], factory: factory)) })
         connected = Dictionary(uniqueKeysWithValues: names.map { ($0, Gauge(label: "mqtt_connected", dimensions: [("connection", $0)], factory: factory)) })
+        sessionTakeovers = Dictionary(
+            uniqueKeysWithValues: names.map { ($0, Counter(label: "mqtt_session_takeovers_total", dimensions: [("connection", $0)], factory: factory)) })
+        publishRetries = Counter(label: "gateway_publish_retries_total", factory: factory)
+        retainedReannounced = Counter(label: "gateway_retained_reannounced_total", factory: factory)
+        retainedEvicted = Gauge(label: "gateway_retained_cache_evicted", factory: factory)
+        journalReplayed = Counter(label: "gateway_journal_replayed_total", factory: factory)
+        journalBypassed = Counter(label: "gateway_journal_bypassed_total", factory: factory)
+        journalWaitSeconds = FloatingPointCounter(label: "gateway_journal_wait_seconds_total", factory: factory)
+        journalUsedBytes = Gauge(label: "gateway_journal_used_bytes", factory: factory)
+        journalLiveRecords = Gauge(label: "gateway_journal_live_records", factory: factory)
+        framesLeftInJournal = Counter(label: "gateway_frames_left_in_journal_total", factory: factory)
+        bufferedBytes = Gauge(label: "gateway_buffered_bytes", factory: factory)
     }
 
     /// Counts what one processed frame showed: its outcome, why its payload was invalid, and

@@ -28,6 +28,8 @@ final class GatewayHarness: @unchecked Sendable {
         configuration.capabilitiesFile = TestBroker.repositoryRoot.appendingPathComponent("config/capabilities.yml").path
         // Each test's own recorder store (its directory is created on first use).
         configuration.recorder.database = broker.directory.appendingPathComponent("data/recorder.sqlite").path
+        configuration.journal.path = broker.directory.appendingPathComponent("data/journal-\(clientID).bin").path
+        configuration.journal.sizeBytes = 33_554_432
         return configuration
     }
 
@@ -35,7 +37,7 @@ final class GatewayHarness: @unchecked Sendable {
         var logger = Logger(label: "gateway-under-test")
         logger.logLevel = ProcessInfo.processInfo.environment["WG_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
         let policy = try AccessPolicyLoader.load(configuration.accessPolicyFiles).policy
-        group = buildGateway(
+        group = try buildGateway(
             configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
             prometheus: registry, accessPolicy: policy, shutdownSignals: [])
     }

@@ -24,14 +24,21 @@ final class GatewayProcess: @unchecked Sendable {
         return TestBroker.repositoryRoot.appendingPathComponent(".build/debug/wearable-gateway")
     }
 
-    init(broker: TestBroker, arguments: [String] = []) throws {
+    /// Starts the executable against `broker`. Its journal and recorder store live in
+    /// `dataDirectory` (a fresh one per process unless a test restarts a gateway on the same data).
+    init(broker: TestBroker, arguments: [String] = [], dataDirectory: URL? = nil) throws {
+        let data = dataDirectory ?? broker.directory.appendingPathComponent("gw-data-\(UUID().uuidString.prefix(6))")
         logURL = broker.directory.appendingPathComponent("gateway-\(UUID().uuidString.prefix(6)).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         process.executableURL = Self.executable
         process.currentDirectoryURL = TestBroker.repositoryRoot
         process.arguments =
-            ["run", "--broker", broker.url, "--set", "mqtt.clientId=gw-proc-\(UUID().uuidString.prefix(6))", "--set", "mqtt.reconnect.maxDelay=0.5"]
+            [
+                "run", "--broker", broker.url, "--set", "mqtt.clientId=gw-proc-\(UUID().uuidString.prefix(6))", "--set", "mqtt.reconnect.maxDelay=0.5",
+                "--set", "journal.path=\(data.appendingPathComponent("journal.bin").path)", "--set", "journal.sizeBytes=33554432",
+                "--set", "recorder.database=\(data.appendingPathComponent("recorder.sqlite").path)",
+            ]
             + arguments
         process.standardOutput = log
         process.standardError = log

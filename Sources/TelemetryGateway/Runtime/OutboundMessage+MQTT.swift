@@ -1,4 +1,8 @@
+import CoreMetrics
+import Foundation
+import Logging
 import MQTTTransport
+import ServiceLifecycle
 import TelemetryCore
 
 extension OutboundMessage {

@@ -1,14 +1,20 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import ServiceLifecycle
 import TelemetryCore
 
 /// What a shard worker receives: frames from the subscriber, and clock ticks that let the pure
 /// processor close error-aggregation windows (it never reads a clock itself).
 enum WorkItem: Sendable {
-    /// A frame to check and process.
-    case frame(InboundFrame)
+    /// A frame to check and process; the ticket (nil when the journal is off or was full)
+    /// releases its journal record once everything it produced is acknowledged.
+    case frame(InboundFrame, JournalTicket?)
     /// The current time, Unix epoch seconds.
     case tick(Double)
     /// A head-pose reset command for a device, in order with its frames.
-    case resetPose(DeviceID, receivedAt: Double, retained: Bool)
+    case resetPose(DeviceID, receivedAt: Double, retained: Bool, JournalTicket?)
     /// A reloaded registry and capability table, effective at the given Unix time (SIGHUP).
     case policy(AccessPolicy, Double)
 }

@@ -1,5 +1,9 @@
+import CoreMetrics
 import Foundation
+import Logging
 import MQTTTransport
+import ServiceLifecycle
+import TelemetryCore
 
 /// Lets a warning through at most once per interval, so an overload logs, not floods.
 final class RateLimitedLog: Sendable {

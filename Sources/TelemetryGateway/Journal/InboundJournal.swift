@@ -1,0 +1,283 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A memory-mapped ring file holding every frame the subscriber received until the broker has
+/// acknowledged everything the frame produced.
+///
+/// libmosquitto acknowledges an inbound QoS 1 message before our callback runs, so from that
+/// moment the frame exists only in this process. The subscriber appends it here first (a copy
+/// into the page cache, which survives `kill -9` and any crash of the process) and the record is
+/// released only when its outputs are acknowledged. A restarted gateway replays the records not
+/// released, before it subscribes: at least once, never lost. Outputs carry deterministic
+/// event ids, so a replay yields duplicates, never gaps.
+///
+/// Power loss is bounded by ``sync()`` (called every `journal.flushInterval`), which writes the
+/// dirty pages to disk.
+///
+/// Thread-safe: one producer (the subscriber's network thread) appends and any thread releases.
+final class InboundJournal: @unchecked Sendable {
+    /// How an append went.
+    enum AppendOutcome: Equatable {
+        /// Stored; release the ticket when the frame's outputs are acknowledged. `waited` is how
+        /// long the producer waited for room (0 when there was room).
+        case stored(JournalTicket, waited: Double)
+        /// No room within the allowed wait (or the record is larger than half the ring): the
+        /// frame goes on unjournaled and the caller counts it.
+        case full(waited: Double)
+        /// The journal is closed.
+        case closed
+    }
+
+    /// Counters and levels for metrics.
+    struct Statistics: Sendable, Equatable {
+        /// Bytes between the oldest unreleased record and the write position.
+        var usedBytes: Int
+        /// The ring's size in bytes.
+        var capacityBytes: Int
+        /// Records not released yet.
+        var liveRecords: Int
+    }
+
+    private struct Entry {
+        var sequence: UInt64
+        var position: UInt64
+        var released: Bool
+    }
+
+    let path: String
+    let capacity: Int
+    /// Records found live when the file was opened, oldest first: replay these before subscribing.
+    let recovered: [(ticket: JournalTicket, record: JournalRecord)]
+
+    private let base: UnsafeMutableRawPointer
+    private let mappedSize: Int
+    /// Kept open for the exclusive lock: one journal, one gateway process.
+    private let descriptor: Int32
+    private let condition = NSCondition()
+    private var head: UInt64
+    private var tail: UInt64
+    private var nextSequence: UInt64
+    /// Live and released records from the tail on, in sequence order; `first` indexes the oldest.
+    private var entries: [Entry] = []
+    private var first = 0
+    private var liveCount = 0
+    private var closed = false
+
+    /// Opens (or creates) the journal at `path` with a ring of `capacity` bytes. An existing
+    /// file of another capacity or format is an error (it may hold frames: never overwritten).
+    init(path: String, capacity: Int) throws {
+        precondition(capacity >= 4 * JournalLayout.fileHeaderSize && capacity % 8 == 0, "journal capacity must be a multiple of 8, at least 16 KiB")
+        self.path = path
+        self.capacity = capacity
+        mappedSize = JournalLayout.fileHeaderSize + capacity
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw JournalError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        var keepOpen = false
+        defer { if !keepOpen { Glibc.close(descriptor) } }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            throw JournalError("\(path) is in use by another gateway process; give each instance its own journal.path")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw JournalError("cannot stat \(path): \(String(cString: strerror(errno)))") }
+        let isNew = status.st_size == 0
+        if !isNew && Int(status.st_size) != mappedSize {
+            throw JournalError(
+                "\(path) has \(status.st_size) bytes but journal.sizeBytes asks for a \(capacity)-byte ring (\(mappedSize) bytes with its header); replay it with the old size or move it away")
+        }
+        if isNew, ftruncate(descriptor, off_t(mappedSize)) != 0 {
+            throw JournalError("cannot size \(path) to \(mappedSize) bytes: \(String(cString: strerror(errno)))")
+        }
+        guard let mapping = mmap(nil, mappedSize, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED else {
+            throw JournalError("cannot map \(path): \(String(cString: strerror(errno)))")
+        }
+        base = mapping
+        self.descriptor = descriptor
+        keepOpen = true
+
+        if isNew {
+            JournalLayout.fileMagic.withUnsafeBytes { [mapping] in mapping.copyMemory(from: $0.baseAddress!, byteCount: 8) }
+            base.storeBytes(of: JournalLayout.version.littleEndian, toByteOffset: 8, as: UInt32.self)
+            base.storeBytes(of: UInt64(capacity).littleEndian, toByteOffset: 16, as: UInt64.self)
+            base.storeBytes(of: UInt64(0), toByteOffset: 24, as: UInt64.self)
+        } else {
+            let magic = Array(UnsafeRawBufferPointer(start: base, count: 8))
+            let version = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+            let storedCapacity = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+            guard magic == JournalLayout.fileMagic, version == JournalLayout.version, storedCapacity == UInt64(capacity) else {
+                munmap(base, mappedSize)
+                Glibc.close(descriptor)
+                throw JournalError("\(path) is not a version-\(JournalLayout.version) journal with a \(capacity)-byte ring")
+            }
+        }
+        let scan = JournalScanner(ring: base + JournalLayout.fileHeaderSize, capacity: capacity)
+            .scan(from: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+        tail = scan.tail
+        head = scan.head
+        nextSequence = scan.lastSequence + 1
+        recovered = scan.live.map { (JournalTicket(sequence: $0.sequence), $0.record) }
+        entries = scan.live.map { Entry(sequence: $0.sequence, position: $0.position, released: false) }
+        liveCount = entries.count
+        storeTail()
+    }
+
+    deinit {
+        msync(base, mappedSize, MS_SYNC)
+        munmap(base, mappedSize)
+        Glibc.close(descriptor)
+    }
+
+    // MARK: Appending
+
+    /// Appends a record, waiting up to `maxWait` seconds for room when the ring is full (which
+    /// blocks the calling thread: only the subscriber's network thread calls this).
+    func append(_ record: JournalRecord, maxWait: Double) -> AppendOutcome {
+        let size = record.journalSize
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return .closed }
+        guard size <= capacity / 2 else { return .full(waited: 0) }
+        var waited = 0.0
+        if !hasRoom(for: size) {
+            let start = Date()
+            let deadline = start.addingTimeInterval(maxWait)
+            while !hasRoom(for: size) && !closed {
+                if !condition.wait(until: deadline) { break }
+            }
+            waited = Date().timeIntervalSince(start)
+            guard !closed else { return .closed }
+            guard hasRoom(for: size) else { return .full(waited: waited) }
+        }
+        padToEndIfNeeded(for: size)
+        let sequence = nextSequence
+        nextSequence += 1
+        write(record, sequence: sequence, state: .live, at: head, size: size)
+        entries.append(Entry(sequence: sequence, position: head, released: false))
+        liveCount += 1
+        head += UInt64(size)
+        return .stored(JournalTicket(sequence: sequence), waited: waited)
+    }
+
+    /// Bytes free for a record of `size`, counting the skip to the ring's start it may need.
+    private func hasRoom(for size: Int) -> Bool {
+        let used = Int(head - tail)
+        let offset = Int(head % UInt64(capacity))
+        let skip = capacity - offset < size ? capacity - offset : 0
+        return used + skip + size <= capacity
+    }
+
+    /// Covers the rest of the ring with a skip record when the next record does not fit there.
+    private func padToEndIfNeeded(for size: Int) {
+        let offset = Int(head % UInt64(capacity))
+        let rest = capacity - offset
+        guard rest < size else { return }
+        if rest >= JournalLayout.recordSize(topicBytes: 0, contentTypeBytes: 0, payloadBytes: 0) {
+            let sequence = nextSequence
+            nextSequence += 1
+            writeHeader(at: offset, state: .skip, flags: 0, topicLength: 0, contentTypeLength: 0, payloadLength: 0, totalLength: rest, sequence: sequence, receivedAt: 0)
+            ring.storeBytes(of: (sequence ^ JournalLayout.commitSalt).littleEndian, toByteOffset: offset + rest - JournalLayout.trailerSize, as: UInt64.self)
+        }
+        head += UInt64(rest)
+        // Nothing live between the tail and here means the tail may jump too.
+        if entries.count == first { tail = head; storeTail() }
+    }
+
+    private var ring: UnsafeMutableRawPointer { base + JournalLayout.fileHeaderSize }
+
+    private func write(_ record: JournalRecord, sequence: UInt64, state: JournalLayout.State, at position: UInt64, size: Int) {
+        let offset = Int(position % UInt64(capacity))
+        var cursor = offset + JournalLayout.recordHeaderSize
+        let topic = Array(record.topic.utf8)
+        let contentType = Array((record.contentType ?? "").utf8)
+        for bytes in [topic, contentType, record.payload] where !bytes.isEmpty {
+            bytes.withUnsafeBytes { (ring + cursor).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            cursor += bytes.count
+        }
+        let flags: UInt8 = (record.retained ? 1 : 0) | (record.contentType != nil ? 2 : 0)
+        writeHeader(
+            at: offset, state: state, flags: flags, topicLength: topic.count, contentTypeLength: contentType.count,
+            payloadLength: record.payload.count, totalLength: size, sequence: sequence, receivedAt: record.receivedAt)
+        // The commit word goes last: a record cut short by a crash has none and is not replayed.
+        ring.storeBytes(of: (sequence ^ JournalLayout.commitSalt).littleEndian, toByteOffset: offset + size - JournalLayout.trailerSize, as: UInt64.self)
+    }
+
+    private func writeHeader(
+        at offset: Int, state: JournalLayout.State, flags: UInt8, topicLength: Int, contentTypeLength: Int, payloadLength: Int,
+        totalLength: Int, sequence: UInt64, receivedAt: Double
+    ) {
+        let header = JournalRecordHeader(
+            state: state.rawValue, flags: flags, topicLength: UInt16(topicLength), contentTypeLength: UInt16(contentTypeLength),
+            payloadLength: UInt32(payloadLength), totalLength: UInt32(totalLength), sequence: sequence, receivedAtBits: receivedAt.bitPattern)
+        header.store(into: ring + offset)
+    }
+
+    // MARK: Releasing
+
+    /// Marks a record done; the space of the oldest done records is reused. Releasing twice,
+    /// or a ticket of another journal, does nothing.
+    func release(_ ticket: JournalTicket) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let index = index(of: ticket.sequence), !entries[index].released else { return }
+        entries[index].released = true
+        liveCount -= 1
+        ring.storeBytes(of: JournalLayout.State.released.rawValue, toByteOffset: Int(entries[index].position % UInt64(capacity)) + 4, as: UInt8.self)
+        guard index == first else { return }
+        while first < entries.count && entries[first].released { first += 1 }
+        tail = first < entries.count ? entries[first].position : head
+        storeTail()
+        if first > 1024 && first * 2 > entries.count {
+            entries.removeFirst(first)
+            first = 0
+        }
+        condition.broadcast()
+    }
+
+    private func index(of sequence: UInt64) -> Int? {
+        var low = first
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].sequence < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.count && entries[low].sequence == sequence ? low : nil
+    }
+
+    private func storeTail() {
+        base.storeBytes(of: tail.littleEndian, toByteOffset: 24, as: UInt64.self)
+    }
+
+    // MARK: Durability and state
+
+    /// Writes dirty pages to disk (bounds what a power loss may cost; a process crash loses
+    /// nothing without it).
+    func sync() {
+        msync(base, mappedSize, MS_SYNC)
+    }
+
+    /// Refuses further appends and wakes a waiting producer (shutdown).
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Levels for metrics.
+    var statistics: Statistics {
+        condition.lock()
+        defer { condition.unlock() }
+        return Statistics(usedBytes: Int(head - tail), capacityBytes: capacity, liveRecords: liveCount)
+    }
+}
+
+/// A journal that cannot be opened; the message names the file and what to do.
+struct JournalError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

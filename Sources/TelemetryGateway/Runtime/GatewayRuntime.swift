@@ -1,0 +1,85 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import Prometheus
+import ServiceLifecycle
+import TelemetryCore
+
+/// The parts one gateway run shares between its services: connections, queues, journal,
+/// recorder, metrics. Built once by ``buildGateway(configuration:logger:metricsFactory:prometheus:accessPolicy:shutdownSignals:shutdownReport:)``;
+/// each long-running part is a `Service` holding a reference to it.
+final class GatewayRuntime: Sendable {
+    let configuration: GatewayConfiguration
+    let logger: Logger
+    let metrics: GatewayMetrics
+    let recorderMetrics: RecorderMetrics
+    let prometheus: PrometheusCollectorRegistry?
+    let scheme: TopicScheme
+    let accessPolicy: AccessPolicy
+    let startedAt: Double
+    let shutdownReport: ShutdownReport
+
+    /// Device frames per shard (one worker each); the byte budget bounds them together.
+    let queues: [HandoffQueue<WorkItem>]
+    let budget: BufferBudget
+    /// Recorder queries, answered on their own task so device frames never wait behind them.
+    let queries: HandoffQueue<RecorderRequest>
+    /// The inbound journal; nil when `journal.path` is null.
+    let journal: InboundJournal?
+    let recorder: RecorderRuntime
+    let publisher: OutboundPublisher
+    /// Connection events of the publisher, consumed by the publisher service.
+    let publisherEvents: AsyncStream<MQTTClientEvent>
+
+    init(
+        configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
+        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport
+    ) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.prometheus = prometheus
+        self.accessPolicy = accessPolicy
+        self.shutdownReport = shutdownReport
+        startedAt = Date().timeIntervalSince1970
+        scheme = TopicScheme(inboundRoot: configuration.topics.inboundRoot, outboundRoot: configuration.topics.outboundRoot)
+        let shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : ProcessInfo.processInfo.activeProcessorCount
+        let metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
+        self.metrics = metrics
+        recorderMetrics = RecorderMetrics(factory: metricsFactory)
+        budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes)
+        queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget) }
+        queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity)
+        if let path = configuration.journal.path {
+            do {
+                journal = try InboundJournal(path: path, capacity: configuration.journal.sizeBytes)
+            } catch {
+                throw GatewayStartError("journal.path: \(error)")
+            }
+        } else {
+            journal = nil
+        }
+        recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics)
+
+        let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
+        publisherEvents = events
+        let will = StatusMessage(scheme: scheme, startedAt: startedAt).message(online: false, reason: "connectionLost")
+        let client = try MQTTClient(
+            configuration: configuration.publisherConfiguration(will: will), logger: logger,
+            onEvent: { event in
+                metrics.recordConnectionEvent(event, connection: "publisher")
+                sink.yield(event)
+            })
+        publisher = OutboundPublisher(
+            client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes), metrics: metrics, logger: logger)
+    }
+
+    var shardCount: Int { queues.count }
+}
+
+/// The gateway could not start; the message names the configuration key involved.
+public struct GatewayStartError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,115 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import ServiceLifecycle
+import TelemetryCore
+
+/// The subscriber's message handler. Runs on libmosquitto's network thread: parses the topic
+/// once, journals the frame, and hands it to the worker that owns the device (or a recorder
+/// query to the query answerer). It may block the thread (a full journal or full queues): that
+/// stops the socket being read and pushes back on the broker, and only this subscribe-only
+/// connection ever does it.
+final class InboundRouter: Sendable {
+    private let runtime: GatewayRuntime
+    private let shards: ShardRouter
+    private let overload = RateLimitedLog(interval: 10)
+
+    init(runtime: GatewayRuntime) {
+        self.runtime = runtime
+        shards = ShardRouter(shardCount: runtime.shardCount)
+    }
+
+    /// Handles a live message from the broker.
+    func receive(_ message: MQTTMessage) {
+        let metrics = runtime.metrics
+        metrics.messagesReceived.increment()
+        let receivedAt = Date().timeIntervalSince1970
+        if let device = runtime.scheme.parseRecorderQuery(message.topic) {
+            // Queries read the store, which may take a while: they have their own task so device
+            // frames never wait behind them. A requester that gets no answer asks again.
+            let request = RecorderRequest(
+                device: device, payload: message.payload, responseTopic: message.properties.responseTopic,
+                correlationData: message.properties.correlationData, receivedAt: receivedAt)
+            if runtime.queries.push(request, maxWait: runtime.configuration.pipeline.maximumHandoffWait) == .closed {
+                metrics.handoffClosed.increment()
+            }
+            return
+        }
+        let record = JournalRecord(
+            topic: message.topic, payload: message.payload, contentType: message.properties.contentType, retained: message.retain,
+            receivedAt: receivedAt)
+        route(record, ticket: journal(record))
+    }
+
+    /// Hands a journaled record of an earlier run to its worker (replay at start).
+    func replay(_ record: JournalRecord, ticket: JournalTicket) {
+        runtime.metrics.journalReplayed.increment()
+        route(record, ticket: ticket)
+    }
+
+    private func journal(_ record: JournalRecord) -> JournalTicket? {
+        guard let journal = runtime.journal else { return nil }
+        switch journal.append(record, maxWait: runtime.configuration.journal.maximumWait) {
+        case .stored(let ticket, let waited):
+            if waited > 0 { runtime.metrics.journalWaitSeconds.increment(by: waited) }
+            return ticket
+        case .full(let waited):
+            runtime.metrics.journalWaitSeconds.increment(by: waited)
+            runtime.metrics.journalBypassed.increment()
+            if overload.shouldLog() {
+                runtime.logger.warning(
+                    "the journal is full (journal.sizeBytes \(journal.capacity)); frames go on unjournaled and would not survive a crash (see gateway_journal_bypassed_total)")
+            }
+            return nil
+        case .closed:
+            return nil
+        }
+    }
+
+    private func route(_ record: JournalRecord, ticket: JournalTicket?) {
+        let scheme = runtime.scheme
+        // Commands under the outbound root (reset-pose) go to the worker that owns the device
+        // too, so they stay in order with its frames; the roots never overlap.
+        let key =
+            TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.inboundRoot)
+            ?? TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.outboundRoot) ?? Substring(record.topic)
+        let shard = shards.shard(forRoutingKey: key)
+        let item: WorkItem
+        if let device = scheme.parseHeadphoneResetPose(record.topic) {
+            item = .resetPose(device, receivedAt: record.receivedAt, retained: record.retained, ticket)
+        } else {
+            var frame = InboundFrame(
+                topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained,
+                receivedAt: record.receivedAt)
+            frame.parsedTopic = scheme.parseInbound(record.topic)
+            item = .frame(frame, ticket)
+        }
+        push(item, bytes: record.payload.count + record.topic.utf8.count, shard: shard, topic: record.topic, ticket: ticket)
+    }
+
+    private func push(_ item: WorkItem, bytes: Int, shard: Int, topic: String, ticket: JournalTicket?) {
+        let metrics = runtime.metrics
+        let maximumWait = runtime.configuration.pipeline.maximumHandoffWait
+        switch runtime.queues[shard].push(item, bytes: bytes, maxWait: maximumWait) {
+        case .accepted(let waited):
+            if waited > 0 {
+                metrics.handoffWaits.increment()
+                metrics.handoffBlockedSeconds.increment(by: waited)
+            }
+        case .acceptedOverCapacity(let waited):
+            metrics.handoffWaits.increment()
+            metrics.handoffBlockedSeconds.increment(by: waited)
+            metrics.handoffOverCapacity.increment()
+            if overload.shouldLog() {
+                runtime.logger.warning(
+                    "worker \(shard) is overloaded: the queues stayed full (pipeline.queueCapacity / pipeline.maxBufferedBytes) for pipeline.maxHandoffWait (\(maximumWait) s); admitting frames over the limit (see gateway_handoff_over_capacity_total)"
+                )
+            }
+        case .closed:
+            // Kept in the journal (if it is there) for the next start.
+            metrics.handoffClosed.increment()
+            runtime.logger.warning("a frame arrived after shutdown began and was left \(ticket == nil ? "unprocessed" : "in the journal"): \(topic)")
+        }
+    }
+}

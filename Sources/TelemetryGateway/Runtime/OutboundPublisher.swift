@@ -1,0 +1,88 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import ServiceLifecycle
+import TelemetryCore
+
+/// Publishes what the workers derive on the publisher connection: remembers retained state
+/// for re-announcing, ties each publish's acknowledgement to the journal record of the frame
+/// that produced it, and retries a publish libmosquitto refused for a passing reason.
+final class OutboundPublisher: Sendable {
+    let client: MQTTClient
+    let retained: RetainedStateCache
+    private let metrics: GatewayMetrics
+    private let logger: Logger
+    private let failureLog = RateLimitedLog(interval: 10)
+
+    /// Attempts for one publish before it is given up (counted in `gateway_publish_failures_total`).
+    static let maximumAttempts = 3
+
+    init(client: MQTTClient, retained: RetainedStateCache, metrics: GatewayMetrics, logger: Logger) {
+        self.client = client
+        self.retained = retained
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Publishes `messages` in order. Each one that the broker acknowledges (or refuses) counts
+    /// one part of `countdown`; one that could not be handed over at all never does, so the
+    /// frame stays in the journal.
+    func publish(_ messages: [OutboundMessage], countdown: ReleaseCountdown? = nil) async {
+        for message in messages {
+            retained.record(message)
+            if await send(message, countdown: countdown) {
+                metrics.published.increment()
+                if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }
+            }
+        }
+    }
+
+    /// Hands one message to the client; returns whether it was taken.
+    private func send(_ message: OutboundMessage, countdown: ReleaseCountdown?) async -> Bool {
+        let mqttMessage = message.mqttMessage
+        for attempt in 1...Self.maximumAttempts {
+            do {
+                if let countdown {
+                    try await client.send(mqttMessage, onComplete: countdown.publishHandler)
+                } else {
+                    try await client.send(mqttMessage)
+                }
+                return true
+            } catch let error as MQTTTransportError where error.code != .shutdown && attempt < Self.maximumAttempts && !Task.isCancelled {
+                metrics.publishRetries.increment()
+                try? await Task.sleep(for: .milliseconds(50 << attempt))
+            } catch {
+                metrics.publishFailures.increment()
+                if failureLog.shouldLog() {
+                    logger.error("could not publish \(message.topic) (after \(attempt) attempts): \(error)")
+                }
+                return false
+            }
+        }
+        return false
+    }
+
+    /// Publishes every remembered retained message again, at most `rate` per second: the broker
+    /// restarted without persistence and a dashboard subscribing now would otherwise see no
+    /// device until each one changes.
+    func reannounceRetained(rate: Double) async -> Int {
+        let messages = retained.snapshot()
+        guard !messages.isEmpty else { return 0 }
+        logger.notice("publisher connected without a session: re-announcing \(messages.count) retained device topics")
+        let clock = ContinuousClock()
+        let start = clock.now
+        var sent = 0
+        for message in messages {
+            if Task.isCancelled { break }
+            if await send(message, countdown: nil) {
+                sent += 1
+                metrics.retainedReannounced.increment()
+            }
+            // Rate limit: never ahead of `rate` messages per second since the start.
+            let due = start + .seconds(Double(sent) / rate)
+            if due > clock.now { try? await Task.sleep(until: due, clock: clock) }
+        }
+        return sent
+    }
+}

@@ -1,0 +1,82 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import ServiceLifecycle
+import TelemetryCore
+import UnixSignals
+
+/// Sends each worker the time twice a second so it can close error windows and let time-based
+/// derivations fire (the pure core reads no clock).
+struct TickerService: Service {
+    let runtime: GatewayRuntime
+
+    func run() async {
+        let period = min(0.5, runtime.configuration.pipeline.errorReportInterval / 2)
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(period))
+                let now = Date().timeIntervalSince1970
+                for queue in runtime.queues { queue.pushControl(.tick(now)) }
+            }
+        }
+    }
+}
+
+/// Reloads the registry and capability table on SIGHUP and hands a changed policy to every
+/// worker through its queue, so it takes effect between frames: nothing restarts, no frame is
+/// dropped, learnt device state is kept. A bad file keeps the old policy (logged).
+struct PolicyReloadService: Service {
+    let runtime: GatewayRuntime
+
+    func run() async {
+        let files = runtime.configuration.accessPolicyFiles
+        var current = runtime.accessPolicy
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            runtime.logger.info("SIGHUP: reloading \(files.registry ?? "(no registry)") and \(files.capabilities)")
+            let outcome = AccessPolicyLoader.reload(files, current: current)
+            outcome.log(to: runtime.logger, files: files)
+            guard case .replaced(let loaded) = outcome else { continue }
+            current = loaded.policy
+            let now = Date().timeIntervalSince1970
+            for queue in runtime.queues { queue.pushControl(.policy(loaded.policy, now)) }
+        }
+    }
+}
+
+/// Prunes the recorder store by age and sample count until shutdown.
+struct RecorderPruningService: Service {
+    let runtime: GatewayRuntime
+
+    func run() async {
+        // runPruning loops until cancelled; graceful shutdown cancels it.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await runtime.recorder.runPruning() }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+}
+
+/// Writes the journal's dirty pages to disk every `journal.flushInterval`, which bounds what a
+/// power loss may cost (a process crash costs nothing: the page cache survives it); once more
+/// after the workers have stopped.
+struct JournalSyncService: Service {
+    let runtime: GatewayRuntime
+
+    func run() async {
+        guard let journal = runtime.journal else {
+            try? await gracefulShutdown()
+            return
+        }
+        let interval = runtime.configuration.journal.flushInterval
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(interval))
+                journal.sync()
+                runtime.metrics.sample(journal: journal.statistics)
+            }
+        }
+        journal.sync()
+    }
+}

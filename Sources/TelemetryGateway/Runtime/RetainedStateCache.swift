@@ -1,0 +1,69 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import ServiceLifecycle
+import TelemetryCore
+
+/// The latest retained message of every topic the gateway publishes retained (availability,
+/// connection, depth state, headphone connection, …), so that all of it can be published again
+/// when the broker has lost it (restarted without persistence).
+///
+/// Bounded in bytes (`retained.cacheBytes`): past the bound the oldest-written topics are dropped
+/// and counted; they come back with the device's next change.
+final class RetainedStateCache: Sendable {
+    private struct State {
+        var messages: [String: (message: OutboundMessage, order: UInt64)] = [:]
+        var bytes = 0
+        var nextOrder: UInt64 = 0
+        var evicted: UInt64 = 0
+    }
+
+    /// The bound in bytes (topic plus payload).
+    let limit: Int
+    private let state = LockedState(State())
+
+    /// Creates a cache bounded to `limit` bytes.
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Remembers a retained message (an empty payload deletes the topic's entry, as it deletes
+    /// the broker's retained message). Non-retained messages are ignored.
+    func record(_ message: OutboundMessage) {
+        guard message.retain else { return }
+        state.withLock { state in
+            if let old = state.messages.removeValue(forKey: message.topic) {
+                state.bytes -= Self.size(old.message)
+            }
+            guard !message.payload.isEmpty else { return }
+            state.nextOrder += 1
+            state.messages[message.topic] = (message, state.nextOrder)
+            state.bytes += Self.size(message)
+            if state.bytes > limit { evictOldest(&state) }
+        }
+    }
+
+    /// Every remembered message, oldest first (the order they were last written).
+    func snapshot() -> [OutboundMessage] {
+        state.withLock { state in state.messages.values.sorted { $0.order < $1.order }.map(\.message) }
+    }
+
+    /// Topics dropped to stay within the bound, so far.
+    var evictedCount: UInt64 { state.withLock { $0.evicted } }
+
+    /// Topics remembered now.
+    var count: Int { state.withLock { $0.messages.count } }
+
+    private func evictOldest(_ state: inout State) {
+        // Rare (the bound is far above a normal fleet's state): a sort is fine here.
+        for (topic, entry) in state.messages.sorted(by: { $0.value.order < $1.value.order }) {
+            guard state.bytes > limit else { break }
+            state.messages.removeValue(forKey: topic)
+            state.bytes -= Self.size(entry.message)
+            state.evicted += 1
+        }
+    }
+
+    private static func size(_ message: OutboundMessage) -> Int { message.topic.utf8.count + message.payload.count }
+}

@@ -1,0 +1,103 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import ServiceLifecycle
+import TelemetryCore
+
+/// One shard's processing loop: takes its queue's frames in arrival order, runs them through the
+/// pure ``FrameProcessor`` (and the recorder), publishes what comes out, and releases each frame's
+/// journal record once all of that is acknowledged by the broker.
+struct ShardWorker {
+    let shard: Int
+    let runtime: GatewayRuntime
+
+    /// Frames whose error was counted into an aggregate not yet published: their journal records
+    /// are released only after the flush that reports the aggregate has been acknowledged.
+    private var heldForErrorFlush: [ReleaseCountdown] = []
+
+    init(shard: Int, runtime: GatewayRuntime) {
+        self.shard = shard
+        self.runtime = runtime
+    }
+
+    /// Runs until the queue is closed and empty, or the task is cancelled (drain deadline): then
+    /// the frames not yet processed are counted and stay in the journal for the next start.
+    mutating func run() async {
+        let configuration = runtime.configuration
+        var processor = FrameProcessor(
+            configuration: .init(
+                scheme: runtime.scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
+                errorReportInterval: configuration.pipeline.errorReportInterval, accessPolicy: runtime.accessPolicy,
+                derivation: configuration.derivation))
+        // The tremor minutes of this shard's devices: owned here, like their derivation state.
+        var tremorSchedule = runtime.recorder.makeSchedule()
+        let queue = runtime.queues[shard]
+        while let batch = await queue.next() {
+            for item in batch {
+                if Task.isCancelled {
+                    if case .frame = item { runtime.metrics.framesLeftInJournal.increment() }
+                    continue
+                }
+                switch item {
+                case .frame(let frame, let ticket):
+                    await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
+                case .tick(let now):
+                    await flush(processor.flush(now: now), processor: processor)
+                    await runtime.publisher.publish(await runtime.recorder.tick(now: now, schedule: &tremorSchedule))
+                case .resetPose(let device, let receivedAt, let retained, let ticket):
+                    if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
+                        runtime.logger.debug("reset the head pose reference of \(device)")
+                    }
+                    if let ticket { runtime.journal?.release(ticket) }
+                case .policy(let policy, let date):
+                    await runtime.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
+                }
+            }
+        }
+        if !Task.isCancelled {
+            // Report what the open error windows still hold before stopping.
+            let final = processor.finish()
+            await flush(final, processor: processor)
+        }
+        runtime.logger.debug("worker \(shard) stopped")
+    }
+
+    private mutating func process(
+        _ frame: InboundFrame, ticket: JournalTicket?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
+    ) async {
+        let result = processor.process(frame)
+        var messages = result.messages
+        if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = frame.parsedTopic ?? runtime.scheme.parseInbound(frame.topic) {
+            // Stored before the frame is counted, so a query after the count sees it.
+            messages += await runtime.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule)
+        }
+        let journal = runtime.journal
+        let countdown = ticket.map { ticket in ReleaseCountdown(parts: messages.count + 1) { journal?.release(ticket) } }
+        await runtime.publisher.publish(messages, countdown: countdown)
+        if let countdown {
+            if case .rejected = result.outcome, processor.pendingErrorCount > 0 {
+                heldForErrorFlush.append(countdown)
+            } else {
+                countdown.partDone()
+            }
+        }
+        // Counted once its messages are handed over, so a test (or an operator) that sees the
+        // count also sees what the frame produced.
+        runtime.metrics.record(result)
+    }
+
+    /// Publishes flushed error reports; once no error is pending any more, the frames held for
+    /// them are released with the acknowledgement of these reports.
+    private mutating func flush(_ messages: [OutboundMessage], processor: FrameProcessor) async {
+        guard !heldForErrorFlush.isEmpty, processor.pendingErrorCount == 0 else {
+            await runtime.publisher.publish(messages)
+            return
+        }
+        let held = heldForErrorFlush
+        heldForErrorFlush.removeAll()
+        let countdown = ReleaseCountdown(parts: messages.count + 1) { held.forEach { $0.partDone() } }
+        await runtime.publisher.publish(messages, countdown: countdown)
+        countdown.partDone()
+    }
+}

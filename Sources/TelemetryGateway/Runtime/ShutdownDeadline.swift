@@ -1,0 +1,57 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import ServiceLifecycle
+import TelemetryCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The time budget of a graceful shutdown: it starts when the subscriber stops, the workers
+/// may drain for `pipeline.drainTimeout`, and everything (publish acknowledgements included)
+/// must be over within twice that, whatever the broker does.
+final class ShutdownDeadline: Sendable {
+    /// Seconds reserved at the end for the normal DISCONNECT of the publisher.
+    static let disconnectAllowance = 2.5
+
+    let drainTimeout: Double
+    private let startedAt = LockedState<ContinuousClock.Instant?>(nil)
+
+    init(drainTimeout: Double) {
+        self.drainTimeout = drainTimeout
+    }
+
+    /// Marks the start of the shutdown (first call wins).
+    func start() {
+        startedAt.withLock { if $0 == nil { $0 = .now } }
+    }
+
+    /// Seconds left until the workers must have drained.
+    var drainRemaining: Double { remaining(until: drainTimeout) }
+
+    /// Seconds left for the final publishes and their acknowledgements.
+    var flushRemaining: Double { max(0.2, remaining(until: 2 * drainTimeout - Self.disconnectAllowance)) }
+
+    private func remaining(until offset: Double) -> Double {
+        guard let start = startedAt.withLock({ $0 }) else { return offset }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return max(0, offset - seconds)
+    }
+
+    /// Ends the process with `code` if it is still running `2 × drainTimeout` after the shutdown
+    /// started: the last guarantee that SIGTERM ends the gateway in bounded time (the executable
+    /// arms it; in-process tests do not).
+    func armProcessWatchdog(exitCode: Int32, log: @escaping @Sendable () -> Void) {
+        let limit = 2 * drainTimeout
+        let thread = Thread {
+            Thread.sleep(forTimeInterval: limit)
+            log()
+            _exit(exitCode)
+        }
+        thread.name = "shutdown-watchdog"
+        thread.start()
+    }
+}

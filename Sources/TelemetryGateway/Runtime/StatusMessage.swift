@@ -1,0 +1,30 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import ServiceLifecycle
+import TelemetryCore
+
+/// The retained `gateway/status` message: online while the gateway runs, offline after a
+/// graceful shutdown (reason `shutdown`) or through the will (reason `connectionLost`).
+struct StatusMessage: Sendable {
+    /// The gateway's version, published in `gateway/status`.
+    static let version = GatewayVersion.current
+
+    let scheme: TopicScheme
+    let startedAt: Double
+
+    func message(online: Bool, reason: String?) -> MQTTMessage {
+        var writer = JSONWriter()
+        writer.object {
+            $0.field("state", online ? "online" : "offline")
+            $0.field("version", Self.version)
+            $0.field("startedAt", startedAt)
+            $0.field("date", online || reason == "shutdown" ? Date().timeIntervalSince1970 : startedAt)
+            $0.field("reason", reason)
+        }
+        return MQTTMessage(
+            topic: scheme.statusTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true,
+            properties: MQTTProperties(contentType: "application/json"))
+    }
+}
