@@ -75,8 +75,22 @@ public final class TestBroker: @unchecked Sendable {
     public func kill() {
         guard let process, process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
+        Glibc.kill(process.processIdentifier, SIGCONT)
         process.waitUntilExit()
         self.process = nil
+    }
+
+    /// Freezes the broker (SIGSTOP): connections stay open but nothing is answered, as with a
+    /// hung broker or a stalled network.
+    public func freeze() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a frozen broker run again (SIGCONT).
+    public func thaw() {
+        guard let process else { return }
+        Glibc.kill(process.processIdentifier, SIGCONT)
     }
 
     /// Kills and starts the broker again on the same port; sessions are lost (no persistence).
