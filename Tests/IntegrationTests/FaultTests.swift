@@ -1,0 +1,175 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+import TelemetryGateway
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real faults, bounded in time: the gateway killed with SIGKILL mid-stream, a frozen broker at
+/// SIGTERM, a broker restarted without persistence, and the connection cut by a proxy. Each
+/// test proves what docs/reliability.md promises.
+@Suite("Faults: crashes, frozen and restarted brokers, cut connections")
+struct FaultTests {
+    private func observe(_ broker: TestBroker, _ filters: [String], handler: @escaping MQTTClient.MessageHandler) async throws -> MQTTClient {
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: handler)
+        try await observer.subscribe(filters, qos: .atLeastOnce)
+        return observer
+    }
+
+    /// Returns once a gateway processes frames: a probe device's status is published (again,
+    /// until answered) and its `gateway/{id}/connection` awaited. Before the subscriber's first
+    /// SUBSCRIBE the broker drops frames nobody subscribed to.
+    private func waitUntilProcessing(_ broker: TestBroker, probe: String = "probe-\(UUID().uuidString.prefix(6))") async throws {
+        let collector = MessageCollector()
+        let client = try await observe(broker, ["gateway/\(probe)/connection"], handler: collector.handler)
+        defer { Task { await client.shutdown() } }
+        for attempt in 0..<40 {
+            try await client.publish(MQTTMessage(topic: "wearables/\(probe)/status", string: #"{"state":"\#(attempt % 2 == 0 ? "online" : "offline")"}"#))
+            if (try? await collector.wait(timeout: 0.5, "probe answered") { !$0.isEmpty }) != nil { return }
+        }
+        throw TestFailure("the gateway never processed a probe frame")
+    }
+
+    @Test("kill -9 during a 30,000-frame stream: after a restart every acknowledged frame is processed, ≤ 10 % twice")
+    func killMidStream() async throws {
+        let broker = try TestBroker()
+        let stream = PresenceStream(device: "crash-1", count: 30_000)
+        let counter = PresenceCounter(stream)
+        let observer = try await observe(broker, ["gateway/crash-1/connection"], handler: counter.handler)
+        let data = broker.directory.appendingPathComponent("gateway-data")
+        // The same client id and data directory across the restart: the broker keeps the
+        // subscriber's session (queued frames) and the journal keeps what was in flight.
+        let arguments = ["--set", "mqtt.clientId=gw-crash", "--set", "registry.file=null"]
+        let first = try GatewayProcess(broker: broker, arguments: arguments, dataDirectory: data)
+        try await waitUntilProcessing(broker)
+
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        let publishing = Task { try await stream.publish(with: device) }
+        // Kill it once it is well into the stream (an observed count, not a sleep).
+        try await counter.wait(forDistinct: 3_000, timeout: 60)
+        first.signal(SIGKILL)
+        _ = try await first.waitForExit(timeout: 10)
+        let atKill = counter.counts.distinct
+        try await publishing.value
+
+        let second = try GatewayProcess(broker: broker, arguments: arguments, dataDirectory: data)
+        try await counter.wait(forDistinct: stream.count, timeout: 120)
+        let counts = counter.counts
+        #expect(atKill < stream.count, "the kill came after the whole stream was processed; the test proved nothing")
+        #expect(counts.messages - stream.count <= stream.count / 10, "\(counts.messages - stream.count) duplicates")
+        #expect(second.log.contains("replaying") || counts.messages > 0)
+        second.signal(SIGTERM)
+        #expect(try await second.waitForExit(timeout: 40) == 0, "log:\n\(second.log)")
+        await device.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("SIGTERM with a frozen broker: the gateway exits within 2 × pipeline.drainTimeout, with the status for an incomplete drain")
+    func frozenBrokerShutdown() async throws {
+        let broker = try TestBroker()
+        let collector = MessageCollector()
+        let observer = try await observe(broker, ["gateway/status", "gateway/+/connection"], handler: collector.handler)
+        let drainTimeout = 2.0
+        let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "pipeline.drainTimeout=\(drainTimeout)", "--set", "registry.file=null"])
+        try await collector.wait("online") { $0.contains { $0.topic == "gateway/status" } }
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await device.publish(MQTTMessage(topic: "wearables/frozen-1/status", string: #"{"state":"online"}"#))
+        try await collector.wait("presence") { $0.contains { $0.topic == "gateway/frozen-1/connection" } }
+        await device.shutdown()
+        await observer.shutdown()
+
+        broker.freeze()
+        defer { broker.thaw() }
+        let signalled = ContinuousClock.now
+        gateway.signal(SIGTERM)
+        let status = try await gateway.waitForExit(timeout: 4 * drainTimeout + 5)
+        let elapsed = ContinuousClock.now - signalled
+        // The bound is measured from the signal; process teardown may add a moment.
+        #expect(elapsed < .seconds(2 * drainTimeout + 1), "took \(elapsed); log:\n\(gateway.log)")
+        #expect(status == 75, "a drain that could not be acknowledged exits 75 (EX_TEMPFAIL); log:\n\(gateway.log)")
+    }
+
+    @Test("broker restarted without persistence under load: retained device topics back within 10 s, every received frame processed")
+    func brokerRestartReannounces() async throws {
+        let broker = try TestBroker()
+        let run = try await GatewayRun.start(broker)
+        let devices = (0..<20).map { "fleet-\($0)" }
+        let client = try await TestClients.connected(try TestClients.configuration(broker))
+        for device in devices {
+            try await client.publish(
+                MQTTMessage(
+                    topic: "wearables/\(device)/hello",
+                    string: #"{"model":"Apple Watch Ultra 2","platform":"watchOS","osVersion":"10.1","app":"com.example.dive","authorization":"authorized"}"#))
+            try await client.publish(MQTTMessage(topic: "wearables/\(device)/status", string: #"{"state":"online"}"#))
+        }
+        try await run.collector.wait("every device's availability and connection") { messages in
+            Set(messages.filter { $0.topic.hasSuffix("/availability") || $0.topic.hasSuffix("/connection") }.map(\.topic)).count == 2 * devices.count
+        }
+
+        // Load on another device while the broker goes down and comes back empty.
+        let stream = PresenceStream(device: "load-1", count: 5_000)
+        let counter = PresenceCounter(stream)
+        let loadObserver = try await observe(broker, ["gateway/load-1/connection"], handler: counter.handler)
+        let loader = try await TestClients.connected(try TestClients.configuration(broker))
+        let publishing = Task { try await stream.publish(with: loader) }
+        try await counter.wait(forDistinct: 500, timeout: 30)
+        try broker.restart()
+        let restartedAt = ContinuousClock.now
+
+        // A dashboard subscribing after the restart sees every device again.
+        let late = MessageCollector()
+        let dashboard = try await TestClients.connected(try TestClients.configuration(broker), onMessage: late.handler)
+        try await dashboard.subscribe(["gateway/+/availability", "gateway/+/connection"], qos: .atLeastOnce)
+        try await late.wait(timeout: 10, "retained device topics after the restart") { messages in
+            let topics = Set(messages.map(\.topic))
+            return devices.allSatisfy { topics.contains("gateway/\($0)/availability") && topics.contains("gateway/\($0)/connection") }
+        }
+        #expect(ContinuousClock.now - restartedAt < .seconds(10))
+        #expect(run.gateway.metrics.sum("gateway_retained_reannounced_total") >= Double(2 * devices.count))
+
+        // Every frame the gateway received was processed (what the broker itself lost in the
+        // restart never reached it: docs/reliability.md).
+        try await publishing.value
+        try await counter.wait(forFrame: stream.count - 1, timeout: 30)
+        try await run.collector.wait(timeout: 30, "the gateway at rest: processed == received, queues and journal empty") { messages in
+            guard let latest = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
+            let metrics = PrometheusText(text: latest.payloadString)
+            let received = metrics.sum("gateway_messages_received_total")
+            return received > 0 && metrics.sum("gateway_frames_processed_total") == received && metrics.sum("gateway_queue_depth") == 0
+                && metrics.sum("gateway_journal_live_records") == 0
+        }
+        await loader.shutdown()
+        await loadObserver.shutdown()
+        await dashboard.shutdown()
+        await client.shutdown()
+        try await run.stop()
+    }
+
+    @Test("the connection cut twice by a proxy mid-stream: nothing lost")
+    func networkCut() async throws {
+        let broker = try TestBroker()
+        let proxy = try TCPProxy(upstreamPort: broker.port)
+        var configuration = try GatewayHarness.configuration(broker: broker)
+        configuration.mqtt.broker = try BrokerURL(parsing: proxy.url)
+        let run = try await GatewayRun.start(broker, configuration: configuration)
+        let stream = PresenceStream(device: "cut-1", count: 10_000)
+        let counter = PresenceCounter(stream)
+        let observer = try await observe(broker, ["gateway/cut-1/connection"], handler: counter.handler)
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        let publishing = Task { try await stream.publish(with: device) }
+        try await counter.wait(forDistinct: 2_000, timeout: 60)
+        proxy.cut()
+        try await counter.wait(forDistinct: 5_000, timeout: 60)
+        proxy.cut()
+        try await publishing.value
+        try await counter.wait(forDistinct: stream.count, timeout: 60)
+        #expect(run.gateway.metrics.sum("mqtt_connections_total") >= 4, "both connections reconnected at least once")
+        await device.shutdown()
+        await observer.shutdown()
+        try await run.stop()
+        proxy.stop()
+    }
+}

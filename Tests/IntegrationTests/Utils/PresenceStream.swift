@@ -1,0 +1,95 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+
+/// A device whose `status` alternates online/offline with a distinct date per frame: every
+/// frame the gateway processes yields one `gateway/{id}/connection` message carrying that date,
+/// so the set of dates an observer collects is exactly the set of frames processed.
+struct PresenceStream {
+    let device: String
+    let count: Int
+    /// The date of frame `index` is `baseDate + index`.
+    let baseDate = 1_800_000_000
+
+    /// Publishes every frame at QoS 1 as fast as the in-flight window allows and waits until the
+    /// broker acknowledged all of them (the client reconnects and re-sends across faults).
+    func publish(with client: MQTTClient, timeout: Double = 120) async throws {
+        for index in 0..<count {
+            let state = index % 2 == 0 ? "online" : "offline"
+            try await client.send(MQTTMessage(topic: "wearables/\(device)/status", string: #"{"state":"\#(state)","date":\#(baseDate + index)}"#))
+        }
+        guard await client.flush(timeout: timeout) else { throw TestFailure("the broker did not acknowledge all \(count) frames within \(timeout) s") }
+    }
+}
+
+/// Counts the distinct frames seen through `gateway/{id}/connection` messages of one device.
+final class PresenceCounter: @unchecked Sendable {
+    private let stream: PresenceStream
+    private let condition = NSCondition()
+    private var seen = Set<Int>()
+    private var messages = 0
+
+    init(_ stream: PresenceStream) {
+        self.stream = stream
+    }
+
+    /// The handler for an observer subscribed to `gateway/{id}/connection`.
+    var handler: MQTTClient.MessageHandler {
+        let topic = "gateway/\(stream.device)/connection"
+        return { [self] message in
+            guard message.topic == topic,
+                let object = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any],
+                let date = object["date"] as? Double
+            else { return }
+            condition.lock()
+            seen.insert(Int(date) - stream.baseDate)
+            messages += 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Distinct frames seen, and messages received (duplicates included).
+    var counts: (distinct: Int, messages: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (seen.count, messages)
+    }
+
+    /// Frame indices never seen.
+    var missing: [Int] {
+        condition.lock()
+        defer { condition.unlock() }
+        return (0..<stream.count).filter { !seen.contains($0) }
+    }
+
+    /// Waits until the frame with this index was seen; throws after `timeout`.
+    func wait(forFrame index: Int, timeout: Double) async throws {
+        try await wait(timeout: timeout, "frame \(index)") { $0.contains(index) }
+    }
+
+    /// Waits (off the cooperative pool) until `distinct` frames were seen; throws after `timeout`.
+    func wait(forDistinct distinct: Int, timeout: Double) async throws {
+        try await wait(timeout: timeout, "\(distinct) frames") { $0.count >= distinct }
+    }
+
+    private func wait(timeout: Double, _ what: String, until predicate: @escaping @Sendable (Set<Int>) -> Bool) async throws {
+        let done = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Thread { [self] in
+                let deadline = Date(timeIntervalSinceNow: timeout)
+                condition.lock()
+                while !predicate(seen) {
+                    if !condition.wait(until: deadline) { break }
+                }
+                let reached = predicate(seen)
+                condition.unlock()
+                continuation.resume(returning: reached)
+            }.start()
+        }
+        if !done {
+            let missing = missing
+            throw TestFailure(
+                "waited \(timeout) s for \(what) in vain: saw \(counts.distinct) of \(stream.count) frames; \(missing.count) missing, first: \(missing.prefix(10))")
+        }
+    }
+}
