@@ -172,4 +172,26 @@ struct FaultTests {
         try await run.stop()
         proxy.stop()
     }
+
+    @Test("rejected frames held for their aggregated error report are released once the report is acknowledged")
+    func rejectedFramesLeaveTheJournal() async throws {
+        let broker = try TestBroker()
+        let run = try await GatewayRun.start(broker)
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        for index in 0..<500 {
+            try await device.send(MQTTMessage(topic: "wearables/flood-1/status", string: "not json \(index)"))
+        }
+        #expect(await device.flush(timeout: 30))
+        // Every frame was rejected; the aggregate report goes out after the window (1 s here),
+        // and then nothing may stay pinned in the journal.
+        let messages = try await run.collector.wait(timeout: 30, "all 500 rejected, the aggregate reported, the journal empty") { messages in
+            guard let latest = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
+            let metrics = PrometheusText(text: latest.payloadString)
+            return metrics.sum("gateway_frames_rejected_total") >= 500 && metrics.sum("gateway_journal_live_records") == 0
+        }
+        let reports = messages.filter { $0.topic == "gateway/flood-1/errors" }.compactMap { try? json($0)["count"] as? Double }
+        #expect(reports.reduce(0, +) == 500, "the error reports count every rejected frame: \(reports)")
+        await device.shutdown()
+        try await run.stop()
+    }
 }

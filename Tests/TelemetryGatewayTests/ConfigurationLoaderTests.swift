@@ -90,7 +90,11 @@ struct ConfigurationLoaderTests {
     @Test("cross-key rules point at the key to change")
     func crossKeyRules() {
         let handoff = issues(overrides: [("mqtt.keepalive", "10"), ("pipeline.maxHandoffWait", "5"), ("registry.file", "null")])
-        #expect(handoff.map(\.key) == ["pipeline.maxHandoffWait"])
+        // Both waits block the subscriber: each alone, and their sum, must stay under half the keepalive.
+        #expect(handoff.map(\.key) == ["pipeline.maxHandoffWait", "journal.maxWait"])
+        let journal = issues(overrides: [("journal.maxWait", "12"), ("registry.file", "null")])
+        #expect(journal.map(\.key) == ["journal.maxWait"])
+        #expect(journal.first?.message.contains("pipeline.maxHandoffWait") == true)
         let tls = issues(overrides: [("mqtt.tls.certFile", "/etc/hostname"), ("registry.file", "null")])
         #expect(tls.map(\.key) == ["mqtt.tls.certFile"])
         let missing = issues(overrides: [("registry.file", "/nonexistent/devices.yml")])

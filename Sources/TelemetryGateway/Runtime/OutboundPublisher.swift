@@ -44,7 +44,7 @@ final class OutboundPublisher: Sendable {
         for attempt in 1...Self.maximumAttempts {
             do {
                 if let countdown {
-                    try await client.send(mqttMessage, onComplete: countdown.publishHandler)
+                    try await client.send(mqttMessage, onComplete: countdown.publishHandler(qos: message.qos))
                 } else {
                     try await client.send(mqttMessage)
                 }

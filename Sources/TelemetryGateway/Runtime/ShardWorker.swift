@@ -12,9 +12,11 @@ struct ShardWorker {
     let shard: Int
     let runtime: GatewayRuntime
 
-    /// Frames whose error was counted into an aggregate not yet published: their journal records
-    /// are released only after the flush that reports the aggregate has been acknowledged.
-    private var heldForErrorFlush: [ReleaseCountdown] = []
+    /// Frames whose error was counted into an aggregate not yet published, with their arrival
+    /// time: a frame's aggregation window ends at most `pipeline.errorReportInterval` after it,
+    /// so the first flush after that reports it, and its journal record is released once that
+    /// flush is acknowledged.
+    private var heldForErrorFlush: [(countdown: ReleaseCountdown, receivedAt: Double)] = []
 
     init(shard: Int, runtime: GatewayRuntime) {
         self.shard = shard
@@ -43,7 +45,7 @@ struct ShardWorker {
                 case .frame(let frame, let ticket):
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now):
-                    await flush(processor.flush(now: now), processor: processor)
+                    await flush(processor.flush(now: now), now: now)
                     await runtime.publisher.publish(await runtime.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
@@ -57,8 +59,7 @@ struct ShardWorker {
         }
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
-            let final = processor.finish()
-            await flush(final, processor: processor)
+            await flush(processor.finish(), now: nil)
         }
         runtime.logger.debug("worker \(shard) stopped")
     }
@@ -77,7 +78,7 @@ struct ShardWorker {
         await runtime.publisher.publish(messages, countdown: countdown)
         if let countdown {
             if case .rejected = result.outcome, processor.pendingErrorCount > 0 {
-                heldForErrorFlush.append(countdown)
+                heldForErrorFlush.append((countdown, frame.receivedAt))
             } else {
                 countdown.partDone()
             }
@@ -87,16 +88,19 @@ struct ShardWorker {
         runtime.metrics.record(result)
     }
 
-    /// Publishes flushed error reports; once no error is pending any more, the frames held for
-    /// them are released with the acknowledgement of these reports.
-    private mutating func flush(_ messages: [OutboundMessage], processor: FrameProcessor) async {
-        guard !heldForErrorFlush.isEmpty, processor.pendingErrorCount == 0 else {
+    /// Publishes flushed error reports; the frames held for reports that this flush covers
+    /// (their windows have ended) are released with its acknowledgement. `now` nil: the final
+    /// flush at shutdown, which covers every window.
+    private mutating func flush(_ messages: [OutboundMessage], now: Double?) async {
+        let newestCovered = now.map { $0 - runtime.configuration.pipeline.errorReportInterval } ?? .infinity
+        let covered = heldForErrorFlush.prefix { $0.receivedAt <= newestCovered }
+        guard !covered.isEmpty else {
             await runtime.publisher.publish(messages)
             return
         }
-        let held = heldForErrorFlush
-        heldForErrorFlush.removeAll()
-        let countdown = ReleaseCountdown(parts: messages.count + 1) { held.forEach { $0.partDone() } }
+        heldForErrorFlush.removeFirst(covered.count)
+        let released = covered.map(\.countdown)
+        let countdown = ReleaseCountdown(parts: messages.count + 1) { released.forEach { $0.partDone() } }
         await runtime.publisher.publish(messages, countdown: countdown)
         countdown.partDone()
     }
