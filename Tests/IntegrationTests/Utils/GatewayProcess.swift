@@ -49,6 +49,15 @@ final class GatewayProcess: @unchecked Sendable {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 
+    /// The process's peak resident memory (VmHWM), in bytes, while it runs.
+    var peakResidentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1024
+    }
+
     /// Sends a signal.
     func signal(_ signal: Int32) {
         Glibc.kill(process.processIdentifier, signal)
