@@ -33,8 +33,8 @@ final class ClientCore: Sendable {
         var connectWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var nextWaiterID: UInt64 = 0
         var statistics = MQTTClientStatistics()
-        /// Set when the broker said another client took our session over; read by the backoff.
-        var sessionTakenOver = false
+        /// The reconnect rules (pure); driven by the network thread and the callbacks it runs.
+        var lifecycle: ConnectionLifecycle
         /// Subscriptions the broker refused, re-sent at `subscriptionRetryAt` while connected.
         var refusedSubscriptions: [Subscription] = []
         var subscriptionRetryAt = ContinuousClock.now
@@ -64,7 +64,10 @@ final class ClientCore: Sendable {
         self.logger = logger
         self.onMessage = onMessage
         self.onEvent = onEvent
-        state = LockedState(State(tracker: PublishTracker(capacity: max(1, configuration.maximumInflightPublishes))))
+        state = LockedState(
+            State(
+                tracker: PublishTracker(capacity: max(1, configuration.maximumInflightPublishes)),
+                lifecycle: ConnectionLifecycle(reconnect: configuration.reconnect, connectTimeout: configuration.connectTimeout)))
 
         if !configuration.cleanStart && configuration.sessionExpiry == 0 {
             throw MQTTTransportError(.invalidConfiguration, "cleanStart=false needs sessionExpiry > 0: MQTT 5 keeps no session with expiry 0")
@@ -176,60 +179,78 @@ final class ClientCore: Sendable {
             var list = connectProperties
             mosquitto_property_free_all(&list)
         }
-        var failures = 0
-        var needsConnect = true
-        var attemptStarted = ContinuousClock.now
-
+        perform(feed(.start), connectProperties: connectProperties)
         while !isStopRequested {
-            if needsConnect {
-                emit(.connecting(attempt: failures))
-                setConnection(.connecting)
-                let rc = mosquitto_connect_bind_v5(
-                    mosq, configuration.broker.host, Int32(configuration.broker.port), Int32(configuration.keepalive), nil,
-                    connectProperties)
+            switch state.withLock({ $0.lifecycle.phase }) {
+            case .connecting, .connected:
+                let rc = mosquitto_loop(mosq, 100, 1)
                 if rc != MOSQ_ERR_SUCCESS.rawValue {
                     let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : MosquittoLibrary.describe(rc)
-                    backOff(after: &failures, reason: "connect to \(configuration.broker) failed: \(reason)")
-                    continue
+                    perform(feed(.connectionLost(reason: reason)), connectProperties: connectProperties)
                 }
-                needsConnect = false
-                attemptStarted = .now
-            }
-            let rc = mosquitto_loop(mosq, 100, 1)
-            if rc != MOSQ_ERR_SUCCESS.rawValue {
-                let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : MosquittoLibrary.describe(rc)
-                connectionEnded(reason: reason)
-                needsConnect = true
-                backOff(after: &failures, reason: "connection to \(configuration.broker) ended: \(reason)")
-                continue
-            }
-            switch state.withLock({ $0.connection }) {
-            case .connected:
-                failures = 0
-                retryRefusedSubscriptions()
-            case .connecting where ContinuousClock.now - attemptStarted > .seconds(configuration.connectTimeout):
-                mosquitto_disconnect(mosq)
-                connectionEnded(reason: "no CONNACK within \(configuration.connectTimeout) s")
-                needsConnect = true
-                backOff(after: &failures, reason: "no CONNACK from \(configuration.broker) within \(configuration.connectTimeout) s")
-            case .disconnected:
-                // A refusal or server DISCONNECT arrived through a callback; reconnect.
-                needsConnect = true
-                backOff(after: &failures, reason: "disconnected by \(configuration.broker)")
-            default:
+            case .waiting(let until):
+                sleep(until: until)
+            case .idle, .stopped:
                 break
             }
+            perform(feed(.tick), connectProperties: connectProperties)
+            if state.withLock({ $0.lifecycle.phase == .connected }) { retryRefusedSubscriptions() }
         }
+        perform(feed(.stop), connectProperties: connectProperties)
+        connectionEnded(reason: "client shut down", final: true)
+    }
 
-        // Graceful stop: a normal DISCONNECT makes the broker discard our will.
-        if state.withLock({ $0.connection == .connected }) {
-            mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
-            let deadline = ContinuousClock.now + .seconds(2)
-            while ContinuousClock.now < deadline, mosquitto_loop(mosq, 50, 1) == MOSQ_ERR_SUCCESS.rawValue {
-                if state.withLock({ $0.connection != .connected }) { break }
+    /// Feeds an event to the life cycle (under the lock); returns its actions.
+    private func feed(_ event: ConnectionLifecycle.Event) -> [ConnectionLifecycle.Action] {
+        var random = SystemRandomNumberGenerator()
+        return state.withLock { $0.lifecycle.handle(event, now: .now, random: &random) }
+    }
+
+    /// Performs the life cycle's actions with libmosquitto (on the network thread).
+    private func perform(_ actions: [ConnectionLifecycle.Action], connectProperties: OpaquePointer? = nil) {
+        let mosq = handle.pointer
+        for action in actions {
+            switch action {
+            case .connect(let attempt):
+                emit(.connecting(attempt: attempt))
+                setConnection(.connecting)
+                let rc = mosquitto_connect_bind_v5(
+                    mosq, configuration.broker.host, Int32(configuration.broker.port), Int32(configuration.keepalive), nil, connectProperties)
+                if rc == MOSQ_ERR_SUCCESS.rawValue {
+                    perform(feed(.connectCallSent))
+                } else {
+                    let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : MosquittoLibrary.describe(rc)
+                    perform(feed(.connectCallFailed(reason: "connect to \(configuration.broker) failed: \(reason)")))
+                }
+            case .backOff(let seconds, let reason):
+                state.withLock { $0.statistics.connectionFailures += 1 }
+                logger.warning("MQTT \(reason); retrying in \(seconds) s")
+                emit(.connectFailed(reason: reason, retryIn: seconds))
+            case .abortAttempt:
+                mosquitto_disconnect(mosq)
+            case .connectionEnded(let reason):
+                connectionEnded(reason: reason)
+            case .resubscribe:
+                resubscribeAll()
+            case .announceConnected(let sessionPresent):
+                announceConnected(sessionPresent: sessionPresent)
+            case .announceRefused(let reason):
+                logger.error("MQTT broker \(configuration.broker) refused the connection: \(reason)")
+                emit(.refused(reason: reason))
+            case .announceTakeover:
+                state.withLock { $0.statistics.sessionTakeovers += 1 }
+                logger.error(
+                    "MQTT session taken over: another client connected to \(configuration.broker) as '\(configuration.clientID)'; is a second gateway using the same mqtt.clientId? Waiting the longest backoff before reconnecting")
+                emit(.sessionTakenOver)
+            case .disconnectAndStop:
+                // A normal DISCONNECT makes the broker discard our will.
+                mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
+                let deadline = ContinuousClock.now + .seconds(2)
+                while ContinuousClock.now < deadline, mosquitto_loop(mosq, 50, 1) == MOSQ_ERR_SUCCESS.rawValue {
+                    if state.withLock({ $0.connection != .connected }) { break }
+                }
             }
         }
-        connectionEnded(reason: "client shut down", final: true)
     }
 
     /// Re-sends subscriptions the broker refused once their retry time has come (an ACL fixed
@@ -249,28 +270,13 @@ final class ClientCore: Sendable {
         }
     }
 
-    /// Sleeps for the backoff delay (interrupted by shutdown) and counts the failure.
-    private func backOff(after failures: inout Int, reason: String) {
-        var generator = SystemRandomNumberGenerator()
-        let takenOver = state.withLock { state in
-            defer { state.sessionTakenOver = false }
-            state.statistics.connectionFailures += 1
-            return state.sessionTakenOver
-        }
-        let delay =
-            takenOver
-            ? configuration.reconnect.takeoverDelay(using: &generator)
-            : configuration.reconnect.jitteredDelay(afterFailures: failures, using: &generator)
-        failures += 1
-        if takenOver {
-            logger.error(
-                "MQTT session taken over: another client connected to \(configuration.broker) as '\(configuration.clientID)'; is a second gateway using the same mqtt.clientId? Retrying in \(delay) s")
-        } else {
-            logger.warning("MQTT \(reason); retrying in \(delay) s")
-        }
-        emit(.connectFailed(reason: reason, retryIn: delay))
+    /// Waits until `instant`, woken early by a shutdown.
+    private func sleep(until instant: ContinuousClock.Instant) {
+        let remaining = instant - .now
+        guard remaining > .zero else { return }
+        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) * 1e-18
         wakeup.lock()
-        let deadline = Date(timeIntervalSinceNow: delay)
+        let deadline = Date(timeIntervalSinceNow: seconds)
         while !isStopRequested, wakeup.wait(until: deadline) {}
         wakeup.unlock()
     }
@@ -320,51 +326,41 @@ final class ClientCore: Sendable {
     // MARK: Callbacks (network thread)
 
     fileprivate func didConnect(reasonCode: Int32, flags: Int32) {
-        guard reasonCode == 0 else {
-            let reason = MosquittoLibrary.describeReason(reasonCode)
-            logger.error("MQTT broker \(configuration.broker) refused the connection: \(reason)")
-            emit(.refused(reason: reason))
-            setConnection(.disconnected)
-            return
-        }
-        let sessionPresent = flags & 1 == 1
-        let (waiters, resubscribe) = state.withLock { state in
+        let reason = reasonCode == 0 ? "" : MosquittoLibrary.describeReason(reasonCode)
+        perform(feed(.connack(reasonCode: reasonCode, sessionPresent: flags & 1 == 1, reason: reason)))
+    }
+
+    /// The connection is up: wake the waiters and tell the owner.
+    private func announceConnected(sessionPresent: Bool) {
+        let waiters = state.withLock { state in
             state.connection = .connected
             state.statistics.connections += 1
             state.statistics.isConnected = true
-            let waiters = Array(state.connectWaiters.values)
-            state.connectWaiters.removeAll()
-            return (waiters, sessionPresent ? [] : state.subscriptions)
+            defer { state.connectWaiters.removeAll() }
+            return Array(state.connectWaiters.values)
         }
         logger.info("MQTT connected to \(configuration.broker) (session present: \(sessionPresent))")
-        // No session on the broker means no subscriptions: send them again, or we would stay
-        // connected and receive nothing.
-        for (qos, group) in Dictionary(grouping: resubscribe, by: \.qos) {
+        emit(.connected(sessionPresent: sessionPresent))
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// No session on the broker means no subscriptions: send them all again, or we would stay
+    /// connected and receive nothing.
+    private func resubscribeAll() {
+        let subscriptions = state.withLock { $0.subscriptions }
+        for (qos, group) in Dictionary(grouping: subscriptions, by: \.qos) {
             let filters = group.map(\.filter)
             if let mid = sendSubscribe(filters, qos: qos) {
                 state.withLock { $0.pendingSubscribes[mid] = (filters, nil) }
                 logger.info("MQTT re-subscribed \(filters) after connecting without a session")
             }
         }
-        emit(.connected(sessionPresent: sessionPresent))
-        for waiter in waiters { waiter.resume() }
     }
 
     fileprivate func didDisconnect(reasonCode: Int32) {
-        if reasonCode == Self.sessionTakenOverReasonCode {
-            state.withLock {
-                $0.sessionTakenOver = true
-                $0.statistics.sessionTakeovers += 1
-            }
-            emit(.sessionTakenOver)
-            connectionEnded(reason: "session taken over by another client with client id '\(configuration.clientID)'")
-            return
-        }
-        connectionEnded(reason: reasonCode == 0 ? "normal disconnect" : MosquittoLibrary.describe(reasonCode))
+        let reason = reasonCode == 0 ? "normal disconnect" : reasonCode >= 0x80 ? MosquittoLibrary.describeReason(reasonCode) : MosquittoLibrary.describe(reasonCode)
+        perform(feed(.disconnected(reasonCode: reasonCode, reason: reason)))
     }
-
-    /// MQTT 5 DISCONNECT reason code 0x8E: another connection with our client id took over.
-    static let sessionTakenOverReasonCode: Int32 = 0x8E
 
     fileprivate func didPublish(mid: Int32, reasonCode: Int32) {
         let succeeded = reasonCode < 0x80

@@ -19,20 +19,6 @@ struct FaultTests {
         return observer
     }
 
-    /// Returns once a gateway processes frames: a probe device's status is published (again,
-    /// until answered) and its `gateway/{id}/connection` awaited. Before the subscriber's first
-    /// SUBSCRIBE the broker drops frames nobody subscribed to.
-    private func waitUntilProcessing(_ broker: TestBroker, probe: String = "probe-\(UUID().uuidString.prefix(6))") async throws {
-        let collector = MessageCollector()
-        let client = try await observe(broker, ["gateway/\(probe)/connection"], handler: collector.handler)
-        defer { Task { await client.shutdown() } }
-        for attempt in 0..<40 {
-            try await client.publish(MQTTMessage(topic: "wearables/\(probe)/status", string: #"{"state":"\#(attempt % 2 == 0 ? "online" : "offline")"}"#))
-            if (try? await collector.wait(timeout: 0.5, "probe answered") { !$0.isEmpty }) != nil { return }
-        }
-        throw TestFailure("the gateway never processed a probe frame")
-    }
-
     @Test("kill -9 during a 30,000-frame stream: after a restart every acknowledged frame is processed, ≤ 10 % twice")
     func killMidStream() async throws {
         let broker = try TestBroker()
@@ -44,7 +30,7 @@ struct FaultTests {
         // subscriber's session (queued frames) and the journal keeps what was in flight.
         let arguments = ["--set", "mqtt.clientId=gw-crash", "--set", "registry.file=null"]
         let first = try GatewayProcess(broker: broker, arguments: arguments, dataDirectory: data)
-        try await waitUntilProcessing(broker)
+        try await GatewayRun.waitUntilProcessing(broker)
 
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         let publishing = Task { try await stream.publish(with: device) }
@@ -106,7 +92,8 @@ struct FaultTests {
             try await client.publish(MQTTMessage(topic: "wearables/\(device)/status", string: #"{"state":"online"}"#))
         }
         try await run.collector.wait("every device's availability and connection") { messages in
-            Set(messages.filter { $0.topic.hasSuffix("/availability") || $0.topic.hasSuffix("/connection") }.map(\.topic)).count == 2 * devices.count
+            let topics = Set(messages.map(\.topic))
+            return devices.allSatisfy { topics.contains("gateway/\($0)/availability") && topics.contains("gateway/\($0)/connection") }
         }
 
         // Load on another device while the broker goes down and comes back empty.

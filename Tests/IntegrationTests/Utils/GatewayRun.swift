@@ -1,3 +1,4 @@
+import Foundation
 import BrokerTestSupport
 import MQTTTransport
 import TelemetryGateway
@@ -17,7 +18,27 @@ struct GatewayRun {
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
         try await collector.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
+        try await waitUntilProcessing(broker)
         return GatewayRun(gateway: gateway, collector: collector, observer: observer)
+    }
+
+    /// Returns once a gateway on `broker` processes frames: a probe device's status is published
+    /// (again, until answered) and its `gateway/{id}/connection` awaited. `gateway/status` online
+    /// comes from the publisher, which may connect before the subscriber has subscribed, and the
+    /// broker drops frames nobody subscribed to.
+    static func waitUntilProcessing(_ broker: TestBroker, probe: String = "probe-\(UUID().uuidString.prefix(6))") async throws {
+        let answers = MessageCollector()
+        let client = try await TestClients.connected(try TestClients.configuration(broker), onMessage: answers.handler)
+        try await client.subscribe(["gateway/\(probe)/connection"], qos: .atLeastOnce)
+        for attempt in 0..<40 {
+            try await client.publish(MQTTMessage(topic: "wearables/\(probe)/status", string: #"{"state":"\#(attempt % 2 == 0 ? "online" : "offline")"}"#))
+            if (try? await answers.wait(timeout: 0.5, "probe answered") { !$0.isEmpty }) != nil {
+                await client.shutdown()
+                return
+            }
+        }
+        await client.shutdown()
+        throw TestFailure("the gateway never processed a probe frame")
     }
 
     /// Starts the gateway with the test defaults of ``GatewayHarness/configuration(broker:clientID:)``.

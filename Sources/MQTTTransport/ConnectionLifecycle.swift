@@ -1,0 +1,142 @@
+/// The life cycle of one MQTT connection as a pure state machine: events in (a connect call's
+/// result, CONNACK, a lost connection, the clock), actions out (connect, wait, give up an
+/// attempt, resubscribe, tell the owner). ``ClientCore`` performs the actions with libmosquitto
+/// on its network thread; this type decides, so every reconnect rule is tested without a broker.
+struct ConnectionLifecycle {
+    /// Where the connection stands.
+    enum Phase: Equatable {
+        /// Not started yet.
+        case idle
+        /// A connect call went out at `since`; waiting for CONNACK.
+        case connecting(since: ContinuousClock.Instant)
+        /// CONNACK accepted.
+        case connected
+        /// Backing off until `until` before the next attempt.
+        case waiting(until: ContinuousClock.Instant)
+        /// Stopped for good.
+        case stopped
+    }
+
+    /// What happened.
+    enum Event: Equatable {
+        /// The network thread starts.
+        case start
+        /// `mosquitto_connect` returned an error at once (DNS, TCP, TLS set-up).
+        case connectCallFailed(reason: String)
+        /// `mosquitto_connect` went out; CONNACK is awaited.
+        case connectCallSent
+        /// CONNACK arrived with this reason code (0: accepted).
+        case connack(reasonCode: Int32, sessionPresent: Bool, reason: String)
+        /// The network loop reported the connection gone.
+        case connectionLost(reason: String)
+        /// The broker sent DISCONNECT with this MQTT 5 reason code.
+        case disconnected(reasonCode: Int32, reason: String)
+        /// Time passed (the network loop returns at least every 100 ms).
+        case tick
+        /// The owner shuts the client down.
+        case stop
+    }
+
+    /// What to do, in order.
+    enum Action: Equatable {
+        /// Call `mosquitto_connect`; `attempt` counts the failures before it.
+        case connect(attempt: Int)
+        /// Sleep (interruptibly) for `seconds`, counting a failure and telling the owner `reason`.
+        case backOff(seconds: Double, reason: String)
+        /// Abandon the attempt in progress (no CONNACK in time).
+        case abortAttempt
+        /// The connection is gone: fail what cannot survive it and tell the owner.
+        case connectionEnded(reason: String)
+        /// The broker kept no session: send every subscription again.
+        case resubscribe
+        /// Tell the owner (and waiters) that the connection is up.
+        case announceConnected(sessionPresent: Bool)
+        /// The broker refused the connection.
+        case announceRefused(reason: String)
+        /// The broker ended our session for another client with our id.
+        case announceTakeover
+        /// Disconnect normally (the broker then discards the will) and stop.
+        case disconnectAndStop
+    }
+
+    /// MQTT 5 DISCONNECT reason code 0x8E: another connection with our client id took over.
+    static let sessionTakenOverReasonCode: Int32 = 0x8E
+
+    let reconnect: MQTTClientConfiguration.Reconnect
+    let connectTimeout: Double
+    private(set) var phase: Phase = .idle
+    /// Consecutive failed attempts (reset by an accepted CONNACK).
+    private(set) var failures = 0
+    private var takenOver = false
+
+    init(reconnect: MQTTClientConfiguration.Reconnect, connectTimeout: Double) {
+        self.reconnect = reconnect
+        self.connectTimeout = connectTimeout
+    }
+
+    /// Applies an event at `now`; returns the actions to perform, in order.
+    mutating func handle(_ event: Event, now: ContinuousClock.Instant, random: inout some RandomNumberGenerator) -> [Action] {
+        if phase == .stopped { return [] }
+        switch event {
+        case .start:
+            guard phase == .idle else { return [] }
+            return [.connect(attempt: failures)]
+        case .stop:
+            let wasConnected = phase == .connected
+            phase = .stopped
+            return wasConnected ? [.disconnectAndStop] : []
+        case .connectCallSent:
+            phase = .connecting(since: now)
+            return []
+        case .connectCallFailed(let reason):
+            return backOff(now: now, reason: "connect failed: \(reason)", random: &random)
+        case .connack(let reasonCode, let sessionPresent, let reason):
+            guard case .connecting = phase else { return [] }
+            guard reasonCode == 0 else {
+                return [.announceRefused(reason: reason), .connectionEnded(reason: "refused: \(reason)")]
+                    + backOff(now: now, reason: "refused: \(reason)", random: &random)
+            }
+            phase = .connected
+            failures = 0
+            return (sessionPresent ? [] : [.resubscribe]) + [.announceConnected(sessionPresent: sessionPresent)]
+        case .disconnected(let reasonCode, let reason):
+            guard phase == .connected || isConnecting else { return [] }
+            var actions: [Action] = []
+            if reasonCode == Self.sessionTakenOverReasonCode {
+                takenOver = true
+                actions.append(.announceTakeover)
+            }
+            return actions + [.connectionEnded(reason: reason)] + backOff(now: now, reason: "disconnected by the broker: \(reason)", random: &random)
+        case .connectionLost(let reason):
+            guard phase == .connected || isConnecting else { return [] }
+            return [.connectionEnded(reason: reason)] + backOff(now: now, reason: "connection ended: \(reason)", random: &random)
+        case .tick:
+            switch phase {
+            case .connecting(let since) where now - since > .seconds(connectTimeout):
+                let reason = "no CONNACK within \(connectTimeout) s"
+                return [.abortAttempt, .connectionEnded(reason: reason)] + backOff(now: now, reason: reason, random: &random)
+            case .waiting(let until) where now >= until:
+                phase = .idle
+                return [.connect(attempt: failures)]
+            default:
+                return []
+            }
+        }
+    }
+
+    private var isConnecting: Bool {
+        if case .connecting = phase { return true }
+        return false
+    }
+
+    /// Counts a failure and schedules the next attempt: full jitter normally, the long delay
+    /// after a session takeover (so two clients with one id do not knock each other off).
+    private mutating func backOff(now: ContinuousClock.Instant, reason: String, random: inout some RandomNumberGenerator) -> [Action] {
+        let delay = takenOver ? reconnect.takeoverDelay(using: &random) : reconnect.jitteredDelay(afterFailures: failures, using: &random)
+        let why = takenOver ? "session taken over by another client with our client id" : reason
+        takenOver = false
+        failures += 1
+        phase = .waiting(until: now + .seconds(delay))
+        return [.backOff(seconds: delay, reason: why)]
+    }
+}
