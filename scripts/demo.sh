@@ -182,7 +182,9 @@ grep -h "expected" "$WORK/sim-tremor.log" "$WORK/sim-run.log" | sed 's/^/[ground
 # first answer, here the chunk with the tremor results of the uploaded minutes.
 now=$(date +%s)
 log "recorder query: tremor results of watch-tremor-1's history (mosquitto_rr, first answer)"
-mosquitto_rr -h 127.0.0.1 -p "$PORT" -V mqttv5 -t gateway/watch-tremor-1/recorder/query \
+# The last topic level names the requester; the answer may only go below replies/<requester>/
+# (on the secure broker the ACL proves the name: docs/security.md).
+mosquitto_rr -h 127.0.0.1 -p "$PORT" -V mqttv5 -t "gateway/watch-tremor-1/recorder/query/demo-$$" \
 	-e "replies/demo-$$/tremor" -m "{\"from\": $((now - 900)), \"to\": $now, \"kind\": \"tremor\"}" -W 10 ||
 	printf 'no answer to the recorder query\n' >&2
 kill -0 "$GATEWAY_PID" 2>/dev/null || {

@@ -147,11 +147,11 @@ public final class GatewayService: Service {
         let overload = RateLimitedLog(interval: 10)
         return { message in
             metrics.messagesReceived.increment()
-            if let device = scheme.parseRecorderQuery(message.topic) {
+            if let address = scheme.parseRecorderQuery(message.topic) {
                 // Queries read the store, which may take a while: they have their own task so
                 // device frames never wait behind them.
                 let request = RecorderRequest(
-                    device: device, payload: message.payload, responseTopic: message.properties.responseTopic,
+                    device: address.device, requester: address.requester, payload: message.payload, responseTopic: message.properties.responseTopic,
                     correlationData: message.properties.correlationData, receivedAt: Date().timeIntervalSince1970)
                 if queries.push(request, maxWait: maximumWait) == .closed {
                     metrics.handoffClosed.increment()
@@ -262,6 +262,7 @@ public final class GatewayService: Service {
                 await recorder.answer(request) { message in
                     try await publisher.send(message)
                     metrics.published.increment()
+                    if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }  // a rejected query's event
                 }
             }
         }
