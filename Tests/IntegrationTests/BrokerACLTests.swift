@@ -82,6 +82,42 @@ struct BrokerACLTests {
         try await gateway.stop()
     }
 
+    @Test("wearable-sim --identity-dir connects each device with its own certificate; every frame is accepted")
+    func simulatorUsesDeviceIdentities() async throws {
+        let secure = try SecureBroker()
+        let pki = try SecureBroker.pki.get()
+        let collector = MessageCollector()
+        let gateway = try await TestClients.connected(try gatewayClient(secure, clientID: "acl-test-sim-reader"), onMessage: collector.handler)
+        try await gateway.subscribe(["wearables/#"], qos: .atLeastOnce)
+
+        let simulator = Process()
+        simulator.executableURL = GatewayProcess.executable.deletingLastPathComponent().appendingPathComponent("wearable-sim")
+        simulator.arguments = [
+            "--broker", "mqtts://localhost:\(secure.broker.port)", "--ca-file", pki.appendingPathComponent("ca.crt").path,
+            "--identity-dir", pki.appendingPathComponent("clients").path, "--devices", "3", "--seed", "1", "--duration", "1",
+        ]
+        let pipe = Pipe()
+        simulator.standardOutput = pipe
+        simulator.standardError = pipe
+        try simulator.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        simulator.waitUntilExit()
+        // Exit 0 and "failed 0": no publish was refused (a denial is PUBACK 0x87, a failure).
+        #expect(simulator.terminationStatus == 0, "\(output)")
+        #expect(output.contains("failed 0"), "\(output)")
+
+        // The last thing each device sends is its offline status: once all arrived, everything did.
+        let received = try await collector.wait("every device's final status") { messages in
+            Set(messages.filter { $0.topic.hasSuffix("/status") && $0.payloadString.contains("offline") }.map(\.topic)).count >= 3
+        }
+        let devices = Set(received.map { $0.topic.split(separator: "/")[1] })
+        #expect(devices.count == 3, "\(devices)")
+        for device in devices {
+            #expect(secure.broker.log.contains("as \(device) (p5, c1, k30, u'\(device)')"), "the broker log names no login of \(device)")
+        }
+        await gateway.shutdown()
+    }
+
     private func gatewayClient(_ secure: SecureBroker, clientID: String) throws -> MQTTClientConfiguration {
         let identity = secure.gatewayIdentity
         var configuration = MQTTClientConfiguration(
