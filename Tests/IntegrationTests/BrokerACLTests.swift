@@ -90,20 +90,14 @@ struct BrokerACLTests {
         let gateway = try await TestClients.connected(try gatewayClient(secure, clientID: "acl-test-sim-reader"), onMessage: collector.handler)
         try await gateway.subscribe(["wearables/#"], qos: .atLeastOnce)
 
-        let simulator = Process()
-        simulator.executableURL = GatewayProcess.executable.deletingLastPathComponent().appendingPathComponent("wearable-sim")
-        simulator.arguments = [
-            "--broker", "mqtts://localhost:\(secure.broker.port)", "--ca-file", pki.appendingPathComponent("ca.crt").path,
-            "--identity-dir", pki.appendingPathComponent("clients").path, "--devices", "3", "--seed", "1", "--duration", "1",
-        ]
-        let pipe = Pipe()
-        simulator.standardOutput = pipe
-        simulator.standardError = pipe
-        try simulator.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        simulator.waitUntilExit()
+        let (status, output) = try runToExit(
+            GatewayProcess.executable.deletingLastPathComponent().appendingPathComponent("wearable-sim"),
+            [
+                "--broker", "mqtts://localhost:\(secure.broker.port)", "--ca-file", pki.appendingPathComponent("ca.crt").path,
+                "--identity-dir", pki.appendingPathComponent("clients").path, "--devices", "3", "--seed", "1", "--duration", "1",
+            ])
         // Exit 0 and "failed 0": no publish was refused (a denial is PUBACK 0x87, a failure).
-        #expect(simulator.terminationStatus == 0, "\(output)")
+        #expect(status == 0, "\(output)")
         #expect(output.contains("failed 0"), "\(output)")
 
         // The last thing each device sends is its offline status: once all arrived, everything did.

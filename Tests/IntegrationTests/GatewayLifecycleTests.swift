@@ -24,6 +24,8 @@ struct GatewayLifecycleTests {
         let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "registry.file=null"])
         try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
 
+        try await gateway.waitForLog("subscribed to", timeout: 20)
+
         // Work in flight at the signal is finished, not dropped: presence is published.
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         try await device.publish(MQTTMessage(topic: "wearables/sig-1/status", string: #"{"state":"online"}"#))
@@ -82,18 +84,8 @@ struct GatewayLifecycleTests {
         }
     }
 
-    /// Runs `wearable-gateway ARGUMENTS` from the repository root to its end: exit status and output.
+    /// Runs `wearable-gateway ARGUMENTS` from the repository root to its end.
     private func runToExit(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = GatewayProcess.executable
-        process.currentDirectoryURL = TestBroker.repositoryRoot
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        try IntegrationTests.runToExit(GatewayProcess.executable, arguments, in: TestBroker.repositoryRoot)
     }
 }
