@@ -41,6 +41,14 @@ struct RecorderReplyCheckTests {
         #expect(code(requester, responseTopic) == expected)
     }
 
+    @Test("never below a topic root, even when a root is configured as replies")
+    func roots() {
+        let scheme = TopicScheme(inboundRoot: "replies/devices", outboundRoot: "gateway")
+        let result = RecorderReplyCheck.check(requester: "devices", responseTopic: "replies/devices/watch-1/status", scheme: scheme)
+        #expect((try? result.get()) == nil)
+        if case .failure(let rejection) = result { #expect(rejection.code == .invalidResponseTopic) }
+    }
+
     @Test("a query without requester or response topic is rejected")
     func missing() {
         #expect(code(nil, "replies/app-1/x") == .unprovenRequester)

@@ -12,7 +12,8 @@ public enum RecorderReplyCheck {
             case unprovenRequester
             /// The request carries no MQTT 5 response topic.
             case noResponseTopic
-            /// The response topic is empty, has a wildcard or NUL, or is too long.
+            /// The response topic is empty, has a wildcard or NUL, is too long, or is below a
+            /// configured topic root.
             case invalidResponseTopic
             /// The response topic is not below `replies/{requester}`.
             case foreignResponseTopic
@@ -34,8 +35,11 @@ public enum RecorderReplyCheck {
     public static func replyPrefix(for requester: String) -> String { TopicScheme.replyRoot + "/" + requester }
 
     /// Checks a query's requester and response topic.
+    /// - Parameter scheme: the topic roots; an answer never goes below them (with a root
+    ///   configured as `replies` it would be read back as device data or mix with the
+    ///   gateway's events).
     /// - Returns: the response topic to answer on, or why there is no answer.
-    public static func check(requester: String?, responseTopic: String?) -> Result<String, Rejection> {
+    public static func check(requester: String?, responseTopic: String?, scheme: TopicScheme = TopicScheme()) -> Result<String, Rejection> {
         guard let requester else {
             return .failure(
                 Rejection(.unprovenRequester, detail: "the query topic has no requester level; send queries to <root>/{id}/recorder/query/{your user name}"))
@@ -55,6 +59,9 @@ public enum RecorderReplyCheck {
                 Rejection(
                     .foreignResponseTopic,
                     detail: "response topic '\(TopicScheme.bounded(responseTopic))' is not below '\(prefix)/', the requester's own reply topics"))
+        }
+        for root in [scheme.inboundRoot, scheme.outboundRoot] where responseTopic == root || responseTopic.hasPrefix(root + "/") {
+            return .failure(Rejection(.invalidResponseTopic, detail: "response topic '\(TopicScheme.bounded(responseTopic))' is below the topic root '\(root)'"))
         }
         return .success(responseTopic)
     }

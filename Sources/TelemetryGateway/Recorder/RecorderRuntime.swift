@@ -117,7 +117,7 @@ final class RecorderRuntime: Sendable {
     ///   - send: publishes one message (the gateway's publisher).
     func answer(_ request: RecorderRequest, send: (MQTTMessage) async throws -> Void) async {
         let responseTopic: String
-        switch RecorderReplyCheck.check(requester: request.requester, responseTopic: request.responseTopic) {
+        switch RecorderReplyCheck.check(requester: request.requester, responseTopic: request.responseTopic, scheme: scheme) {
         case .success(let topic):
             responseTopic = topic
         case .failure(let rejection):
@@ -132,11 +132,6 @@ final class RecorderRuntime: Sendable {
             } catch {
                 logger.error("could not publish \(event.topic): \(error)")
             }
-            return
-        }
-        if let problem = Self.responseTopicProblem(responseTopic, scheme: scheme) {
-            metrics.query("invalidResponseTopic")
-            logger.warning("a recorder query for \(request.device) names response topic '\(responseTopic)', which \(problem); not answered")
             return
         }
         func reply(_ payload: [UInt8], chunk: Int?) async throws {
@@ -218,15 +213,6 @@ final class RecorderRuntime: Sendable {
 
     /// Tremor results per answer message (one hour).
     static let tremorResultsPerChunk = 60
-
-    /// Why the gateway will not publish on `topic` although it is below `replies/{requester}`:
-    /// when a root is configured as `replies`, an answer could be read back as device data or
-    /// collide with the gateway's own events.
-    static func responseTopicProblem(_ topic: String, scheme: TopicScheme) -> String? {
-        if topic == scheme.outboundRoot || topic.hasPrefix(scheme.outboundRoot + "/") { return "is below the outbound root '\(scheme.outboundRoot)'" }
-        if topic == scheme.inboundRoot || topic.hasPrefix(scheme.inboundRoot + "/") { return "is below the inbound root '\(scheme.inboundRoot)'" }
-        return nil
-    }
 
     // MARK: Pruning
 
