@@ -9,7 +9,7 @@ set -euo pipefail
 
 usage() {
 	cat <<EOF
-Usage: scripts/demo.sh [--duration SECONDS] [--devices N] [--seed N] [--help]
+Usage: scripts/demo.sh [--duration SECONDS] [--devices N] [--seed N] [--secure] [--help]
 
 Runs the Wearable Gateway demo on this machine, loopback only:
   1. installs the Debian packages if missing, builds (swift build, debug)
@@ -23,6 +23,11 @@ Options (or environment variables):
   --duration SECONDS  simulator run time, 0 = until Ctrl-C   (DURATION, default 30)
   --devices N         number of simulated devices             (DEVICES, default 4)
   --seed N            simulator seed, same seed = same data   (SEED, default 1)
+  --secure            the shipped secure broker instead (config/mosquitto/secure.conf):
+                      TLS, fresh development identities (scripts/make-dev-pki.sh), every
+                      device with its own certificate, the gateway on its own listener,
+                      the live view as "monitor", the recorder query as "app-1"
+                      (docs/security.md)                       (SECURE=1)
   -h, --help          show this help
 
 Logs (broker, gateway) are kept in a temporary directory when something fails.
@@ -32,6 +37,7 @@ EOF
 DURATION=${DURATION:-30}
 DEVICES=${DEVICES:-4}
 SEED=${SEED:-1}
+SECURE=${SECURE:-0}
 while [ "$#" -gt 0 ]; do
 	case "$1" in
 	--duration) DURATION=${2:?--duration needs a value}; shift 2 ;;
@@ -40,6 +46,7 @@ while [ "$#" -gt 0 ]; do
 	--devices=*) DEVICES=${1#*=}; shift ;;
 	--seed) SEED=${2:?--seed needs a value}; shift 2 ;;
 	--seed=*) SEED=${1#*=}; shift ;;
+	--secure) SECURE=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown argument: $1" ;;
 	esac
@@ -62,10 +69,12 @@ TREMOR_PID=
 RUN_PID=
 CONF=
 PORT=
+MONITOR=()
+READER=()
 failed=0
 
 retained() { # retained TOPIC: print the broker's retained message on TOPIC (fails if none)
-	mosquitto_sub -h 127.0.0.1 -p "$PORT" -t "$1" -C 1 -W 2 --retained-only 2>/dev/null
+	mosquitto_sub "${READER[@]}" -t "$1" -C 1 -W 2 --retained-only 2>/dev/null
 }
 
 show_log() { # show_log NAME FILE: last lines of a log, indented
@@ -91,6 +100,11 @@ cleanup() {
 			failed=1
 		fi
 		if [ -n "$PORT" ] && [ -n "$BROKER_PID" ]; then
+			if [ "$SECURE" = 1 ]; then
+				# Only the fleet identity (monitor, the live view's) reads gateway/metrics.
+				stop_pid "$LIVE_PID"
+				READER=("${MONITOR[@]}")
+			fi
 			printf 'retained gateway/status after shutdown: %s\n' "$(retained gateway/status || echo '<none>')"
 			printf 'retained gateway/metrics (gateway_* samples):\n'
 			retained gateway/metrics | grep '^gateway_' | sed 's/^/    /'
@@ -128,18 +142,44 @@ for file in "$GATEWAY_CONFIG" "$REGISTRY"; do
 done
 
 PORT=$(free_port)
-CONF=$(render_broker_config config/mosquitto/demo.conf "$PORT")
-log "starting mosquitto on 127.0.0.1:$PORT (log: $WORK/broker.log)"
-start_broker "$CONF" "$PORT" "$WORK/broker.log"
-BROKER_URL="mqtt://127.0.0.1:$PORT"
+# Connection options: MONITOR for the live view, APP for status reads and the recorder query
+# (name APP_NAME), GATEWAY_OPTIONS and SIM_OPTIONS for the two programs. On the secure broker
+# a certificate name is also the client id, so the live view's identity (monitor) is used by
+# nothing else: a second "monitor" login would take over its session.
+if [ "$SECURE" = 1 ]; then
+	PKI=$WORK/pki
+	bash scripts/make-dev-pki.sh "$PKI" >/dev/null
+	GATEWAY_PORT=$(free_port)
+	CONF=$(WG_PKI_DIR=$PKI render_broker_config config/mosquitto/secure.conf "$PORT" "$GATEWAY_PORT")
+	log "starting the secure mosquitto (TLS): devices, apps, monitors on 127.0.0.1:$PORT, the gateway on :$GATEWAY_PORT (log: $WORK/broker.log)"
+	start_broker "$CONF" "$PORT" "$WORK/broker.log"
+	wait_for_port "$GATEWAY_PORT" "$BROKER_PID" || die "the gateway listener did not open"
+	MONITOR=(-h 127.0.0.1 -p "$PORT" --cafile "$PKI/ca.crt" --cert "$PKI/clients/monitor.crt" --key "$PKI/clients/monitor.key")
+	APP=(-h 127.0.0.1 -p "$PORT" --cafile "$PKI/ca.crt" --cert "$PKI/clients/app-1.crt" --key "$PKI/clients/app-1.key")
+	APP_NAME=app-1
+	GATEWAY_OPTIONS=(--broker "mqtts://127.0.0.1:$GATEWAY_PORT" --set mqtt.clientId=wearable-gateway --set "mqtt.tls.caFile=$PKI/ca.crt"
+		--set "mqtt.tls.certFile=$PKI/gateway.crt" --set "mqtt.tls.keyFile=$PKI/gateway.key")
+	SIM_OPTIONS=(--broker "mqtts://127.0.0.1:$PORT" --ca-file "$PKI/ca.crt" --identity-dir "$PKI/clients")
+	READER=("${APP[@]}")
+else
+	CONF=$(render_broker_config config/mosquitto/demo.conf "$PORT")
+	log "starting mosquitto on 127.0.0.1:$PORT (log: $WORK/broker.log)"
+	start_broker "$CONF" "$PORT" "$WORK/broker.log"
+	MONITOR=(-h 127.0.0.1 -p "$PORT")
+	APP=(-h 127.0.0.1 -p "$PORT")
+	APP_NAME=demo-$$
+	GATEWAY_OPTIONS=(--broker "mqtt://127.0.0.1:$PORT")
+	SIM_OPTIONS=(--broker "mqtt://127.0.0.1:$PORT")
+	READER=("${MONITOR[@]}")
+fi
 
 log "live view of gateway/# (status, presence, errors, derived events; gateway/metrics at the end)"
-detached mosquitto_sub -h 127.0.0.1 -p "$PORT" -V mqttv5 -t 'gateway/#' -T gateway/metrics \
+detached mosquitto_sub "${MONITOR[@]}" -V mqttv5 -t 'gateway/#' -T gateway/metrics \
 	-F '[live] %t %p' &
 LIVE_PID=$!
 
 log "starting wearable-gateway (log: $WORK/gateway.log)"
-detached "$BIN_DIR/wearable-gateway" run --config "$GATEWAY_CONFIG" --broker "$BROKER_URL" \
+detached "$BIN_DIR/wearable-gateway" run --config "$GATEWAY_CONFIG" "${GATEWAY_OPTIONS[@]}" \
 	--registry "$REGISTRY" >"$WORK/gateway.log" 2>&1 &
 GATEWAY_PID=$!
 
@@ -147,7 +187,7 @@ GATEWAY_PID=$!
 ready=0
 for _ in $(seq 1 60); do
 	kill -0 "$GATEWAY_PID" 2>/dev/null || die "the gateway exited during start-up"
-	status_payload=$(mosquitto_sub -h 127.0.0.1 -p "$PORT" -t gateway/status -C 1 -W 1 2>/dev/null || true)
+	status_payload=$(mosquitto_sub "${READER[@]}" -t gateway/status -C 1 -W 1 2>/dev/null || true)
 	case "$status_payload" in *'"online"'*) ready=1; break ;; esac
 done
 [ "$ready" -eq 1 ] || die "the gateway did not publish gateway/status online within 60 s"
@@ -155,16 +195,16 @@ done
 log "running wearable-sim: $DEVICES devices, seed $SEED, ${DURATION}s (0 = until Ctrl-C)"
 # In the background so that `wait` (unlike a foreground command) returns at once when the
 # script gets SIGINT/SIGTERM; cleanup then stops the simulator itself.
-"$BIN_DIR/wearable-sim" --broker "$BROKER_URL" --devices "$DEVICES" --seed "$SEED" \
+"$BIN_DIR/wearable-sim" "${SIM_OPTIONS[@]}" --devices "$DEVICES" --seed "$SEED" \
 	--duration "$DURATION" &
 SIM_PID=$!
 # Alongside: a watch uploads 10 minutes of CMSensorRecorder history with tremor of known class
 # (tremor results per minute, docs/tremor.md), and an urban run with stoplight pauses and a hill
 # is played at 60x (pedometer segments and a workout summary, docs/run-segments.md).
 log "also: wearable-sim --scenario tremor (watch-tremor-1) and --scenario urban-run --speed 60 (watch-run-1); logs in $WORK"
-"$BIN_DIR/wearable-sim" --broker "$BROKER_URL" --scenario tremor --seed "$SEED" >"$WORK/sim-tremor.log" 2>&1 &
+"$BIN_DIR/wearable-sim" "${SIM_OPTIONS[@]}" --scenario tremor --seed "$SEED" >"$WORK/sim-tremor.log" 2>&1 &
 TREMOR_PID=$!
-"$BIN_DIR/wearable-sim" --broker "$BROKER_URL" --scenario urban-run --speed 60 --seed "$SEED" >"$WORK/sim-run.log" 2>&1 &
+"$BIN_DIR/wearable-sim" "${SIM_OPTIONS[@]}" --scenario urban-run --speed 60 --seed "$SEED" >"$WORK/sim-run.log" 2>&1 &
 RUN_PID=$!
 sim_status=0
 wait "$SIM_PID" || sim_status=$?
@@ -182,8 +222,10 @@ grep -h "expected" "$WORK/sim-tremor.log" "$WORK/sim-run.log" | sed 's/^/[ground
 # first answer, here the chunk with the tremor results of the uploaded minutes.
 now=$(date +%s)
 log "recorder query: tremor results of watch-tremor-1's history (mosquitto_rr, first answer)"
-mosquitto_rr -h 127.0.0.1 -p "$PORT" -V mqttv5 -t gateway/watch-tremor-1/recorder/query \
-	-e "replies/demo-$$/tremor" -m "{\"from\": $((now - 900)), \"to\": $now, \"kind\": \"tremor\"}" -W 10 ||
+# The last topic level names the requester; the answer may only go below replies/<requester>/
+# (on the secure broker the ACL proves the name: docs/security.md).
+mosquitto_rr "${APP[@]}" -V mqttv5 -t "gateway/watch-tremor-1/recorder/query/$APP_NAME" \
+	-e "replies/$APP_NAME/tremor" -m "{\"from\": $((now - 900)), \"to\": $now, \"kind\": \"tremor\"}" -W 10 ||
 	printf 'no answer to the recorder query\n' >&2
 kill -0 "$GATEWAY_PID" 2>/dev/null || {
 	printf 'the gateway exited before the simulator finished\n' >&2

@@ -91,19 +91,32 @@ s.close()'
 	return 1
 }
 
-# render_broker_config TEMPLATE PORT: copy config/mosquitto/ (acl, passwd, conf.d/) into a
-# new private directory, write TEMPLATE there as mosquitto.conf with @PORT@ and
-# @CONFIG_DIR@ replaced, and print the path of that mosquitto.conf.
-# mosquitto started as root drops to user "mosquitto" before it reads the password and ACL
-# files, so the directory is 0700 and its files 0600, owned by that user when we are root.
+# render_broker_config TEMPLATE PORT [GATEWAY_PORT]: copy config/mosquitto/ (acl,
+# gateway.acl, conf.d/) into a new private directory, write TEMPLATE there as mosquitto.conf
+# with @PORT@, @GATEWAY_PORT@ and @CONFIG_DIR@ replaced, and print the path of that
+# mosquitto.conf. A template naming @PKI_DIR@ (secure.conf) also gets a private copy of the
+# development identities from WG_PKI_DIR (default config/mosquitto/pki, made by
+# scripts/make-dev-pki.sh) as DIR/pki.
+# mosquitto started as root drops to user "mosquitto" before it reads the ACL files, so the
+# directory is 0700 and its files 0600, owned by that user when we are root.
 # Remove the directory with: rm -rf "$(dirname "$conf")".
 render_broker_config() {
-	local template=$1 port=$2 dir
+	local template=$1 port=$2 gateway_port=${3:-} dir pki=${WG_PKI_DIR:-$WG_REPO_ROOT/config/mosquitto/pki}
 	[ -f "$template" ] || die "no broker config template: $template"
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/wg-broker.XXXXXX")
-	cp -R "$WG_REPO_ROOT/config/mosquitto/acl" "$WG_REPO_ROOT/config/mosquitto/passwd" \
+	cp -R "$WG_REPO_ROOT/config/mosquitto/acl" "$WG_REPO_ROOT/config/mosquitto/gateway.acl" \
 		"$WG_REPO_ROOT/config/mosquitto/conf.d" "$dir/"
-	sed -e "s#@PORT@#$port#g" -e "s#@CONFIG_DIR@#$dir#g" "$template" >"$dir/mosquitto.conf"
+	if grep -q '@PKI_DIR@' "$template"; then
+		[ -f "$pki/ca.crt" ] && [ -f "$pki/broker.key" ] ||
+			die "no development identities in $pki: run scripts/make-dev-pki.sh${WG_PKI_DIR:+ \"$WG_PKI_DIR\"}"
+		mkdir "$dir/pki"
+		cp "$pki/ca.crt" "$pki/gateway-ca.crt" "$pki/broker.crt" "$pki/broker.key" "$dir/pki/"
+	fi
+	if grep -q '@GATEWAY_PORT@' "$template" && [ -z "$gateway_port" ]; then
+		die "$template needs a gateway port (render_broker_config TEMPLATE PORT GATEWAY_PORT)"
+	fi
+	sed -e "s#@PORT@#$port#g" -e "s#@GATEWAY_PORT@#$gateway_port#g" -e "s#@CONFIG_DIR@#$dir#g" \
+		-e "s#@PKI_DIR@#$dir/pki#g" "$template" >"$dir/mosquitto.conf"
 	chmod -R go-rwx "$dir"
 	if [ "$(id -u)" -eq 0 ] && id mosquitto >/dev/null 2>&1; then
 		chown -R mosquitto: "$dir"

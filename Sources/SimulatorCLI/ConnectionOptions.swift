@@ -17,6 +17,12 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "CA file for mqtts:// brokers.")
     var caFile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Directory of per-device client certificates: each device connects with DIR/<device id>.crt and .key (mutual TLS; the broker takes the certificate name as the device's identity). scripts/make-dev-pki.sh writes them to config/mosquitto/pki/clients.",
+            valueName: "dir"))
+    var identityDir: String?
+
     @Option(help: "Inbound topic root.")
     var root: String = "wearables"
 
@@ -43,15 +49,24 @@ struct ConnectionOptions: ParsableArguments {
         return Logger(label: "wearable-sim")
     }
 
-    /// A client configuration for one device: its id is the MQTT client id (the broker ACL
-    /// keys on it) and its will marks the device offline.
+    /// A client configuration for one device: its id is the MQTT client id, its certificate
+    /// (with `--identity-dir`) its identity, and its will marks the device offline.
     func configuration(clientID: String, will: MQTTMessage?) throws -> MQTTClientConfiguration {
         let environment = ProcessInfo.processInfo.environment
         var configuration = MQTTClientConfiguration(
             broker: try brokerURL(), clientID: clientID,
             username: username ?? environment["WG_MQTT_USERNAME"], password: password ?? environment["WG_MQTT_PASSWORD"],
             will: will)
-        if let caFile { configuration.tls = .init(caFile: caFile) }
+        if let identityDir {
+            let certificate = "\(identityDir)/\(clientID).crt"
+            let key = "\(identityDir)/\(clientID).key"
+            for file in [certificate, key] where !FileManager.default.isReadableFile(atPath: file) {
+                throw ValidationError("--identity-dir: no readable \(file) for device \(clientID) (run scripts/make-dev-pki.sh after adding the device to config/devices.yml)")
+            }
+            configuration.tls = .init(caFile: caFile, certificateFile: certificate, keyFile: key)
+        } else if let caFile {
+            configuration.tls = .init(caFile: caFile)
+        }
         return configuration
     }
 }

@@ -13,6 +13,8 @@ public final class TestBroker: @unchecked Sendable {
     public let directory: URL
     private let extraConfiguration: String
     private let allowAnonymous: Bool
+    /// A complete configuration that replaces the generated one (``init(completeConfiguration:port:)``).
+    private let completeConfiguration: String?
     private var process: Process?
     private let logURL: URL
 
@@ -25,11 +27,25 @@ public final class TestBroker: @unchecked Sendable {
     /// can read password and ACL files in the repository; elsewhere it is ignored.
     public init(configuration: String = "", port: Int? = nil, allowAnonymous: Bool = true) throws {
         self.allowAnonymous = allowAnonymous
+        completeConfiguration = nil
         self.port = try port ?? TestBroker.freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-broker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         logURL = directory.appendingPathComponent("mosquitto.log")
         extraConfiguration = configuration
+        try start()
+    }
+
+    /// Starts a broker with `completeConfiguration` as its whole config file (it must open a
+    /// listener on `port`, which is waited for).
+    public init(completeConfiguration: String, port: Int) throws {
+        allowAnonymous = false
+        self.completeConfiguration = completeConfiguration
+        self.port = port
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-broker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        logURL = directory.appendingPathComponent("mosquitto.log")
+        extraConfiguration = ""
         try start()
     }
 
@@ -40,7 +56,7 @@ public final class TestBroker: @unchecked Sendable {
 
     /// Starts (or restarts) mosquitto on the same port and waits until it accepts connections.
     public func start() throws {
-        let config = """
+        let config = completeConfiguration ?? """
             listener \(port) 127.0.0.1
             allow_anonymous \(allowAnonymous)
             persistence false

@@ -24,6 +24,8 @@ struct GatewayLifecycleTests {
         let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "registry.file=null"])
         try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
 
+        try await gateway.waitForLog("subscribed to", timeout: 20)
+
         // Work in flight at the signal is finished, not dropped: presence is published.
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         try await device.publish(MQTTMessage(topic: "wearables/sig-1/status", string: #"{"state":"online"}"#))
@@ -64,18 +66,26 @@ struct GatewayLifecycleTests {
 
     @Test("check-config names the bad key and exits 78")
     func checkConfigNamesBadKey() async throws {
-        let process = Process()
-        process.executableURL = GatewayProcess.executable
-        process.currentDirectoryURL = TestBroker.repositoryRoot
-        process.arguments = ["check-config", "--set", "mqtt.keepalvie=30", "--set", "pipeline.workers=-1"]
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 78)
+        let (status, output) = try runToExit(["check-config", "--set", "mqtt.keepalvie=30", "--set", "pipeline.workers=-1"])
+        #expect(status == 78)
         #expect(output.contains("mqtt.keepalvie: unknown key (did you mean 'mqtt.keepalive'?)"))
         #expect(output.contains("pipeline.workers: must be a whole number from 0 to 1024, got '-1'"))
+    }
+
+    @Test("run refuses a password file that is not UTF-8: exit 78 naming mqtt.passwordFile, no connection attempt")
+    func runRefusesBadPasswordFile() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wg-pw-\(UUID().uuidString)").path
+        try Data([0xFF, 0xFE, 0x00, 0x41]).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for command in ["run", "check-config"] {
+            let (status, output) = try runToExit([command, "--set", "mqtt.passwordFile=\(path)", "--set", "mqtt.username=gateway"])
+            #expect(status == 78, "\(command): \(output)")
+            #expect(output.contains("mqtt.passwordFile: file '\(path)' is not UTF-8 text"), "\(command): \(output)")
+        }
+    }
+
+    /// Runs `wearable-gateway ARGUMENTS` from the repository root to its end.
+    private func runToExit(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try IntegrationTests.runToExit(GatewayProcess.executable, arguments, in: TestBroker.repositoryRoot)
     }
 }

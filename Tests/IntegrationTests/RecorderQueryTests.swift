@@ -121,9 +121,64 @@ struct RecorderQueryTests {
             #expect(error?["code"] as? String == code, "\(payload)")
             #expect((error?["detail"] as? String)?.isEmpty == false)
         }
-        try await requester.client.send(
-            MQTTMessage(topic: "gateway/\(Self.device)/recorder/query", string: #"{"from":1000,"to":2000}"#, qos: .atLeastOnce))
+        try await requester.client.send(MQTTMessage(topic: requester.queryTopic(Self.device), string: #"{"from":1000,"to":2000}"#, qos: .atLeastOnce))
         try await run.waitForMetric("gateway_recorder_queries_total", labels: ["outcome": "noResponseTopic"], atLeast: 1)
+        await requester.shutdown()
+        try await run.stop()
+    }
+
+    @Test("an answer goes only below replies/{requester}: other response topics and unnamed requesters get none, an error event and a count")
+    func repliesConfined() async throws {
+        let broker = try TestBroker()
+        let run = try await GatewayRun.start(broker)
+        let requester = try await RecorderRequester.connect(broker)
+        let watcher = MessageCollector()
+        let other = try await TestClients.connected(try TestClients.configuration(broker), onMessage: watcher.handler)
+        try await other.subscribe(["replies/#", "wearables/#"], qos: .atLeastOnce)
+        let payload = #"{"from":1000,"to":2000}"#
+        let attacks: [(topic: String, responseTopic: String?)] = [
+            (requester.queryTopic(Self.device), "gateway/status"),
+            (requester.queryTopic(Self.device), "replies/another-app/stolen"),
+            (requester.queryTopic(Self.device), "wearables/\(Self.device)/status"),
+            ("gateway/\(Self.device)/recorder/query", requester.responseTopic),
+            ("gateway/\(Self.device)/recorder/query/a/b", "replies/a/b/x"),
+        ]
+        for (index, attack) in attacks.enumerated() {
+            try await requester.client.send(
+                MQTTMessage(
+                    topic: attack.topic, string: payload, qos: .atLeastOnce,
+                    properties: MQTTProperties(responseTopic: attack.responseTopic, correlationData: Array("attack-\(index)".utf8))))
+        }
+        // Queries are answered one at a time in arrival order: once this one is answered, the
+        // gateway has handled every attack above.
+        let answers = try await requester.ask(Self.device, payload, correlation: "control")
+        #expect(answers.count == 1)
+        #expect(answers.allSatisfy { $0.topic == requester.responseTopic })
+        // The watcher gets the gateway's answers in publication order: an answer to an attack
+        // would arrive before the control's.
+        try await watcher.wait("the control answer") { $0.contains { $0.topic == requester.responseTopic } }
+
+        let errors = try await run.collector.wait("an error event per rejected query") { messages in
+            messages.filter { $0.topic == "gateway/\(Self.device)/errors" }.count >= attacks.count
+        }.filter { $0.topic == "gateway/\(Self.device)/errors" }.map(RecorderRequester.object)
+        #expect(errors.map { $0["code"] as? String } == [
+            "foreignResponseTopic", "foreignResponseTopic", "foreignResponseTopic", "unprovenRequester", "unprovenRequester",
+        ])
+        #expect(errors.allSatisfy { $0["stream"] as? String == "recorder/query" && $0["deviceId"] as? String == Self.device })
+        try await run.waitForMetric("gateway_recorder_queries_total", labels: ["outcome": "foreignResponseTopic"], atLeast: 3)
+        try await run.waitForMetric("gateway_recorder_queries_total", labels: ["outcome": "unprovenRequester"], atLeast: 2)
+        try await run.waitForMetric("gateway_error_events_total", atLeast: Double(attacks.count))
+
+        // Nothing but the online status on gateway/status; no answer anywhere but the requester's topic.
+        let statuses = run.collector.messages.filter { $0.topic == "gateway/status" }
+        #expect(statuses.count == 1)
+        #expect(statuses.allSatisfy { RecorderRequester.object($0)["state"] as? String == "online" })
+        // (The observer also sees the queries themselves, which carry correlation data.)
+        #expect(run.collector.messages.filter { !$0.topic.contains("/recorder/query") }.allSatisfy { $0.properties.correlationData == nil })
+        let elsewhere = watcher.messages.filter { $0.topic != requester.responseTopic }
+        #expect(elsewhere.isEmpty, "answers elsewhere: \(elsewhere.map(\.topic))")
+        #expect(requester.collector.messages.allSatisfy { $0.properties.correlationData == Array("control".utf8) })
+        await other.shutdown()
         await requester.shutdown()
         try await run.stop()
     }

@@ -66,13 +66,18 @@ struct RecorderQueryParsingTests {
         #expect(error?["final"] as? Bool == true)
     }
 
-    @Test("the query topic parses back to its device; other topics do not")
+    @Test("the query topic parses back to its device and requester; other topics do not")
     func topics() {
         let scheme = TopicScheme()
-        #expect(scheme.recorderQueryFilter == "gateway/+/recorder/query")
-        #expect(scheme.parseRecorderQuery("gateway/watch-1/recorder/query") == device)
-        #expect(scheme.parseRecorderQuery("gateway/watch-1/recorder/query/x") == nil)
-        #expect(scheme.parseRecorderQuery("gateway/bad+id/recorder/query") == nil)
-        #expect(scheme.parseRecorderQuery("wearables/watch-1/recorder/query") == nil)
+        #expect(scheme.recorderQueryFilter == "gateway/+/recorder/query/#")
+        #expect(scheme.recorderQueryTopic(device, requester: "app-1") == "gateway/watch-1/recorder/query/app-1")
+        #expect(scheme.parseRecorderQuery("gateway/watch-1/recorder/query/app-1") == RecorderQueryAddress(device: device, requester: "app-1"))
+        // Kept as written: RecorderReplyCheck rejects what is not one level.
+        #expect(scheme.parseRecorderQuery("gateway/watch-1/recorder/query/a/b") == RecorderQueryAddress(device: device, requester: "a/b"))
+        #expect(scheme.parseRecorderQuery("gateway/watch-1/recorder/query") == RecorderQueryAddress(device: device, requester: nil))
+        #expect(scheme.parseRecorderQuery("gateway/watch-1/recorder/queryx/app-1") == nil)
+        #expect(scheme.parseRecorderQuery("gateway/watch-1/recorder/answer") == nil)
+        #expect(scheme.parseRecorderQuery("gateway/bad+id/recorder/query/app-1") == nil)
+        #expect(scheme.parseRecorderQuery("wearables/watch-1/recorder/query/app-1") == nil)
     }
 }

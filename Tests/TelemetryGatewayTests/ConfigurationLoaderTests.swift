@@ -88,15 +88,20 @@ struct ConfigurationLoaderTests {
     }
 
     @Test("cross-key rules point at the key to change")
-    func crossKeyRules() {
+    func crossKeyRules() throws {
         let handoff = issues(overrides: [("mqtt.keepalive", "10"), ("pipeline.maxHandoffWait", "5"), ("registry.file", "null")])
         // Both waits block the subscriber: each alone, and their sum, must stay under half the keepalive.
         #expect(handoff.map(\.key) == ["pipeline.maxHandoffWait", "journal.maxWait"])
         let journal = issues(overrides: [("journal.maxWait", "12"), ("registry.file", "null")])
         #expect(journal.map(\.key) == ["journal.maxWait"])
         #expect(journal.first?.message.contains("pipeline.maxHandoffWait") == true)
-        let tls = issues(overrides: [("mqtt.tls.certFile", "/etc/hostname"), ("registry.file", "null")])
+        // A readable PEM certificate without its key (a non-PEM file would be a second issue).
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString).pem").path
+        try "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".write(toFile: certificate, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: certificate) }
+        let tls = issues(overrides: [("mqtt.tls.certFile", certificate), ("registry.file", "null")])
         #expect(tls.map(\.key) == ["mqtt.tls.certFile"])
+        #expect(tls.first?.message.contains("go together") == true)
         let missing = issues(overrides: [("registry.file", "/nonexistent/devices.yml")])
         #expect(missing.map(\.key) == ["registry.file"])
         let roots = issues(overrides: [("topics.outboundRoot", "wearables"), ("registry.file", "null")])

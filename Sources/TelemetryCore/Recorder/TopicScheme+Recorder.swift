@@ -2,21 +2,34 @@ extension TopicScheme {
     /// The leaf of recorder queries below a device's outbound topics.
     public static let recorderQueryLeaf = "recorder/query"
 
-    /// The filter matching every device's recorder query, e.g. `gateway/+/recorder/query`.
+    /// The root under which every answer goes: `replies/{requester}/…`. The broker ACL lets a
+    /// client read only `replies/<its own user name>/#`.
+    public static let replyRoot = "replies"
+
+    /// The filter matching every device's recorder queries, e.g. `gateway/+/recorder/query/#`.
     ///
-    /// Apps send requests below the outbound root, next to the results they ask about. The
-    /// gateway never publishes on it (answers go to the request's response topic), so
-    /// subscribing to it does not feed the gateway its own output.
-    public var recorderQueryFilter: String { outboundRoot + "/+/" + Self.recorderQueryLeaf }
+    /// A query is sent to `gateway/{id}/recorder/query/{requester}`, where the broker ACL lets
+    /// a client write only its own user name as `{requester}`. The filter also matches queries
+    /// without that level (`…/recorder/query`), so they are reported rather than silently
+    /// ignored. The gateway never publishes below it, so subscribing does not feed it its own output.
+    public var recorderQueryFilter: String { outboundRoot + "/+/" + Self.recorderQueryLeaf + "/#" }
 
-    /// The recorder query topic of a device, e.g. `gateway/watch-1/recorder/query`.
-    public func recorderQueryTopic(_ id: DeviceID) -> String { deviceTopic(id, Self.recorderQueryLeaf) }
+    /// The recorder query topic of a device for one requester, e.g.
+    /// `gateway/watch-1/recorder/query/app-1`.
+    public func recorderQueryTopic(_ id: DeviceID, requester: String) -> String {
+        deviceTopic(id, Self.recorderQueryLeaf) + "/" + requester
+    }
 
-    /// The device a recorder query is for.
+    /// The device and requester of a recorder query.
     /// - Parameter topic: the topic of a received message.
-    /// - Returns: the device, or nil when the topic is not `<outboundRoot>/{id}/recorder/query` with a valid id.
-    public func parseRecorderQuery(_ topic: String) -> DeviceID? {
+    /// - Returns: nil when the topic is not `<outboundRoot>/{id}/recorder/query[/…]` with a valid
+    ///   id; otherwise the device, with the requester as it appears after `recorder/query/`
+    ///   (nil when the topic stops at `recorder/query`; checked by ``RecorderReplyCheck``).
+    public func parseRecorderQuery(_ topic: String) -> RecorderQueryAddress? {
         guard let idLevel = Self.routingKey(of: topic, inboundRoot: outboundRoot), let id = DeviceID(idLevel) else { return nil }
-        return topic == recorderQueryTopic(id) ? id : nil
+        let queryTopic = deviceTopic(id, Self.recorderQueryLeaf)
+        if topic == queryTopic { return RecorderQueryAddress(device: id, requester: nil) }
+        guard topic.hasPrefix(queryTopic + "/") else { return nil }
+        return RecorderQueryAddress(device: id, requester: String(topic.unicodeScalars.dropFirst(queryTopic.unicodeScalars.count + 1)))
     }
 }

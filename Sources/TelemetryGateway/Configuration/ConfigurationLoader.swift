@@ -67,10 +67,12 @@ public enum ConfigurationLoader {
             apply(path, value, source: "command line")
         }
 
-        if configuration.mqtt.password == nil, let passwordFile = configuration.mqtt.passwordFile,
-            let contents = try? String(contentsOfFile: passwordFile, encoding: .utf8)
-        {
-            configuration.mqtt.password = contents.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        if let passwordFile = configuration.mqtt.passwordFile {
+            // Read even when a password is set elsewhere, so a broken file never goes unnoticed.
+            switch CredentialFiles.password(at: passwordFile) {
+            case .success(let password): if configuration.mqtt.password == nil { configuration.mqtt.password = password }
+            case .failure(let problem): issues.append(.init(key: "mqtt.passwordFile", source: "configuration", message: problem.message))
+            }
         }
         issues += configuration.crossKeyIssues()
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }

@@ -332,9 +332,9 @@ extension GatewayConfiguration {
                     key: "derivation.headphones.posture.hysteresis", source: "configuration",
                     message: "must be below derivation.headphones.posture.angle (\(headphones.postureAngle)), got \(headphones.postureHysteresis)"))
         }
-        for (key, path) in [("mqtt.tls.caFile", mqtt.tlsCAFile), ("mqtt.tls.certFile", mqtt.tlsCertificateFile), ("mqtt.tls.keyFile", mqtt.tlsKeyFile), ("mqtt.passwordFile", mqtt.passwordFile)] {
-            if let path, !FileSystem.isReadableFile(path) {
-                issues.append(.init(key: key, source: "configuration", message: "file '\(path)' does not exist or is not readable"))
+        for (key, path) in [("mqtt.tls.caFile", mqtt.tlsCAFile), ("mqtt.tls.certFile", mqtt.tlsCertificateFile), ("mqtt.tls.keyFile", mqtt.tlsKeyFile)] {
+            if let path, let problem = CredentialFiles.pemProblem(at: path) {
+                issues.append(.init(key: key, source: "configuration", message: problem.message))
             }
         }
         if !FileSystem.isReadableFile(capabilitiesFile) {

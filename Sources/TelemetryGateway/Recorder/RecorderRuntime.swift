@@ -109,20 +109,29 @@ final class RecorderRuntime: Sendable {
     // MARK: Queries
 
     /// Answers one query on its response topic: ordered chunks and a final marker, or an error.
+    /// A query whose requester is not proven by its topic, or whose response topic is not the
+    /// requester's own (``RecorderReplyCheck``), gets no answer: it is counted and reported on
+    /// `gateway/{id}/errors` instead.
     /// - Parameters:
     ///   - request: the request as received.
-    ///   - send: publishes one answer message (the gateway's publisher).
+    ///   - send: publishes one message (the gateway's publisher).
     func answer(_ request: RecorderRequest, send: (MQTTMessage) async throws -> Void) async {
-        guard let responseTopic = request.responseTopic else {
-            metrics.query("noResponseTopic")
+        let responseTopic: String
+        switch RecorderReplyCheck.check(requester: request.requester, responseTopic: request.responseTopic, scheme: scheme) {
+        case .success(let topic):
+            responseTopic = topic
+        case .failure(let rejection):
+            metrics.query(rejection.code.rawValue)
             if failureLog.shouldLog() {
-                logger.warning("a recorder query for \(request.device) has no MQTT 5 response topic; it cannot be answered")
+                logger.warning("a recorder query for \(request.device) is not answered (\(rejection.code.rawValue)): \(rejection.detail)")
             }
-            return
-        }
-        if let problem = Self.responseTopicProblem(responseTopic, scheme: scheme) {
-            metrics.query("invalidResponseTopic")
-            logger.warning("a recorder query for \(request.device) names response topic '\(responseTopic)', which \(problem); not answered")
+            let event = RecorderReplyCheck.errorEvent(
+                rejection, device: request.device, requester: request.requester, date: request.receivedAt, scheme: scheme)
+            do {
+                try await send(event.mqttMessage)
+            } catch {
+                logger.error("could not publish \(event.topic): \(error)")
+            }
             return
         }
         func reply(_ payload: [UInt8], chunk: Int?) async throws {
@@ -204,16 +213,6 @@ final class RecorderRuntime: Sendable {
 
     /// Tremor results per answer message (one hour).
     static let tremorResultsPerChunk = 60
-
-    /// Why the gateway will not publish on `topic`: wildcards, empty, or below the inbound root
-    /// (an answer there would be read back as device data).
-    static func responseTopicProblem(_ topic: String, scheme: TopicScheme) -> String? {
-        if topic.isEmpty { return "is empty" }
-        if topic.contains(where: { $0 == "+" || $0 == "#" || $0 == "\0" }) { return "contains a wildcard or NUL" }
-        if topic.utf8.count > 65_535 { return "is longer than MQTT allows" }
-        if topic == scheme.inboundRoot || topic.hasPrefix(scheme.inboundRoot + "/") { return "is below the inbound root '\(scheme.inboundRoot)'" }
-        return nil
-    }
 
     // MARK: Pruning
 

@@ -25,11 +25,11 @@ final class InboundRouter: Sendable {
         let metrics = runtime.metrics
         metrics.messagesReceived.increment()
         let receivedAt = Date().timeIntervalSince1970
-        if let device = runtime.scheme.parseRecorderQuery(message.topic) {
+        if let address = runtime.scheme.parseRecorderQuery(message.topic) {
             // Queries read the store, which may take a while: they have their own task so device
             // frames never wait behind them. A requester that gets no answer asks again.
             let request = RecorderRequest(
-                device: device, payload: message.payload, responseTopic: message.properties.responseTopic,
+                device: address.device, requester: address.requester, payload: message.payload, responseTopic: message.properties.responseTopic,
                 correlationData: message.properties.correlationData, receivedAt: receivedAt)
             if runtime.queries.push(request, maxWait: runtime.configuration.pipeline.maximumHandoffWait) == .closed {
                 metrics.handoffClosed.increment()

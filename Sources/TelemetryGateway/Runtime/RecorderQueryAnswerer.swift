@@ -17,6 +17,7 @@ struct RecorderQueryAnswerer {
                 await runtime.recorder.answer(request) { message in
                     try await publisher.client.send(message)
                     metrics.published.increment()
+                    if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }  // a rejected query's event
                 }
             }
         }

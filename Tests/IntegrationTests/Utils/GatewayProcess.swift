@@ -77,5 +77,21 @@ final class GatewayProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// Waits (off the cooperative pool) until the log contains `text`, e.g. "subscribed to":
+    /// `gateway/status` online comes from the publisher connection, before the subscriber has
+    /// necessarily subscribed, so a frame sent right after it could reach no subscription.
+    func waitForLog(_ text: String, timeout: Double) async throws {
+        let logURL = logURL
+        let found = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Thread {
+                let deadline = Date(timeIntervalSinceNow: timeout)
+                func contains() -> Bool { ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").contains(text) }
+                while !contains() && Date() < deadline { usleep(10_000) }
+                continuation.resume(returning: contains())
+            }.start()
+        }
+        guard found else { throw TestFailure("the gateway did not log '\(text)' within \(timeout) s; log:\n\(log)") }
+    }
+
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 }

@@ -3,28 +3,34 @@ import Foundation
 import MQTTTransport
 
 /// An app asking the gateway for recorder data with MQTT 5 request/response: it subscribes to
-/// its own response topic, sends the request with that topic and a correlation id, and
-/// collects the answers up to the final one.
+/// its own reply topics `replies/{requester}/#`, sends the request to
+/// `gateway/{device}/recorder/query/{requester}` with a response topic there and a correlation
+/// id, and collects the answers up to the final one. (On the test's anonymous broker nothing
+/// proves the requester name; the shipped ACL does, see scripts/check-acl.sh.)
 struct RecorderRequester {
     let client: MQTTClient
     let collector: MessageCollector
-    let responseTopic: String
+    let requester: String
+    var responseTopic: String { "replies/\(requester)/answers" }
 
     static func connect(_ broker: TestBroker) async throws -> RecorderRequester {
         let collector = MessageCollector()
         let client = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        let responseTopic = "apps/test-\(UUID().uuidString.prefix(8))/replies"
-        try await client.subscribe([responseTopic], qos: .atLeastOnce)
-        return RecorderRequester(client: client, collector: collector, responseTopic: responseTopic)
+        let requester = "test-\(UUID().uuidString.prefix(8))"
+        try await client.subscribe(["replies/\(requester)/#"], qos: .atLeastOnce)
+        return RecorderRequester(client: client, collector: collector, requester: requester)
     }
 
-    /// Sends `payload` to `gateway/{device}/recorder/query` and returns every answer carrying
-    /// `correlation`, in arrival order, once the final one arrived.
+    /// The query topic of `device` in this requester's name.
+    func queryTopic(_ device: String) -> String { "gateway/\(device)/recorder/query/\(requester)" }
+
+    /// Sends `payload` to `gateway/{device}/recorder/query/{requester}` and returns every answer
+    /// carrying `correlation`, in arrival order, once the final one arrived.
     func ask(_ device: String, _ payload: String, correlation: String, timeout: Double = 60) async throws -> [MQTTMessage] {
         let correlationData = Array(correlation.utf8)
         try await client.send(
             MQTTMessage(
-                topic: "gateway/\(device)/recorder/query", string: payload, qos: .atLeastOnce,
+                topic: queryTopic(device), string: payload, qos: .atLeastOnce,
                 properties: MQTTProperties(contentType: "application/json", responseTopic: responseTopic, correlationData: correlationData)))
         let mine: @Sendable ([MQTTMessage]) -> [MQTTMessage] = { messages in
             messages.filter { $0.properties.correlationData == correlationData }
