@@ -79,6 +79,13 @@ public final class TestBroker: @unchecked Sendable {
         self.process = nil
     }
 
+    /// Kills the broker and deletes its directory (configuration, log, the gateway's recorder
+    /// store): what a process that exits without running deinitializers must call.
+    public func shutdown() {
+        kill()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
     /// Kills and starts the broker again on the same port; sessions are lost (no persistence).
     public func restart() throws {
         kill()
