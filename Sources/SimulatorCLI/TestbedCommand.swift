@@ -52,6 +52,7 @@ struct TestbedCommand: AsyncParsableCommand {
             messages.contains { $0.payloadString.contains("\"online\"") }
         }
         await observer.shutdown()
+        try await GatewayRun.waitUntilSubscribed(broker, configuration: configuration)
 
         print("broker=\(broker.url)")
         // An `http=` line goes here once the gateway serves HTTP.

@@ -24,7 +24,8 @@ public struct GatewayRun: Sendable {
     /// The configuration the gateway runs with.
     public let configuration: GatewayConfiguration
 
-    /// Starts the gateway with `configuration` and returns once `<outbound root>/status` arrived.
+    /// Starts the gateway with `configuration` and returns once `<outbound root>/status` arrived
+    /// and its inbound connection subscribed to the device topics.
     /// - Throws: when the gateway cannot be built or does not come online within 20 s.
     public static func start(_ broker: TestBroker, configuration: GatewayConfiguration) async throws -> GatewayRun {
         let gateway = try GatewayHarness(configuration: configuration)
@@ -34,7 +35,16 @@ public struct GatewayRun: Sendable {
         let root = configuration.topics.outboundRoot
         try await observer.subscribe(["\(root)/#"], qos: .atLeastOnce)
         try await collector.wait("gateway online") { $0.contains { $0.topic == "\(root)/status" } }
+        try await waitUntilSubscribed(broker, configuration: configuration)
         return GatewayRun(broker: broker, gateway: gateway, collector: collector, observer: observer, configuration: configuration)
+    }
+
+    /// Waits until the gateway's inbound connection subscribed to the device topics. Its
+    /// online status comes from its other (publishing) connection and does not say that: a frame
+    /// published in between would find no subscriber.
+    public static func waitUntilSubscribed(_ broker: TestBroker, configuration: GatewayConfiguration) async throws {
+        try await broker.waitForSubscription(
+            clientID: configuration.subscriberConfiguration().clientID, filter: "\(configuration.topics.inboundRoot)/+/#")
     }
 
     /// Starts the gateway with the test defaults of ``GatewayHarness/configuration(broker:clientID:)``.

@@ -14,6 +14,7 @@ final class SimulatorProcess: @unchecked Sendable {
     private var outputClosed = false
     let arguments: [String]
     let errorLogURL: URL
+    private let input = Pipe()
 
     /// The built executable: next to the test bundle, or `WG_SIM_BIN`.
     static var executable: URL { builtExecutable("wearable-sim", override: "WG_SIM_BIN") }
@@ -28,7 +29,8 @@ final class SimulatorProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardOutput = pipe
         process.standardError = try FileHandle(forWritingTo: errorLogURL)
-        process.standardInput = FileHandle.nullDevice
+        // A pipe held open until ``closeInput()``: `testbed` stops at the end of its stdin.
+        process.standardInput = input
         try process.run()
         let reader = pipe.fileHandleForReading
         Thread { [self] in
@@ -56,6 +58,7 @@ final class SimulatorProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        closeInput()
     }
 
     /// Standard output so far, one entry per line.
@@ -80,11 +83,14 @@ final class SimulatorProcess: @unchecked Sendable {
         }
     }
 
+    /// Closes the process's standard input.
+    func closeInput() { try? input.fileHandleForWriting.close() }
+
     /// Sends a signal.
     func signal(_ signal: Int32) { Glibc.kill(process.processIdentifier, signal) }
 
-    /// Waits for the process to exit and its output to close; throws unless it exited with 0.
-    func waitForSuccess(timeout: Double = 120) async throws {
+    /// Waits for the process to exit and its output to close; returns its exit status.
+    func waitForExit(timeout: Double = 120) async throws -> Int32 {
         let process = process
         let exited = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             Thread { [self] in
@@ -98,8 +104,14 @@ final class SimulatorProcess: @unchecked Sendable {
             }.start()
         }
         guard exited else { throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) still runs after \(timeout) s; stderr:\n\(errorLog)") }
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) exited with \(process.terminationStatus); stdout: \(output); stderr:\n\(errorLog)")
+        return process.terminationStatus
+    }
+
+    /// Waits for the process to exit; throws unless it exited with 0.
+    func waitForSuccess(timeout: Double = 120) async throws {
+        let status = try await waitForExit(timeout: timeout)
+        guard status == 0 else {
+            throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) exited with \(status); stdout: \(output); stderr:\n\(errorLog)")
         }
     }
 
