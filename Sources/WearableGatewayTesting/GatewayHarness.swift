@@ -45,6 +45,12 @@ public final class GatewayHarness: @unchecked Sendable {
             prometheus: registry, accessPolicy: policy, shutdownSignals: [])
     }
 
+    /// A test that failed before ``stop()`` must not leave its gateway running (and writing
+    /// into the broker directory that is being deleted): cancelling the run shuts it down.
+    deinit {
+        task?.cancel()
+    }
+
     /// Starts the gateway in the background.
     public func start() {
         let group = group
