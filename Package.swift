@@ -131,6 +131,11 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The testing kit's pure parts: capture format, fault schedules, ground-truth diffs.
+        .testTarget(
+            name: "WearableGatewayTestingTests",
+            dependencies: ["WearableGatewayTesting", "MQTTTransport", "TelemetryCore"]
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
