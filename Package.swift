@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "MQTTTransport", targets: ["MQTTTransport"]),
         .library(name: "TelemetryGateway", targets: ["TelemetryGateway"]),
         .library(name: "TelemetrySimulation", targets: ["TelemetrySimulation"]),
+        // The testing kit for users' own integration tests (docs/testing.md).
+        .library(name: "WearableGatewayTesting", targets: ["WearableGatewayTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -68,6 +70,18 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // The testing kit: a private mosquitto, the in-process gateway, waits on derived events,
+        // session capture and replay with fault injection. No XCTest/Testing dependency: it
+        // reports failures by throwing, which both frameworks record.
+        .target(
+            name: "WearableGatewayTesting",
+            dependencies: [
+                "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "GatewayCLI",
             dependencies: [
@@ -83,6 +97,8 @@ let package = Package(
             name: "SimulatorCLI",
             dependencies: [
                 "TelemetrySimulation",
+                "WearableGatewayTesting",
+                "TelemetryGateway",
                 "MQTTTransport",
                 "TelemetryCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -96,10 +112,11 @@ let package = Package(
         ),
         .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore", "TelemetryCore", "TelemetrySimulation"]),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
-        // Test helpers shared by the broker-backed test targets: a private mosquitto per test.
+        // Test helpers of the project's own broker-backed tests (TLS certificates, event
+        // recorder); re-exports the testing kit, which holds the broker and gateway harness.
         .target(
             name: "BrokerTestSupport",
-            dependencies: ["MQTTTransport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MQTTTransport", "WearableGatewayTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/BrokerTestSupport"
         ),
         .testTarget(
@@ -114,10 +131,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The testing kit's pure parts: capture format, fault schedules, ground-truth diffs.
+        .testTarget(
+            name: "WearableGatewayTestingTests",
+            dependencies: ["WearableGatewayTesting", "MQTTTransport", "TelemetryCore"]
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport", "RecorderStore",
+                "WearableGatewayTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -18,8 +18,9 @@ case ":$PATH:" in
 esac
 export PATH
 
-# Debian packages the build, the tests and the demo need.
-WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev openssl)
+# Debian packages the build, the tests and the demo need (python3-venv: the pytest example of
+# the testbed, Examples/pytest, runs in a virtual environment).
+WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev openssl python3 python3-venv)
 
 # log MESSAGE...: a progress line ("==> building").
 log() { printf '==> %s\n' "$*"; }

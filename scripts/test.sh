@@ -49,6 +49,21 @@ failed=$(grep -cE "^✘ Test .* failed" "$test_log" || true)
 [ -n "$total" ] || die "swift test printed no Swift Testing summary"
 echo "swift-test: $((total - failed)) passed, $failed failed"
 
+# The testing kit as a user sees it: the Examples package depends on this one by path and
+# builds only what the kit needs (its own build directory, Examples/.build).
+log "testing kit example (swift test --package-path Examples)"
+swift test --package-path Examples ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} ||
+	die "the Examples package's tests failed"
+
+# `wearable-sim testbed` from another language: pytest with paho-mqtt in a virtual
+# environment under .build (pip's cache keeps later runs offline-fast).
+log "testbed from pytest (Examples/pytest)"
+venv="$WG_REPO_ROOT/.build/pytest-venv"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/python" -m pip install -q -r Examples/pytest/requirements.txt
+WEARABLE_SIM="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})/wearable-sim" \
+	"$venv/bin/python" -m pytest -q -p no:cacheprovider Examples/pytest
+
 log "broker ACL (scripts/check-acl.sh)"
 bash scripts/check-acl.sh
 

@@ -481,7 +481,8 @@ final class ClientCore: Sendable {
         defer { duplicated.forEach { free($0) } }
         let rc = duplicated.withUnsafeBufferPointer { buffer in
             mosquitto_subscribe_multiple(
-                handle.pointer, &mid, Int32(filters.count), UnsafePointer(buffer.baseAddress!), Int32(qos.rawValue), 0, nil)
+                handle.pointer, &mid, Int32(filters.count), UnsafePointer(buffer.baseAddress!), Int32(qos.rawValue),
+                configuration.retainAsPublished ? Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue) : 0, nil)
         }
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             logger.error("MQTT subscribe to \(filters) failed: \(MosquittoLibrary.describe(rc))")

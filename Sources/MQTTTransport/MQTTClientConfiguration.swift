@@ -92,6 +92,10 @@ public struct MQTTClientConfiguration: Sendable {
     public var reconnect: Reconnect
     /// Seconds to wait for CONNACK before giving up on an attempt and retrying.
     public var connectTimeout: Double
+    /// MQTT 5 "retain as published" on every subscription: received messages keep the retain
+    /// flag their publisher set, instead of it marking only deliveries from the broker's
+    /// retained store. Session capture needs it; set it after `init`.
+    public var retainAsPublished = false
 
     /// Creates a configuration with production defaults.
     public init(

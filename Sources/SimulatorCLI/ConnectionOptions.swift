@@ -38,15 +38,17 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     func makeLogger() throws -> Logger {
-        guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
-            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        try bootstrapLogging(logLevel)
         return Logger(label: "wearable-sim")
+    }
+
+    /// Applies the credentials and TLS options to a client configuration made elsewhere
+    /// (the testing kit's recorder and replayer).
+    func applyCredentials(to configuration: inout MQTTClientConfiguration) {
+        let environment = ProcessInfo.processInfo.environment
+        configuration.username = username ?? environment["WG_MQTT_USERNAME"]
+        configuration.password = password ?? environment["WG_MQTT_PASSWORD"]
+        if let caFile { configuration.tls = .init(caFile: caFile) }
     }
 
     /// A client configuration for one device: its id is the MQTT client id, its certificate
@@ -69,4 +71,19 @@ struct ConnectionOptions: ParsableArguments {
         }
         return configuration
     }
+}
+
+/// Sends every log to stderr at the `--log-level` named `name`.
+/// - Returns: the level.
+@discardableResult
+func bootstrapLogging(_ name: String) throws -> Logger.Level {
+    guard let level = Logger.Level(rawValue: name.lowercased()) else {
+        throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+    return level
 }

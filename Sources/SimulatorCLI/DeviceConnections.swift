@@ -1,14 +1,18 @@
 import Foundation
 import Logging
 import MQTTTransport
+import TelemetryCore
 import TelemetrySimulation
 
 /// One MQTT connection per simulated device, as real devices have: the client id is the
 /// device id and the will publishes the device's status offline (retained).
 struct DeviceConnections {
     let clients: [String: MQTTClient]
+    /// The encoding of the high-rate streams (``SimulatedFrame/encoded(as:)``).
+    let encoding: PayloadEncoding
 
-    init(devices: [SimulatedDevice], options: ConnectionOptions, logger: Logger) throws {
+    init(devices: [SimulatedDevice], options: ConnectionOptions, encoding: PayloadEncoding = .json, logger: Logger) throws {
+        self.encoding = encoding
         var clients: [String: MQTTClient] = [:]
         for device in devices {
             let will = MQTTMessage(
@@ -27,10 +31,11 @@ struct DeviceConnections {
     /// Publishes a frame on its device's connection, waiting for an in-flight slot.
     func send(_ frame: SimulatedFrame, root: String) async throws {
         guard let client = clients[frame.deviceId] else { return }
+        let frame = frame.encoded(as: encoding)
         try await client.send(
             MQTTMessage(
                 topic: frame.topic(root: root), payload: frame.payload, qos: MQTTQoS(rawValue: frame.qos) ?? .atLeastOnce,
-                retain: frame.retain, properties: MQTTProperties(contentType: "application/json")))
+                retain: frame.retain, properties: MQTTProperties(contentType: frame.encoding.mediaType)))
     }
 
     /// Marks every device offline (retained), waits for the acknowledgements, disconnects.

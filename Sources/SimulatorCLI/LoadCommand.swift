@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MQTTTransport
+import TelemetryCore
 import TelemetrySimulation
 
 /// `wearable-sim load`: the end-to-end load tool. Publishes pre-generated traffic as fast as
@@ -42,12 +43,16 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "Seed.")
     var seed: UInt64 = 1
 
+    @Option(help: EncodingOption.help)
+    var encoding: EncodingOption = .json
+
     func run() async throws {
         let logger = try connection.makeLogger()
         let allowed = streams.map { Set($0.split(separator: ",").map(String.init)) }
         logger.info("generating \(seconds) s of traffic for \(devices) devices…")
         var generator = TrafficGenerator(seed: seed, deviceCount: devices, startDate: Date().timeIntervalSince1970)
         let frames = generator.advance(to: Double(seconds)).filter { !$0.retain && (allowed?.contains($0.stream) ?? true) }
+            .map { $0.encoded(as: encoding.encoding) }
         let bytes = frames.reduce(0) { $0 + $1.payload.count }
         let perStream = Dictionary(grouping: frames, by: \.stream).mapValues(\.count)
         logger.info("\(frames.count) frames, \(bytes / 1_048_576) MiB: \(perStream.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
@@ -79,7 +84,9 @@ struct LoadCommand: AsyncParsableCommand {
                 group.addTask {
                     for frame in share {
                         try await client.send(
-                            MQTTMessage(topic: frame.topic(root: root), payload: frame.payload, qos: .atLeastOnce, properties: .init(contentType: "application/json")))
+                            MQTTMessage(
+                                topic: frame.topic(root: root), payload: frame.payload, qos: .atLeastOnce,
+                                properties: .init(contentType: frame.encoding.mediaType)))
                     }
                     _ = await client.flush(timeout: 300)
                 }

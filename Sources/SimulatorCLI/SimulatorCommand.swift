@@ -12,6 +12,6 @@ struct SimulatorCommand: AsyncParsableCommand {
             once a second, 50 Hz motion, 25 Hz headphone motion, 3 Hz submersion, pedometer, altimeter and \
             recorder chunks. The same --seed gives byte-identical payloads.
             """,
-        subcommands: [PublishCommand.self, LoadCommand.self],
+        subcommands: [PublishCommand.self, LoadCommand.self, RecordCommand.self, ReplayCommand.self, TestbedCommand.self],
         defaultSubcommand: PublishCommand.self)
 }

@@ -1,11 +1,16 @@
+import TelemetryCore
+
 /// One MQTT message the simulator wants published.
 public struct SimulatedFrame: Sendable, Equatable {
     /// The device id (the topic level after the root).
     public var deviceId: String
     /// The stream path below the id, for example `"batched/accelerometer"`.
     public var stream: String
-    /// The JSON payload, UTF-8.
+    /// The payload: the contract's JSON (UTF-8), or the binary encoding after
+    /// ``encoded(as:)`` turned a high-rate frame into protobuf.
     public var payload: [UInt8]
+    /// How ``payload`` is encoded; publish with `encoding.mediaType` as the MQTT 5 content type.
+    public var encoding: PayloadEncoding = .json
     /// Whether the broker should retain it (`hello` and `status`).
     public var retain: Bool
     /// MQTT QoS: 0 for the per-sample motion streams, 1 otherwise.

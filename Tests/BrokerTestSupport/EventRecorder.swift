@@ -1,5 +1,6 @@
 import Foundation
 import MQTTTransport
+import WearableGatewayTesting
 
 /// Records client events and lets a test wait for a condition on them.
 public final class EventRecorder: @unchecked Sendable {

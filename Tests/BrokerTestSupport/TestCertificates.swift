@@ -1,4 +1,5 @@
 import Foundation
+import WearableGatewayTesting
 
 /// A throw-away certificate authority with a server certificate for 127.0.0.1/localhost and a
 /// client certificate, made with the `openssl` command line tool.

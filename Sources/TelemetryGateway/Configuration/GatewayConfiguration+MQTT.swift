@@ -4,7 +4,7 @@ extension GatewayConfiguration {
     /// The subscriber connection: persistent session (when `sessionExpiry` > 0) so the broker
     /// queues QoS 1 frames while the gateway restarts, and the receive maximum that bounds
     /// what the broker pushes at us. It never publishes, so it may block on backpressure.
-    func subscriberConfiguration() -> MQTTClientConfiguration {
+    public func subscriberConfiguration() -> MQTTClientConfiguration {
         var configuration = base(clientID: "\(mqtt.clientID)-in")
         configuration.cleanStart = mqtt.sessionExpiry == 0
         configuration.sessionExpiry = mqtt.sessionExpiry

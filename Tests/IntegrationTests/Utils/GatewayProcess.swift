@@ -12,17 +12,7 @@ final class GatewayProcess: @unchecked Sendable {
     let logURL: URL
 
     /// The built executable: next to the test bundle, or `WG_GATEWAY_BIN`.
-    static var executable: URL {
-        if let path = ProcessInfo.processInfo.environment["WG_GATEWAY_BIN"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("wearable-gateway")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return TestBroker.repositoryRoot.appendingPathComponent(".build/debug/wearable-gateway")
-    }
+    static var executable: URL { builtExecutable("wearable-gateway", override: "WG_GATEWAY_BIN") }
 
     /// Starts the executable against `broker`. Its journal and recorder store live in
     /// `dataDirectory` (a fresh one per process unless a test restarts a gateway on the same data).
@@ -94,4 +84,18 @@ final class GatewayProcess: @unchecked Sendable {
     }
 
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+}
+
+/// A product executable of this package: `$override` if set, else the first `name` found
+/// walking up from the test binary (the build directory), else `.build/debug/name`.
+func builtExecutable(_ name: String, override: String) -> URL {
+    if let path = ProcessInfo.processInfo.environment[override], !path.isEmpty { return URL(fileURLWithPath: path) }
+    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var directory = testBinary.deletingLastPathComponent()
+    while directory.path != "/" {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    return TestBroker.repositoryRoot.appendingPathComponent(".build/debug/\(name)")
 }

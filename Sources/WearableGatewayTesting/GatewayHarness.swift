@@ -1,4 +1,3 @@
-import BrokerTestSupport
 import Foundation
 import Logging
 import MQTTTransport
@@ -8,13 +7,15 @@ import TelemetryGateway
 
 /// Runs the gateway in-process (the same `buildGateway` the executable calls) against a test
 /// broker, with fast intervals, and stops it with a graceful shutdown.
-final class GatewayHarness: @unchecked Sendable {
-    let group: ServiceGroup
-    let registry = PrometheusCollectorRegistry()
+public final class GatewayHarness: @unchecked Sendable {
+    /// The gateway's service group, as `buildGateway` made it.
+    public let group: ServiceGroup
+    /// The Prometheus registry the gateway records into.
+    public let registry = PrometheusCollectorRegistry()
     private var task: Task<Void, any Error>?
 
     /// A configuration pointing at `broker`, with test-friendly intervals.
-    static func configuration(broker: TestBroker, clientID: String = "gw-\(UUID().uuidString.prefix(6))") throws -> GatewayConfiguration {
+    public static func configuration(broker: TestBroker, clientID: String = "gw-\(UUID().uuidString.prefix(6))") throws -> GatewayConfiguration {
         var configuration = GatewayConfiguration()
         configuration.mqtt.broker = try BrokerURL(parsing: broker.url)
         configuration.mqtt.clientID = clientID
@@ -33,29 +34,39 @@ final class GatewayHarness: @unchecked Sendable {
         return configuration
     }
 
-    init(configuration: GatewayConfiguration) throws {
+    /// Builds the gateway (not started yet).
+    /// - Throws: when the registry or capability file named in `configuration` does not load.
+    /// - Parameter logLevel: the gateway's log level; default `$WG_TEST_LOG_LEVEL`, else `error`.
+    public init(configuration: GatewayConfiguration, logLevel: Logger.Level? = nil) throws {
         var logger = Logger(label: "gateway-under-test")
-        logger.logLevel = ProcessInfo.processInfo.environment["WG_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+        logger.logLevel =
+            logLevel ?? ProcessInfo.processInfo.environment["WG_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
         let policy = try AccessPolicyLoader.load(configuration.accessPolicyFiles).policy
         group = try buildGateway(
             configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
             prometheus: registry, accessPolicy: policy, shutdownSignals: [])
     }
 
+    /// A test that failed before ``stop()`` must not leave its gateway running (and writing
+    /// into the broker directory that is being deleted): cancelling the run shuts it down.
+    deinit {
+        task?.cancel()
+    }
+
     /// Starts the gateway in the background.
-    func start() {
+    public func start() {
         let group = group
         task = Task { try await group.run() }
     }
 
     /// Graceful shutdown (as SIGTERM would), waiting until the gateway has stopped.
-    func stop() async throws {
+    public func stop() async throws {
         await group.triggerGracefulShutdown()
         try await task?.value
     }
 
     /// The registry's current Prometheus text.
-    var metrics: PrometheusText {
+    public var metrics: PrometheusText {
         PrometheusText(text: registry.emitToString())
     }
 }

@@ -1,10 +1,14 @@
 /// Reads values out of Prometheus text exposition (what the gateway publishes on
 /// `gateway/metrics`).
-struct PrometheusText {
-    let text: String
+public struct PrometheusText: Sendable {
+    /// The exposition text.
+    public let text: String
+
+    /// Wraps exposition text.
+    public init(text: String) { self.text = text }
 
     /// The sum of every sample of `name` whose labels include all of `labels`.
-    func sum(_ name: String, labels: [String: String] = [:]) -> Double {
+    public func sum(_ name: String, labels: [String: String] = [:]) -> Double {
         var total = 0.0
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }

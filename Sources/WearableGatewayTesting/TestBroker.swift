@@ -9,7 +9,8 @@ import Glibc
 /// Killed with SIGKILL by pid: a child started by Foundation's `Process` can inherit a signal
 /// mask that blocks SIGTERM (see shared/reference/libmosquitto.md, "Broker in tests").
 public final class TestBroker: @unchecked Sendable {
-    public let port: Int
+    /// The loopback port it listens on.
+    public private(set) var port: Int
     public let directory: URL
     private let extraConfiguration: String
     private let allowAnonymous: Bool
@@ -33,7 +34,25 @@ public final class TestBroker: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         logURL = directory.appendingPathComponent("mosquitto.log")
         extraConfiguration = configuration
-        try start()
+        // The kernel can hand the same free port to a test starting in parallel; then one of
+        // the two mosquittos cannot bind it, and the other test's broker would answer. Such a
+        // start fails (see `start()`) and is retried on a new port unless the port was given.
+        var attempts = 1
+        while true {
+            do {
+                try start()
+                return
+            } catch let error as PortInUse {
+                guard port == nil, attempts < 5 else { throw TestFailure(error.description) }
+                attempts += 1
+                self.port = try TestBroker.freePort()
+            }
+        }
+    }
+
+    /// mosquitto exited because its port was taken.
+    private struct PortInUse: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// Starts a broker with `completeConfiguration` as its whole config file (it must open a
@@ -66,6 +85,7 @@ public final class TestBroker: @unchecked Sendable {
             log_type warning
             log_type notice
             log_type information
+            log_type subscribe
             max_queued_messages 100000
             max_inflight_messages 100
             \(extraConfiguration)
@@ -82,9 +102,43 @@ public final class TestBroker: @unchecked Sendable {
         process.standardError = log
         try process.run()
         self.process = process
+        try waitUntilRunning(process, timeout: 10)
         try TestBroker.waitUntilAccepting(port: port, timeout: 10) { [log = logURL] in
             (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         }
+    }
+
+    /// Waits until this mosquitto logged that it runs (its listener is open), so a connection
+    /// to the port reaches this broker and not another one on the same port.
+    /// - Throws: ``PortInUse`` when it exited because the port was taken.
+    private func waitUntilRunning(_ process: Process, timeout: Double) throws {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if log.contains(" running") { return }
+            if !process.isRunning {
+                let text = log
+                self.process = nil
+                if text.contains("Address already in use") { throw PortInUse(description: "port \(port) is in use:\n\(text)") }
+                throw TestFailure("mosquitto exited with \(process.terminationStatus):\n\(text)")
+            }
+            usleep(10_000)
+        }
+        throw TestFailure("mosquitto did not report running within \(timeout) s:\n\(log)")
+    }
+
+    /// Waits until the broker logged that `clientID` subscribed to `filter` (the generated
+    /// configuration logs subscriptions): the readiness of a subscriber that says nothing
+    /// itself, such as the gateway's inbound connection.
+    /// - Throws: when no such subscription shows within `timeout` seconds.
+    public func waitForSubscription(clientID: String, filter: String, timeout: Double = 20) async throws {
+        let entry = ": \(clientID) "
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
+            // A subscription line is "<time>: <client id> <qos> <filter>".
+            if log.split(separator: "\n").contains(where: { $0.contains(entry) && $0.hasSuffix(" " + filter) }) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("\(clientID) did not subscribe to \(filter) within \(timeout) s; broker log:\n\(log)")
     }
 
     /// Kills the broker at once (no clean shutdown), as a crash or power loss would.
@@ -107,6 +161,13 @@ public final class TestBroker: @unchecked Sendable {
     public func thaw() {
         guard let process else { return }
         Glibc.kill(process.processIdentifier, SIGCONT)
+    }
+
+    /// Kills the broker and deletes its directory (configuration, log, the gateway's recorder
+    /// store): what a process that exits without running deinitializers must call.
+    public func shutdown() {
+        kill()
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Kills and starts the broker again on the same port; sessions are lost (no persistence).

@@ -1,0 +1,24 @@
+// swift-tools-version:6.2
+// An app team's own integration tests against the gateway, using the testing kit exactly as a
+// user would: a package dependency on WearableGateway (here by path, elsewhere by URL).
+// Run: swift test --package-path Examples   (needs mosquitto; scripts/test.sh runs it)
+import PackageDescription
+
+let package = Package(
+    name: "GatewayKitExample",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "WearableGateway", path: "..")
+    ],
+    targets: [
+        .testTarget(
+            name: "GatewayKitExampleTests",
+            dependencies: [
+                .product(name: "WearableGatewayTesting", package: "WearableGateway"),
+                .product(name: "TelemetrySimulation", package: "WearableGateway"),
+                .product(name: "TelemetryCore", package: "WearableGateway"),
+                .product(name: "MQTTTransport", package: "WearableGateway"),
+            ]
+        )
+    ]
+)

@@ -1,0 +1,50 @@
+import Foundation
+import Logging
+import MQTTTransport
+import WearableGatewayTesting
+
+/// `publish --expect`: watches one device's derived topics and the gateway's retained
+/// metrics, so the output can be compared once the gateway processed everything published.
+struct GatewayExpectation {
+    private let client: MQTTClient
+    private let collector = MessageCollector()
+    private let metricsTopic: String
+    private let baseline: Double
+    private static let processed = "gateway_frames_processed_total"
+
+    /// Subscribes before anything is published; reads the gateway's current frame count.
+    init(connection: ConnectionOptions, outboundRoot: String, device: String, logger: Logger) async throws {
+        metricsTopic = "\(outboundRoot)/metrics"
+        client = try MQTTClient(
+            configuration: try connection.configuration(clientID: "wearable-sim-expect-\(UUID().uuidString.prefix(6))", will: nil),
+            logger: logger, onMessage: collector.handler)
+        client.start()
+        try await client.waitUntilConnected(timeout: 30)
+        try await client.subscribe(["\(outboundRoot)/\(device)/#", metricsTopic], qos: .atLeastOnce)
+        let topic = metricsTopic
+        let first = try await collector.wait(
+            timeout: 30, "the gateway's retained \(topic) (is the gateway running, with metrics.publishInterval > 0?)"
+        ) { $0.contains { $0.topic == topic } }
+        baseline = Self.count(in: first, topic: topic)
+    }
+
+    /// Waits until the gateway's metrics show `frames` more processed frames than at the
+    /// start (derived events are handed to its publisher before the count grows, and published
+    /// before the next metrics on the same connection), then returns the device's messages
+    /// published during the run.
+    func receivedOnceProcessed(frames: Int, timeout: Double) async throws -> [MQTTMessage] {
+        let (topic, target) = (metricsTopic, baseline + Double(frames))
+        let received = try await collector.wait(timeout: timeout, "the gateway to process \(frames) frames") { messages in
+            Self.count(in: messages, topic: topic) >= target
+        }
+        // Retained messages from the store (an earlier run's last depth state) are not this run's.
+        return received.filter { $0.topic != topic && !$0.retain }
+    }
+
+    func shutdown() async { await client.shutdown() }
+
+    private static func count(in messages: [MQTTMessage], topic: String) -> Double {
+        guard let latest = messages.last(where: { $0.topic == topic }) else { return -1 }
+        return PrometheusText(text: latest.payloadString).sum(processed)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import MQTTTransport
+import TelemetryGateway
+
+/// An in-process gateway on a test broker plus an observer subscribed to everything it
+/// publishes, started and announced online: the set-up every end-to-end test shares.
+///
+/// ```swift
+/// let broker = try TestBroker()
+/// let run = try await GatewayRun.start(broker)
+/// try await run.publish(frames)
+/// let swings = try await run.waitForEvents("swing", device: "watch-s9-1", count: 3)
+/// try await run.stop()
+/// ```
+public struct GatewayRun: Sendable {
+    /// The broker the gateway and observer are connected to.
+    public let broker: TestBroker
+    /// The in-process gateway.
+    public let gateway: GatewayHarness
+    /// Everything the gateway published (`<outbound root>/#`), in arrival order.
+    public let collector: MessageCollector
+    /// The observer's connection; ``publish(_:)`` sends test traffic on it too.
+    public let observer: MQTTClient
+    /// The configuration the gateway runs with.
+    public let configuration: GatewayConfiguration
+
+    /// Starts the gateway with `configuration` and returns once `<outbound root>/status` arrived
+    /// and its inbound connection subscribed to the device topics.
+    /// - Throws: when the gateway cannot be built or does not come online within 20 s.
+    public static func start(_ broker: TestBroker, configuration: GatewayConfiguration) async throws -> GatewayRun {
+        let gateway = try GatewayHarness(configuration: configuration)
+        gateway.start()
+        let collector = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        let root = configuration.topics.outboundRoot
+        try await observer.subscribe(["\(root)/#"], qos: .atLeastOnce)
+        try await collector.wait("gateway online") { $0.contains { $0.topic == "\(root)/status" } }
+        try await waitUntilSubscribed(broker, configuration: configuration)
+        return GatewayRun(broker: broker, gateway: gateway, collector: collector, observer: observer, configuration: configuration)
+    }
+
+    /// Waits until the gateway's inbound connection subscribed to the device topics. Its
+    /// online status comes from its other (publishing) connection and does not say that: a frame
+    /// published in between would find no subscriber.
+    public static func waitUntilSubscribed(_ broker: TestBroker, configuration: GatewayConfiguration) async throws {
+        try await broker.waitForSubscription(
+            clientID: configuration.subscriberConfiguration().clientID, filter: "\(configuration.topics.inboundRoot)/+/#")
+    }
+
+    /// Starts the gateway with the test defaults of ``GatewayHarness/configuration(broker:clientID:)``.
+    /// - Parameters:
+    ///   - broker: the broker.
+    ///   - registry: a device registry in the YAML of `config/devices.yml`; nil leaves the
+    ///     registry open (every device id, every entitlement).
+    ///   - configure: changes to the test configuration, e.g. `{ $0.swing.minimumSpeed = 5 }`.
+    public static func start(
+        _ broker: TestBroker, registry: String? = nil, configure: (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> GatewayRun {
+        var configuration = try GatewayHarness.configuration(broker: broker)
+        if let registry {
+            let file = broker.directory.appendingPathComponent("devices-\(UUID().uuidString.prefix(6)).yml")
+            try registry.write(to: file, atomically: true, encoding: .utf8)
+            configuration.registryFile = file.path
+        }
+        configure(&configuration)
+        return try await start(broker, configuration: configuration)
+    }
+
+    /// Waits until the gateway's published metrics show `name` (summed over series matching
+    /// `labels`) at `atLeast` or more; returns everything received so far.
+    @discardableResult
+    public func waitForMetric(_ name: String, labels: [String: String] = [:], atLeast target: Double, timeout: Double = 60) async throws
+        -> [MQTTMessage]
+    {
+        let metricsTopic = "\(configuration.topics.outboundRoot)/metrics"
+        return try await collector.wait(timeout: timeout, "\(name)\(labels.isEmpty ? "" : "\(labels)") to reach \(target)") { messages in
+            guard let metrics = messages.last(where: { $0.topic == metricsTopic }) else { return false }
+            return PrometheusText(text: metrics.payloadString).sum(name, labels: labels) >= target
+        }
+    }
+
+    /// Stops the gateway gracefully and disconnects the observer.
+    public func stop() async throws {
+        try await gateway.stop()
+        await observer.shutdown()
+    }
+}

@@ -1,0 +1,49 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+import TelemetryCore
+import Testing
+
+/// `wearable-sim testbed` as a test in another language uses it: the first line names the
+/// broker, a hello there gets an availability, and the end of stdin (or SIGTERM) stops it and
+/// its broker.
+@Suite("wearable-sim testbed")
+struct TestbedTests {
+    @Test("prints the broker first, answers a hello with availability, stops with its broker", arguments: ["stdin", "SIGTERM"])
+    func testbed(stop: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-testbed-test-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let testbed = try SimulatorProcess(["testbed"], directory: directory)
+        _ = try await testbed.waitForLine(startingWith: "ready", timeout: 60)
+        let first = try #require(testbed.output.first)
+        #expect(first.hasPrefix("broker=mqtt://127.0.0.1:"), "\(testbed.output)")
+        let url = String(first.dropFirst("broker=".count))
+        let port = try #require(Int(url.split(separator: ":").last ?? ""))
+
+        let collector = MessageCollector()
+        var configuration = MQTTClientConfiguration(broker: try BrokerURL(parsing: url), clientID: "testbed-test-\(UUID().uuidString.prefix(6))")
+        configuration.reconnect = .init(initialDelay: 0.05, maximumDelay: 0.5)
+        let client = try await TestClients.connected(configuration, onMessage: collector.handler)
+        try await client.subscribe(["gateway/tb-watch-1/availability"], qos: .atLeastOnce)
+        let hello = DeviceDescriptor(
+            model: "Apple Watch Series 9", platform: "watchOS", osVersion: "10.1", app: "com.example.testbed", authorization: .authorized,
+            wristLocation: .left, crownOrientation: .right)
+        try await client.publish(MQTTMessage(topic: "wearables/tb-watch-1/hello", payload: FrameEncoder.encode(hello), retain: true))
+        let received = try await collector.wait("the availability of tb-watch-1") { !$0.isEmpty }
+        #expect(received.first?.jsonObject?["deviceId"] as? String == "tb-watch-1")
+        await client.shutdown()
+
+        if stop == "stdin" { testbed.closeInput() } else { testbed.signal(SIGTERM) }
+        try await testbed.waitForSuccess(timeout: 30)
+        #expect(!TestBroker.canConnect(port: port), "the testbed's broker is gone")
+        // Its broker directory (configuration, log, recorder store) is gone too.
+        let temporary = FileManager.default.temporaryDirectory
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { name in
+            guard name.hasPrefix("wg-broker-") else { return false }
+            let configuration = try? String(contentsOf: temporary.appendingPathComponent("\(name)/mosquitto.conf"), encoding: .utf8)
+            return configuration?.contains("listener \(port) ") == true
+        }
+        #expect(left.isEmpty, "\(left)")
+    }
+}
