@@ -18,8 +18,10 @@ case ":$PATH:" in
 esac
 export PATH
 
-# Debian packages the build, the tests and the demo need.
-WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev openssl)
+# Debian packages the build, the tests and the demo need. chromium renders the fleet page and
+# prometheus (with promtool) scrapes the gateway in scripts/check-operations.sh; curl asks
+# the HTTP endpoints there.
+WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev openssl chromium prometheus curl)
 
 # log MESSAGE...: a progress line ("==> building").
 log() { printf '==> %s\n' "$*"; }

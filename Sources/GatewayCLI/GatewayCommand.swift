@@ -1,4 +1,5 @@
 import ArgumentParser
+import TelemetryGateway
 
 /// `wearable-gateway`: the MQTT gateway for wearable telemetry.
 @main
@@ -12,6 +13,7 @@ struct GatewayCommand: AsyncParsableCommand {
             Configuration: defaults < YAML file < WG_* environment variables < flags. \
             See docs/configuration.md or `wearable-gateway config-keys`.
             """,
+        version: GatewayService.version,
         subcommands: [RunCommand.self, CheckConfigCommand.self, ConfigKeysCommand.self],
         defaultSubcommand: RunCommand.self)
 }

@@ -22,7 +22,7 @@ import UnixSignals
 /// publish to be acknowledged (bounded by `pipeline.drainTimeout`), disconnect.
 public final class GatewayService: Service {
     /// The gateway's version, published in `gateway/status`.
-    public static let version = "0.1.0"
+    public static let version = ProductVersion.current
 
     private let configuration: GatewayConfiguration
     private let logger: Logger
@@ -32,6 +32,8 @@ public final class GatewayService: Service {
     private let scheme: TopicScheme
     private let shardCount: Int
     private let accessPolicy: AccessPolicy
+    // [operations hook] health, fleet view, latency: see Operations/GatewayOperations.swift.
+    private let operations: GatewayOperations
 
     /// Creates the service.
     /// - Parameters:
@@ -41,13 +43,16 @@ public final class GatewayService: Service {
     ///   - prometheus: the registry rendered on the retained `gateway/metrics` topic, if any.
     ///   - accessPolicy: the device registry and capability table loaded at start; SIGHUP
     ///     reloads them from `configuration.accessPolicyFiles`.
+    ///   - operations: where health, fleet and latency are reported (the HTTP service reads it).
     public init(
         configuration: GatewayConfiguration,
         accessPolicy: AccessPolicy,
         logger: Logger,
         metricsFactory: any MetricsFactory,
-        prometheus: PrometheusCollectorRegistry?
+        prometheus: PrometheusCollectorRegistry?,
+        operations: GatewayOperations? = nil
     ) {
+        self.operations = operations ?? GatewayOperations(configuration: configuration, metricsFactory: metricsFactory, logger: logger)
         self.configuration = configuration
         self.logger = logger
         self.prometheus = prometheus
@@ -64,8 +69,9 @@ public final class GatewayService: Service {
         let publisher = try MQTTClient(
             configuration: configuration.publisherConfiguration(will: statusMessage(online: false, reason: "connectionLost", startedAt: startedAt)),
             logger: logger,
-            onEvent: { [metrics] event in
+            onEvent: { [metrics, operations] event in
                 metrics.recordConnectionEvent(event, connection: "publisher")
+                operations.health.record(event, connection: "publisher")  // [operations hook]
                 connectionEventSink.yield(event)
             })
         publisher.start()
@@ -75,11 +81,15 @@ public final class GatewayService: Service {
         let recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics)
         let queues = (0..<shardCount).map { _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity) }
         let queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity)
+        operations.watchQueues(queues, queries: queries, configuration: configuration)  // [operations hook]
         let subscriber = try MQTTClient(
             configuration: configuration.subscriberConfiguration(),
             logger: logger,
             onMessage: makeRouter(queues: queues, queries: queries),
-            onEvent: { [metrics] event in metrics.recordConnectionEvent(event, connection: "subscriber") })
+            onEvent: { [metrics, operations] event in
+                metrics.recordConnectionEvent(event, connection: "subscriber")
+                operations.health.record(event, connection: "subscriber")  // [operations hook]
+            })
 
         await withTaskGroup(of: Void.self) { group in
             // (Re)announce online on every publisher connection: a broker restarted without
@@ -106,6 +116,7 @@ public final class GatewayService: Service {
                 periodic.addTask { await self.reloadPolicyOnHangup(queues: queues) }
                 periodic.addTask { await self.runMetricsLoop(queues: queues, publisher: publisher) }
                 periodic.addTask { await recorder.runPruning() }
+                periodic.addTask { await self.operations.runRoundTripProbe(publisher: publisher) }  // [operations hook]
                 await self.subscribeAndServe(subscriber)
                 periodic.cancelAll()
             }
@@ -145,7 +156,10 @@ public final class GatewayService: Service {
         let metrics = metrics
         let logger = logger
         let overload = RateLimitedLog(interval: 10)
+        let health = operations.health
         return { message in
+            health.handlerEntered()  // [operations hook] a stuck network thread shows in /healthz
+            defer { health.handlerLeft() }
             metrics.messagesReceived.increment()
             if let device = scheme.parseRecorderQuery(message.topic) {
                 // Queries read the store, which may take a while: they have their own task so
@@ -220,15 +234,17 @@ public final class GatewayService: Service {
             configuration: .init(
                 scheme: scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
                 errorReportInterval: configuration.pipeline.errorReportInterval, accessPolicy: accessPolicy,
-                derivation: configuration.derivation))
+                derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy))
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = recorder.makeSchedule()
         while let batch = await queue.next() {
+            operations.health.beat("worker-\(shard)", every: 0.5)  // [operations hook] ticks arrive twice a second
             for item in batch {
                 switch item {
                 case .frame(let frame):
                     let result = processor.process(frame)
                     await publish(result.messages, on: publisher)
+                    operations.derived(result.messages, receivedAt: frame.receivedAt)  // [operations hook]
                     if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = scheme.parseInbound(frame.topic) {
                         // Stored before the frame is counted, so a query after the count sees it.
                         let tremor = await recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &tremorSchedule)
@@ -251,6 +267,7 @@ public final class GatewayService: Service {
         }
         // Report what the open error windows still hold before stopping.
         await publish(processor.finish(), on: publisher)
+        operations.health.retire("worker-\(shard)")  // [operations hook]
         logger.debug("worker \(shard) drained")
     }
 
@@ -273,6 +290,7 @@ public final class GatewayService: Service {
                 try await publisher.send(message.mqttMessage)
                 metrics.published.increment()
                 if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }
+                operations.published(message)  // [operations hook] feeds the fleet page
             } catch {
                 metrics.publishFailures.increment()
                 logger.error("could not publish \(message.topic): \(error)")
@@ -302,6 +320,7 @@ public final class GatewayService: Service {
         let period = min(0.5, configuration.pipeline.errorReportInterval / 2)
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(period))
+            operations.health.beat("ticker", every: period)  // [operations hook]
             let now = Date().timeIntervalSince1970
             for queue in queues { queue.pushControl(.tick(now)) }
         }
@@ -337,6 +356,7 @@ public final class GatewayService: Service {
         var previous = MQTTClientStatistics()
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(interval > 0 ? interval : 1))
+            operations.health.beat("metrics", every: interval > 0 ? interval : 1)  // [operations hook]
             previous = metrics.sample(queues: queues, publisher: publisher.statistics, previous: previous)
             if interval > 0, !Task.isCancelled { await publishMetrics(queues: queues, publisher: publisher) }
         }

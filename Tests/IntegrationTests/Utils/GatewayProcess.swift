@@ -31,7 +31,8 @@ final class GatewayProcess: @unchecked Sendable {
         process.executableURL = Self.executable
         process.currentDirectoryURL = TestBroker.repositoryRoot
         process.arguments =
-            ["run", "--broker", broker.url, "--set", "mqtt.clientId=gw-proc-\(UUID().uuidString.prefix(6))", "--set", "mqtt.reconnect.maxDelay=0.5"]
+            ["run", "--broker", broker.url, "--set", "mqtt.clientId=gw-proc-\(UUID().uuidString.prefix(6))", "--set", "mqtt.reconnect.maxDelay=0.5",
+                "--set", "http.listen=127.0.0.1:0"]
             + arguments
         process.standardOutput = log
         process.standardError = log
