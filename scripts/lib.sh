@@ -18,10 +18,11 @@ case ":$PATH:" in
 esac
 export PATH
 
-# Debian packages the build, the tests and the demo need. chromium renders the fleet page and
-# prometheus (with promtool) scrapes the gateway in scripts/check-operations.sh; curl asks
-# the HTTP endpoints there.
-WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev openssl chromium prometheus curl)
+# Debian packages the build, the tests and the demo need. chromium renders the fleet page
+# (driven by scripts/fleet-page-check.py through python3-websocket) and prometheus (with
+# promtool) scrapes the gateway in scripts/check-operations.sh; curl asks the HTTP endpoints.
+WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev openssl
+	chromium prometheus curl python3-websocket)
 
 # log MESSAGE...: a progress line ("==> building").
 log() { printf '==> %s\n' "$*"; }

@@ -25,6 +25,7 @@ import Testing
             view.observe(Self.message("gateway/w1/submersion/depth-state", #"{"state":"submergedShallow","depth":\#(depth)}"#))
         }
         view.observe(Self.message("gateway/w1/swing", #"{"timeToContact":0.15,"contact":true}"#))
+        view.observe(Self.message("gateway/w1/submersion/temperature", #"{"temperature":20,"depth":4}"#))
         view.observe(Self.message("gateway/status", #"{"state":"online"}"#))
         view.observe(OutboundMessage(topic: "gateway/w1/dead-letter", payload: [0xFF], contentType: nil))
         view.observe(Self.message("gateway/w1/probe/unknown", #"{}"#))
@@ -33,10 +34,10 @@ import Testing
         #expect(devices.map { $0["deviceId"] as? String } == ["w1", "w2"], "sorted, gateway-wide topics ignored")
         let w1 = devices[0]
         let latest = try #require(w1["latest"] as? [String: [String: Any]])
-        #expect(Set(latest.keys) == ["connection", "depth_state", "swing"])
+        #expect(Set(latest.keys) == ["connection", "depth_state", "swing", "submersion"])
         #expect(latest["connection"]?["state"] as? String == "disconnected")
         let depths = try #require(w1["depthHistory"] as? [[String: Any]]).compactMap { $0["depth"] as? Double }
-        #expect(depths == [2, 3], "bounded to the newest historyLimit entries")
+        #expect(depths == [3, 4], "depth states and other submersion events, bounded to the newest historyLimit entries")
         #expect((w1["swings"] as? [[String: Any]])?.count == 1)
         #expect(((devices[1]["latest"] as? [String: [String: Any]])?["availability"]?["model"]) as? String == "Watch7,5")
     }

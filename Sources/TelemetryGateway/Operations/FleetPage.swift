@@ -18,6 +18,7 @@ enum FleetPage {
           <h1>Wearable Gateway <span class="sub">fleet</span></h1>
           <span id="live" class="badge off">connecting…</span>
           <span id="count" class="count"></span>
+          <span id="updates" class="count" title="live updates received since the page loaded">0 updates</span>
         </header>
         <main>
           <section class="panel wide">
@@ -69,6 +70,7 @@ enum FleetPage {
         .connected, .contact { color:var(--ok); } .disconnected, .miss { color:var(--bad); } .error { color:var(--warn); }
         .hint { color:var(--muted); }
         svg { width:100%; height:auto; display:block; }
+        #pose-dial { max-height:240px; }
         svg text { fill:var(--muted); font-size:10px; }
         footer { padding:0 20px 16px; color:var(--muted); } a { color:var(--accent); }
         """
@@ -77,6 +79,7 @@ enum FleetPage {
         "use strict";
         const fleet = new Map();
         let selected = null;
+        let updates = 0;
         const SVGNS = "http://www.w3.org/2000/svg";
         const depthColours = { notSubmerged:"#2b3a48", approachingSurface:"#2f6f8f", submergedShallow:"#2f8fbf",
           submergedDeep:"#1f5faf", approachingMaxDepth:"#d08a2a", pastMaxDepth:"#c0392b", sensorDepthError:"#7f3f9f", unknown:"#444" };
@@ -88,7 +91,7 @@ enum FleetPage {
         function apply(id, family, event) {
           const d = device(id);
           d.latest[family] = event;
-          if (family === "depth_state") { d.depthHistory.push(event); if (d.depthHistory.length > 500) d.depthHistory.shift(); }
+          if (family === "depth_state" || family === "submersion") { d.depthHistory.push(event); if (d.depthHistory.length > 500) d.depthHistory.shift(); }
           if (family === "swing") { d.swings.push(event); if (d.swings.length > 500) d.swings.shift(); }
         }
         function cell(tr, text, cls) { const td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; tr.appendChild(td); }
@@ -143,15 +146,24 @@ enum FleetPage {
           const d = pick(x => x.depthHistory.length > 0);
           document.getElementById("depth-device").textContent = d ? d.deviceId : "";
           if (!d) { label(svg, 240, 110, "no dive yet", "middle"); return; }
-          const pts = d.depthHistory.filter(e => typeof e.date === "number");
+          // Points with a depth; each keeps the depth state last published before it.
+          let state = "unknown";
+          const pts = d.depthHistory.filter(e => typeof e.date === "number" && typeof e.depth === "number")
+            .sort((a, b) => a.date - b.date)
+            .map(e => { if (e.state) state = e.state; return { date:e.date, depth:e.depth, maximumDepth:e.maximumDepth, state }; });
+          if (pts.length === 0) { label(svg, 240, 110, "no depth yet", "middle"); return; }
           const t0 = pts[0].date, t1 = Math.max(pts[pts.length - 1].date, t0 + 1);
           const maxDepth = Math.max(1, ...pts.map(e => e.depth || 0), ...pts.map(e => e.maximumDepth || 0));
           const X = t => 40 + (t - t0) / (t1 - t0) * 430, Y = m => 15 + m / maxDepth * 185;
-          pts.forEach((e, i) => {
-            const end = i + 1 < pts.length ? pts[i + 1].date : t1;
-            const band = svgEl("rect", { x:X(e.date), y:15, width:Math.max(1, X(end) - X(e.date)), height:185, fill:depthColours[e.state] || "#444", opacity:0.55 }, svg);
-            band.dataset.state = e.state;
-          });
+          // One band per run of points in the same state.
+          for (let i = 0; i < pts.length;) {
+            let j = i;
+            while (j + 1 < pts.length && pts[j + 1].state === pts[i].state) j++;
+            const end = j + 1 < pts.length ? pts[j + 1].date : t1;
+            const band = svgEl("rect", { x:X(pts[i].date), y:15, width:Math.max(1, X(end) - X(pts[i].date)), height:185, fill:depthColours[pts[i].state] || "#444", opacity:0.55 }, svg);
+            band.dataset.state = pts[i].state;
+            i = j + 1;
+          }
           svgEl("polyline", { points:pts.map(e => X(e.date) + "," + Y(e.depth || 0)).join(" "), fill:"none", stroke:"#e6e9ed", "stroke-width":2 }, svg);
           for (const m of [0, maxDepth / 2, maxDepth]) label(svg, 36, Y(m) + 3, m.toFixed(1) + " m", "end");
           label(svg, 40, 214, new Date(t0 * 1000).toLocaleTimeString());
@@ -165,7 +177,8 @@ enum FleetPage {
           const misses = [...fleet.values()].reduce((n, d) => n + d.swings.filter(s => !s.contact).length, 0);
           document.getElementById("ttc-summary").textContent = values.length + " contacts, " + misses + " misses";
           if (values.length === 0) { label(svg, 240, 110, "no swing yet", "middle"); return; }
-          const width = 25, lo = Math.floor(Math.min(...values) / width) * width, hi = Math.max(lo + width, Math.ceil(Math.max(...values) / width) * width);
+          const spread = Math.max(...values) - Math.min(...values);
+          const width = spread <= 60 ? 5 : spread <= 150 ? 10 : 25, lo = Math.floor(Math.min(...values) / width) * width, hi = Math.max(lo + width, Math.ceil(Math.max(...values) / width) * width);
           const bins = new Array(Math.max(1, Math.round((hi - lo) / width))).fill(0);
           for (const v of values) bins[Math.min(bins.length - 1, Math.floor((v - lo) / width))]++;
           const top = Math.max(...bins), bw = 430 / bins.length;
@@ -209,7 +222,13 @@ enum FleetPage {
           const source = new EventSource("/api/events");
           source.onopen = () => { live.textContent = "live"; live.className = "badge on"; };
           source.onerror = () => { live.textContent = "reconnecting…"; live.className = "badge off"; };
-          source.onmessage = m => { const u = JSON.parse(m.data); apply(u.deviceId, u.family, u.event); schedule(); };
+          source.onmessage = m => {
+            const u = JSON.parse(m.data);
+            apply(u.deviceId, u.family, u.event);
+            updates += 1;
+            document.getElementById("updates").textContent = updates + (updates === 1 ? " update" : " updates");
+            schedule();
+          };
         }
         start();
         """

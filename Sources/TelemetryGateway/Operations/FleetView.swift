@@ -4,7 +4,8 @@ import TelemetryCore
 /// The fleet as the gateway's own outbound events describe it, for the fleet page: per
 /// device the latest event of each family (model from `availability`, presence, headphone
 /// connection, depth state, last swing, last error, head pose, …) and short histories of
-/// depth-state changes and swings for the plots; plus live updates for server-sent events.
+/// submersion events (depth-state changes, temperature readings with depth, warnings) and
+/// swings for the plots; plus live updates for server-sent events.
 ///
 /// Fed with every message the gateway publishes (``observe(_:)``); it keeps the payloads as
 /// they are (the gateway's JSON) and parses nothing, so the workers pay a topic split, a lock
@@ -35,7 +36,7 @@ public final class FleetView: Sendable {
     /// - Parameters:
     ///   - outboundRoot: the root the gateway publishes under (`topics.outboundRoot`).
     ///   - maxDevices: the most devices kept; events of further devices are ignored.
-    ///   - historyLimit: the most depth-state changes and swings kept per device.
+    ///   - historyLimit: the most submersion events and swings kept per device.
     ///   - subscriberBuffer: updates buffered per live subscriber.
     public init(outboundRoot: String, maxDevices: Int = 10_000, historyLimit: Int = 500, subscriberBuffer: Int = 1024) {
         self.outboundRoot = outboundRoot
@@ -56,7 +57,8 @@ public final class FleetView: Sendable {
             guard state.devices[id] != nil || state.devices.count < maxDevices else { return }
             state.devices[id, default: Device()].latest[family] = message.payload
             switch family {
-            case .depthState: Self.append(message.payload, to: &state.devices[id, default: Device()].depthHistory, limit: limit)
+            // Depth-state changes carry the state; temperature readings and warnings add depth points.
+            case .depthState, .submersion: Self.append(message.payload, to: &state.devices[id, default: Device()].depthHistory, limit: limit)
             case .swing: Self.append(message.payload, to: &state.devices[id, default: Device()].swings, limit: limit)
             default: break
             }
