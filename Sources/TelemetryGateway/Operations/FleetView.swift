@@ -51,7 +51,6 @@ public final class FleetView: Sendable {
             let (device, _, family) = EventFamily.parse(message.topic, outboundRoot: outboundRoot), family != .other, family != .deadLetter
         else { return }
         let id = String(device)
-        let update = Self.update(device: id, family: family, payload: message.payload)
         let limit = historyLimit
         state.withLock { state in
             guard state.devices[id] != nil || state.devices.count < maxDevices else { return }
@@ -62,6 +61,9 @@ public final class FleetView: Sendable {
             case .swing: Self.append(message.payload, to: &state.devices[id, default: Device()].swings, limit: limit)
             default: break
             }
+            // The update is only written when a page is watching.
+            guard !state.subscribers.isEmpty else { return }
+            let update = Self.update(device: id, family: family, payload: message.payload)
             for continuation in state.subscribers.values { continuation.yield(update) }
         }
     }
