@@ -30,7 +30,7 @@ RUN swift build -c release --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
-    && apt-get install -y -q --no-install-recommends libmosquitto1 libsimdjson14 libsqlite3-0 ca-certificates tzdata \
+    && apt-get install -y -q --no-install-recommends libmosquitto1 libsimdjson14 libsqlite3-0 ca-certificates tzdata curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin wearable
 COPY --from=build /out/wearable-gateway /out/wearable-sim /usr/local/bin/
@@ -44,6 +44,9 @@ RUN ln -s /srv/wearable-gateway/config /etc/wearable-gateway \
 # The historical accelerometer store (docs/recorder.md) lives on a volume the gateway owns.
 ENV WG_RECORDER_DATABASE=/var/lib/wearable-gateway/recorder.sqlite
 VOLUME /var/lib/wearable-gateway
+# The HTTP server (http.listen; compose sets 0.0.0.0:9464): /metrics, /healthz, /readyz, fleet page.
+# curl is installed for the compose healthcheck on /readyz.
+EXPOSE 9464
 USER wearable
 # SIGTERM starts the gateway's drain (docker stop sends it; allow it time: stop_grace_period).
 STOPSIGNAL SIGTERM

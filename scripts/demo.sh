@@ -14,9 +14,11 @@ Usage: scripts/demo.sh [--duration SECONDS] [--devices N] [--seed N] [--secure] 
 Runs the Wearable Gateway demo on this machine, loopback only:
   1. installs the Debian packages if missing, builds (swift build, debug)
   2. starts a private mosquitto (config/mosquitto/demo.conf) on a free 127.0.0.1 port
-  3. starts wearable-gateway with config/gateway.yml and config/devices.yml
+  3. starts wearable-gateway with config/gateway.yml and config/devices.yml; its fleet page
+     is at http://127.0.0.1:9464/ (another free port when 9464 is taken: printed)
   4. prints what the gateway publishes on gateway/# as "[live] topic payload"
-     (except the periodic gateway/metrics, whose last snapshot is printed at the end)
+     (except the periodic gateway/metrics, whose last snapshot is printed at the end,
+     and the round-trip probes on gateway/probe)
   5. runs wearable-sim; when it ends, stops the gateway (SIGTERM) and the broker
 
 Options (or environment variables):
@@ -174,13 +176,16 @@ else
 fi
 
 log "live view of gateway/# (status, presence, errors, derived events; gateway/metrics at the end)"
-detached mosquitto_sub "${MONITOR[@]}" -V mqttv5 -t 'gateway/#' -T gateway/metrics \
+detached mosquitto_sub "${MONITOR[@]}" -V mqttv5 -t 'gateway/#' -T gateway/metrics -T gateway/probe \
 	-F '[live] %t %p' &
 LIVE_PID=$!
 
-log "starting wearable-gateway (log: $WORK/gateway.log)"
+# The fleet page on the usual port, or on a free one when something else holds 9464.
+HTTP_PORT=9464
+if (exec 3<>"/dev/tcp/127.0.0.1/$HTTP_PORT") 2>/dev/null; then HTTP_PORT=$(free_port); fi
+log "starting wearable-gateway (log: $WORK/gateway.log); fleet page: http://127.0.0.1:$HTTP_PORT/"
 detached "$BIN_DIR/wearable-gateway" run --config "$GATEWAY_CONFIG" "${GATEWAY_OPTIONS[@]}" \
-	--registry "$REGISTRY" >"$WORK/gateway.log" 2>&1 &
+	--registry "$REGISTRY" --set "http.listen=127.0.0.1:$HTTP_PORT" >"$WORK/gateway.log" 2>&1 &
 GATEWAY_PID=$!
 
 # Ready = the gateway's retained gateway/status says online (bounded: 60 x 1 s).

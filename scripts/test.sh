@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # THE test command (README, CI): installs the Debian packages if missing, builds the
 # package and its tests, runs every unit and integration test, then verifies the broker
-# ACL with a real mosquitto. Exits non-zero on the first failure.
+# ACL with a real mosquitto and the operations features (HTTP, Prometheus, dead letters,
+# JSON logs, the fleet page in headless Chromium) on the real executables. Exits non-zero
+# on the first failure.
 #
 # Integration tests start their own brokers on free loopback ports; they find the broker
 # binary and the repository through these exported variables:
@@ -66,5 +68,8 @@ WEARABLE_SIM="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"
 
 log "broker ACL (scripts/check-acl.sh)"
 bash scripts/check-acl.sh
+
+log "operations: HTTP endpoints, Prometheus, dead letters, JSON logs, fleet page in Chromium (scripts/check-operations.sh)"
+bash scripts/check-operations.sh
 
 log "all tests passed"

@@ -1,4 +1,6 @@
 import ArgumentParser
+import TelemetryCore
+import TelemetryGateway
 
 /// `wearable-gateway`: the MQTT gateway for wearable telemetry.
 @main
@@ -12,6 +14,7 @@ struct GatewayCommand: AsyncParsableCommand {
             Configuration: defaults < YAML file < WG_* environment variables < flags. \
             See docs/configuration.md or `wearable-gateway config-keys`.
             """,
+        version: ProductVersion.current,
         subcommands: [RunCommand.self, CheckConfigCommand.self, ConfigKeysCommand.self],
         defaultSubcommand: RunCommand.self)
 }

@@ -28,9 +28,16 @@ struct RunCommand: AsyncParsableCommand {
         SignalMask.unblock([SIGTERM, SIGINT, SIGHUP])
 
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = configuration.logLevel
-            return handler
+            switch configuration.logFormat {
+            case .json:
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = configuration.logLevel
+                return handler
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = configuration.logLevel
+                return handler
+            }
         }
         let logger = Logger(label: "wearable-gateway")
         for warning in loaded.warnings + policy.warnings { logger.warning("\(warning)") }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TelemetryCore
 
 /// `wearable-sim`: seeded synthetic wearables publishing the wire contract to a broker.
 @main
@@ -12,6 +13,7 @@ struct SimulatorCommand: AsyncParsableCommand {
             once a second, 50 Hz motion, 25 Hz headphone motion, 3 Hz submersion, pedometer, altimeter and \
             recorder chunks. The same --seed gives byte-identical payloads.
             """,
+        version: ProductVersion.current,
         subcommands: [PublishCommand.self, LoadCommand.self, RecordCommand.self, ReplayCommand.self, TestbedCommand.self],
         defaultSubcommand: PublishCommand.self)
 }

@@ -18,7 +18,7 @@ import UnixSignals
 ///   - configuration: a validated configuration.
 ///   - logger: the root logger.
 ///   - metricsFactory: where metrics are recorded.
-///   - prometheus: the registry published on `gateway/metrics` (nil: not published).
+///   - prometheus: the registry published on `gateway/metrics` and served on `/metrics` (nil: neither).
 ///   - accessPolicy: the device registry and capability table (see ``AccessPolicyLoader``).
 ///   - shutdownSignals: signals that start a graceful shutdown (none in tests).
 ///   - shutdownReport: filled during shutdown with what could not be drained (exit status).
@@ -41,11 +41,16 @@ public func buildGateway(
         shutdownReport: shutdownReport)
     let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout)
     logger.info(
-        "wearable-gateway \(GatewayVersion.current) starting: broker \(configuration.mqtt.broker), \(runtime.shardCount) workers, inbound \(runtime.scheme.inboundFilter), outbound \(runtime.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")"
+        "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(runtime.shardCount) workers, inbound \(runtime.scheme.inboundFilter), outbound \(runtime.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")"
     )
-    let services: [any Service] = [
+    let services: [(any Service)?] = [
         PublisherService(runtime: runtime, deadline: deadline),
+        // The HTTP server stops late so /metrics and /readyz answer during the drain.
+        configuration.http.listen.map {
+            HTTPService(address: $0, endpoints: runtime.operations.endpoints(prometheus: prometheus), logger: logger)
+        },
         MetricsService(runtime: runtime),
+        RoundTripProbeService(runtime: runtime),
         JournalSyncService(runtime: runtime),
         RecorderPruningService(runtime: runtime),
         ShardWorkerService(runtime: runtime, deadline: deadline),
@@ -55,7 +60,7 @@ public func buildGateway(
     ]
     return ServiceGroup(
         configuration: .init(
-            services: services.map { .init(service: $0) },
+            services: services.compactMap { $0.map { .init(service: $0) } },
             gracefulShutdownSignals: shutdownSignals,
             logger: logger))
 }

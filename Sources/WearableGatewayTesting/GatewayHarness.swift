@@ -23,6 +23,8 @@ public final class GatewayHarness: @unchecked Sendable {
         configuration.mqtt.reconnectMaximumDelay = 0.5
         configuration.pipeline.errorReportInterval = 1
         configuration.metrics.publishInterval = 0.2
+        // Parallel tests would collide on the default port; tests of the HTTP server set their own.
+        configuration.http.listen = nil
         // Open registry (every device, every entitlement) unless a test names a registry; the
         // shipped capability table always applies.
         configuration.registryFile = nil

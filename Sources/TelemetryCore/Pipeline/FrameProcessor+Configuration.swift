@@ -25,6 +25,9 @@ extension FrameProcessor {
         public var accessPolicy: AccessPolicy?
         /// Settings of the derivations (depth states, swings, head pose, run segments, …).
         public var derivation: DerivationConfiguration
+        /// Republish rejected frames as dead letters with this rate limit; nil: off
+        /// (`deadLetter.enabled`).
+        public var deadLetters: DeadLetterPolicy?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -37,6 +40,7 @@ extension FrameProcessor {
         ///   - maxTrackedSequences: the (device, stream) pairs whose sequence is tracked; defaults to 400,000.
         ///   - accessPolicy: the registry and capability table; nil skips the access checks.
         ///   - derivation: the derivations' settings; defaults to the documented defaults.
+        ///   - deadLetters: the dead-letter rate limit; nil (the default) publishes none.
         public init(
             scheme: TopicScheme = TopicScheme(),
             maxPayloadBytes: Int = 1_048_576,
@@ -46,7 +50,8 @@ extension FrameProcessor {
             validationLimits: ValidationLimits = ValidationLimits(),
             maxTrackedSequences: Int = 400_000,
             accessPolicy: AccessPolicy? = nil,
-            derivation: DerivationConfiguration = DerivationConfiguration()
+            derivation: DerivationConfiguration = DerivationConfiguration(),
+            deadLetters: DeadLetterPolicy? = nil
         ) {
             self.scheme = scheme
             self.maxPayloadBytes = maxPayloadBytes
@@ -57,6 +62,7 @@ extension FrameProcessor {
             self.maxTrackedSequences = maxTrackedSequences
             self.accessPolicy = accessPolicy
             self.derivation = derivation
+            self.deadLetters = deadLetters
         }
 
         /// Says why this configuration cannot be used; check it before creating a ``FrameProcessor``

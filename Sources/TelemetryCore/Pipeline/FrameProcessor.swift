@@ -17,6 +17,11 @@
 /// returned by ``flush(now:)``, which the owner calls at ``nextDeadline()``. Event ids derive only from
 /// the input, so reprocessing the same frames gives the same messages.
 ///
+/// With ``Configuration/deadLetters`` set, every rejected frame also yields a dead letter: its
+/// original payload on `gateway/{id}/dead-letter` (`gateway/dead-letter` without a valid id) with
+/// the reasons as MQTT 5 user properties, at most `maxPerSecond` per device and second
+/// (``FrameResult/deadLetter`` says whether it was published or dropped).
+///
 /// One instance belongs to one shard (one task): it is a value type with no locks.
 public struct FrameProcessor: Sendable {
     /// The settings it was created with.
@@ -30,6 +35,8 @@ public struct FrameProcessor: Sendable {
     private var access: AccessControl?
     /// Per-device derivation state (depth states, swings, head pose, …).
     private var derivations: DerivationEngine
+    /// Rate limit of dead letters (nil: dead letters are off).
+    private var deadLetterLimiter: DeadLetterLimiter?
 
     /// The longest topic kept in error keys and reports; MQTT topics may be 64 KiB of attacker-chosen text.
     static let maxReportedTopicScalars = 256
@@ -46,6 +53,7 @@ public struct FrameProcessor: Sendable {
         sequences = SequenceTracker(maxTrackedPairs: configuration.maxTrackedSequences)
         access = configuration.accessPolicy.map { AccessControl(policy: $0, maxTrackedDevices: configuration.maxTrackedDevices) }
         derivations = DerivationEngine(configuration: configuration.derivation, maxTrackedDevices: configuration.maxTrackedDevices)
+        deadLetterLimiter = configuration.deadLetters.map { DeadLetterLimiter(maxPerSecond: $0.maxPerSecond, maxKeys: configuration.maxTrackedDevices) }
     }
 
     /// Checks one frame and returns its outcome and the messages to publish now.
@@ -63,19 +71,19 @@ public struct FrameProcessor: Sendable {
         }
         if frame.payload.count > configuration.maxPayloadBytes {
             let detail = "payload has \(frame.payload.count) bytes; the limit is \(configuration.maxPayloadBytes) bytes (pipeline.maxPayloadBytes)"
-            return reject(.invalidPayload, id, stream, detail: detail, at: frame.receivedAt)
+            return reject(.invalidPayload, id, stream, detail: detail, frame: frame)
         }
         guard let encoding = PayloadEncoding(contentType: frame.contentType) else {
             let message = "unsupported content type '\(TopicScheme.bounded(frame.contentType ?? ""))'"
-            return rejectPayload(PayloadProblem(.unsupportedEncoding, message: message), id, stream, at: frame.receivedAt)
+            return rejectPayload(PayloadProblem(.unsupportedEncoding, message: message), id, stream, frame: frame)
         }
         let decoded: DecodedFrame
         switch FrameDecoder.decode(frame.payload, encoding: encoding, stream: stream) {
         case .success(let model): decoded = model
-        case .failure(let problem): return rejectPayload(problem, id, stream, at: frame.receivedAt)
+        case .failure(let problem): return rejectPayload(problem, id, stream, frame: frame)
         }
         if let problem = FrameValidator.validate(decoded, limits: configuration.validationLimits) {
-            return rejectPayload(problem, id, stream, at: frame.receivedAt)
+            return rejectPayload(problem, id, stream, frame: frame)
         }
         var result = FrameResult(outcome: .accepted(stream), frame: decoded)
         // Sequences are tracked before the access checks, so frames refused while (say) a
@@ -84,7 +92,7 @@ public struct FrameProcessor: Sendable {
         if let decision = access?.admit(stream, from: id, update: AccessUpdate(decoded, retained: frame.retained), receivedAt: frame.receivedAt) {
             switch decision.verdict {
             case .denied(let code, let detail):
-                var rejected = reject(code, id, stream, detail: detail, at: frame.receivedAt)
+                var rejected = reject(code, id, stream, detail: detail, frame: frame)
                 rejected.sequence = result.sequence
                 return rejected
             case .allowed(let maximumDepth):
@@ -205,12 +213,16 @@ public struct FrameProcessor: Sendable {
         if let report = topicErrors.record(key, detail: rejection.detail, at: frame.receivedAt) {
             result.messages.append(topicErrorMessage(report))
         }
+        // An unknown stream still names a valid device: its dead letter goes to that device.
+        let device = TopicScheme.routingKey(of: frame.topic, inboundRoot: configuration.scheme.inboundRoot).flatMap { DeviceID($0) }
+        let owner = rejection.code == .unknownStream ? device : nil
+        addDeadLetter(to: &result, frame: frame, code: rejection.code, stream: nil, detail: rejection.detail, device: owner)
         return result
     }
 
     /// Rejects an undecodable or invalid payload as `invalidPayload`, keeping the problem in the result.
-    private mutating func rejectPayload(_ problem: PayloadProblem, _ id: DeviceID, _ stream: InboundStream, at date: Double) -> FrameResult {
-        var result = reject(.invalidPayload, id, stream, detail: problem.detail, at: date)
+    private mutating func rejectPayload(_ problem: PayloadProblem, _ id: DeviceID, _ stream: InboundStream, frame: InboundFrame) -> FrameResult {
+        var result = reject(.invalidPayload, id, stream, detail: problem.detail, frame: frame)
         result.problem = problem
         return result
     }
@@ -220,13 +232,31 @@ public struct FrameProcessor: Sendable {
         _ id: DeviceID,
         _ stream: InboundStream,
         detail: String,
-        at date: Double
+        frame: InboundFrame
     ) -> FrameResult {
         var result = FrameResult(outcome: .rejected(code, stream))
-        if let report = deviceErrors.record(DeviceErrorKey(id: id, code: code, stream: stream), detail: detail, at: date) {
+        if let report = deviceErrors.record(DeviceErrorKey(id: id, code: code, stream: stream), detail: detail, at: frame.receivedAt) {
             result.messages.append(deviceErrorMessage(report))
         }
+        addDeadLetter(to: &result, frame: frame, code: code, stream: stream, detail: detail, device: id)
         return result
+    }
+
+    /// Appends the frame's dead letter when they are enabled and the device is under its rate.
+    private mutating func addDeadLetter(
+        to result: inout FrameResult, frame: InboundFrame, code: GatewayErrorCode, stream: InboundStream?, detail: String, device: DeviceID?
+    ) {
+        guard var limiter = deadLetterLimiter else { return }
+        let admitted = limiter.admit(device?.rawValue ?? "", at: frame.receivedAt)
+        deadLetterLimiter = limiter
+        guard admitted else {
+            result.deadLetter = .dropped
+            return
+        }
+        let scheme = configuration.scheme
+        let topic = device.map { scheme.deadLetterTopic($0) } ?? scheme.deadLetterTopic
+        result.messages.append(DeadLetter.message(for: frame, code: code, stream: stream, detail: detail, topic: topic))
+        result.deadLetter = .published
     }
 
     // MARK: Messages

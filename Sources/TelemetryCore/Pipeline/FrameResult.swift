@@ -16,6 +16,9 @@ public struct FrameResult: Sendable, Equatable {
     /// For an accepted frame, the device's maximum submersion depth in metres resolved from its
     /// entitlements (6 for `submersion.shallow`, 40 for `submersion.full`), if any.
     public var maximumDepth: Double?
+    /// For a rejected frame while dead letters are enabled: whether its dead letter is among
+    /// ``messages`` or was dropped by the rate limit.
+    public var deadLetter: DeadLetterOutcome?
 
     /// Creates a result.
     /// - Parameters:

@@ -170,6 +170,12 @@ public struct GatewayConfiguration: Sendable {
     public var recorder = Recorder()
     /// Settings of the derivations (keys under `derivation.*`).
     public var derivation = DerivationConfiguration()
+    /// The HTTP server (keys under `http.*`).
+    public var http = HTTP()
+    /// Dead letters (keys under `deadLetter.*`).
+    public var deadLetters = DeadLetters()
+    /// Log line format (`logging.format`).
+    public var logFormat = LogFormat.text
 
     /// Creates the defaults.
     public init() {}

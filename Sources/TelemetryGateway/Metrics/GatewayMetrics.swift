@@ -41,6 +41,9 @@ final class GatewayMetrics: Sendable {
     let publishFailures: Counter
     /// Error events published on the error topics.
     let errorEvents: Counter
+    /// Rejected frames republished on a dead-letter topic, and those the rate limit dropped.
+    let deadLetters: Counter
+    let deadLettersDropped: Counter
     /// Publisher: acknowledged publishes, failed publishes, outstanding publishes.
     let publisherAcknowledged: Counter
     let publisherFailed: Counter
@@ -93,6 +96,8 @@ final class GatewayMetrics: Sendable {
         published = Counter(label: "gateway_events_published_total", factory: factory)
         publishFailures = Counter(label: "gateway_publish_failures_total", factory: factory)
         errorEvents = Counter(label: "gateway_error_events_total", factory: factory)
+        deadLetters = Counter(label: "gateway_dead_letters_total", factory: factory)
+        deadLettersDropped = Counter(label: "gateway_dead_letters_dropped_total", factory: factory)
         publisherAcknowledged = Counter(label: "mqtt_publisher_acknowledged_total", factory: factory)
         publisherFailed = Counter(label: "mqtt_publisher_failed_total", factory: factory)
         publisherInFlight = Gauge(label: "mqtt_publisher_in_flight", factory: factory)
@@ -121,6 +126,11 @@ final class GatewayMetrics: Sendable {
         framesProcessed.increment()
         record(result.outcome)
         if let reason = result.problem?.reason { invalidPayloads[reason]?.increment() }
+        switch result.deadLetter {
+        case .published?: deadLetters.increment()
+        case .dropped?: deadLettersDropped.increment()
+        case nil: break
+        }
         guard let observation = result.sequence, case .accepted(let stream) = result.outcome else { return }
         switch observation {
         case .gap(let missing): sequenceCounter("missing", stream).increment(by: Int64(clamping: missing))

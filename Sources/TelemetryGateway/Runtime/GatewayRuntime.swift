@@ -31,6 +31,8 @@ final class GatewayRuntime: Sendable {
     let publisher: OutboundPublisher
     /// Connection events of the publisher, consumed by the publisher service.
     let publisherEvents: AsyncStream<MQTTClientEvent>
+    /// Health, readiness, the fleet view and latency histograms (read by the HTTP service).
+    let operations: GatewayOperations
 
     init(
         configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
@@ -50,6 +52,9 @@ final class GatewayRuntime: Sendable {
         budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes)
         queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget) }
         queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity)
+        let operations = GatewayOperations(configuration: configuration, metricsFactory: metricsFactory, logger: logger)
+        self.operations = operations
+        operations.watchQueues(queues, queries: queries, configuration: configuration)
         if let path = configuration.journal.path {
             do {
                 journal = try InboundJournal(path: path, capacity: configuration.journal.sizeBytes)
@@ -68,10 +73,12 @@ final class GatewayRuntime: Sendable {
             configuration: configuration.publisherConfiguration(will: will), logger: logger,
             onEvent: { event in
                 metrics.recordConnectionEvent(event, connection: "publisher")
+                operations.health.record(event, connection: "publisher")
                 sink.yield(event)
             })
         publisher = OutboundPublisher(
-            client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes), metrics: metrics, logger: logger)
+            client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes), metrics: metrics, operations: operations,
+            logger: logger)
     }
 
     var shardCount: Int { queues.count }

@@ -22,6 +22,10 @@ final class InboundRouter: Sendable {
 
     /// Handles a live message from the broker.
     func receive(_ message: MQTTMessage) {
+        // A network thread stuck in here (a full journal or queue for too long) shows in /healthz.
+        let health = runtime.operations.health
+        health.handlerEntered()
+        defer { health.handlerLeft() }
         let metrics = runtime.metrics
         metrics.messagesReceived.increment()
         let receivedAt = Date().timeIntervalSince1970

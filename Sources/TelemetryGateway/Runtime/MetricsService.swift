@@ -18,6 +18,7 @@ struct MetricsService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(interval > 0 ? interval : 1))
+                runtime.operations.health.beat("metrics", every: interval > 0 ? interval : 1)
                 sample(previous)
                 if interval > 0 { await publish() }
             }

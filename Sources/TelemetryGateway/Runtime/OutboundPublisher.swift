@@ -12,16 +12,18 @@ final class OutboundPublisher: Sendable {
     let client: MQTTClient
     let retained: RetainedStateCache
     private let metrics: GatewayMetrics
+    private let operations: GatewayOperations
     private let logger: Logger
     private let failureLog = RateLimitedLog(interval: 10)
 
     /// Attempts for one publish before it is given up (counted in `gateway_publish_failures_total`).
     static let maximumAttempts = 3
 
-    init(client: MQTTClient, retained: RetainedStateCache, metrics: GatewayMetrics, logger: Logger) {
+    init(client: MQTTClient, retained: RetainedStateCache, metrics: GatewayMetrics, operations: GatewayOperations, logger: Logger) {
         self.client = client
         self.retained = retained
         self.metrics = metrics
+        self.operations = operations
         self.logger = logger
     }
 
@@ -34,6 +36,7 @@ final class OutboundPublisher: Sendable {
             if await send(message, countdown: countdown) {
                 metrics.published.increment()
                 if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }
+                operations.published(message)  // feeds the fleet page
             }
         }
     }

@@ -16,6 +16,7 @@ struct TickerService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(period))
+                runtime.operations.health.beat("ticker", every: period)
                 let now = Date().timeIntervalSince1970
                 for queue in runtime.queues { queue.pushControl(.tick(now)) }
             }
@@ -78,5 +79,19 @@ struct JournalSyncService: Service {
             }
         }
         journal.sync()
+    }
+}
+
+/// Times a QoS 1 probe on `gateway/probe` to its PUBACK (`mqtt_publish_round_trip_seconds`);
+/// an unanswered probe while connected makes `/healthz` fail.
+struct RoundTripProbeService: Service {
+    let runtime: GatewayRuntime
+
+    func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await runtime.operations.runRoundTripProbe(publisher: runtime.publisher.client) }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
     }
 }

@@ -31,11 +31,13 @@ struct ShardWorker {
             configuration: .init(
                 scheme: runtime.scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
                 errorReportInterval: configuration.pipeline.errorReportInterval, accessPolicy: runtime.accessPolicy,
-                derivation: configuration.derivation))
+                derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy))
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = runtime.recorder.makeSchedule()
         let queue = runtime.queues[shard]
+        let health = runtime.operations.health
         while let batch = await queue.next() {
+            health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
             for item in batch {
                 if Task.isCancelled {
                     if case .frame = item { runtime.metrics.framesLeftInJournal.increment() }
@@ -61,6 +63,7 @@ struct ShardWorker {
             // Report what the open error windows still hold before stopping.
             await flush(processor.finish(), now: nil)
         }
+        health.retire("worker-\(shard)")
         runtime.logger.debug("worker \(shard) stopped")
     }
 
@@ -76,6 +79,7 @@ struct ShardWorker {
         let journal = runtime.journal
         let countdown = ticket.map { ticket in ReleaseCountdown(parts: messages.count + 1) { journal?.release(ticket) } }
         await runtime.publisher.publish(messages, countdown: countdown)
+        runtime.operations.derived(messages, receivedAt: frame.receivedAt)
         if let countdown {
             if case .rejected = result.outcome, processor.pendingErrorCount > 0 {
                 heldForErrorFlush.append((countdown, frame.receivedAt))

@@ -9,7 +9,7 @@ import TelemetryCore
 /// graceful shutdown (reason `shutdown`) or through the will (reason `connectionLost`).
 struct StatusMessage: Sendable {
     /// The gateway's version, published in `gateway/status`.
-    static let version = GatewayVersion.current
+    static let version = ProductVersion.current
 
     let scheme: TopicScheme
     let startedAt: Double

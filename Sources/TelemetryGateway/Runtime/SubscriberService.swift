@@ -21,7 +21,10 @@ struct SubscriberService: Service {
         await replayJournal(into: router)
         let subscriber = try MQTTClient(
             configuration: runtime.configuration.subscriberConfiguration(), logger: logger, onMessage: router.receive,
-            onEvent: { [metrics = runtime.metrics] event in metrics.recordConnectionEvent(event, connection: "subscriber") })
+            onEvent: { [metrics = runtime.metrics, health = runtime.operations.health] event in
+                metrics.recordConnectionEvent(event, connection: "subscriber")
+                health.record(event, connection: "subscriber")
+            })
         subscriber.start()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await subscribe(subscriber) }

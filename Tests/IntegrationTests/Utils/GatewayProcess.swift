@@ -27,7 +27,7 @@ final class GatewayProcess: @unchecked Sendable {
             [
                 "run", "--broker", broker.url, "--set", "mqtt.clientId=gw-proc-\(UUID().uuidString.prefix(6))", "--set", "mqtt.reconnect.maxDelay=0.5",
                 "--set", "journal.path=\(data.appendingPathComponent("journal.bin").path)", "--set", "journal.sizeBytes=33554432",
-                "--set", "recorder.database=\(data.appendingPathComponent("recorder.sqlite").path)",
+                "--set", "recorder.database=\(data.appendingPathComponent("recorder.sqlite").path)", "--set", "http.listen=127.0.0.1:0",
             ]
             + arguments
         process.standardOutput = log

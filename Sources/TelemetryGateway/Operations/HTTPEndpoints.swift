@@ -1,0 +1,22 @@
+/// What the HTTP server serves, as small closures so it depends on no gateway internals.
+public struct HTTPEndpoints: Sendable {
+    /// Prometheus text exposition of every metric (`GET /metrics`).
+    public var metrics: @Sendable () -> [UInt8]
+    /// Liveness (`GET /healthz`).
+    public var liveness: @Sendable () -> HealthReport
+    /// Readiness (`GET /readyz`).
+    public var readiness: @Sendable () -> HealthReport
+    /// The fleet page's data (`GET /api/fleet`, `GET /api/events`).
+    public var fleet: FleetView
+
+    /// Creates the endpoints.
+    public init(
+        metrics: @escaping @Sendable () -> [UInt8], liveness: @escaping @Sendable () -> HealthReport,
+        readiness: @escaping @Sendable () -> HealthReport, fleet: FleetView
+    ) {
+        self.metrics = metrics
+        self.liveness = liveness
+        self.readiness = readiness
+        self.fleet = fleet
+    }
+}

@@ -1,0 +1,65 @@
+import TelemetryCore
+
+/// The answer of `/healthz` or `/readyz`: whether all is well and, if not, why.
+public struct HealthReport: Sendable, Equatable {
+    /// One queue's fill level.
+    public struct QueueLoad: Sendable, Equatable {
+        /// The queue's name, e.g. `worker-0` or `recorder-queries`.
+        public var name: String
+        /// Items waiting.
+        public var depth: Int
+        /// The limit the queue is configured with.
+        public var capacity: Int
+
+        /// Creates a load.
+        public init(name: String, depth: Int, capacity: Int) {
+            self.name = name
+            self.depth = depth
+            self.capacity = capacity
+        }
+    }
+
+    /// True when every check passed.
+    public var ok: Bool { problems.isEmpty }
+    /// Human-readable reasons, one per failed check.
+    public var problems: [String]
+    /// Connection name → up, for the readiness body.
+    public var connections: [String: Bool] = [:]
+    /// The queues checked, for the readiness body.
+    public var queues: [QueueLoad] = []
+
+    /// Creates a report.
+    public init(problems: [String], connections: [String: Bool] = [:], queues: [QueueLoad] = []) {
+        self.problems = problems
+        self.connections = connections
+        self.queues = queues
+    }
+
+    /// The JSON body: `{"status":"ok"|"unavailable","reasons":[...],...}`.
+    public var json: [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.object {
+            $0.field("status", ok ? "ok" : "unavailable")
+            $0.field("reasons", array: { list in
+                for problem in problems { list.value(problem) }
+            })
+            if !connections.isEmpty {
+                $0.field("connections", object: { object in
+                    for name in connections.keys.sorted() { object.field(name, connections[name] ?? false) }
+                })
+            }
+            if !queues.isEmpty {
+                $0.field("queues", array: { list in
+                    for queue in queues {
+                        list.object {
+                            $0.field("name", queue.name)
+                            $0.field("depth", queue.depth)
+                            $0.field("capacity", queue.capacity)
+                        }
+                    }
+                })
+            }
+        }
+        return writer.bytes
+    }
+}

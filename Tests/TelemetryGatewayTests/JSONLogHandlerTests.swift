@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import TelemetryGateway
+
+/// `logging.format: json`: one JSON object per line.
+@Suite struct JSONLogHandlerTests {
+    final class Lines: Sendable {
+        let bytes = Mutex<[UInt8]>([])
+        var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+    }
+
+    private static func logger(_ lines: Lines, level: Logger.Level = .info) -> Logger {
+        let output = JSONLogHandler.Output { bytes in lines.bytes.withLock { $0 += bytes } }
+        var logger = Logger(label: "wearable-gateway") { label in JSONLogHandler(label: label, output: output) }
+        logger.logLevel = level
+        return logger
+    }
+
+    @Test("each record is one line holding one JSON object with time, level, label, message and metadata")
+    func fields() throws {
+        let lines = Lines()
+        var logger = Self.logger(lines)
+        logger[metadataKey: "connection"] = "subscriber"
+        logger.info("subscribed to \"wearables/+/#\"\nand more", metadata: ["shards": .array(["0", "1"]), "broker": .dictionary(["port": .stringConvertible(1883)])])
+        logger.warning("second")
+        logger.debug("not logged at info")
+        let text = lines.text
+        #expect(text.hasSuffix("\n"))
+        let records = text.split(separator: "\n")
+        try #require(records.count == 2)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(records[0].utf8)) as? [String: Any])
+        #expect(first["level"] as? String == "info")
+        #expect(first["label"] as? String == "wearable-gateway")
+        #expect(first["message"] as? String == "subscribed to \"wearables/+/#\"\nand more", "quotes and newlines are escaped, not line breaks")
+        let metadata = try #require(first["metadata"] as? [String: Any])
+        #expect(metadata["connection"] as? String == "subscriber")
+        #expect(metadata["shards"] as? [String] == ["0", "1"])
+        #expect((metadata["broker"] as? [String: String]) == ["port": "1883"])
+        let time = try #require(first["time"] as? String)
+        #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "UTC with milliseconds: \(time)")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let date = try #require(formatter.date(from: time))
+        #expect(abs(date.timeIntervalSinceNow) < 60)
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(records[1].utf8)) as? [String: Any])
+        #expect(second["level"] as? String == "warning")
+        #expect((second["metadata"] as? [String: Any])?["connection"] as? String == "subscriber")
+    }
+
+    @Test("debug records name the file and line")
+    func debugLocation() throws {
+        let lines = Lines()
+        Self.logger(lines, level: .debug).debug("where")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(lines.text.utf8)) as? [String: Any])
+        #expect((record["file"] as? String)?.hasSuffix("JSONLogHandlerTests.swift") == true)
+        #expect(record["line"] is Int)
+    }
+}

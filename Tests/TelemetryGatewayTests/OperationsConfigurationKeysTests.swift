@@ -1,0 +1,46 @@
+import Testing
+
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// The `http.*`, `deadLetter.*` and `logging.format` keys.
+@Suite struct OperationsConfigurationKeysTests {
+    private static func load(_ overrides: [(key: String, value: String)], environment: [String: String] = [:]) throws(ConfigurationError) -> GatewayConfiguration {
+        try ConfigurationLoader.load(file: nil, environment: environment, overrides: [("registry.file", "null")] + overrides).configuration
+    }
+
+    @Test("defaults: HTTP on 127.0.0.1:9464, dead letters off, text logs")
+    func defaults() throws {
+        let configuration = try Self.load([])
+        #expect(configuration.http.listen == HTTPListenAddress(host: "127.0.0.1", port: 9464))
+        #expect(configuration.http.stallTimeout == 30)
+        #expect(!configuration.deadLetters.enabled && configuration.deadLetters.policy == nil)
+        #expect(configuration.logFormat == .text)
+    }
+
+    @Test("every key applies from flags and the environment")
+    func apply() throws {
+        let configuration = try Self.load(
+            [("http.listen", "0.0.0.0:8080"), ("deadLetter.enabled", "true"), ("deadLetter.maxPerSecond", "3"), ("http.stallTimeout", "12")],
+            environment: ["WG_LOGGING_FORMAT": "JSON"])
+        #expect(configuration.http.listen == HTTPListenAddress(host: "0.0.0.0", port: 8080))
+        #expect(configuration.deadLetters.policy == DeadLetterPolicy(maxPerSecond: 3))
+        #expect(configuration.http.stallTimeout == 12)
+        #expect(configuration.logFormat == .json)
+        #expect(try Self.load([("http.listen", "off")]).http.listen == nil)
+        #expect(try Self.load([("http.listen", "[::1]:0")]).http.listen == HTTPListenAddress(host: "::1", port: 0))
+    }
+
+    @Test("bad values name the key", arguments: [
+        ("http.listen", "9464", "must be host:port"), ("http.listen", "localhost:70000", "must be host:port"),
+        ("logging.format", "xml", "must be text or json"), ("deadLetter.maxPerSecond", "0", "must be a whole number"),
+    ])
+    func invalid(key: String, value: String, message: String) {
+        do {
+            _ = try Self.load([(key, value)])
+            Issue.record("\(key)=\(value) was accepted")
+        } catch {
+            #expect(error.issues.contains { $0.key == key && $0.message.contains(message) })
+        }
+    }
+}
