@@ -18,6 +18,11 @@ public struct DerivationConfiguration: Sendable, Equatable {
     /// of the analysis of `recorder/accelerometer` minutes (keys `derivation.tremor.*`; defaults
     /// and their reasoning in ``TremorConfiguration``).
     public var tremor = TremorConfiguration()
+    /// Seconds of gateway time after a workout session paused or ended during which its
+    /// `batched/*` frames are still admitted and derived; the session's pending swings are
+    /// decided after it (key `session.endGrace`, ``WorkoutEndGrace``). Default 2 s: batches
+    /// arrive about 1 s after their samples, one per second.
+    public var sessionEndGrace: Double = 2
 
     /// Creates the defaults.
     public init() {}

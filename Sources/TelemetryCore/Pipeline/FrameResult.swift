@@ -16,6 +16,9 @@ public struct FrameResult: Sendable, Equatable {
     /// For an accepted frame, the device's maximum submersion depth in metres resolved from its
     /// entitlements (6 for `submersion.shallow`, 40 for `submersion.full`), if any.
     public var maximumDepth: Double?
+    /// What the derivations counted while deriving from this frame (strokes by kind, an
+    /// untracked device's frame, dropped swing candidates), for metrics.
+    public var derived = DerivationTally()
 
     /// Creates a result.
     /// - Parameters:

@@ -37,6 +37,16 @@ struct GatewayRun {
         }
     }
 
+    /// Stops the gateway (draining its queues) and waits for its offline status, published
+    /// after every derived event on the same connection; returns everything received. The
+    /// observer stays connected.
+    func stopAndCollect() async throws -> [MQTTMessage] {
+        try await gateway.stop()
+        return try await collector.wait("gateway/status offline") { messages in
+            messages.contains { $0.topic == "gateway/status" && $0.payloadString.contains("\"offline\"") }
+        }
+    }
+
     /// Stops the gateway gracefully and disconnects the observer.
     func stop() async throws {
         try await gateway.stop()

@@ -20,6 +20,11 @@ public struct RunConfiguration: Sendable, Equatable {
     /// `pedometer/data` update and an altimeter sample at or after the pause) before the
     /// segment is published with what has arrived. Default 10 s: four pedometer updates.
     public var finalizeTimeout: Double = 10
+    /// Without a HealthKit workout, pedometer events alone bound segments: a `resume` opens an
+    /// implicit activity, which closes once it has been paused this long, s of gateway time,
+    /// with no further event. An activity whose last event is a resume stays open (a runner who
+    /// never stops sends no events). Default 300 s: a five-minute stop ends the run.
+    public var idleTimeout: Double = 300
     /// Most altimeter samples kept for the current workout; older ones are dropped (counted).
     /// Default 20,000: 5.5 h at 1 Hz, about 320 KB at most.
     public var maxAltitudeSamples: Int = 20_000
@@ -44,7 +49,7 @@ public struct RunConfiguration: Sendable, Equatable {
     public var configurationProblem: String? {
         let nonNegative: [(String, Double)] = [
             ("hillHeight", hillHeight), ("elevationDeadband", elevationDeadband), ("altitudeSmoothing", altitudeSmoothing),
-            ("finalizeTimeout", finalizeTimeout),
+            ("finalizeTimeout", finalizeTimeout), ("idleTimeout", idleTimeout),
         ]
         for (name, value) in nonNegative where !(value.isFinite && value >= 0) {
             return "derivation.run.\(name) must be a non-negative number, got \(value)"

@@ -7,6 +7,9 @@ public struct DiveSummary: Sendable, Equatable {
         case surfaced
         /// No submersion frame for ``SubmersionConfiguration/diveEndSilence``.
         case silence
+        /// Measurements said the surface for ``SubmersionConfiguration/surfaceTimeout`` without a
+        /// `notSubmerged` event (it was lost).
+        case surfaceTimeout
     }
 
     /// Seconds spent in each submerged band.

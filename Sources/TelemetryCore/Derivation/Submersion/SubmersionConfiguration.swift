@@ -13,6 +13,16 @@ public struct SubmersionConfiguration: Sendable, Equatable {
     /// summary is published with `endReason` `silence` and the depth state becomes `unknown`.
     /// Default 600 s, the time after which Core Motion ends an app's underwater session.
     public var diveEndSilence = 600.0
+    /// Seconds measurements must say the diver is at the surface (depth, given or from pressure,
+    /// below ``surfaceDepth``, or neither depth nor pressure with the watch's own state
+    /// `notSubmerged`) before an open dive ends without its `notSubmerged` event (a lost event
+    /// would otherwise hold the dive open for ``diveEndSilence``). Measured on the
+    /// measurements' dates, or on the gateway's clock when they stop (Core Motion slows or stops
+    /// them at the surface). Default 60 s.
+    public var surfaceTimeout = 60.0
+    /// Depth (m) below which a measurement counts as at the surface. Default 0.3 m: Core Motion
+    /// needs about 1 ft of water to report submersion.
+    public var surfaceDepth = 0.3
     /// The ascent rate (m/min) above which an ascent-rate warning is raised. Default 10 m/min.
     public var ascentRateLimit = 10.0
     /// The window (s) the ascent rate is measured over. Default 3 s.
@@ -41,7 +51,7 @@ public struct SubmersionConfiguration: Sendable, Equatable {
     /// use can get wrong (non-finite or non-positive values).
     public var configurationProblem: String? {
         let positive: [(String, Double)] = [
-            ("waterDensity", waterDensity), ("diveEndSilence", diveEndSilence), ("ascentRateLimit", ascentRateLimit),
+            ("waterDensity", waterDensity), ("diveEndSilence", diveEndSilence), ("surfaceTimeout", surfaceTimeout), ("ascentRateLimit", ascentRateLimit),
             ("ascentRateWindow", ascentRateWindow), ("safetyStopDuration", safetyStopDuration),
             ("temperatureConvergedBelow", temperatureConvergedBelow),
         ]
@@ -49,7 +59,7 @@ public struct SubmersionConfiguration: Sendable, Equatable {
             return "\(name) must be a positive number, got \(value)"
         }
         let nonNegative: [(String, Double)] = [
-            ("hysteresis", hysteresis), ("safetyStopRequiredBeyond", safetyStopRequiredBeyond),
+            ("hysteresis", hysteresis), ("surfaceDepth", surfaceDepth), ("safetyStopRequiredBeyond", safetyStopRequiredBeyond),
             ("safetyStopDepth", safetyStopDepth), ("safetyStopTolerance", safetyStopTolerance),
         ]
         for (name, value) in nonNegative where !(value.isFinite && value >= 0) {

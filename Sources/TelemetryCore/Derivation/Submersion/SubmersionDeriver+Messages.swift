@@ -31,6 +31,14 @@ extension SubmersionDeriver {
             $0.field("depth", transition.depth)
             $0.field("maximumDepth", limit)
             $0.field("cause", transition.cause.rawValue)
+            // The watch's own word next to the derived state (null before any measurement).
+            if let deviceState {
+                $0.field("deviceState", deviceState.name)
+                $0.field("deviceStateRawValue", deviceState.rawValue)
+            } else {
+                $0.key("deviceState")
+                $0.null()
+            }
             $0.field("date", transition.date)
         }
         return OutboundMessage(topic: context.scheme.deviceTopic(context.device, Topic.depthState), payload: writer.bytes, qos: 1, retain: true)
