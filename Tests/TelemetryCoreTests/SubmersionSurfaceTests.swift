@@ -13,12 +13,12 @@ struct SubmersionSurfaceTests {
     func deviceState() throws {
         var feed = SubmersionFeed()
         feed.event(Self.t0, .submerged)
-        let first = try #require(feed.messages(SubmersionDeriver.Topic.depthState).last)
+        let first = try #require(feed.messages(TopicScheme.Leaf.submersionDepthState.rawValue).last)
         #expect(first.jsonObject?.keys.contains("deviceState") == true)
         #expect(first.jsonObject?["deviceState"] is NSNull)
         // The watch says shallow while 1.2 m of depth is deep by the contract's bands.
         feed.measurement(Self.t0 + 1, depth: 1.2, state: .submergedShallow)
-        let deep = try #require(feed.messages(SubmersionDeriver.Topic.depthState).last)
+        let deep = try #require(feed.messages(TopicScheme.Leaf.submersionDepthState.rawValue).last)
         #expect(deep.string("state") == "submergedDeep")
         #expect(deep.string("deviceState") == "submergedShallow")
         #expect(deep.number("deviceStateRawValue") == Double(DepthState.submergedShallow.rawValue))
@@ -35,15 +35,15 @@ struct SubmersionSurfaceTests {
         feed.measurement(Self.t0 + 130, depth: 0.5)  // back under: the count restarts
         feed.measurement(Self.t0 + 140, depth: nil, state: .notSubmerged)  // the watch's surface shape: no depth, no pressure
         feed.measurement(Self.t0 + 199.9, depth: 0.1)
-        #expect(feed.messages(SubmersionDeriver.Topic.dive).isEmpty, "59.9 s at the surface: still diving")
+        #expect(feed.messages(TopicScheme.Leaf.submersionDive.rawValue).isEmpty, "59.9 s at the surface: still diving")
         feed.measurement(Self.t0 + 200, depth: nil, pressure: 101.3 + 0.01)  // 0.1 cm from pressure, exactly 60 s
-        let dive = try #require(feed.messages(SubmersionDeriver.Topic.dive).first)
+        let dive = try #require(feed.messages(TopicScheme.Leaf.submersionDive.rawValue).first)
         #expect(dive.string("endReason") == "surfaceTimeout")
         #expect(feed.states.last == .notSubmerged)
-        #expect(feed.messages(SubmersionDeriver.Topic.depthState).last?.string("cause") == "surfaceTimeout")
+        #expect(feed.messages(TopicScheme.Leaf.submersionDepthState.rawValue).last?.string("cause") == "surfaceTimeout")
         #expect(feed.deriver.dive == nil)
         feed.event(Self.t0 + 205, .notSubmerged)  // the event arrives after all
-        #expect(feed.messages(SubmersionDeriver.Topic.dive).count == 1)
+        #expect(feed.messages(TopicScheme.Leaf.submersionDive.rawValue).count == 1)
         #expect(feed.states.last == .notSubmerged)
     }
 
@@ -68,7 +68,7 @@ struct SubmersionSurfaceTests {
         feed.measurement(Self.t0 + 50, depth: 0.1)
         feed.measurement(Self.t0 + 40, depth: 5)  // older than the last: stale
         feed.measurement(Self.t0 + 110, depth: 0.1)
-        #expect(feed.messages(SubmersionDeriver.Topic.dive).count == 1, "60 s since the first surface reading; the stale deep one did not reset it")
+        #expect(feed.messages(TopicScheme.Leaf.submersionDive.rawValue).count == 1, "60 s since the first surface reading; the stale deep one did not reset it")
     }
 
     @Test("an ordinary dive with its notSubmerged event still ends as surfaced")
@@ -78,6 +78,6 @@ struct SubmersionSurfaceTests {
         feed.measurement(Self.t0 + 10, depth: 2)
         feed.measurement(Self.t0 + 20, depth: 0.1)
         feed.event(Self.t0 + 25, .notSubmerged)
-        #expect(feed.messages(SubmersionDeriver.Topic.dive).map { $0.string("endReason") } == ["surfaced"])
+        #expect(feed.messages(TopicScheme.Leaf.submersionDive.rawValue).map { $0.string("endReason") } == ["surfaced"])
     }
 }

@@ -1,6 +1,6 @@
 /// Settings of every deriver; each milestone adds its own nested settings with documented
 /// defaults (configuration keys under `derivation.*`).
-public struct DerivationConfiguration: Sendable, Equatable {
+public struct DerivationConfiguration: Sendable, Equatable, ConfigurationChecking {
     /// Water submersion: depth-state hysteresis, water density, dive-end silence, ascent rate,
     /// safety stop, temperature convergence (keys `derivation.submersion.*`; defaults in
     /// ``SubmersionConfiguration``).
@@ -26,4 +26,14 @@ public struct DerivationConfiguration: Sendable, Equatable {
 
     /// Creates the defaults.
     public init() {}
+
+    /// The first problem of any deriver's settings (each names its key), or nil; the gateway's
+    /// loader reports it as a configuration error.
+    public var configurationIssue: ConfigurationProblem? {
+        if !(sessionEndGrace >= 0 && sessionEndGrace.isFinite) {
+            return ConfigurationProblem(key: "session.endGrace", message: "must be a non-negative number of seconds, got \(sessionEndGrace)")
+        }
+        let derivers: [any ConfigurationChecking] = [submersion, headphones, swing, run, tremor]
+        return derivers.lazy.compactMap(\.configurationIssue).first
+    }
 }

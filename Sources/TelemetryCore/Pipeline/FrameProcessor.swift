@@ -212,7 +212,7 @@ public struct FrameProcessor: Sendable {
             $0.field("state", state.rawValue)
             $0.field("reason", state.statusValue)
             $0.field("date", date)
-            $0.field("eventId", EventID.make(id.rawValue, "connection", state.rawValue, String(describing: date)))
+            $0.field("eventId", EventID.make(id.rawValue, TopicScheme.Leaf.connection.rawValue, state.rawValue, String(describing: date)))
         }
         return [OutboundMessage(topic: configuration.scheme.connectionTopic(id), payload: writer.bytes, qos: 1, retain: true)]
     }

@@ -343,13 +343,6 @@ extension GatewayConfiguration {
         if mqtt.reconnectInitialDelay > mqtt.reconnectMaximumDelay {
             issues.append(.init(key: "mqtt.reconnect.initialDelay", source: "configuration", message: "must not exceed mqtt.reconnect.maxDelay"))
         }
-        if derivation.headphones.postureHysteresis >= derivation.headphones.postureAngle {
-            let headphones = derivation.headphones
-            issues.append(
-                .init(
-                    key: "derivation.headphones.posture.hysteresis", source: "configuration",
-                    message: "must be below derivation.headphones.posture.angle (\(headphones.postureAngle)), got \(headphones.postureHysteresis)"))
-        }
         for (key, path) in [("mqtt.tls.caFile", mqtt.tlsCAFile), ("mqtt.tls.certFile", mqtt.tlsCertificateFile), ("mqtt.tls.keyFile", mqtt.tlsKeyFile), ("mqtt.passwordFile", mqtt.passwordFile)] {
             if let path, !FileSystem.isReadableFile(path) {
                 issues.append(.init(key: key, source: "configuration", message: "file '\(path)' does not exist or is not readable"))
@@ -364,7 +357,9 @@ extension GatewayConfiguration {
         if let problem = TopicScheme(inboundRoot: topics.inboundRoot, outboundRoot: topics.outboundRoot).configurationProblem {
             issues.append(.init(key: "topics.outboundRoot", source: "configuration", message: problem))
         }
-        if let issue = derivation.tremor.configurationIssue {
+        // Every deriver's own check (posture hysteresis below its angle, tremor band below
+        // Nyquist, …): the same code that guards programmatic use.
+        if let issue = derivation.configurationIssue {
             issues.append(.init(key: issue.key, source: "configuration", message: issue.message))
         }
         return issues

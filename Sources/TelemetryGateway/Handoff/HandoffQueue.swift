@@ -28,7 +28,6 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     private var buffer: [Element] = []
     private var closed = false
     private var consumer: CheckedContinuation<[Element]?, Never>?
-    private var highWaterMark = 0
 
     /// Creates a queue holding at most `capacity` elements before producers block.
     init(capacity: Int) {
@@ -59,7 +58,6 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
             return .closed
         }
         buffer.append(element)
-        highWaterMark = max(highWaterMark, buffer.count)
         let waiting = takeConsumer()
         condition.unlock()
         waiting?.resume(returning: takeAll())
@@ -119,16 +117,6 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return buffer.count
-    }
-
-    /// The largest depth seen since the last call (then reset to the current depth).
-    func takeHighWaterMark() -> Int {
-        condition.lock()
-        defer {
-            highWaterMark = buffer.count
-            condition.unlock()
-        }
-        return highWaterMark
     }
 
     /// Must be called with the lock held; a waiting consumer is handed everything queued.

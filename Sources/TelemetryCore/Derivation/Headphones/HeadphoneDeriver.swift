@@ -19,19 +19,6 @@
 /// - `{id}/headphone/posture` QoS 1: `headDown` / `upright` (``PostureMonitor``);
 /// - `{id}/headphone/gesture` QoS 1: `nod` / `shake` (``GestureDetector``).
 public struct HeadphoneDeriver: Sendable {
-    /// Topic leaf of the retained connection state.
-    public static let connectionLeaf = "headphone/connection"
-    /// Topic leaf of bud hand-offs.
-    public static let sensorLocationLeaf = "headphone/sensor-location"
-    /// Topic leaf of the head pose.
-    public static let poseLeaf = "headphone/pose"
-    /// Topic leaf of posture events.
-    public static let postureLeaf = "headphone/posture"
-    /// Topic leaf of gesture events.
-    public static let gestureLeaf = "headphone/gesture"
-    /// Topic leaf of the reset-pose command apps publish (the gateway subscribes to it).
-    public static let resetPoseLeaf = "headphone/reset-pose"
-
     /// The settings.
     public let configuration: HeadphoneConfiguration
     /// The connection state machine.

@@ -1,7 +1,7 @@
 /// Settings of the run segments (`gateway/{id}/pedometer/segment`) and workout summaries
 /// (`gateway/{id}/pedometer/workout`); gateway keys `derivation.run.*`. The rules they tune and
 /// the accuracy the defaults reach on the simulator's runs: `docs/run-segments.md`.
-public struct RunConfiguration: Sendable, Equatable {
+public struct RunConfiguration: Sendable, Equatable, ConfigurationChecking {
     /// A segment whose elevation gain reaches this height, m, is flagged `hill: true`. Default
     /// 10 m: about three storeys, more than any urban block's camber or a bridge ramp's
     /// noise, less than the smallest climb a runner calls a hill.
@@ -42,23 +42,21 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Creates the defaults.
     public init() {}
 
-    /// Says why these settings cannot be used, or nil when they can.
+    /// Says why these settings cannot be used, naming the key, or nil when they can.
     ///
     /// The gateway's configuration keys bound each value; this catches what only programmatic
     /// use can get wrong.
-    public var configurationProblem: String? {
+    public var configurationIssue: ConfigurationProblem? {
         let nonNegative: [(String, Double)] = [
             ("hillHeight", hillHeight), ("elevationDeadband", elevationDeadband), ("altitudeSmoothing", altitudeSmoothing),
             ("finalizeTimeout", finalizeTimeout), ("idleTimeout", idleTimeout),
         ]
-        for (name, value) in nonNegative where !(value.isFinite && value >= 0) {
-            return "derivation.run.\(name) must be a non-negative number, got \(value)"
-        }
+        if let problem = Self.firstInvalid("derivation.run.", nonNegative, must: "a non-negative number", { $0 >= 0 }) { return problem }
         let counts: [(String, Int)] = [
             ("maxAltitudeSamples", maxAltitudeSamples), ("maxPedometerUpdates", maxPedometerUpdates), ("maxPendingEvents", maxPendingEvents),
         ]
         for (name, value) in counts where value < 2 {
-            return "derivation.run.\(name) must be 2 or more, got \(value)"
+            return ConfigurationProblem(key: "derivation.run.\(name)", message: "must be 2 or more, got \(value)")
         }
         return nil
     }

@@ -137,13 +137,13 @@ public struct DiveSummary: Sendable, Equatable {
     /// - Parameter seconds: s.
     /// - Returns: s, a multiple of 0.001.
     public static func milliseconds(_ seconds: Double) -> Double {
-        (seconds * 1000).rounded() / 1000
+        seconds.rounded(toPlaces: 3)
     }
 
     /// The event id: the device and the dive's start and end dates.
     /// - Parameter device: the device id.
     /// - Returns: 16 hex digits.
     public func eventID(device: DeviceID) -> String {
-        EventID.make(device.rawValue, "submersion/dive", String(describing: startDate), String(describing: endDate))
+        EventID.make(device.rawValue, TopicScheme.Leaf.submersionDive.rawValue, String(describing: startDate), String(describing: endDate))
     }
 }

@@ -132,7 +132,7 @@ extension SwingEvent {
             $0.field("deviceId", context.device.rawValue)
             $0.field(
                 "eventId",
-                EventID.make(context.device.rawValue, "swing", String(describing: start), impactTimestamp.map { String(describing: $0) } ?? "miss"))
+                EventID.make(context.device.rawValue, TopicScheme.Leaf.swing.rawValue, String(describing: start), impactTimestamp.map { String(describing: $0) } ?? "miss"))
             $0.field("startTimestamp", start)
             $0.field("impactTimestamp", impactTimestamp)
             $0.field("timeToContact", impactTimestamp.map { ($0 - startTimestamp).rounded(toPlaces: 6) })
@@ -140,7 +140,7 @@ extension SwingEvent {
             $0.field("peakRotationRate", peakRotationRate.rounded(toPlaces: 4))
             $0.field("rotationAngle", rotationAngle.rounded(toPlaces: 4))
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, "swing"), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .swing), payload: writer.bytes, qos: 1, retain: false)
     }
 }
 
@@ -156,7 +156,7 @@ extension TennisStroke {
         var writer = JSONWriter(capacity: 192)
         writer.object {
             $0.field("deviceId", context.device.rawValue)
-            $0.field("eventId", EventID.make(context.device.rawValue, "tennis/stroke", String(describing: timestamp), kind.rawValue))
+            $0.field("eventId", EventID.make(context.device.rawValue, TopicScheme.Leaf.tennisStroke.rawValue, String(describing: timestamp), kind.rawValue))
             $0.field("stroke", kind.rawValue)
             $0.field("rotation", rotation.rawValue)
             $0.field("timestamp", timestamp)
@@ -164,15 +164,6 @@ extension TennisStroke {
             $0.field("backhandCount", backhandCount)
             $0.field("unknownCount", unknownCount)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, "tennis/stroke"), payload: writer.bytes, qos: 1, retain: false)
-    }
-}
-
-extension Double {
-    /// Rounded to `places` decimal places (for published values computed from samples).
-    func rounded(toPlaces places: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        return (self * scale).rounded() / scale
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .tennisStroke), payload: writer.bytes, qos: 1, retain: false)
     }
 }
