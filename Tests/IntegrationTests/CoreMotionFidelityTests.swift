@@ -72,7 +72,7 @@ struct CoreMotionFidelityTests {
         for frame in frames[late...] { try await Self.send(frame, id, on: device) }
         #expect(await device.flush(timeout: 30))
 
-        let received = try await run.collector.wait(timeout: 30, "the swing") { $0.contains { $0.topic == "gateway/\(id)/swing" } }
+        let received = try await run.collector.wait(timeout: 120, "the swing") { $0.contains { $0.topic == "gateway/\(id)/swing" } }
         let swing = try json(try #require(received.first { $0.topic == "gateway/\(id)/swing" }))
         #expect(swing["contact"] as? Bool == true, "the impact arrived with the late batch")
         #expect(abs((swing["impactTimestamp"] as? Double ?? 0) - impact) < 0.002)
@@ -101,7 +101,7 @@ struct CoreMotionFidelityTests {
         try await Task.sleep(for: .seconds(3))
         // Samples from after the end (timestamp 5020 ≈ startDate + 20).
         try await device.send(Self.message(id, "batched/accelerometer", FrameEncoder.encode(Self.restingBatch(from: 5_020))))
-        let received = try await run.collector.wait(timeout: 30, "noActiveWorkout") { messages in
+        let received = try await run.collector.wait(timeout: 120, "noActiveWorkout") { messages in
             messages.contains { $0.topic == "gateway/\(id)/errors" && $0.payloadString.contains("noActiveWorkout") }
         }
         let errors = try Self.errors(id, in: received)
@@ -136,7 +136,7 @@ struct CoreMotionFidelityTests {
             try await device.send(message)
         }
         #expect(await device.flush(timeout: 30))
-        let received = try await run.collector.wait(timeout: 30, "2 segments") { messages in
+        let received = try await run.collector.wait(timeout: 120, "2 segments") { messages in
             messages.filter { $0.topic == "gateway/\(id)/pedometer/segment" }.count >= 2
         }
         let segments = try received.filter { $0.topic == "gateway/\(id)/pedometer/segment" }.map(json)
@@ -214,7 +214,7 @@ struct CoreMotionFidelityTests {
         try await device.send(Self.message(id, "workout", FrameEncoder.encode(WorkoutEvent(state: .running, activityType: "tennis", date: Self.startDate))))
         for frame in rally.frames { try await device.send(Self.message(id, "motion", FrameEncoder.encode(frame))) }
         #expect(await device.flush(timeout: 30))
-        let received = try await run.collector.wait(timeout: 60, "3 strokes") { messages in
+        let received = try await run.collector.wait(timeout: 120, "3 strokes") { messages in
             messages.filter { $0.topic == "gateway/\(id)/tennis/stroke" }.count >= 3
         }
         let strokes = try received.filter { $0.topic == "gateway/\(id)/tennis/stroke" }.map(json)
@@ -248,7 +248,7 @@ struct CoreMotionFidelityTests {
         // Surfaced: the watch reports notSubmerged measurements (no depth), but its event is lost.
         for step in 0...20 { try await device.send(measurement(t0 + 40 + Double(step) * 3, depth: nil, state: .notSubmerged)) }
         #expect(await device.flush(timeout: 30))
-        let received = try await run.collector.wait(timeout: 30, "the dive summary") { $0.contains { $0.topic == "gateway/\(id)/submersion/dive" } }
+        let received = try await run.collector.wait(timeout: 120, "the dive summary") { $0.contains { $0.topic == "gateway/\(id)/submersion/dive" } }
         let dive = try json(try #require(received.first { $0.topic == "gateway/\(id)/submersion/dive" }))
         #expect(dive["endReason"] as? String == "surfaceTimeout")
         #expect(dive["startDate"] as? Double == t0)

@@ -61,6 +61,20 @@ struct SubmersionSurfaceTests {
         #expect(feed.deriver.dive == nil)
     }
 
+    @Test("a slow replay keeps the dive: ticks count from the last arrival, not the first surface reading")
+    func replayDoesNotCloseEarly() {
+        var feed = SubmersionFeed()
+        feed.event(Self.t0, .submerged)
+        feed.receivedAt = 3_000
+        feed.measurement(Self.t0 + 10, depth: 0.2)  // a shallow stretch of the dive, device time
+        for step in 1...10 {
+            feed.tick(at: 3_000 + Double(step) * 10)  // the gateway is slow: 100 s pass in all...
+            feed.measurement(Self.t0 + 10 + Double(step) * 5, depth: step < 10 ? 0.2 : 2)  // ...but frames keep coming, 50 s of device time
+        }
+        #expect(feed.messages(TopicScheme.Leaf.submersionDive.rawValue).isEmpty)
+        #expect(feed.deriver.dive != nil)
+    }
+
     @Test("a reordered, stale measurement neither starts nor restarts the surface count")
     func staleIgnored() {
         var feed = SubmersionFeed()

@@ -17,8 +17,9 @@ public struct SubmersionConfiguration: Sendable, Equatable, ConfigurationCheckin
     /// below ``surfaceDepth``, or neither depth nor pressure with the watch's own state
     /// `notSubmerged`) before an open dive ends without its `notSubmerged` event (a lost event
     /// would otherwise hold the dive open for ``diveEndSilence``). Measured on the
-    /// measurements' dates, or on the gateway's clock when they stop (Core Motion slows or stops
-    /// them at the surface). Default 60 s.
+    /// measurements' dates, or — when the last one said the surface and then they stopped (Core
+    /// Motion slows or stops them at the surface) — as that long without frames on the gateway's
+    /// clock. Default 60 s.
     public var surfaceTimeout = 60.0
     /// Depth (m) below which a measurement counts as at the surface. Default 0.3 m: Core Motion
     /// needs about 1 ft of water to report submersion.

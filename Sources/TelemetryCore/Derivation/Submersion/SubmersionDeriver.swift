@@ -37,8 +37,8 @@ public struct SubmersionDeriver: Sendable {
     /// The watch's own `submersionState` of the last in-order measurement, published next to
     /// the derived state as `deviceState`.
     public private(set) var deviceState: DepthState?
-    /// Since when (measurement date, gateway arrival) the open dive's measurements say the
-    /// surface; nil while they say otherwise.
+    /// Since when (measurement date) the open dive's measurements say the surface; nil while
+    /// they say otherwise.
     private var surfaceSince: (date: Double, receivedAt: Double)?
 
     /// Creates the state of a device seen for the first time.
@@ -86,8 +86,11 @@ public struct SubmersionDeriver: Sendable {
     ///   - context: the device's context.
     /// - Returns: `depth-state` `unknown` and the dive summary, or nothing.
     public mutating func tick(now: Double, context: DerivationContext) -> [OutboundMessage] {
-        // Measurements slow down or stop at the surface: the gateway's clock completes the timeout.
-        if dive != nil, let since = surfaceSince, now - since.receivedAt >= configuration.surfaceTimeout, let limit = maximumDepth,
+        // Measurements slow down or stop at the surface: when the last one said the surface and
+        // nothing arrived since for the timeout, the gateway's clock completes it. (Counting from
+        // the last arrival, not the first surface reading, keeps a fast replay of older data —
+        // device time running ahead of the gateway's — from closing dives early.)
+        if dive != nil, let since = surfaceSince, let lastReceivedAt, now - lastReceivedAt >= configuration.surfaceTimeout, let limit = maximumDepth,
             let transition = machine.surfaced(at: machine.lastInputDate ?? since.date)
         {
             return change(transition, limit: limit, context: context)
