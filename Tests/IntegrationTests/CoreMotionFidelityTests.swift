@@ -48,7 +48,16 @@ struct CoreMotionFidelityTests {
     @Test("a swing completed by the batch arriving 0.2 s after a typeless `ended` is published, and nothing is refused")
     func lastBatchAfterEnd() async throws {
         let broker = try TestBroker()
-        let run = try await GatewayRun.start(broker)
+        var configuration = try GatewayHarness.configuration(broker: broker)
+        // The grace is measured where the gateway receives the frames. With the default 2 s this
+        // test passed alone and under extra CPU load, but failed in 3 of 4 runs of the whole
+        // suite (all 16 batches accepted, no swing): consistent with the 0.2 s between sending
+        // the end and the last batch stretching past 2 s at receipt, so that the session had
+        // finished (and emptied the swing window) first. A 10 s grace keeps this test about the
+        // rule, not the scheduler; the default 2 s, its exact limit and the 3 s refusal are
+        // tested in WorkoutEndGraceTests, SwingDeriverTests and below.
+        configuration.derivation.sessionEndGrace = 10
+        let run = try await GatewayRun.start(broker, configuration: configuration)
         let id = "watch-s9-late"
         let scenario = SwingScenario(seed: 1_616, actions: [.idle(seconds: 1), .swing(contact: true), .idle(seconds: 1)])
         let truth = try #require(scenario.groundTruth.first { $0.shouldPublish })
@@ -75,7 +84,16 @@ struct CoreMotionFidelityTests {
         for message in lateMessages { try await device.send(message) }
         #expect(await device.flush(timeout: 30))
 
-        let received = try await run.collector.wait(timeout: 120, "the swing") { $0.contains { $0.topic == "gateway/\(id)/swing" } }
+        let received: [MQTTMessage]
+        do {
+            received = try await run.collector.wait(timeout: 120, "the swing") { $0.contains { $0.topic == "gateway/\(id)/swing" } }
+        } catch {
+            // Say what the gateway did with the frames (accepted, rejected, swing candidates).
+            let metrics = run.collector.messages.last { $0.topic == "gateway/metrics" }?.payloadString ?? ""
+            let lines = metrics.split(separator: "\n").filter { $0.contains("batched") || $0.contains("workout") || $0.contains("swing") }
+            Issue.record("no swing; gateway metrics: \(lines.joined(separator: "; "))")
+            throw error
+        }
         let swing = try json(try #require(received.first { $0.topic == "gateway/\(id)/swing" }))
         #expect(swing["contact"] as? Bool == true, "the impact arrived with the late batch")
         #expect(abs((swing["impactTimestamp"] as? Double ?? 0) - impact) < 0.002)
