@@ -146,8 +146,9 @@ extension HeadphoneScenario {
     ///
     /// Ground truth: connected (`event`) → disconnected (`streamTimeout`, left) → connected
     /// (`streamResumed`, left, at the first sample `resumeSpan` after the resumption: the stray
-    /// sample does not count) → disconnected (`earRemoved`, left); poses relative to the first
-    /// sample, then to the sample that resumed the connection.
+    /// sample does not count) → disconnected (`earRemoved`, left); every pose relative to the
+    /// first sample: a stall keeps the reference (only a connect event, a reset-pose command
+    /// takes a new one), so the held pose after the stall is still 40°, not 0°.
     /// - Parameters:
     ///   - deviceId: the device id; `buds-stall` by default.
     ///   - startDate: Unix epoch seconds at scenario time 0.
@@ -176,8 +177,8 @@ extension HeadphoneScenario {
         builder.expectConnection(.disconnected, .earRemoved, .headphoneLeft, at: 22.1)
 
         builder.expectPose(HeadAngles(yaw: 40), from: 4, through: 6)
-        builder.expectPose(HeadAngles(), from: 12 + configuration.resumeSpan, through: 14)
-        builder.expectPose(HeadAngles(yaw: 30), from: 15, through: 22)
+        builder.expectPose(HeadAngles(yaw: 40), from: 12 + configuration.resumeSpan, through: 14)
+        builder.expectPose(HeadAngles(yaw: 70), from: 15, through: 22)
         return builder.build()
     }
 

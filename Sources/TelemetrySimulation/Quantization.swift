@@ -6,11 +6,11 @@ import TelemetryCore
 extension Double {
     /// Rounded to a multiple of 10⁻⁶ (µg, µrad/s, µs, µm).
     @inline(__always)
-    var micro: Double { (self * 1e6).rounded() / 1e6 }
+    var micro: Double { rounded(toPlaces: 6) }
 
     /// Rounded to a multiple of 10⁻³ (ms for dates, mm, m°).
     @inline(__always)
-    var milli: Double { (self * 1e3).rounded() / 1e3 }
+    var milli: Double { rounded(toPlaces: 3) }
 }
 
 extension Vector3 {

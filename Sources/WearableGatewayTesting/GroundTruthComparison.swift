@@ -13,7 +13,7 @@ public enum GroundTruthComparison {
     /// Depth states (`submersion/depth-state`, by `state` name) in order against
     /// ``DiveScenario/expectedDepthStates(hysteresis:waterDensity:)``: exactly the same sequence.
     public static func depthStates(expected: [DepthState], received: [MQTTMessage]) -> [String] {
-        let states = received.filter { $0.topic.hasSuffix("/" + SubmersionDeriver.Topic.depthState) }.map { $0.jsonObject?["state"] as? String ?? "?" }
+        let states = received.filter { $0.topic.hasSuffix("/" + TopicScheme.Leaf.submersionDepthState.rawValue) }.map { $0.jsonObject?["state"] as? String ?? "?" }
         let wanted = expected.map(\.name)
         guard states != wanted else { return [] }
         var lines = ["depth states: expected \(wanted.count), received \(states.count)"]

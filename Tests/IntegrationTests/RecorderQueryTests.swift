@@ -108,7 +108,7 @@ struct RecorderQueryTests {
         let run = try await GatewayRun.start(broker)
         let requester = try await RecorderRequester.connect(broker)
         let cases = [
-            (#"{"from":0,"to":50000}"#, "rangeTooLong"),
+            (#"{"from":0,"to":200000}"#, "rangeTooLong"),  // beyond the 36 h retention window
             (#"{"from":2000,"to":1000}"#, "invalidRange"),
             (#"{"from":"yesterday","to":1000}"#, "invalidRequest"),
             (#"not json"#, "invalidRequest"),

@@ -30,15 +30,6 @@ struct SwingDerivationTests {
         try await collector.wait("availability of \(id)") { $0.contains { $0.topic == "gateway/\(id)/availability" } }
     }
 
-    /// Stops the gateway (draining its queues) and waits for its offline status, published
-    /// after every derived event on the same connection.
-    static func stopAndCollect(_ run: GatewayRun) async throws -> [MQTTMessage] {
-        try await run.gateway.stop()
-        return try await run.collector.wait("gateway/status offline") { messages in
-            messages.contains { $0.topic == "gateway/status" && $0.payloadString.contains("\"offline\"") }
-        }
-    }
-
     @Test("a baseball session yields exactly its contacts and misses, with the time to contact of the ground truth")
     func baseballSession() async throws {
         let broker = try TestBroker()
@@ -68,7 +59,7 @@ struct SwingDerivationTests {
         try await run.collector.wait(timeout: 60, "\(expected.count) swings") { messages in
             messages.filter { $0.topic == "gateway/\(id)/swing" }.count >= expected.count
         }
-        let received = try await Self.stopAndCollect(run)
+        let received = try await run.stopAndCollect()
         let swings = try received.filter { $0.topic == "gateway/\(id)/swing" }.map(json)
         #expect(received.filter { $0.topic == "gateway/\(id)/errors" }.isEmpty, "every frame is accepted")
 
@@ -116,7 +107,7 @@ struct SwingDerivationTests {
         try await run.collector.wait(timeout: 60, "\(total) strokes") { messages in
             messages.filter { $0.topic == "gateway/\(id)/tennis/stroke" }.count >= total
         }
-        let received = try await Self.stopAndCollect(run)
+        let received = try await run.stopAndCollect()
         let strokes = try received.filter { $0.topic == "gateway/\(id)/tennis/stroke" }.map(json)
         try #require(strokes.count == total, "\(strokes)")
         #expect(strokes.map { $0["stroke"] as? String } == (first + second).map(\.rawValue))

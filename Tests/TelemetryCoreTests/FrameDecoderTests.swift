@@ -60,7 +60,7 @@ import Testing
         (#"{"model":"m","platform":"p","osVersion":"1","app":"a","authorization":3,"wristLocation":"middle"}"#, .hello,
          "wristLocation: unknown value 'middle'; expected one of left (0), right (1)"),
         (#"{"event":"paired","date":1}"#, .headphoneConnection, "event: unknown value 'paired'; expected one of connected, disconnected"),
-        (#"{"state":"running","date":1}"#, .workout, "activityType: missing"),
+        (#"{"activityType":"tennis","date":1}"#, .workout, "state: missing"),  // activityType is optional on paused/ended (validation requires it on running)
         (#"{"state":"walking","activityType":"tennis","date":1}"#, .workout,
          "state: unknown value 'walking'; expected one of running (2), ended (3), paused (4)"),
         (#"{"status":"authorized","date":"now"}"#, .authorization, "date: not a number"),

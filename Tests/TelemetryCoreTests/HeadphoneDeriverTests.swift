@@ -161,10 +161,36 @@ import Testing
         #expect(resumed["reason"] as? String == "streamResumed")
         #expect(resumed["sensorLocation"] as? String == "headphoneRight")
         #expect(close(resumed["timestamp"], 110.52))
-        // Then the hand-off left → right, and the pose relative to the resuming sample.
+        // Then the hand-off left → right, and the pose still relative to the first reference.
         #expect(topics(messages).filter { !$0.hasSuffix("/pose") } == ["gateway/buds-1/headphone/connection", "gateway/buds-1/headphone/sensor-location"])
-        #expect(close(messages.first { $0.topic.hasSuffix("/pose") }?.jsonObject?["referenceTimestamp"], 110.52))
+        #expect(close(messages.first { $0.topic.hasSuffix("/pose") }?.jsonObject?["referenceTimestamp"], 100))
         #expect(deriver.tick(now: .greatestFiniteMagnitude, context: context(11)).isEmpty, "the final drain flush fires nothing")
+    }
+
+    @Test("the reference survives a stall (streamResumed) and a hand-off; a connect event or reset-pose takes a new one")
+    func referenceAcrossStall() throws {
+        var deriver = HeadphoneDeriver()
+        _ = deriver.receive(connection(.connected, 1), context: context(1))
+        _ = deriver.receive(motion(from: 100, yaw: 10), context: context(1.1))
+        // 3 s of silence on the gateway's clock: streamTimeout.
+        #expect(deriver.tick(now: 4.2, context: context(4.2)).contains { $0.string("reason") == "streamTimeout" })
+        var messages: [OutboundMessage] = []
+        for frame in 0..<4 {
+            messages += deriver.receive(motion(from: 103 + Double(frame) * 0.2, yaw: 40, location: .headphoneRight), context: context(4.5))
+        }
+        #expect(messages.contains { $0.string("reason") == "streamResumed" })
+        let poses = messages.filter { $0.topic.hasSuffix("/pose") }
+        try #require(!poses.isEmpty)
+        for pose in poses {
+            #expect(close(pose.jsonObject?["referenceTimestamp"], 100))
+            #expect(abs((pose.number("yaw") ?? 0) - 30) < 1e-3, "40° relative to the first reference at 10°, not 0")
+        }
+        // A connect event from the bridge re-anchors.
+        _ = deriver.receive(connection(.disconnected, 10), context: context(10))
+        _ = deriver.receive(connection(.connected, 11), context: context(11))
+        let anew = deriver.receive(motion(from: 120, yaw: 40), context: context(11.1)).filter { $0.topic.hasSuffix("/pose") }
+        #expect(close(anew.first?.jsonObject?["referenceTimestamp"], 120))
+        #expect(abs(anew.first?.number("yaw") ?? 1) < 1e-9)
     }
 
     @Test("a device that never used headphones publishes nothing, even when its bridge goes offline")

@@ -28,10 +28,13 @@ struct SwingDeriverTests {
         }
     }
 
-    /// The swing and stroke messages the engine derives from `frames` (other derivers' left out).
+    /// The swing and stroke messages the engine derives from `frames` (other derivers' left out);
+    /// a session that pauses or ends is finished right away, as when its end grace passed.
     static func run(_ frames: [DecodedFrame], context: DerivationContext = context()) -> [OutboundMessage] {
         var engine = DerivationEngine()
-        return frames.flatMap { engine.receive($0, context: context) }.filter { $0.topic.hasSuffix("/swing") || $0.topic.hasSuffix("/tennis/stroke") }
+        return frames.flatMap { frame in
+            engine.receive(frame, context: context) + (frame.stopsWorkout ? engine.finishSession(of: device, context: context) : [])
+        }.filter { $0.topic.hasSuffix("/swing") || $0.topic.hasSuffix("/tennis/stroke") }
     }
 
     @Test("swings are published on gateway/{id}/swing, QoS 1, with every contract field")
@@ -98,7 +101,43 @@ struct SwingDeriverTests {
         for frame in [Self.workout(.running, "baseball")] + frames { before += engine.receive(frame, context: context) }
         #expect(!before.contains { $0.topic.hasSuffix("/swing") }, "undecided before the end")
         let atEnd = engine.receive(Self.workout(.ended, "baseball"), context: context)
-        #expect((before + atEnd).filter { $0.topic.hasSuffix("/swing") }.count == 1)
+        #expect(!atEnd.contains { $0.topic.hasSuffix("/swing") }, "the end only opens the grace: the last batch may still come")
+        let finished = engine.finishSession(of: Self.device, context: context)
+        #expect((before + atEnd + finished).filter { $0.topic.hasSuffix("/swing") }.count == 1)
+        #expect(engine.finishSession(of: Self.device, context: context).isEmpty, "decided once")
+    }
+
+    @Test("a swing completed by the batch arriving after the end, within the grace, is published through the pipeline")
+    func lastBatchAfterEnd() throws {
+        let scenario = SwingScenario(seed: 93, actions: [.idle(seconds: 1), .swing(contact: true), .idle(seconds: 1)])
+        let frames = Self.frames(scenario)
+        let impact = try #require(scenario.groundTruth[0].impactTimestamp)
+        // The batch holding the impact, and everything after it, arrives after the end.
+        let late = try #require(frames.firstIndex { frame in
+            if case .batchedAccelerometer(let batch) = frame { return batch.samples.last!.timestamp >= impact }
+            return false
+        })
+        let policy = AccessPolicy(
+            registry: DeviceRegistry(isOpen: true, defaultEntitlements: [.motionBatched, .motionDevice]),
+            capabilities: AccessFixtures.table)
+        var processor = FrameProcessor(configuration: .init(accessPolicy: policy))
+        func send(_ stream: String, _ payload: [UInt8], at time: Double) -> [OutboundMessage] {
+            processor.process(InboundFrame(topic: "wearables/\(Self.device)/\(stream)", payload: payload, receivedAt: time)).messages
+        }
+        var messages = send("hello", FrameEncoder.encode(AccessFixtures.series9), at: 0)
+        messages += send("workout", FrameEncoder.encode(WorkoutEvent(state: .running, activityType: "baseball", date: 1_700_000_000)), at: 1)
+        for (index, frame) in frames[..<late].enumerated() { messages += send(frame.stream.rawValue, frame.contractJSON, at: 2 + Double(index) / 2) }
+        let endedAt = 100.0
+        messages += send("workout", Array(#"{"state":"ended","date":1700000090}"#.utf8), at: endedAt)
+        #expect(!messages.contains { $0.topic.hasSuffix("/swing") })
+        for frame in frames[late...] { messages += send(frame.stream.rawValue, frame.contractJSON, at: endedAt + 0.2) }
+        messages += processor.flush(now: endedAt + 2)  // at the limit: not finished yet
+        messages += processor.flush(now: endedAt + 2.5)
+        #expect(!messages.contains { $0.topic.hasSuffix("/errors") }, "\(messages.filter { $0.topic.hasSuffix("/errors") }.map(\.payloadString))")
+        let swings = messages.filter { $0.topic.hasSuffix("/swing") }
+        try #require(swings.count == 1)
+        #expect(swings[0].jsonObject?["contact"] as? Bool == true, "the impact came with the late batch")
+        #expect(abs((swings[0].number("impactTimestamp") ?? 0) - impact) < 0.002)
     }
 
     // MARK: Tennis
@@ -117,7 +156,7 @@ struct SwingDeriverTests {
         for message in messages {
             #expect(message.topic == "gateway/watch-s9-1/tennis/stroke")
             #expect(message.qos == 1 && !message.retain)
-            #expect(Set(message.jsonObject?.keys.map { $0 } ?? []) == ["deviceId", "eventId", "stroke", "timestamp", "forehandCount", "backhandCount"])
+            #expect(Set(message.jsonObject?.keys.map { $0 } ?? []) == ["deviceId", "eventId", "stroke", "rotation", "timestamp", "forehandCount", "backhandCount", "unknownCount"])
         }
         // The same motion on the other wrist swaps forehands and backhands.
         let other: WristLocation = wrist == .left ? .right : .left
@@ -152,7 +191,35 @@ struct SwingDeriverTests {
         configuration.swing.tennis.activityTypes = []
         var engine = DerivationEngine(configuration: configuration)
         let always = Self.motionFrames(rally).flatMap { engine.receive($0, context: Self.context(wrist: nil)) }.filter { $0.topic.hasSuffix("/tennis/stroke") }
-        #expect(always.map { $0.string("stroke") } == ["forehand", "backhand"], "without a hello the left wrist (watchOS default) is assumed")
+        #expect(always.map { $0.string("stroke") } == ["unknown", "unknown"], "without a hello no wrist is assumed")
+        // The rotation is kept: a left-wrist forehand turns clockwise, a backhand the other way.
+        #expect(always.map { $0.string("rotation") } == ["clockwise", "counterclockwise"])
+    }
+
+    @Test("strokes of a watch without wristLocation are unknown, counted apart, until a hello says the wrist")
+    func unknownWrist() throws {
+        let rally = TennisRallyScenario(seed: 98, wrist: .right, sequence: [.forehand, .backhand, .forehand, .backhand])
+        let frames = Self.motionFrames(rally)
+        let withoutWrist = Self.context(wrist: .right)
+        var anonymous = withoutWrist
+        anonymous.descriptor?.wristLocation = nil
+        var engine = DerivationEngine()
+        var messages = engine.receive(Self.workout(.running, "tennis"), context: anonymous)
+        let split = frames.count / 2
+        for frame in frames[..<split] { messages += engine.receive(frame, context: anonymous) }
+        for frame in frames[split...] { messages += engine.receive(frame, context: withoutWrist) }
+        let strokes = messages.filter { $0.topic.hasSuffix("/tennis/stroke") }
+        try #require(strokes.count == 4)
+        let unknown = strokes.prefix { $0.string("stroke") == "unknown" }
+        #expect(!unknown.isEmpty && unknown.count < 4, "the split falls between strokes")
+        #expect(strokes.dropFirst(unknown.count).map { $0.string("stroke") } == ["forehand", "backhand", "forehand", "backhand"].suffix(4 - unknown.count).map { Optional($0) })
+        #expect(unknown.map { $0.number("unknownCount") } == (1...unknown.count).map { Double($0) })
+        #expect(strokes.map { $0.string("rotation") } == ["counterclockwise", "clockwise", "counterclockwise", "clockwise"], "right wrist: forehand counter-clockwise")
+        let last = try #require(strokes.last)
+        #expect((last.number("forehandCount") ?? 0) + (last.number("backhandCount") ?? 0) == Double(4 - unknown.count))
+        #expect(strokes.last?.number("unknownCount") == Double(unknown.count), "unknown strokes stay counted apart")
+        #expect(TennisStrokeRotation.clockwise.kind(on: nil) == .unknown)
+        #expect(TennisStrokeRotation.clockwise.kind(on: .left) == .forehand && TennisStrokeRotation.clockwise.kind(on: .right) == .backhand)
     }
 }
 

@@ -155,7 +155,12 @@ import Testing
         #expect(scheme.statusTopic == "gateway/status")
         #expect(scheme.errorsTopic == "gateway/errors")
         #expect(scheme.metricsTopic == "gateway/metrics")
-        #expect(scheme.deviceTopic(id, "submersion/depth-state") == "gateway/watch-1/submersion/depth-state")
+        #expect(scheme.deviceTopic(id, .submersionDepthState) == "gateway/watch-1/submersion/depth-state")
+        #expect(scheme.deviceFilter(.recorderQuery) == "gateway/+/recorder/query")
+        // Every leaf is a non-empty path of levels without wildcards, spelled once.
+        let leaves = TopicScheme.Leaf.allCases.map(\.rawValue)
+        #expect(Set(leaves).count == leaves.count)
+        #expect(leaves.allSatisfy { !$0.isEmpty && !$0.contains("+") && !$0.contains("#") && !$0.hasPrefix("/") && !$0.hasSuffix("/") })
         #expect(scheme.connectionTopic(id) == "gateway/watch-1/connection")
         #expect(scheme.deviceErrorsTopic(id) == "gateway/watch-1/errors")
         #expect(scheme.availabilityTopic(id) == "gateway/watch-1/availability")

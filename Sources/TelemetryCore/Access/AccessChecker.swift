@@ -7,7 +7,7 @@
 /// | availability | `notAvailable` (109) | no `hello` seen yet, or its model/platform/OS lacks the stream's capability |
 /// | authorization | `notAuthorized` (111) | the latest authorization is not `authorized` |
 /// | entitlement | `notEntitled` (110) | the registry grants none of the stream's entitlements |
-/// | session | `noActiveWorkout` (108) | a `batched/*` frame while no workout is `running` |
+/// | session | `noActiveWorkout` (108) | a `batched/*` frame while no workout is `running`, unless the session's end grace admits it (``WorkoutEndGrace``) |
 ///
 /// Control streams (`hello`, `status`, `authorization`, `workout`) only take the registry step
 /// (see ``StreamRequirement``). The first failing step decides the verdict.
@@ -41,6 +41,8 @@ public enum AccessChecker {
     ///   - table: the table, only read to explain a missing capability.
     ///   - fromDefaults: whether `entitlements` are the open registry's defaults (for details).
     ///   - untrackedDetail: replaces the "no hello" detail when the device's state could not be kept.
+    ///   - endGraceAdmits: whether the session's end grace admits a `batched/*` frame although no
+    ///     workout runs (``WorkoutEndGrace``).
     static func check(
         stream: InboundStream,
         device: DeviceID,
@@ -49,7 +51,8 @@ public enum AccessChecker {
         resolvedCapabilities: Set<Capability>?,
         table: CapabilityTable,
         fromDefaults: Bool,
-        untrackedDetail: String? = nil
+        untrackedDetail: String? = nil,
+        endGraceAdmits: Bool = false
     ) -> AccessVerdict {
         guard let entitlements else {
             return .denied(
@@ -87,8 +90,8 @@ public enum AccessChecker {
         }
 
         // Session.
-        if requirement.needsRunningWorkout, !state.isWorkoutRunning {
-            let last = state.workout.map { "the last workout frame says \($0.state.name) (\($0.activityType)) at date \($0.date)" }
+        if requirement.needsRunningWorkout, !state.isWorkoutRunning, !endGraceAdmits {
+            let last = state.workout.map { "the last workout frame says \($0.state.name) (\($0.activityType ?? "no activity type")) at date \($0.date)" }
             return .denied(
                 code: .noActiveWorkout,
                 detail: "\(stream.rawValue) needs a running workout session; " + (last ?? "no workout frame was received"))

@@ -15,9 +15,14 @@ public struct AccessControl: Sendable {
     /// accepted but not remembered, so their data fails with `notAvailable` (a flood of made-up
     /// ids in an open registry cannot grow memory).
     public let maxTrackedDevices: Int
+    /// Seconds of gateway time after a workout session stopped during which its batched frames
+    /// are still admitted (`session.endGrace`, ``WorkoutEndGrace``).
+    public let sessionEndGrace: Double
 
     private struct Tracked: Sendable {
         var state = DeviceAccessState()
+        /// The session rule's view of the workout: its end and the finish still owed.
+        var session: WorkoutEndGrace
         /// Resolved from the latest hello with the current table; nil without a hello.
         var capabilities: Set<Capability>?
         /// The last snapshot returned for publishing.
@@ -25,14 +30,18 @@ public struct AccessControl: Sendable {
     }
 
     private var devices: [DeviceID: Tracked] = [:]
+    /// Devices whose stopped session still owes its finish (``takeDueSessionFinishes(now:)``).
+    private var pendingFinishes: Set<DeviceID> = []
 
     /// Creates the access control.
     /// - Parameters:
     ///   - policy: the registry and capability table.
     ///   - maxTrackedDevices: the most devices whose state is kept; defaults to 100,000.
-    public init(policy: AccessPolicy, maxTrackedDevices: Int = 100_000) {
+    ///   - sessionEndGrace: the end grace of workout sessions, s; defaults to 2.
+    public init(policy: AccessPolicy, maxTrackedDevices: Int = 100_000, sessionEndGrace: Double = 2) {
         self.policy = policy
         self.maxTrackedDevices = max(0, maxTrackedDevices)
+        self.sessionEndGrace = sessionEndGrace
     }
 
     /// The number of devices whose state is kept.
@@ -43,17 +52,14 @@ public struct AccessControl: Sendable {
     /// - Returns: its state, or nil when no control frame of it was accepted (or it was not tracked).
     public func state(of device: DeviceID) -> DeviceAccessState? { devices[device]?.state }
 
-    /// The last availability snapshot returned for the device.
-    /// - Parameter device: the device.
-    /// - Returns: the snapshot, or nil before its first `hello`.
-    public func availability(of device: DeviceID) -> AvailabilitySnapshot? { devices[device]?.published }
-
     /// Checks a frame without changing any state.
     /// - Parameters:
     ///   - stream: the frame's stream.
     ///   - device: the device that sent it.
+    ///   - receivedAt: when the gateway received it (the session's end grace); nil: no grace.
+    ///   - firstTimestamp: a batched frame's first sample `timestamp` (the "predates the end" rule).
     /// - Returns: the verdict of the first failing check, or `.allowed` with the maximum depth.
-    public func check(_ stream: InboundStream, from device: DeviceID) -> AccessVerdict {
+    public func check(_ stream: InboundStream, from device: DeviceID, receivedAt: Double? = nil, firstTimestamp: Double? = nil) -> AccessVerdict {
         let tracked = devices[device]
         let untracked =
             tracked == nil && devices.count >= maxTrackedDevices
@@ -65,7 +71,16 @@ public struct AccessControl: Sendable {
             stream: stream, device: device, state: tracked?.state,
             entitlements: listed ?? (policy.registry.isOpen ? policy.registry.defaultEntitlements : nil),
             resolvedCapabilities: tracked?.capabilities, table: policy.capabilities, fromDefaults: listed == nil,
-            untrackedDetail: untracked)
+            untrackedDetail: untracked,
+            endGraceAdmits: endGraceAdmits(tracked?.session, receivedAt: receivedAt, firstTimestamp: firstTimestamp))
+    }
+
+    private func endGraceAdmits(_ session: WorkoutEndGrace?, receivedAt: Double?, firstTimestamp: Double?) -> Bool {
+        guard let session, let receivedAt else { return false }
+        switch session.admission(receivedAt: receivedAt, firstTimestamp: firstTimestamp) {
+        case .withinGrace, .predatesEnd: return true
+        case .running, .refused: return false
+        }
     }
 
     /// Checks a frame and, when it passes and is a control frame, records what it says.
@@ -76,18 +91,41 @@ public struct AccessControl: Sendable {
     ///   - stream: the frame's stream.
     ///   - device: the device that sent it.
     ///   - update: the decoded control frame, or nil for other streams.
-    ///   - receivedAt: when the gateway received the frame, Unix epoch seconds (dates a `hello`'s snapshot).
-    /// - Returns: the verdict, and the availability snapshot to publish if the frame changed it.
+    ///   - receivedAt: when the gateway received the frame, Unix epoch seconds (dates a `hello`'s
+    ///     snapshot, and measures a session's end grace).
+    ///   - batchTimestamps: a `batched/*` frame's first and last sample `timestamp`.
+    /// - Returns: the verdict, the availability snapshot to publish if the frame changed it, and
+    ///   whether the session must be finished after deriving the frame.
     public mutating func admit(
         _ stream: InboundStream,
         from device: DeviceID,
         update: AccessUpdate? = nil,
-        receivedAt: Double
+        receivedAt: Double,
+        batchTimestamps: (first: Double, last: Double)? = nil
     ) -> AccessDecision {
         precondition(update == nil || update?.stream == stream, "the access update must come from the frame's own stream")
-        let verdict = check(stream, from: device)
-        guard verdict.isAllowed, let update else { return AccessDecision(verdict: verdict) }
+        let verdict = check(stream, from: device, receivedAt: receivedAt, firstTimestamp: batchTimestamps?.first)
+        guard verdict.isAllowed else { return AccessDecision(verdict: verdict) }
+        if StreamRequirement.of(stream).needsRunningWorkout, devices[device] != nil {
+            let finishes = devices[device]!.session.admitted(lastTimestamp: batchTimestamps?.last)
+            return AccessDecision(verdict: verdict, finishesSession: finishes)
+        }
+        guard let update else { return AccessDecision(verdict: verdict) }
         return AccessDecision(verdict: verdict, availability: record(update, from: device, receivedAt: receivedAt))
+    }
+
+    /// The devices whose stopped workout session is now more than ``sessionEndGrace`` old and
+    /// still owes its finish; each is returned once.
+    /// - Parameter now: the gateway's time, Unix epoch seconds.
+    /// - Returns: the devices, sorted by id (deterministic).
+    public mutating func takeDueSessionFinishes(now: Double) -> [DeviceID] {
+        guard !pendingFinishes.isEmpty else { return [] }
+        var due: [DeviceID] = []
+        for device in pendingFinishes where devices[device]?.session.takeDueFinish(now: now) ?? true {
+            due.append(device)
+        }
+        pendingFinishes.subtract(due)
+        return due.filter { devices[$0] != nil }.sorted { $0.rawValue < $1.rawValue }
     }
 
     /// Replaces the registry and capability table (after a reload) and re-resolves every tracked
@@ -111,7 +149,8 @@ public struct AccessControl: Sendable {
     // MARK: Private
 
     private mutating func record(_ update: AccessUpdate, from device: DeviceID, receivedAt: Double) -> AvailabilityChange? {
-        guard var tracked = devices[device] ?? (devices.count < maxTrackedDevices ? Tracked() : nil) else { return nil }
+        guard var tracked = devices[device] ?? (devices.count < maxTrackedDevices ? Tracked(session: WorkoutEndGrace(grace: sessionEndGrace)) : nil)
+        else { return nil }
         let date: Double
         switch update {
         case .hello(let descriptor, let retained):
@@ -122,7 +161,10 @@ public struct AccessControl: Sendable {
             tracked.state.apply(authorization: change)
             date = change.date
         case .workout(let event):
-            tracked.state.apply(workout: event)
+            if tracked.state.apply(workout: event) != .stale {
+                tracked.session.apply(event, receivedAt: receivedAt)
+                if tracked.session.finishPending { pendingFinishes.insert(device) } else { pendingFinishes.remove(device) }
+            }
             date = event.date
         }
         let change = republish(&tracked, device, date: date)

@@ -4,13 +4,19 @@ public struct AccessDecision: Sendable, Equatable {
     public var verdict: AccessVerdict
     /// The availability snapshot to publish because the frame changed it, if it did.
     public var availability: AvailabilityChange?
+    /// Whether the derivers must finish the device's workout session after deriving this frame:
+    /// a batched frame admitted after the end whose session finish already ran
+    /// (``WorkoutEndGrace``).
+    public var finishesSession = false
 
     /// Creates a decision.
     /// - Parameters:
     ///   - verdict: the verdict.
     ///   - availability: the snapshot to publish, if any.
-    public init(verdict: AccessVerdict, availability: AvailabilityChange? = nil) {
+    ///   - finishesSession: whether the session must be finished after deriving the frame.
+    public init(verdict: AccessVerdict, availability: AvailabilityChange? = nil, finishesSession: Bool = false) {
         self.verdict = verdict
         self.availability = availability
+        self.finishesSession = finishesSession
     }
 }

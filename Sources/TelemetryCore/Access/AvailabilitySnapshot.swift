@@ -112,7 +112,7 @@ public struct AvailabilitySnapshot: Sendable, Equatable {
 
     private func eventID(date: Double) -> String {
         EventID.make(parts: [
-            deviceId.rawValue, "availability", model, platform, osVersion, headphones ?? "",
+            deviceId.rawValue, TopicScheme.Leaf.availability.rawValue, model, platform, osVersion, headphones ?? "",
             capabilities.map(\.rawValue).joined(separator: ","), entitlements.map(\.rawValue).joined(separator: ","),
             authorization.name, maximumDepth.map { String(describing: $0) } ?? "", String(describing: date),
         ])

@@ -14,7 +14,9 @@
 ///   authorization is known yet.
 /// - **Workout**: a `workout` frame applies when its date is newer than the last applied one;
 ///   older is ignored; at an equal date the later state in the session's life wins
-///   (`ended` > `paused` > `running`), then the greater activity type name.
+///   (`ended` > `paused` > `running`), then the greater activity type name. A `paused` or
+///   `ended` frame without `activityType` keeps the session's type (HKWorkoutSession state
+///   changes carry only a state and a date).
 public struct DeviceAccessState: Sendable, Equatable {
     /// Where the current authorization came from.
     public enum AuthorizationSource: Sendable, Equatable {
@@ -106,6 +108,9 @@ public struct DeviceAccessState: Sendable, Equatable {
     ///   advanced, `.stale` when the frame was older (or lost the equal-date tie).
     @discardableResult
     public mutating func apply(workout event: WorkoutEvent) -> Update {
+        var event = event
+        // A pause or end without a type belongs to the session it changes.
+        if event.activityType == nil { event.activityType = workout?.activityType }
         if let current = workout {
             if event.date < current.date { return .stale }
             if event.date == current.date {
@@ -114,7 +119,7 @@ public struct DeviceAccessState: Sendable, Equatable {
                 let currentRank = Self.lifecycleOrder(current.state)
                 // Equal dates: the later lifecycle state wins, then the greater activity name, so
                 // the outcome does not depend on arrival order.
-                if rank < currentRank || (rank == currentRank && event.activityType < current.activityType) { return .stale }
+                if rank < currentRank || (rank == currentRank && (event.activityType ?? "") < (current.activityType ?? "")) { return .stale }
             }
         }
         let changed = workout?.state != event.state || workout?.activityType != event.activityType

@@ -41,7 +41,7 @@ extension FrameDecoder {
         case .workout:
             let event = WorkoutEvent(
                 state: try members["state"].enumeration(WorkoutState.self),
-                activityType: try members["activityType"].string(),
+                activityType: try members["activityType"].optionalString(),
                 date: try members["date"].number()
             )
             return .workout(event, sequence: sequence)

@@ -7,11 +7,12 @@ public struct DerivationEngine: Sendable {
     /// The settings of every deriver.
     public let configuration: DerivationConfiguration
     /// The most devices with derivation state; frames of further new devices are not derived
-    /// from (counted by ``untrackedFrames``) so made-up ids cannot grow memory.
+    /// from (counted in ``tally``) so made-up ids cannot grow memory.
     public let maxTrackedDevices: Int
     private var devices: [DeviceID: DeviceDerivations] = [:]
-    /// Accepted frames not derived from because ``maxTrackedDevices`` was reached.
-    public private(set) var untrackedFrames: UInt64 = 0
+    /// What the derivers counted so far over all devices (strokes by kind, frames of untracked
+    /// devices, dropped swing candidates), for metrics.
+    public private(set) var tally = DerivationTally()
 
     /// Creates an engine.
     public init(configuration: DerivationConfiguration = DerivationConfiguration(), maxTrackedDevices: Int = 100_000) {
@@ -24,12 +25,15 @@ public struct DerivationEngine: Sendable {
     public mutating func receive(_ frame: DecodedFrame, context: DerivationContext) -> [OutboundMessage] {
         if devices[context.device] == nil {
             guard devices.count < maxTrackedDevices else {
-                untrackedFrames &+= 1
+                tally.untrackedFrames += 1
                 return []
             }
             devices[context.device] = DeviceDerivations(configuration: configuration)
         }
-        return devices[context.device]!.receive(frame, context: context)
+        let before = devices[context.device]!.swing.tally
+        let messages = devices[context.device]!.receive(frame, context: context)
+        tally.add(devices[context.device]!.swing.tally.since(before))
+        return messages
     }
 
     /// Lets every device's time-based rules fire.
@@ -42,6 +46,16 @@ public struct DerivationEngine: Sendable {
         for device in devices.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             messages += devices[device]!.tick(now: now, context: context(device))
         }
+        return messages
+    }
+
+    /// Finishes a device's stopped workout session once its end grace is over: decides the
+    /// swings still pending.
+    /// - Returns: the events to publish.
+    public mutating func finishSession(of device: DeviceID, context: DerivationContext) -> [OutboundMessage] {
+        guard let before = devices[device]?.swing.tally else { return [] }
+        let messages = devices[device]!.finishSession(context: context)
+        tally.add(devices[device]!.swing.tally.since(before))
         return messages
     }
 

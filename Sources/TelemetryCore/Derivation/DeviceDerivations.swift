@@ -36,6 +36,13 @@ public struct DeviceDerivations: Sendable {
         return messages
     }
 
+    /// Finishes the stopped workout session (its end grace is over).
+    /// - Parameter context: the device's context.
+    /// - Returns: the events to publish.
+    public mutating func finishSession(context: DerivationContext) -> [OutboundMessage] {
+        swing.finishSession(context: context)
+    }
+
     /// Lets time-based rules fire (silence timeouts, summaries after a quiet period).
     /// - Parameters:
     ///   - now: the gateway's current time, Unix epoch seconds.

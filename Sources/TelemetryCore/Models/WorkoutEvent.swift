@@ -4,17 +4,20 @@ public struct WorkoutEvent: Sendable, Equatable, Hashable {
     /// The session's new state.
     public var state: WorkoutState
     /// The `HKWorkoutActivityType` case name, for example `"tennis"`, `"baseball"`,
-    /// `"underwaterDiving"`.
-    public var activityType: String
+    /// `"underwaterDiving"`. Required on `running` (the frame that opens a session, whose
+    /// configuration carries the type); optional on `paused` and `ended`, because an
+    /// `HKWorkoutSession` state change carries only a state and a date: nil means the
+    /// session's own type.
+    public var activityType: String?
     /// When the state changed, Unix epoch seconds.
     public var date: Double
 
     /// Creates a workout event.
     /// - Parameters:
     ///   - state: the new session state.
-    ///   - activityType: HealthKit activity type name.
+    ///   - activityType: HealthKit activity type name (nil: the session's, for `paused`/`ended`).
     ///   - date: Unix epoch seconds.
-    public init(state: WorkoutState, activityType: String, date: Double) {
+    public init(state: WorkoutState, activityType: String?, date: Double) {
         self.state = state
         self.activityType = activityType
         self.date = date

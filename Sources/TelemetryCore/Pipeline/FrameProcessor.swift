@@ -4,12 +4,16 @@
 /// Each frame passes, in order:
 /// 1. topic and id syntax (``TopicScheme/parseInbound(_:)``); failures are reported on `gateway/errors`;
 /// 2. payload size (``Configuration/maxPayloadBytes``);
-/// 3. content type (``PayloadEncoding``): none or `application/json` (optionally `; charset=utf-8`);
-///    `application/x-protobuf` is recognised but not decoded yet;
+/// 3. content type (``PayloadEncoding``): none or `application/json` (optionally `; charset=utf-8`),
+///    or `application/x-protobuf` for the high-rate streams (docs/binary-encoding.md);
 /// 4. decoding into the stream's model (``FrameDecoder``) and validation (``FrameValidator`` with
 ///    ``Configuration/validationLimits``);
 /// 5. sequence tracking (``SequenceTracker``): gaps, duplicates and reorders are counted, not dropped;
-/// 6. the `status` stream: the decoded ``DeviceStatus`` drives `gateway/{id}/connection`.
+/// 6. the access checks (``AccessControl``), when a policy is set: registry, availability,
+///    authorization, entitlement, workout session (with the session's end grace);
+/// 7. the `status` stream: the decoded ``DeviceStatus`` drives `gateway/{id}/connection`;
+/// 8. the derivations (``DerivationEngine``); a workout session that stopped is finished once its
+///    end grace is over (``flush(now:)``), so the batch arriving after `ended` still counts.
 ///
 /// Accepted frames carry their model in ``FrameResult/frame``. Failures from step 2 on are reported
 /// on `gateway/{id}/errors` as `invalidPayload` with the problem's detail. All reports are aggregated with
@@ -51,7 +55,9 @@ public struct FrameProcessor: Sendable {
         topicErrors = ErrorAggregator(interval: configuration.errorReportInterval, maxKeys: configuration.maxErrorKeys)
         deviceErrors = ErrorAggregator(interval: configuration.errorReportInterval, maxKeys: configuration.maxErrorKeys)
         sequences = SequenceTracker(maxTrackedPairs: configuration.maxTrackedSequences)
-        access = configuration.accessPolicy.map { AccessControl(policy: $0, maxTrackedDevices: configuration.maxTrackedDevices) }
+        access = configuration.accessPolicy.map {
+            AccessControl(policy: $0, maxTrackedDevices: configuration.maxTrackedDevices, sessionEndGrace: configuration.derivation.sessionEndGrace)
+        }
         derivations = DerivationEngine(configuration: configuration.derivation, maxTrackedDevices: configuration.maxTrackedDevices)
         deadLetterLimiter = configuration.deadLetters.map { DeadLetterLimiter(maxPerSecond: $0.maxPerSecond, maxKeys: configuration.maxTrackedDevices) }
     }
@@ -89,7 +95,12 @@ public struct FrameProcessor: Sendable {
         // Sequences are tracked before the access checks, so frames refused while (say) a
         // workout is paused do not show up later as a gap.
         result.sequence = decoded.sequence.map { sequences.record($0, device: id, stream: stream) }
-        if let decision = access?.admit(stream, from: id, update: AccessUpdate(decoded, retained: frame.retained), receivedAt: frame.receivedAt) {
+        var finishesSession = false
+        if let decision = access?.admit(
+            stream, from: id, update: AccessUpdate(decoded, retained: frame.retained), receivedAt: frame.receivedAt,
+            batchTimestamps: decoded.batchTimestamps)
+        {
+            finishesSession = decision.finishesSession
             switch decision.verdict {
             case .denied(let code, let detail):
                 var rejected = reject(code, id, stream, detail: detail, frame: frame)
@@ -108,7 +119,13 @@ public struct FrameProcessor: Sendable {
         let context = DerivationContext(
             device: id, receivedAt: frame.receivedAt, retained: frame.retained, maximumDepth: result.maximumDepth,
             descriptor: access?.state(of: id)?.descriptor, scheme: configuration.scheme)
+        let tallied = derivations.tally
         result.messages += derivations.receive(decoded, context: context)
+        // Without access checks there is no end grace: a stopped session finishes at once.
+        if finishesSession || (access == nil && decoded.stopsWorkout) {
+            result.messages += derivations.finishSession(of: id, context: context)
+        }
+        result.derived = derivations.tally.since(tallied)
         return result
     }
 
@@ -121,7 +138,7 @@ public struct FrameProcessor: Sendable {
     /// - Returns: retained `gateway/{id}/availability` messages to publish.
     public mutating func replaceAccessPolicy(_ policy: AccessPolicy, date: Double) -> [OutboundMessage] {
         guard access != nil else {
-            access = AccessControl(policy: policy, maxTrackedDevices: configuration.maxTrackedDevices)
+            access = AccessControl(policy: policy, maxTrackedDevices: configuration.maxTrackedDevices, sessionEndGrace: configuration.derivation.sessionEndGrace)
             return []
         }
         return access?.replacePolicy(policy, date: date).map { $0.message(scheme: configuration.scheme) } ?? []
@@ -132,13 +149,17 @@ public struct FrameProcessor: Sendable {
     /// - Parameter now: the current time, Unix epoch seconds.
     /// - Returns: the messages to publish: topic errors, device errors, then derived events.
     public mutating func flush(now: Double) -> [OutboundMessage] {
+        let finishing = access?.takeDueSessionFinishes(now: now) ?? []
         let access = access
         let scheme = configuration.scheme
-        let derived = derivations.tick(now: now) { device in
-            // Derivers keep what they need from frames (e.g. the maximum depth); a tick only
-            // carries the time and the latest hello.
+        // Derivers keep what they need from frames (e.g. the maximum depth); a tick only
+        // carries the time and the latest hello.
+        let context = { (device: DeviceID) in
             DerivationContext(device: device, receivedAt: now, descriptor: access?.state(of: device)?.descriptor, scheme: scheme)
         }
+        var derived: [OutboundMessage] = []
+        for device in finishing { derived += derivations.finishSession(of: device, context: context(device)) }
+        derived += derivations.tick(now: now, context: context)
         return topicErrors.flush(now: now).map(topicErrorMessage) + deviceErrors.flush(now: now).map(deviceErrorMessage) + derived
     }
 
@@ -199,7 +220,7 @@ public struct FrameProcessor: Sendable {
             $0.field("state", state.rawValue)
             $0.field("reason", state.statusValue)
             $0.field("date", date)
-            $0.field("eventId", EventID.make(id.rawValue, "connection", state.rawValue, String(describing: date)))
+            $0.field("eventId", EventID.make(id.rawValue, TopicScheme.Leaf.connection.rawValue, state.rawValue, String(describing: date)))
         }
         return [OutboundMessage(topic: configuration.scheme.connectionTopic(id), payload: writer.bytes, qos: 1, retain: true)]
     }

@@ -19,6 +19,9 @@ public struct FrameResult: Sendable, Equatable {
     /// For a rejected frame while dead letters are enabled: whether its dead letter is among
     /// ``messages`` or was dropped by the rate limit.
     public var deadLetter: DeadLetterOutcome?
+    /// What the derivations counted while deriving from this frame (strokes by kind, an
+    /// untracked device's frame, dropped swing candidates), for metrics.
+    public var derived = DerivationTally()
 
     /// Creates a result.
     /// - Parameters:

@@ -4,8 +4,10 @@ import CSimdjson
 /// wall-clock range, as received on `gateway/{id}/recorder/query`.
 ///
 /// The range is inclusive at both ends (Core Motion's documentation; its header says the start
-/// is exclusive — the gateway takes the documented reading) and at most ``maximumRange``
-/// seconds long, as `CMSensorRecorder.accelerometerData(from:to:)`.
+/// is exclusive — the gateway takes the documented reading). Its length is bounded by the
+/// gateway's setting, by default the store's whole retention window: watchOS 3 raised
+/// `CMSensorRecorder`'s query duration from 12 h to 36 h (WWDC16 session 713), and the gateway
+/// keeps 36 h by default, so a 12 h cap would refuse data it holds.
 public struct RecorderQuery: Sendable, Equatable {
     /// What the request asks for.
     public enum Kind: String, WireEnumeration {
@@ -17,9 +19,6 @@ public struct RecorderQuery: Sendable, Equatable {
         /// The wire name, `"accelerometer"` or `"tremor"`.
         public var name: String { rawValue }
     }
-
-    /// The longest range a request may cover, seconds (12 h, as Core Motion's query).
-    public static let maximumRange: Double = 43_200
 
     /// The device whose data is requested.
     public var device: DeviceID
@@ -47,9 +46,10 @@ public struct RecorderQuery: Sendable, Equatable {
     /// - Parameters:
     ///   - payload: the request's JSON payload.
     ///   - device: the device its topic names.
-    ///   - maximumRange: the longest range accepted, seconds (at most ``maximumRange``).
+    ///   - maximumRange: the longest range accepted, seconds (the gateway passes its retention
+    ///     window unless `recorder.maxQueryRange` says less).
     /// - Returns: the query, or why it cannot be answered.
-    public static func parse(_ payload: [UInt8], device: DeviceID, maximumRange: Double = maximumRange) -> Result<RecorderQuery, RecorderQueryError> {
+    public static func parse(_ payload: [UInt8], device: DeviceID, maximumRange: Double) -> Result<RecorderQuery, RecorderQueryError> {
         let members: JSONMembers
         let from: Double
         let to: Double
@@ -75,11 +75,11 @@ public struct RecorderQuery: Sendable, Equatable {
         guard from <= to else {
             return .failure(RecorderQueryError(.invalidRange, detail: "from (\(from)) is after to (\(to))"))
         }
-        let limit = min(maximumRange, Self.maximumRange)
-        guard to - from <= limit else {
+        guard to - from <= maximumRange else {
             return .failure(
                 RecorderQueryError(
-                    .rangeTooLong, detail: "the range covers \(to - from) s; at most \(limit) s (12 h, as Core Motion's accelerometerData(from:to:)) may be requested at once"))
+                    .rangeTooLong,
+                    detail: "the range covers \(to - from) s; at most \(maximumRange) s (recorder.maxQueryRange, by default recorder.retention) may be requested at once"))
         }
         return .success(RecorderQuery(device: device, from: from, to: to, kind: kind))
     }

@@ -7,7 +7,7 @@ public struct RecorderQueryError: Error, Sendable, Equatable {
         case invalidRequest
         /// `from` is after `to`, or a bound is negative or not finite.
         case invalidRange
-        /// The range is longer than 12 h (or `recorder.maxQueryRange`).
+        /// The range is longer than `recorder.maxQueryRange` (by default the retention window).
         case rangeTooLong
         /// The gateway stores no recorder data (`recorder.database` is null) or the database failed.
         case storeUnavailable

@@ -1,6 +1,6 @@
 extension TopicScheme {
     /// The leaf of recorder queries below a device's outbound topics.
-    public static let recorderQueryLeaf = "recorder/query"
+    public static let recorderQueryLeaf = Leaf.recorderQuery.rawValue
 
     /// The root under which every answer goes: `replies/{requester}/…`. The broker ACL lets a
     /// client read only `replies/<its own user name>/#`.
@@ -12,12 +12,12 @@ extension TopicScheme {
     /// a client write only its own user name as `{requester}`. The filter also matches queries
     /// without that level (`…/recorder/query`), so they are reported rather than silently
     /// ignored. The gateway never publishes below it, so subscribing does not feed it its own output.
-    public var recorderQueryFilter: String { outboundRoot + "/+/" + Self.recorderQueryLeaf + "/#" }
+    public var recorderQueryFilter: String { deviceFilter(.recorderQuery) + "/#" }
 
     /// The recorder query topic of a device for one requester, e.g.
     /// `gateway/watch-1/recorder/query/app-1`.
     public func recorderQueryTopic(_ id: DeviceID, requester: String) -> String {
-        deviceTopic(id, Self.recorderQueryLeaf) + "/" + requester
+        deviceTopic(id, .recorderQuery) + "/" + requester
     }
 
     /// The device and requester of a recorder query.
@@ -27,7 +27,7 @@ extension TopicScheme {
     ///   (nil when the topic stops at `recorder/query`; checked by ``RecorderReplyCheck``).
     public func parseRecorderQuery(_ topic: String) -> RecorderQueryAddress? {
         guard let idLevel = Self.routingKey(of: topic, inboundRoot: outboundRoot), let id = DeviceID(idLevel) else { return nil }
-        let queryTopic = deviceTopic(id, Self.recorderQueryLeaf)
+        let queryTopic = deviceTopic(id, .recorderQuery)
         if topic == queryTopic { return RecorderQueryAddress(device: id, requester: nil) }
         guard topic.hasPrefix(queryTopic + "/") else { return nil }
         return RecorderQueryAddress(device: id, requester: String(topic.unicodeScalars.dropFirst(queryTopic.unicodeScalars.count + 1)))

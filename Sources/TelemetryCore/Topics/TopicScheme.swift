@@ -141,29 +141,20 @@ public struct TopicScheme: Sendable, Equatable {
     /// Where the gateway publishes its metrics, e.g. `gateway/metrics`.
     public var metricsTopic: String { outboundRoot + "/metrics" }
 
-    /// A per-device outbound topic, e.g. `gateway/watch-1/connection`.
-    /// - Parameters:
-    ///   - id: the device.
-    ///   - leaf: the levels below the device id, e.g. `connection` or `submersion/depth-state`.
-    /// - Returns: the topic.
-    public func deviceTopic(_ id: DeviceID, _ leaf: String) -> String {
-        outboundRoot + "/" + id.rawValue + "/" + leaf
-    }
-
     /// The device's retained presence topic, e.g. `gateway/watch-1/connection`.
     /// - Parameter id: the device.
     /// - Returns: the topic.
-    public func connectionTopic(_ id: DeviceID) -> String { deviceTopic(id, "connection") }
+    public func connectionTopic(_ id: DeviceID) -> String { deviceTopic(id, .connection) }
 
     /// Where the device's rejected frames are reported, e.g. `gateway/watch-1/errors`.
     /// - Parameter id: the device.
     /// - Returns: the topic.
-    public func deviceErrorsTopic(_ id: DeviceID) -> String { deviceTopic(id, "errors") }
+    public func deviceErrorsTopic(_ id: DeviceID) -> String { deviceTopic(id, .errors) }
 
     /// The device's retained availability topic, e.g. `gateway/watch-1/availability`.
     /// - Parameter id: the device.
     /// - Returns: the topic.
-    public func availabilityTopic(_ id: DeviceID) -> String { deviceTopic(id, "availability") }
+    public func availabilityTopic(_ id: DeviceID) -> String { deviceTopic(id, .availability) }
 
     // MARK: Helpers
 

@@ -12,6 +12,10 @@ struct ValidationRules {
         case .authorization(let change, _):
             try date(change.date, FieldPath("date"))
         case .workout(let event, _):
+            // Only the frame that opens a session needs its type; a state change may omit it.
+            if event.state == .running, event.activityType == nil {
+                throw problem(.missingField, FieldPath("activityType"), "missing (required when state is running)")
+            }
             try date(event.date, FieldPath("date"))
         case .headphoneConnection(let event, _):
             try date(event.date, FieldPath("date"))

@@ -113,9 +113,14 @@ extension GatewayConfiguration {
         .integer("recorder.queryChunkSamples", "Samples per response message of a recorder query.", default: 1000, in: 1...100_000) {
             $0.recorder.queryChunkSamples = $1
         },
-        .number("recorder.maxQueryRange", "Longest range (s) one recorder query may cover; at most 12 h, as Core Motion.", default: 43_200, in: 1...43_200) {
-            $0.recorder.maximumQueryRange = $1
-        },
+        .text(
+            "recorder.maxQueryRange", "Longest range (s) one recorder query may cover; null: the whole retention window (watchOS 3 queries cover 36 h).",
+            default: nil,
+            validate: { text in
+                guard let seconds = Double(text), seconds.isFinite, seconds >= 1 else { return "must be a number of seconds of at least 1, got '\(text)'" }
+                return nil
+            }
+        ) { $0.recorder.maximumQueryRange = $1.flatMap(Double.init) },
         .integer("recorder.queryQueueCapacity", "Recorder queries waiting before the subscriber blocks.", default: 64, in: 1...100_000) {
             $0.recorder.queryQueueCapacity = $1
         },
@@ -125,6 +130,11 @@ extension GatewayConfiguration {
         .number("recorder.tremor.idleTimeout", "Seconds without recorder chunks after which a device's last complete minute gets its tremor result.", default: 30, in: 1...86400) {
             $0.recorder.tremorIdleTimeout = $1
         },
+        .number(
+            "session.endGrace",
+            "Seconds after a workout pauses or ends during which its batched frames are still accepted and derived (the last batch arrives after the end); pending swings are decided after it.",
+            default: 2, in: 0...60
+        ) { $0.derivation.sessionEndGrace = $1 },
         .number(
             "derivation.submersion.hysteresis", "Metres the depth must cross back over a band boundary before a shallower depth state is published (docs/submersion.md).",
             default: 0.05, in: 0...0.5
@@ -137,6 +147,11 @@ extension GatewayConfiguration {
             "derivation.submersion.diveEndSilence", "Seconds without submersion frames after which an open dive ends (summary endReason silence, depth state unknown).",
             default: 600, in: 1...86400
         ) { $0.derivation.submersion.diveEndSilence = $1 },
+        .number(
+            "derivation.submersion.surfaceTimeout",
+            "Seconds measurements must say the surface (depth below 0.3 m, or none with the watch's notSubmerged) before an open dive ends without its notSubmerged event.",
+            default: 60, in: 1...86400
+        ) { $0.derivation.submersion.surfaceTimeout = $1 },
         .number("derivation.submersion.ascentRate.limit", "Ascent rate (m/min) above which gateway/{id}/submersion/ascent-warning is published.", default: 10, in: 1...100) {
             $0.derivation.submersion.ascentRateLimit = $1
         },
@@ -254,6 +269,10 @@ extension GatewayConfiguration {
             "derivation.run.finalizeTimeout", "Longest wait (s, gateway clock) for pedometer and altimeter data covering a segment's end before it is published anyway.",
             default: 10, in: 0...3600
         ) { $0.derivation.run.finalizeTimeout = $1 },
+        .number(
+            "derivation.run.idleTimeout", "Without a workout, pedometer events alone bound segments; the implicit activity closes after this many seconds paused (gateway clock).",
+            default: 300, in: 1...86400
+        ) { $0.derivation.run.idleTimeout = $1 },
         .integer("derivation.run.maxAltitudeSamples", "Most altimeter samples kept per device for the current workout (oldest dropped).", default: 20_000, in: 2...1_000_000) {
             $0.derivation.run.maxAltitudeSamples = $1
         },
@@ -325,13 +344,6 @@ extension GatewayConfiguration {
         if mqtt.reconnectInitialDelay > mqtt.reconnectMaximumDelay {
             issues.append(.init(key: "mqtt.reconnect.initialDelay", source: "configuration", message: "must not exceed mqtt.reconnect.maxDelay"))
         }
-        if derivation.headphones.postureHysteresis >= derivation.headphones.postureAngle {
-            let headphones = derivation.headphones
-            issues.append(
-                .init(
-                    key: "derivation.headphones.posture.hysteresis", source: "configuration",
-                    message: "must be below derivation.headphones.posture.angle (\(headphones.postureAngle)), got \(headphones.postureHysteresis)"))
-        }
         for (key, path) in [("mqtt.tls.caFile", mqtt.tlsCAFile), ("mqtt.tls.certFile", mqtt.tlsCertificateFile), ("mqtt.tls.keyFile", mqtt.tlsKeyFile)] {
             if let path, let problem = CredentialFiles.pemProblem(at: path) {
                 issues.append(.init(key: key, source: "configuration", message: problem.message))
@@ -346,7 +358,9 @@ extension GatewayConfiguration {
         if let problem = TopicScheme(inboundRoot: topics.inboundRoot, outboundRoot: topics.outboundRoot).configurationProblem {
             issues.append(.init(key: "topics.outboundRoot", source: "configuration", message: problem))
         }
-        if let issue = derivation.tremor.configurationIssue {
+        // Every deriver's own check (posture hysteresis below its angle, tremor band below
+        // Nyquist, …): the same code that guards programmatic use.
+        if let issue = derivation.configurationIssue {
             issues.append(.init(key: issue.key, source: "configuration", message: issue.message))
         }
         return issues

@@ -101,8 +101,11 @@ public struct GatewayConfiguration: Sendable {
         public var pruneInterval = 60.0
         /// Samples per response chunk of a query.
         public var queryChunkSamples = 1000
-        /// The longest range a query may cover, seconds (at most 12 h, as Core Motion).
-        public var maximumQueryRange = RecorderQuery.maximumRange
+        /// The longest range a query may cover, seconds; nil: the whole retention window
+        /// (watchOS 3's 36 h query duration, and everything the store keeps).
+        public var maximumQueryRange: Double?
+        /// The query range limit in force: ``maximumQueryRange`` or, without one, ``retention``.
+        public var effectiveQueryRange: Double { maximumQueryRange ?? retention }
         /// Query requests waiting before the subscriber blocks.
         public var queryQueueCapacity = 64
         /// Seconds past a minute's end the recorded data must reach before its tremor result is published.

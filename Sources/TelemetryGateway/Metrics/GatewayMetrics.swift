@@ -25,6 +25,13 @@ final class GatewayMetrics: Sendable {
     private let invalidPayloads: [PayloadProblem.Reason: Counter]
     /// Sequence anomalies per (kind, stream): missing frames, duplicates, reorders, restarts.
     private let sequenceAnomalies: DimensionedCounters
+    /// Tennis strokes published, per stroke (`forehand`, `backhand`, `unknown`: the watch's
+    /// hello does not say its wrist).
+    private let tennisStrokes: [TennisStrokeKind: Counter]
+    /// Accepted frames not derived from because the worker tracks its maximum of devices.
+    private let untrackedDerivationFrames: Counter
+    /// Swing candidates dropped because their pending lists were full.
+    private let droppedSwingCandidates: Counter
     /// Times the subscriber had to wait for room in a worker queue.
     let handoffWaits: Counter
     /// Seconds the subscriber spent blocked on full queues.
@@ -88,6 +95,12 @@ final class GatewayMetrics: Sendable {
             uniqueKeysWithValues: PayloadProblem.Reason.allCases.map {
                 ($0, Counter(label: "gateway_invalid_payloads_total", dimensions: [("reason", $0.rawValue)], factory: factory))
             })
+        tennisStrokes = Dictionary(
+            uniqueKeysWithValues: TennisStrokeKind.allCases.map {
+                ($0, Counter(label: "gateway_tennis_strokes_total", dimensions: [("stroke", $0.rawValue)], factory: factory))
+            })
+        untrackedDerivationFrames = Counter(label: "gateway_derivation_untracked_frames_total", factory: factory)
+        droppedSwingCandidates = Counter(label: "gateway_swing_dropped_candidates_total", factory: factory)
         handoffWaits = Counter(label: "gateway_handoff_waits_total", factory: factory)
         handoffBlockedSeconds = FloatingPointCounter(label: "gateway_handoff_blocked_seconds_total", factory: factory)
         handoffOverCapacity = Counter(label: "gateway_handoff_over_capacity_total", factory: factory)
@@ -131,6 +144,7 @@ final class GatewayMetrics: Sendable {
         case .dropped?: deadLettersDropped.increment()
         case nil: break
         }
+        if !result.derived.isZero { record(result.derived) }
         guard let observation = result.sequence, case .accepted(let stream) = result.outcome else { return }
         switch observation {
         case .gap(let missing): sequenceCounter("missing", stream).increment(by: Int64(clamping: missing))
@@ -139,6 +153,14 @@ final class GatewayMetrics: Sendable {
         case .restarted: sequenceCounter("restarted", stream).increment()
         case .first, .next, .untracked: break
         }
+    }
+
+    /// Counts what the derivations tallied for one frame.
+    private func record(_ tally: DerivationTally) {
+        let strokes: [(TennisStrokeKind, Int)] = [(.forehand, tally.forehandStrokes), (.backhand, tally.backhandStrokes), (.unknown, tally.unknownStrokes)]
+        for (kind, count) in strokes where count > 0 { tennisStrokes[kind]?.increment(by: Int64(count)) }
+        if tally.untrackedFrames > 0 { untrackedDerivationFrames.increment(by: Int64(tally.untrackedFrames)) }
+        if tally.droppedSwingCandidates > 0 { droppedSwingCandidates.increment(by: Int64(tally.droppedSwingCandidates)) }
     }
 
     private func sequenceCounter(_ kind: String, _ stream: InboundStream) -> Counter {

@@ -140,7 +140,7 @@ final class RecorderRuntime: Sendable {
             try await send(MQTTMessage(topic: responseTopic, payload: payload, qos: .atLeastOnce, retain: false, properties: properties))
         }
         do {
-            switch RecorderQuery.parse(request.payload, device: request.device, maximumRange: configuration.maximumQueryRange) {
+            switch RecorderQuery.parse(request.payload, device: request.device, maximumRange: configuration.effectiveQueryRange) {
             case .failure(let error):
                 metrics.query(error.code.rawValue)
                 try await reply(RecorderQueryResponse.error(device: request.device, error), chunk: nil)

@@ -83,7 +83,7 @@ struct RunFeed {
     }
 
     /// The published segments.
-    var segments: [OutboundMessage] { messages(RunSegmentDeriver.Topic.segment) }
+    var segments: [OutboundMessage] { messages(TopicScheme.Leaf.pedometerSegment.rawValue) }
     /// The published workout summaries.
-    var workouts: [OutboundMessage] { messages(RunSegmentDeriver.Topic.workout) }
+    var workouts: [OutboundMessage] { messages(TopicScheme.Leaf.pedometerWorkout.rawValue) }
 }

@@ -74,6 +74,6 @@ struct SubmersionFeed {
 
     /// The published depth states, in order.
     var states: [DepthState] {
-        messages(SubmersionDeriver.Topic.depthState).compactMap { $0.string("state").flatMap(DepthState.init(wireValue:)) }
+        messages(TopicScheme.Leaf.submersionDepthState.rawValue).compactMap { $0.string("state").flatMap(DepthState.init(wireValue:)) }
     }
 }

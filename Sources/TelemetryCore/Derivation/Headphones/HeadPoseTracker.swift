@@ -1,7 +1,7 @@
 /// Keeps the reference attitude and turns samples into poses relative to it.
 ///
-/// The reference is the first sample given after a (re)set: the deriver resets it on every
-/// transition to connected and on a `reset-pose` command. Every sample yields its pose (the
+/// The reference is the first sample given after a (re)set: the deriver resets it on a
+/// `connected` event and on a `reset-pose` command (not on `streamResumed`). Every sample yields its pose (the
 /// posture rule needs all of them); the rate limiter says which ones to publish.
 public struct HeadPoseTracker: Sendable {
     /// The reference sample's attitude and timestamp; nil until the next sample after a reset.

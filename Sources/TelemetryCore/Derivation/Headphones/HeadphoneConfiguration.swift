@@ -1,6 +1,6 @@
 /// Settings of the headphone derivations (`derivation.headphones.*`); see `docs/headphones.md`
 /// for the rules they tune.
-public struct HeadphoneConfiguration: Sendable, Equatable {
+public struct HeadphoneConfiguration: Sendable, Equatable, ConfigurationChecking {
     /// Longest silence of `headphone/motion`, in seconds of the gateway clock, before connected
     /// headphones are declared disconnected with reason `streamTimeout`. Default 2 s (about 50
     /// missed samples at 25 Hz).
@@ -37,22 +37,25 @@ public struct HeadphoneConfiguration: Sendable, Equatable {
     /// Creates the defaults.
     public init() {}
 
-    /// Says what is wrong with the settings, or nil when they are usable.
-    public var configurationProblem: String? {
-        if !(streamTimeout > 0 && streamTimeout.isFinite) { return "derivation.headphones.streamTimeout must be a positive number of seconds, got \(streamTimeout)" }
-        if !(resumeSpan >= 0 && resumeSpan.isFinite) { return "derivation.headphones.resumeSpan must be 0 or more seconds, got \(resumeSpan)" }
-        if !(poseRate > 0 && poseRate.isFinite) { return "derivation.headphones.poseRate must be a positive rate in Hz, got \(poseRate)" }
-        if !(postureAngle > 0 && postureAngle < 90) { return "derivation.headphones.posture.angle must be between 0 and 90 degrees, got \(postureAngle)" }
-        if !(postureDuration >= 0 && postureDuration.isFinite) { return "derivation.headphones.posture.duration must be 0 or more seconds, got \(postureDuration)" }
+    /// Says what is wrong with the settings, naming the key, or nil when they are usable.
+    public var configurationIssue: ConfigurationProblem? {
+        func problem(_ key: String, _ message: String) -> ConfigurationProblem {
+            ConfigurationProblem(key: "derivation.headphones." + key, message: message)
+        }
+        if !(streamTimeout > 0 && streamTimeout.isFinite) { return problem("streamTimeout", "must be a positive number of seconds, got \(streamTimeout)") }
+        if !(resumeSpan >= 0 && resumeSpan.isFinite) { return problem("resumeSpan", "must be 0 or more seconds, got \(resumeSpan)") }
+        if !(poseRate > 0 && poseRate.isFinite) { return problem("poseRate", "must be a positive rate in Hz, got \(poseRate)") }
+        if !(postureAngle > 0 && postureAngle < 90) { return problem("posture.angle", "must be between 0 and 90 degrees, got \(postureAngle)") }
+        if !(postureDuration >= 0 && postureDuration.isFinite) { return problem("posture.duration", "must be 0 or more seconds, got \(postureDuration)") }
         if !(postureHysteresis >= 0 && postureHysteresis < postureAngle) {
-            return "derivation.headphones.posture.hysteresis must be 0 or more and below posture.angle (\(postureAngle)), got \(postureHysteresis)"
+            return problem("posture.hysteresis", "must be below derivation.headphones.posture.angle (\(postureAngle)), got \(postureHysteresis)")
         }
         if !(gestureRotationRate > 0 && gestureRotationRate.isFinite) {
-            return "derivation.headphones.gesture.rotationRate must be a positive rate in rad/s, got \(gestureRotationRate)"
+            return problem("gesture.rotationRate", "must be a positive rate in rad/s, got \(gestureRotationRate)")
         }
-        if gestureSwings < 2 { return "derivation.headphones.gesture.swings must be 2 or more, got \(gestureSwings)" }
-        if !(gestureSwingGap > 0 && gestureSwingGap.isFinite) { return "derivation.headphones.gesture.swingGap must be a positive number of seconds, got \(gestureSwingGap)" }
-        if !(gestureDominance >= 1 && gestureDominance.isFinite) { return "derivation.headphones.gesture.dominance must be 1 or more, got \(gestureDominance)" }
+        if gestureSwings < 2 { return problem("gesture.swings", "must be 2 or more, got \(gestureSwings)") }
+        if !(gestureSwingGap > 0 && gestureSwingGap.isFinite) { return problem("gesture.swingGap", "must be a positive number of seconds, got \(gestureSwingGap)") }
+        if !(gestureDominance >= 1 && gestureDominance.isFinite) { return problem("gesture.dominance", "must be 1 or more, got \(gestureDominance)") }
         return nil
     }
 }

@@ -10,7 +10,7 @@ extension HeadphoneDeriver {
         var writer = JSONWriter(capacity: 240)
         writer.object {
             $0.field("deviceId", id)
-            $0.field("eventId", EventID.make(id, connectionLeaf, transition.state.rawValue, transition.reason.rawValue, transition.inputKey))
+            $0.field("eventId", EventID.make(id, TopicScheme.Leaf.headphoneConnection.rawValue, transition.state.rawValue, transition.reason.rawValue, transition.inputKey))
             $0.field("state", transition.state.rawValue)
             $0.field("reason", transition.reason.rawValue)
             $0.key("sensorLocation")
@@ -19,7 +19,7 @@ extension HeadphoneDeriver {
             $0.field("version", transition.version)
             $0.field("timestamp", transition.timestamp)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, connectionLeaf), payload: writer.bytes, qos: 1, retain: true)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphoneConnection), payload: writer.bytes, qos: 1, retain: true)
     }
 
     /// `headphone/sensor-location`, QoS 1: `from`, `to`, `timestamp` (the first sample of `to`).
@@ -28,12 +28,12 @@ extension HeadphoneDeriver {
         var writer = JSONWriter(capacity: 160)
         writer.object {
             $0.field("deviceId", id)
-            $0.field("eventId", EventID.make(id, sensorLocationLeaf, handoff.from.name, handoff.to.name, "\(handoff.timestamp)"))
+            $0.field("eventId", EventID.make(id, TopicScheme.Leaf.headphoneSensorLocation.rawValue, handoff.from.name, handoff.to.name, "\(handoff.timestamp)"))
             $0.field("from", handoff.from.name)
             $0.field("to", handoff.to.name)
             $0.field("timestamp", handoff.timestamp)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, sensorLocationLeaf), payload: writer.bytes, qos: 1)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphoneSensorLocation), payload: writer.bytes, qos: 1)
     }
 
     /// `headphone/pose`, QoS 0: `timestamp`, `quaternion` (components to 10⁻⁶), `yaw`, `pitch`,
@@ -44,21 +44,21 @@ extension HeadphoneDeriver {
         var writer = JSONWriter(capacity: 240)
         writer.object {
             $0.field("deviceId", id)
-            $0.field("eventId", EventID.make(id, poseLeaf, "\(pose.timestamp)", "\(pose.referenceTimestamp)"))
+            $0.field("eventId", EventID.make(id, TopicScheme.Leaf.headphonePose.rawValue, "\(pose.timestamp)", "\(pose.referenceTimestamp)"))
             $0.field("timestamp", pose.timestamp)
             $0.key("quaternion")
             $0.object {
-                $0.field("x", rounded(quaternion.x, 1e6))
-                $0.field("y", rounded(quaternion.y, 1e6))
-                $0.field("z", rounded(quaternion.z, 1e6))
-                $0.field("w", rounded(quaternion.w, 1e6))
+                $0.field("x", quaternion.x.rounded(toPlaces: 6))
+                $0.field("y", quaternion.y.rounded(toPlaces: 6))
+                $0.field("z", quaternion.z.rounded(toPlaces: 6))
+                $0.field("w", quaternion.w.rounded(toPlaces: 6))
             }
-            $0.field("yaw", rounded(pose.yaw, 1e3))
-            $0.field("pitch", rounded(pose.pitch, 1e3))
-            $0.field("roll", rounded(pose.roll, 1e3))
+            $0.field("yaw", pose.yaw.rounded(toPlaces: 3))
+            $0.field("pitch", pose.pitch.rounded(toPlaces: 3))
+            $0.field("roll", pose.roll.rounded(toPlaces: 3))
             $0.field("referenceTimestamp", pose.referenceTimestamp)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, poseLeaf), payload: writer.bytes, qos: 0)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphonePose), payload: writer.bytes, qos: 0)
     }
 
     /// `headphone/posture`, QoS 1: `state` headDown/upright, `startTimestamp`, `timestamp`,
@@ -68,14 +68,14 @@ extension HeadphoneDeriver {
         var writer = JSONWriter(capacity: 200)
         writer.object {
             $0.field("deviceId", id)
-            $0.field("eventId", EventID.make(id, postureLeaf, event.kind.rawValue, "\(event.startTimestamp)", "\(event.timestamp)"))
+            $0.field("eventId", EventID.make(id, TopicScheme.Leaf.headphonePosture.rawValue, event.kind.rawValue, "\(event.startTimestamp)", "\(event.timestamp)"))
             $0.field("state", event.kind.rawValue)
             $0.field("startTimestamp", event.startTimestamp)
             $0.field("timestamp", event.timestamp)
-            $0.field("duration", rounded(event.duration, 1e6))
-            $0.field("pitch", rounded(event.pitch, 1e3))
+            $0.field("duration", event.duration.rounded(toPlaces: 6))
+            $0.field("pitch", event.pitch.rounded(toPlaces: 3))
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, postureLeaf), payload: writer.bytes, qos: 1)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphonePosture), payload: writer.bytes, qos: 1)
     }
 
     /// `headphone/gesture`, QoS 1: `gesture` nod/shake, `startTimestamp`, `timestamp`, `swings`,
@@ -85,18 +85,13 @@ extension HeadphoneDeriver {
         var writer = JSONWriter(capacity: 200)
         writer.object {
             $0.field("deviceId", id)
-            $0.field("eventId", EventID.make(id, gestureLeaf, gesture.kind.rawValue, "\(gesture.startTimestamp)"))
+            $0.field("eventId", EventID.make(id, TopicScheme.Leaf.headphoneGesture.rawValue, gesture.kind.rawValue, "\(gesture.startTimestamp)"))
             $0.field("gesture", gesture.kind.rawValue)
             $0.field("startTimestamp", gesture.startTimestamp)
             $0.field("timestamp", gesture.timestamp)
             $0.field("swings", gesture.swings)
-            $0.field("peakRotationRate", rounded(gesture.peakRotationRate, 1e3))
+            $0.field("peakRotationRate", gesture.peakRotationRate.rounded(toPlaces: 3))
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, gestureLeaf), payload: writer.bytes, qos: 1)
-    }
-
-    /// `value` rounded to a multiple of `1 / scale`.
-    private static func rounded(_ value: Double, _ scale: Double) -> Double {
-        (value * scale).rounded() / scale
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphoneGesture), payload: writer.bytes, qos: 1)
     }
 }

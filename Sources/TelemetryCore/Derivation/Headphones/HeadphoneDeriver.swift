@@ -7,8 +7,10 @@
 /// offline changes the connection state.
 ///
 /// Pose, hand-offs, posture and gestures are derived only from samples taken while connected.
-/// The reference pose is the first sample after every transition to connected and after
-/// ``resetPose(at:retained:)``.
+/// The reference pose is the first sample after a `connected` event (the bridge's
+/// `headphoneMotionManagerDidConnect`), after ``resetPose(at:retained:)``, or the first sample
+/// ever; it is kept across `streamResumed` (a stall measured on the gateway's clock) and across
+/// bud hand-offs (Core Motion presents one head attitude whichever bud streams).
 ///
 /// Outputs (`docs/headphones.md`), below the outbound root:
 /// - `{id}/headphone/connection` retained, QoS 1: every transition of ``HeadphoneConnectionTracker``;
@@ -17,19 +19,6 @@
 /// - `{id}/headphone/posture` QoS 1: `headDown` / `upright` (``PostureMonitor``);
 /// - `{id}/headphone/gesture` QoS 1: `nod` / `shake` (``GestureDetector``).
 public struct HeadphoneDeriver: Sendable {
-    /// Topic leaf of the retained connection state.
-    public static let connectionLeaf = "headphone/connection"
-    /// Topic leaf of bud hand-offs.
-    public static let sensorLocationLeaf = "headphone/sensor-location"
-    /// Topic leaf of the head pose.
-    public static let poseLeaf = "headphone/pose"
-    /// Topic leaf of posture events.
-    public static let postureLeaf = "headphone/posture"
-    /// Topic leaf of gesture events.
-    public static let gestureLeaf = "headphone/gesture"
-    /// Topic leaf of the reset-pose command apps publish (the gateway subscribes to it).
-    public static let resetPoseLeaf = "headphone/reset-pose"
-
     /// The settings.
     public let configuration: HeadphoneConfiguration
     /// The connection state machine.
@@ -132,7 +121,9 @@ public struct HeadphoneDeriver: Sendable {
 
     /// Resets what a connection change invalidates and returns the connection message.
     private mutating func apply(_ transition: HeadphoneConnectionTransition, sensorLocation: SensorLocation?, context: DerivationContext) -> OutboundMessage {
-        if transition.state == .connected { pose.resetReference() }
+        // Only the bridge's own connect event re-anchors: a stall (`streamResumed`) may be the
+        // broker or the network, and the head attitude's frame did not change with it.
+        if transition.state == .connected, transition.reason == .event { pose.resetReference() }
         posture.reset()
         gestures.reset()
         return Self.connectionMessage(transition, sensorLocation: sensorLocation, context: context)

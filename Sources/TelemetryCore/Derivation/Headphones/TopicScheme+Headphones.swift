@@ -3,12 +3,12 @@ extension TopicScheme {
     ///
     /// Apps publish the command below the outbound root, next to the pose it re-anchors. The
     /// gateway never publishes on it, so subscribing to it does not feed the gateway its own output.
-    public var headphoneResetPoseFilter: String { outboundRoot + "/+/" + HeadphoneDeriver.resetPoseLeaf }
+    public var headphoneResetPoseFilter: String { deviceFilter(.headphoneResetPose) }
 
     /// The reset-pose topic of a device, e.g. `gateway/buds-1/headphone/reset-pose`.
     /// - Parameter id: the device.
     /// - Returns: the topic.
-    public func headphoneResetPoseTopic(_ id: DeviceID) -> String { deviceTopic(id, HeadphoneDeriver.resetPoseLeaf) }
+    public func headphoneResetPoseTopic(_ id: DeviceID) -> String { deviceTopic(id, .headphoneResetPose) }
 
     /// The device a reset-pose command is for.
     /// - Parameter topic: the topic of a received message.

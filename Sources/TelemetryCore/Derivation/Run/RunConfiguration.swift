@@ -1,7 +1,7 @@
 /// Settings of the run segments (`gateway/{id}/pedometer/segment`) and workout summaries
 /// (`gateway/{id}/pedometer/workout`); gateway keys `derivation.run.*`. The rules they tune and
 /// the accuracy the defaults reach on the simulator's runs: `docs/run-segments.md`.
-public struct RunConfiguration: Sendable, Equatable {
+public struct RunConfiguration: Sendable, Equatable, ConfigurationChecking {
     /// A segment whose elevation gain reaches this height, m, is flagged `hill: true`. Default
     /// 10 m: about three storeys, more than any urban block's camber or a bridge ramp's
     /// noise, less than the smallest climb a runner calls a hill.
@@ -20,6 +20,11 @@ public struct RunConfiguration: Sendable, Equatable {
     /// `pedometer/data` update and an altimeter sample at or after the pause) before the
     /// segment is published with what has arrived. Default 10 s: four pedometer updates.
     public var finalizeTimeout: Double = 10
+    /// Without a HealthKit workout, pedometer events alone bound segments: a `resume` opens an
+    /// implicit activity, which closes once it has been paused this long, s of gateway time,
+    /// with no further event. An activity whose last event is a resume stays open (a runner who
+    /// never stops sends no events). Default 300 s: a five-minute stop ends the run.
+    public var idleTimeout: Double = 300
     /// Most altimeter samples kept for the current workout; older ones are dropped (counted).
     /// Default 20,000: 5.5 h at 1 Hz, about 320 KB at most.
     public var maxAltitudeSamples: Int = 20_000
@@ -37,23 +42,21 @@ public struct RunConfiguration: Sendable, Equatable {
     /// Creates the defaults.
     public init() {}
 
-    /// Says why these settings cannot be used, or nil when they can.
+    /// Says why these settings cannot be used, naming the key, or nil when they can.
     ///
     /// The gateway's configuration keys bound each value; this catches what only programmatic
     /// use can get wrong.
-    public var configurationProblem: String? {
+    public var configurationIssue: ConfigurationProblem? {
         let nonNegative: [(String, Double)] = [
             ("hillHeight", hillHeight), ("elevationDeadband", elevationDeadband), ("altitudeSmoothing", altitudeSmoothing),
-            ("finalizeTimeout", finalizeTimeout),
+            ("finalizeTimeout", finalizeTimeout), ("idleTimeout", idleTimeout),
         ]
-        for (name, value) in nonNegative where !(value.isFinite && value >= 0) {
-            return "derivation.run.\(name) must be a non-negative number, got \(value)"
-        }
+        if let problem = Self.firstInvalid("derivation.run.", nonNegative, must: "a non-negative number", { $0 >= 0 }) { return problem }
         let counts: [(String, Int)] = [
             ("maxAltitudeSamples", maxAltitudeSamples), ("maxPedometerUpdates", maxPedometerUpdates), ("maxPendingEvents", maxPendingEvents),
         ]
         for (name, value) in counts where value < 2 {
-            return "derivation.run.\(name) must be 2 or more, got \(value)"
+            return ConfigurationProblem(key: "derivation.run.\(name)", message: "must be 2 or more, got \(value)")
         }
         return nil
     }

@@ -48,7 +48,7 @@ public struct RunSegment: Sendable, Equatable {
     /// - Parameter device: the device id.
     /// - Returns: 16 hex digits.
     public func eventID(device: DeviceID) -> String {
-        EventID.make(device.rawValue, RunSegmentDeriver.Topic.segment, String(describing: startDate), String(describing: endDate))
+        EventID.make(device.rawValue, TopicScheme.Leaf.pedometerSegment.rawValue, String(describing: startDate), String(describing: endDate))
     }
 
     /// Writes the `gateway/{id}/pedometer/segment` payload: durations to 1 ms, distances and

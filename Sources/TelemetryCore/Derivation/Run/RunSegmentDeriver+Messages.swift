@@ -1,12 +1,4 @@
 extension RunSegmentDeriver {
-    /// The leaf topics below `gateway/{id}/`.
-    public enum Topic {
-        /// One active segment of a workout.
-        public static let segment = "pedometer/segment"
-        /// The summary of a workout that ended.
-        public static let workout = "pedometer/workout"
-    }
-
     /// `gateway/{id}/pedometer/segment`, QoS 1, not retained.
     static func segmentMessage(_ segment: RunSegment, context: DerivationContext) -> OutboundMessage {
         var writer = JSONWriter(capacity: 448)

@@ -8,6 +8,10 @@
 ///
 /// Only workouts of ``RunConfiguration/activityTypes`` have segments. A workout's first
 /// `running` frame acts as a resume at its date and its `ended` frame as a pause at its date.
+/// Without a workout (an iPhone app using CMPedometer events, no HealthKit session), a `resume`
+/// opens an implicit activity whose segments have the same fields (`workoutStartDate` is the
+/// activity's first resume) but no summary; it closes once paused for
+/// ``RunConfiguration/idleTimeout`` s of gateway time, or when a workout starts.
 /// Events are read by date, not by arrival (``RunTimeline``): redeliveries, resumes while active
 /// and pauses while paused are ignored, and an event dated before a published segment's end is
 /// late and cannot reopen it (all counted in ``counters``).
@@ -29,8 +33,11 @@ public struct RunSegmentDeriver: Sendable {
     public private(set) var anchor = DeviceClockAnchor()
     /// Ignored and dropped inputs, cumulative.
     public private(set) var counters = RunCounters()
-    /// The open workout, if any.
+    /// The open workout or implicit activity, if any.
     private var workout: RunWorkout?
+    /// Whether a workout of an untracked activity type (tennis, diving) runs: its pedometer
+    /// events open no implicit activity.
+    private var otherWorkoutRunning = false
     private var pedometer: PedometerSeries
     private var altitude: AltitudeTrack
 
@@ -63,8 +70,18 @@ public struct RunSegmentDeriver: Sendable {
         case .workout(let event, _):
             anchor.observe(date: event.date)
             switch event.state {
-            case .running: start(event, receivedAt: context.receivedAt)
-            case .ended: return end(event, context: context)
+            case .running:
+                var messages: [OutboundMessage] = []
+                if workout?.implicit == true {
+                    // The workout takes over: the implicit activity ends where the workout starts.
+                    messages = end(at: max(event.date, workout!.timeline.frozenUntil), context: context)
+                }
+                start(event, receivedAt: context.receivedAt)
+                return messages + publishCompleted(now: context.receivedAt, context: context)
+            case .ended:
+                otherWorkoutRunning = false
+                guard workout?.implicit == false else { return [] }
+                return end(at: event.date, context: context)
             case .paused: break  // pedometer events bound the segments, not the session's pause
             }
         case .pedometerEvent(let event, _):
@@ -87,23 +104,41 @@ public struct RunSegmentDeriver: Sendable {
     ///   - context: the device's context.
     /// - Returns: the segments to publish.
     public mutating func tick(now: Double, context: DerivationContext) -> [OutboundMessage] {
-        publishCompleted(now: now, context: context)
+        var messages = publishCompleted(now: now, context: context)
+        if let open = workout, open.implicit, open.timeline.openStart == nil, now - open.lastEventAt >= configuration.idleTimeout {
+            let lastDate = open.timeline.entries.last?.date ?? open.timeline.frozenUntil
+            messages += end(at: lastDate, context: context)
+        }
+        return messages
     }
 
     // MARK: Inputs
 
     private mutating func start(_ event: WorkoutEvent, receivedAt: Double) {
         // A running frame of an open workout resumes its session; it does not start a new one.
-        guard workout == nil, configuration.tracks(activityType: event.activityType) else { return }
+        guard workout == nil, let activityType = event.activityType else { return }
+        guard configuration.tracks(activityType: activityType) else {
+            // Tennis, diving, …: their pedometer events open no implicit activity either.
+            otherWorkoutRunning = true
+            return
+        }
         workout = RunWorkout(event, receivedAt: receivedAt, configuration: configuration, counters: counters)
         pedometer.forget(before: event.date)
     }
 
     private mutating func record(_ event: PedometerEvent, receivedAt: Double) {
+        if workout == nil, event.type == .resume, !otherWorkoutRunning {
+            // CMPedometer events without a HealthKit workout (an iPhone app): an implicit activity.
+            workout = RunWorkout(implicitAt: event.date, receivedAt: receivedAt, configuration: configuration, counters: counters)
+            pedometer.forget(before: event.date)
+            return
+        }
         guard workout != nil else {
+            // A pause with no activity open: its segment's start is unknown.
             counters.eventsOutsideWorkout += 1
             return
         }
+        workout!.lastEventAt = receivedAt
         switch workout!.timeline.insert(RunTimeline.Entry(date: event.date, type: event.type, receivedAt: receivedAt)) {
         case .inserted: break
         case .duplicate: counters.duplicateEvents += 1
@@ -213,18 +248,26 @@ public struct RunSegmentDeriver: Sendable {
         counters.repeatedPauses += repeats.pauses
     }
 
-    /// Ends the open workout: closes its open segment, publishes every closed one, then the summary.
-    private mutating func end(_ event: WorkoutEvent, context: DerivationContext) -> [OutboundMessage] {
+    /// Ends the open workout (or implicit activity) at `date`: closes its open segment,
+    /// publishes every closed one, then the summary (workouts only).
+    private mutating func end(at date: Double, context: DerivationContext) -> [OutboundMessage] {
         guard workout != nil else { return [] }
-        counters.eventsOutsideWorkout += workout!.timeline.end(at: event.date, receivedAt: context.receivedAt)
+        counters.eventsOutsideWorkout += workout!.timeline.end(at: date, receivedAt: context.receivedAt)
         var messages = publishCompleted(now: context.receivedAt, context: context, force: true)
         guard var summary = workout?.summary, let open = workout else { return messages }
+        guard !open.implicit else {
+            if let last = open.timeline.entries.indices.last { countRepeats(in: open.timeline, through: last) }
+            workout = nil
+            altitude.removeAll()
+            pedometer.forget(before: date)
+            return messages
+        }
         if let last = open.timeline.entries.indices.last {
             // What no segment consumed: repeats after the last pause, or a resume at the very end.
             countRepeats(in: open.timeline, through: last)
             if open.timeline.openStart != nil { counters.emptySegments += 1 }
         }
-        summary.endDate = max(event.date, summary.startDate)
+        summary.endDate = max(date, summary.startDate)
         summary.lateEvents = counters.lateEvents - open.countersAtStart.lateEvents
         summary.duplicateEvents = counters.duplicateEvents - open.countersAtStart.duplicateEvents
         summary.repeatedEvents =
@@ -232,7 +275,7 @@ public struct RunSegmentDeriver: Sendable {
         messages.append(Self.workoutMessage(summary, context: context))
         workout = nil
         altitude.removeAll()
-        pedometer.forget(before: event.date)
+        pedometer.forget(before: date)
         return messages
     }
 }

@@ -66,7 +66,7 @@ public struct RunWorkoutSummary: Sendable, Equatable {
     /// - Parameter device: the device id.
     /// - Returns: 16 hex digits.
     public func eventID(device: DeviceID) -> String {
-        EventID.make(device.rawValue, RunSegmentDeriver.Topic.workout, String(describing: startDate), String(describing: endDate))
+        EventID.make(device.rawValue, TopicScheme.Leaf.pedometerWorkout.rawValue, String(describing: startDate), String(describing: endDate))
     }
 
     /// Writes the `gateway/{id}/pedometer/workout` payload (rounded as ``RunSegment``'s).

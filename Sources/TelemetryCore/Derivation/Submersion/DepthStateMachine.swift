@@ -149,6 +149,15 @@ public struct DepthStateMachine: Sendable {
         return move(to: .unknown, date: lastInputDate ?? 0, depth: nil, cause: .silence)
     }
 
+    /// Leaves the water without a `notSubmerged` event: measurements said the surface for the
+    /// configured time (the event was lost).
+    /// - Parameter date: the date of the input that completed the timeout.
+    /// - Returns: the transition to ``DepthState/notSubmerged``, or nil when not in a submerged band.
+    public mutating func surfaced(at date: Double) -> DepthTransition? {
+        guard state.isSubmergedBand else { return nil }
+        return move(to: .notSubmerged, date: date, depth: nil, cause: .surfaceTimeout)
+    }
+
     private mutating func move(to next: DepthState, date: Double, depth: Double?, cause: DepthTransition.Cause) -> DepthTransition? {
         guard next != state else { return nil }
         let transition = DepthTransition(previous: state, state: next, date: date, depth: depth, cause: cause)

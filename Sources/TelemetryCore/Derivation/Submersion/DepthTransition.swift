@@ -8,6 +8,9 @@ public struct DepthTransition: Sendable, Equatable {
         case measurement
         /// No submersion frame for the configured silence: the state became unknown.
         case silence
+        /// Depth and pressure said the surface for ``SubmersionConfiguration/surfaceTimeout``
+        /// although no `notSubmerged` event came (lost): the state became not submerged.
+        case surfaceTimeout
     }
 
     /// The state before.

@@ -7,6 +7,9 @@ public struct DiveSummary: Sendable, Equatable {
         case surfaced
         /// No submersion frame for ``SubmersionConfiguration/diveEndSilence``.
         case silence
+        /// Measurements said the surface for ``SubmersionConfiguration/surfaceTimeout`` without a
+        /// `notSubmerged` event (it was lost).
+        case surfaceTimeout
     }
 
     /// Seconds spent in each submerged band.
@@ -134,13 +137,13 @@ public struct DiveSummary: Sendable, Equatable {
     /// - Parameter seconds: s.
     /// - Returns: s, a multiple of 0.001.
     public static func milliseconds(_ seconds: Double) -> Double {
-        (seconds * 1000).rounded() / 1000
+        seconds.rounded(toPlaces: 3)
     }
 
     /// The event id: the device and the dive's start and end dates.
     /// - Parameter device: the device id.
     /// - Returns: 16 hex digits.
     public func eventID(device: DeviceID) -> String {
-        EventID.make(device.rawValue, "submersion/dive", String(describing: startDate), String(describing: endDate))
+        EventID.make(device.rawValue, TopicScheme.Leaf.submersionDive.rawValue, String(describing: startDate), String(describing: endDate))
     }
 }

@@ -1,7 +1,7 @@
 /// Settings of the water submersion derivations (configuration keys `derivation.submersion.*`):
 /// depth states, dive summaries, water temperature, the ascent-rate warning and the safety-stop
 /// hint. Rules and examples: `docs/submersion.md`.
-public struct SubmersionConfiguration: Sendable, Equatable {
+public struct SubmersionConfiguration: Sendable, Equatable, ConfigurationChecking {
     /// How far (m) the depth must cross back over a band boundary before the state changes to the
     /// shallower band, so that noise at a boundary does not flap. Deeper changes happen at the
     /// contract's thresholds exactly. Default 0.05 m.
@@ -13,6 +13,17 @@ public struct SubmersionConfiguration: Sendable, Equatable {
     /// summary is published with `endReason` `silence` and the depth state becomes `unknown`.
     /// Default 600 s, the time after which Core Motion ends an app's underwater session.
     public var diveEndSilence = 600.0
+    /// Seconds measurements must say the diver is at the surface (depth, given or from pressure,
+    /// below ``surfaceDepth``, or neither depth nor pressure with the watch's own state
+    /// `notSubmerged`) before an open dive ends without its `notSubmerged` event (a lost event
+    /// would otherwise hold the dive open for ``diveEndSilence``). Measured on the
+    /// measurements' dates, or — when the last one said the surface and then they stopped (Core
+    /// Motion slows or stops them at the surface) — as that long without frames on the gateway's
+    /// clock. Default 60 s.
+    public var surfaceTimeout = 60.0
+    /// Depth (m) below which a measurement counts as at the surface. Default 0.3 m: Core Motion
+    /// needs about 1 ft of water to report submersion.
+    public var surfaceDepth = 0.3
     /// The ascent rate (m/min) above which an ascent-rate warning is raised. Default 10 m/min.
     public var ascentRateLimit = 10.0
     /// The window (s) the ascent rate is measured over. Default 3 s.
@@ -35,27 +46,22 @@ public struct SubmersionConfiguration: Sendable, Equatable {
     /// Creates the defaults.
     public init() {}
 
-    /// Says why these settings cannot be used, or nil when they can.
+    /// Says why these settings cannot be used, naming the key, or nil when they can.
     ///
     /// The gateway's configuration keys bound each value; this catches what only programmatic
     /// use can get wrong (non-finite or non-positive values).
-    public var configurationProblem: String? {
+    public var configurationIssue: ConfigurationProblem? {
         let positive: [(String, Double)] = [
-            ("waterDensity", waterDensity), ("diveEndSilence", diveEndSilence), ("ascentRateLimit", ascentRateLimit),
-            ("ascentRateWindow", ascentRateWindow), ("safetyStopDuration", safetyStopDuration),
-            ("temperatureConvergedBelow", temperatureConvergedBelow),
+            ("waterDensity", waterDensity), ("diveEndSilence", diveEndSilence), ("surfaceTimeout", surfaceTimeout), ("ascentRate.limit", ascentRateLimit),
+            ("ascentRate.window", ascentRateWindow), ("safetyStop.duration", safetyStopDuration),
+            ("temperature.convergedBelow", temperatureConvergedBelow),
         ]
-        for (name, value) in positive where !(value.isFinite && value > 0) {
-            return "\(name) must be a positive number, got \(value)"
-        }
+        if let problem = Self.firstInvalid("derivation.submersion.", positive, must: "a positive number", { $0 > 0 }) { return problem }
         let nonNegative: [(String, Double)] = [
-            ("hysteresis", hysteresis), ("safetyStopRequiredBeyond", safetyStopRequiredBeyond),
-            ("safetyStopDepth", safetyStopDepth), ("safetyStopTolerance", safetyStopTolerance),
+            ("hysteresis", hysteresis), ("surfaceDepth", surfaceDepth), ("safetyStop.requiredBeyond", safetyStopRequiredBeyond),
+            ("safetyStop.depth", safetyStopDepth), ("safetyStop.tolerance", safetyStopTolerance),
         ]
-        for (name, value) in nonNegative where !(value.isFinite && value >= 0) {
-            return "\(name) must be a non-negative number, got \(value)"
-        }
-        return nil
+        return Self.firstInvalid("derivation.submersion.", nonNegative, must: "a non-negative number") { $0 >= 0 }
     }
 
     /// The depth state machine's part of the settings.

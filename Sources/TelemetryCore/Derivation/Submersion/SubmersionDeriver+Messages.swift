@@ -1,18 +1,4 @@
 extension SubmersionDeriver {
-    /// The leaf topics below `gateway/{id}/`.
-    public enum Topic {
-        /// Retained depth state.
-        public static let depthState = "submersion/depth-state"
-        /// Dive summary.
-        public static let dive = "submersion/dive"
-        /// Water temperature while submerged.
-        public static let temperature = "submersion/temperature"
-        /// Ascent-rate warning (project addition).
-        public static let ascentWarning = "submersion/ascent-warning"
-        /// Safety-stop hint (project addition).
-        public static let safetyStop = "submersion/safety-stop"
-    }
-
     /// `gateway/{id}/submersion/depth-state`, retained, QoS 1.
     func depthStateMessage(_ transition: DepthTransition, limit: Double, context: DerivationContext) -> OutboundMessage {
         let device = context.device.rawValue
@@ -22,7 +8,7 @@ extension SubmersionDeriver {
             $0.field(
                 "eventId",
                 EventID.make(
-                    device, Topic.depthState, transition.cause.rawValue, String(describing: transition.date), transition.previous.name,
+                    device, TopicScheme.Leaf.submersionDepthState.rawValue, transition.cause.rawValue, String(describing: transition.date), transition.previous.name,
                     transition.state.name))
             $0.field("state", transition.state.name)
             $0.field("rawValue", transition.state.rawValue)
@@ -31,16 +17,24 @@ extension SubmersionDeriver {
             $0.field("depth", transition.depth)
             $0.field("maximumDepth", limit)
             $0.field("cause", transition.cause.rawValue)
+            // The watch's own word next to the derived state (null before any measurement).
+            if let deviceState {
+                $0.field("deviceState", deviceState.name)
+                $0.field("deviceStateRawValue", deviceState.rawValue)
+            } else {
+                $0.key("deviceState")
+                $0.null()
+            }
             $0.field("date", transition.date)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, Topic.depthState), payload: writer.bytes, qos: 1, retain: true)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionDepthState), payload: writer.bytes, qos: 1, retain: true)
     }
 
     /// `gateway/{id}/submersion/dive`, QoS 1.
     func diveMessage(_ summary: DiveSummary, context: DerivationContext) -> OutboundMessage {
         var writer = JSONWriter(capacity: 640)
         summary.write(to: &writer, device: context.device)
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, Topic.dive), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionDive), payload: writer.bytes, qos: 1, retain: false)
     }
 
     /// `gateway/{id}/submersion/temperature`, QoS 1, not retained.
@@ -49,14 +43,14 @@ extension SubmersionDeriver {
         var writer = JSONWriter(capacity: 224)
         writer.object {
             $0.field("deviceId", device)
-            $0.field("eventId", EventID.make(device, Topic.temperature, String(describing: reading.date)))
+            $0.field("eventId", EventID.make(device, TopicScheme.Leaf.submersionTemperature.rawValue, String(describing: reading.date)))
             $0.field("temperature", reading.temperature)
             $0.field("temperatureUncertainty", reading.temperatureUncertainty)
             $0.field("converged", temperatureConverged)
             $0.field("depth", lastDepth)
             $0.field("date", reading.date)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, Topic.temperature), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionTemperature), payload: writer.bytes, qos: 1, retain: false)
     }
 
     /// `gateway/{id}/submersion/ascent-warning`, QoS 1.
@@ -65,8 +59,8 @@ extension SubmersionDeriver {
         var writer = JSONWriter(capacity: 288)
         writer.object {
             $0.field("deviceId", device)
-            $0.field("eventId", EventID.make(device, Topic.ascentWarning, String(describing: warning.date)))
-            $0.field("ascentRate", (warning.rate * 100).rounded() / 100)
+            $0.field("eventId", EventID.make(device, TopicScheme.Leaf.submersionAscentWarning.rawValue, String(describing: warning.date)))
+            $0.field("ascentRate", warning.rate.rounded(toPlaces: 2))
             $0.field("limit", configuration.ascentRateLimit)
             $0.field("window", configuration.ascentRateWindow)
             $0.field("depth", warning.depth)
@@ -74,7 +68,7 @@ extension SubmersionDeriver {
             $0.field("fromDate", warning.fromDate)
             $0.field("date", warning.date)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, Topic.ascentWarning), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionAscentWarning), payload: writer.bytes, qos: 1, retain: false)
     }
 
     /// `gateway/{id}/submersion/safety-stop`, QoS 1: the dive surfaced without the stop it needed.
@@ -86,7 +80,7 @@ extension SubmersionDeriver {
         var writer = JSONWriter(capacity: 512)
         writer.object {
             $0.field("deviceId", device)
-            $0.field("eventId", EventID.make(device, Topic.safetyStop, String(describing: summary.startDate), String(describing: summary.endDate)))
+            $0.field("eventId", EventID.make(device, TopicScheme.Leaf.submersionSafetyStop.rawValue, String(describing: summary.startDate), String(describing: summary.endDate)))
             $0.field("outcome", summary.safetyStop.rawValue)
             $0.field("maxDepth", summary.maxDepth)
             $0.field("requiredBeyond", rule.requiredBeyond)
@@ -102,12 +96,12 @@ extension SubmersionDeriver {
                     + "\(Self.formatted(max(0, top)))–\(Self.formatted(bottom)) m (longest: \(Self.formatted(summary.longestSafetyStop)) s)")
             $0.field("date", summary.endDate)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, Topic.safetyStop), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionSafetyStop), payload: writer.bytes, qos: 1, retain: false)
     }
 
     /// A number with at most one decimal, for the hint text.
     static func formatted(_ value: Double) -> String {
-        let rounded = (value * 10).rounded() / 10
+        let rounded = value.rounded(toPlaces: 1)
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 }

@@ -4,7 +4,7 @@
 /// | topic | retained | QoS | when |
 /// |---|---|---|---|
 /// | `gateway/{id}/submersion/depth-state` | yes | 1 | the depth state changes (``DepthStateMachine``) |
-/// | `gateway/{id}/submersion/dive` | no | 1 | a dive ends: surfacing, or silence (``DiveSummary``) |
+/// | `gateway/{id}/submersion/dive` | no | 1 | a dive ends: surfacing, the surface timeout, or silence (``DiveSummary``) |
 /// | `gateway/{id}/submersion/temperature` | no | 1 | each temperature reading while submerged |
 /// | `gateway/{id}/submersion/ascent-warning` | no | 1 | a too-fast ascent (``AscentRateMonitor``) |
 /// | `gateway/{id}/submersion/safety-stop` | no | 1 | a dive that needed a safety stop surfaced without one (``SafetyStopRule``) |
@@ -34,6 +34,12 @@ public struct SubmersionDeriver: Sendable {
     private var lastReceivedAt: Double?
     /// The maximum depth of the last frame (ticks carry none).
     private var maximumDepth: Double?
+    /// The watch's own `submersionState` of the last in-order measurement, published next to
+    /// the derived state as `deviceState`.
+    public private(set) var deviceState: DepthState?
+    /// Since when (measurement date) the open dive's measurements say the surface; nil while
+    /// they say otherwise.
+    private var surfaceSince: (date: Double, receivedAt: Double)?
 
     /// Creates the state of a device seen for the first time.
     /// - Parameter configuration: the settings.
@@ -55,7 +61,17 @@ public struct SubmersionDeriver: Sendable {
             return apply(machine.receive(event), date: event.date, measured: false, limit: limit, context: context)
         case .submersionMeasurement(let measurement, _):
             guard let limit = admit(context) else { return [] }
-            return apply(machine.receive(measurement, maximumDepth: limit), date: measurement.date, measured: true, limit: limit, context: context)
+            let action = machine.receive(measurement, maximumDepth: limit)
+            switch action {
+            case .stale, .duplicate: break
+            case .applied, .ignored: deviceState = measurement.submersionState
+            }
+            var messages = apply(action, date: measurement.date, measured: true, limit: limit, context: context)
+            switch action {
+            case .stale, .duplicate: break
+            case .applied, .ignored: messages += surface(measurement, receivedAt: context.receivedAt, limit: limit, context: context)
+            }
+            return messages
         case .submersionTemperature(let reading, _):
             guard admit(context) != nil else { return [] }
             return temperature(reading, context: context)
@@ -70,9 +86,40 @@ public struct SubmersionDeriver: Sendable {
     ///   - context: the device's context.
     /// - Returns: `depth-state` `unknown` and the dive summary, or nothing.
     public mutating func tick(now: Double, context: DerivationContext) -> [OutboundMessage] {
+        // Measurements slow down or stop at the surface: when the last one said the surface and
+        // nothing arrived since for the timeout, the gateway's clock completes it. (Counting from
+        // the last arrival, not the first surface reading, keeps a fast replay of older data —
+        // device time running ahead of the gateway's — from closing dives early.)
+        if dive != nil, let since = surfaceSince, let lastReceivedAt, now - lastReceivedAt >= configuration.surfaceTimeout, let limit = maximumDepth,
+            let transition = machine.surfaced(at: machine.lastInputDate ?? since.date)
+        {
+            return change(transition, limit: limit, context: context)
+        }
         guard dive != nil, let lastReceivedAt, now - lastReceivedAt >= configuration.diveEndSilence, let limit = maximumDepth,
             let transition = machine.silence()
         else { return [] }
+        return change(transition, limit: limit, context: context)
+    }
+
+    /// Follows the surface rule for an in-order measurement: a dive whose measurements say the
+    /// surface for ``SubmersionConfiguration/surfaceTimeout`` ends although no `notSubmerged`
+    /// event came.
+    private mutating func surface(_ measurement: SubmersionMeasurement, receivedAt: Double, limit: Double, context: DerivationContext) -> [OutboundMessage] {
+        guard dive != nil else {
+            surfaceSince = nil
+            return []
+        }
+        let depth =
+            measurement.depth
+            ?? measurement.pressure.map { WaterDepth.depth(pressure: $0, surfacePressure: measurement.surfacePressure, density: configuration.waterDensity) }
+        let atSurface = depth.map { $0 < configuration.surfaceDepth } ?? (measurement.submersionState == .notSubmerged)
+        guard atSurface else {
+            surfaceSince = nil
+            return []
+        }
+        let since = surfaceSince ?? (measurement.date, receivedAt)
+        surfaceSince = since
+        guard measurement.date - since.date >= configuration.surfaceTimeout, let transition = machine.surfaced(at: measurement.date) else { return [] }
         return change(transition, limit: limit, context: context)
     }
 
@@ -128,17 +175,24 @@ public struct SubmersionDeriver: Sendable {
         var messages = [depthStateMessage(transition, limit: limit, context: context)]
         if transition.startsDive {
             dive = DiveTracker(startDate: transition.date, state: transition.state, safetyStop: configuration.safetyStop)
+            surfaceSince = nil
             ascent.reset()
             temperatureConverged = false
             lastDepth = nil
         } else if transition.endsDive, var open = dive {
-            let reason: DiveSummary.EndReason = transition.cause == .silence ? .silence : .surfaced
+            let reason: DiveSummary.EndReason =
+                switch transition.cause {
+                case .silence: .silence
+                case .surfaceTimeout: .surfaceTimeout
+                case .event, .measurement: .surfaced
+                }
             let summary = open.end(at: transition.date, reason: reason, maximumDepth: limit)
             dive = nil
+            surfaceSince = nil
             ascent.reset()
             lastDepth = nil
             messages.append(diveMessage(summary, context: context))
-            if reason == .surfaced, summary.safetyStop == .missed {
+            if reason != .silence, summary.safetyStop == .missed {
                 messages.append(safetyStopMessage(summary, context: context))
             }
         } else {

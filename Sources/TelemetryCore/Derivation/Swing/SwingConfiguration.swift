@@ -5,7 +5,7 @@
 /// defaults below are the project's, each with its reasoning; `docs/swing-metrics.md` explains
 /// them and the accuracy they reach on the simulator's ground truth. The tennis defaults are
 /// Apple's SwingWatch sample's (WWDC16).
-public struct SwingConfiguration: Sendable, Equatable {
+public struct SwingConfiguration: Sendable, Equatable, ConfigurationChecking {
     // MARK: Batches
 
     /// Nominal rate of `batched/accelerometer`, Hz. CMBatchedSensorManager reports 800 Hz
@@ -119,4 +119,33 @@ public struct TennisConfiguration: Sendable, Equatable {
 
     /// Creates the defaults.
     public init() {}
+}
+
+extension SwingConfiguration {
+    /// Says why these settings cannot be used, naming the key, or nil when they can.
+    public var configurationIssue: ConfigurationProblem? {
+        let positive: [(String, Double)] = [
+            ("alignmentWindow", alignmentWindow), ("highPassCutoff", highPassCutoff), ("impactThreshold", impactThreshold),
+            ("startRate", startRate), ("startConsistency", startConsistency), ("minPeakRate", minPeakRate),
+            ("minRotationAngle", minRotationAngle), ("maxDuration", maxSwingDuration), ("maxRotationDuration", maxRotationDuration),
+            ("tennis.window", tennis.window), ("tennis.yawThreshold", tennis.yawThreshold), ("tennis.rateThreshold", tennis.rateThreshold),
+        ]
+        if let problem = Self.firstInvalid("derivation.swing.", positive, must: "a positive number", { $0 > 0 }) { return problem }
+        let nonNegative: [(String, Double)] = [
+            ("maxOnsetExtrapolation", maxOnsetExtrapolation), ("minDuration", minSwingDuration), ("impactSlack", impactSlack),
+        ]
+        if let problem = Self.firstInvalid("derivation.swing.", nonNegative, must: "a non-negative number", { $0 >= 0 }) { return problem }
+        if minSwingDuration >= maxSwingDuration {
+            return ConfigurationProblem(
+                key: "derivation.swing.minDuration", message: "must be below derivation.swing.maxDuration (\(maxSwingDuration)), got \(minSwingDuration)")
+        }
+        if highPassCutoff >= accelerometerRate / 2 {
+            return ConfigurationProblem(
+                key: "derivation.swing.highPassCutoff", message: "must be below the Nyquist frequency \(accelerometerRate / 2) Hz, got \(highPassCutoff)")
+        }
+        if !(tennis.resetFraction > 0 && tennis.resetFraction < 1) {
+            return ConfigurationProblem(key: "derivation.swing.tennis.resetFraction", message: "must be between 0 and 1, got \(tennis.resetFraction)")
+        }
+        return nil
+    }
 }

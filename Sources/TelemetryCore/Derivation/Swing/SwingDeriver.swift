@@ -9,11 +9,13 @@
 /// - `batched/accelerometer` and `batched/device-motion` feed a ``SwingDetector`` (the access
 ///   checks already let them through only while a workout runs).
 /// - `motion` feeds a ``TennisStrokeCounter`` while a workout of one of
-///   ``TennisConfiguration/activityTypes`` runs, with the wrist from the device's `hello`
-///   (watchOS's default, the left wrist, when the hello does not say).
+///   ``TennisConfiguration/activityTypes`` runs, with the wrist from the device's `hello`;
+///   without one the strokes are `unknown` (rotation kept), counted apart.
 /// - `workout`: a workout that starts (running after none, or after one ended, or of another
 ///   activity type) zeroes the stroke counts and empties the swing window; pausing or ending it
-///   decides the swings still pending with the samples there are.
+///   leaves the pending swings open until ``finishSession(context:)``, which the pipeline calls
+///   once the session's end grace (`session.endGrace`) is over, so the batch that arrives after
+///   the end still completes them.
 public struct SwingDeriver: Sendable {
     /// The settings in use.
     public let configuration: SwingConfiguration
@@ -23,8 +25,19 @@ public struct SwingDeriver: Sendable {
     public private(set) var strokes: TennisStrokeCounter?
     /// The latest workout state, if a workout frame was seen.
     public private(set) var workoutState: WorkoutState?
-    /// The latest workout's HealthKit activity type.
+    /// The latest workout's HealthKit activity type (a pause or end without one keeps it).
     public private(set) var activityType: String?
+    /// Whether the session paused or ended and its pending swings were not decided yet.
+    public private(set) var sessionUnfinished = false
+    /// Strokes published since the device was first seen, by kind (not reset per workout).
+    private var strokeTally = DerivationTally()
+
+    /// The device's cumulative counts: strokes by kind and dropped swing candidates.
+    public var tally: DerivationTally {
+        var tally = strokeTally
+        tally.droppedSwingCandidates = Int(clamping: detector?.droppedCandidates ?? 0)
+        return tally
+    }
 
     /// Creates the state of a device seen for the first time.
     public init(configuration: SwingConfiguration) {
@@ -47,11 +60,16 @@ public struct SwingDeriver: Sendable {
             return swings.map { $0.message(context: context) }
         case .motion(let batch):
             guard countsStrokes else { return [] }
-            let wrist = context.descriptor?.wristLocation ?? .left
+            // Unknown until the hello says: watchOS's left-wrist default would swap the strokes
+            // of every right-wrist player.
+            let wrist = context.descriptor?.wristLocation
             if strokes == nil { strokes = TennisStrokeCounter(configuration: configuration.tennis) }
             var messages: [OutboundMessage] = []
             for sample in batch.samples {
-                if let stroke = strokes!.process(sample, wrist: wrist) { messages.append(stroke.message(context: context)) }
+                if let stroke = strokes!.process(sample, wrist: wrist) {
+                    strokeTally.count(stroke.kind)
+                    messages.append(stroke.message(context: context))
+                }
             }
             return messages
         case .workout(let event, _):
@@ -60,18 +78,34 @@ public struct SwingDeriver: Sendable {
             case .running:
                 let startsWorkout = workoutState == nil || workoutState == .ended || activityType != event.activityType
                 if startsWorkout {
+                    // A session ended within its grace still owes its pending swings.
+                    if sessionUnfinished { detector?.finish(into: &swings) }
                     detector?.reset()
                     strokes?.resetCounts()
                 }
+                sessionUnfinished = false
             case .paused, .ended:
-                detector?.finish(into: &swings)
+                // The pending swings wait for the session's finish (``finishSession(context:)``):
+                // the batch holding the last samples arrives after the end.
+                sessionUnfinished = true
             }
             workoutState = event.state
-            activityType = event.activityType
+            activityType = event.activityType ?? activityType
             return swings.map { $0.message(context: context) }
         default:
             return []
         }
+    }
+
+    /// Decides the swings still pending with the samples there are: the session paused or ended
+    /// and its end grace is over (the access checks say when; ``FrameProcessor`` calls this).
+    /// - Parameter context: the device and topic layout.
+    /// - Returns: the swings decided now.
+    public mutating func finishSession(context: DerivationContext) -> [OutboundMessage] {
+        sessionUnfinished = false
+        var swings: [SwingEvent] = []
+        detector?.finish(into: &swings)
+        return swings.map { $0.message(context: context) }
     }
 
     /// Whether `motion` samples are counted as tennis strokes now.
@@ -98,7 +132,7 @@ extension SwingEvent {
             $0.field("deviceId", context.device.rawValue)
             $0.field(
                 "eventId",
-                EventID.make(context.device.rawValue, "swing", String(describing: start), impactTimestamp.map { String(describing: $0) } ?? "miss"))
+                EventID.make(context.device.rawValue, TopicScheme.Leaf.swing.rawValue, String(describing: start), impactTimestamp.map { String(describing: $0) } ?? "miss"))
             $0.field("startTimestamp", start)
             $0.field("impactTimestamp", impactTimestamp)
             $0.field("timeToContact", impactTimestamp.map { ($0 - startTimestamp).rounded(toPlaces: 6) })
@@ -106,7 +140,7 @@ extension SwingEvent {
             $0.field("peakRotationRate", peakRotationRate.rounded(toPlaces: 4))
             $0.field("rotationAngle", rotationAngle.rounded(toPlaces: 4))
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, "swing"), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .swing), payload: writer.bytes, qos: 1, retain: false)
     }
 }
 
@@ -122,21 +156,14 @@ extension TennisStroke {
         var writer = JSONWriter(capacity: 192)
         writer.object {
             $0.field("deviceId", context.device.rawValue)
-            $0.field("eventId", EventID.make(context.device.rawValue, "tennis/stroke", String(describing: timestamp), kind.rawValue))
+            $0.field("eventId", EventID.make(context.device.rawValue, TopicScheme.Leaf.tennisStroke.rawValue, String(describing: timestamp), kind.rawValue))
             $0.field("stroke", kind.rawValue)
+            $0.field("rotation", rotation.rawValue)
             $0.field("timestamp", timestamp)
             $0.field("forehandCount", forehandCount)
             $0.field("backhandCount", backhandCount)
+            $0.field("unknownCount", unknownCount)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, "tennis/stroke"), payload: writer.bytes, qos: 1, retain: false)
-    }
-}
-
-extension Double {
-    /// Rounded to `places` decimal places (for published values computed from samples).
-    func rounded(toPlaces places: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        return (self * scale).rounded() / scale
+        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .tennisStroke), payload: writer.bytes, qos: 1, retain: false)
     }
 }

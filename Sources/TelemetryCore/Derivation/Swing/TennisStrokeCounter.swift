@@ -11,7 +11,9 @@
 /// - accumulated `> yawThreshold` and peak (`max r`) `> rateThreshold`: clockwise: a
 ///   **forehand on the left wrist, a backhand on the right**;
 ///
-/// counted only when no stroke was counted since the last re-arm. Re-arm: when the mean rate
+/// counted only when no stroke was counted since the last re-arm. Without a known wrist (a
+/// `hello` without `wristLocation`) the stroke is ``TennisStrokeKind/unknown``, with its
+/// rotation, and counted apart: guessing a wrist would swap every forehand and backhand. Re-arm: when the mean rate
 /// of the newest half window is below `resetFraction × rateThreshold` in magnitude, the flag
 /// clears and the window empties (it must fill again before the next stroke), so the return
 /// swing is never counted. A gap longer than ``TennisConfiguration/maxSampleGap`` empties the
@@ -30,6 +32,8 @@ public struct TennisStrokeCounter: Sendable {
     public private(set) var forehandCount = 0
     /// Backhands counted since the last ``resetCounts()``.
     public private(set) var backhandCount = 0
+    /// Strokes of unknown side (wrist not known) counted since the last ``resetCounts()``.
+    public private(set) var unknownCount = 0
     private var entries: SampleRing<Entry>
     private var lastTimestamp: Double?
     /// `Σ rate·interval` over the window.
@@ -49,6 +53,7 @@ public struct TennisStrokeCounter: Sendable {
     public mutating func resetCounts() {
         forehandCount = 0
         backhandCount = 0
+        unknownCount = 0
         recentDetection = false
         lastTimestamp = nil
         clearWindow()
@@ -57,9 +62,10 @@ public struct TennisStrokeCounter: Sendable {
     /// Feeds one device-motion sample.
     /// - Parameters:
     ///   - sample: the next `motion` sample (older or equal timestamps are ignored).
-    ///   - wrist: the wrist the watch is worn on.
+    ///   - wrist: the wrist the watch is worn on; nil when its `hello` does not say (strokes are
+    ///     then ``TennisStrokeKind/unknown``, with their rotation).
     /// - Returns: the stroke this sample completes, if any.
-    public mutating func process(_ sample: DeviceMotion, wrist: WristLocation) -> TennisStroke? {
+    public mutating func process(_ sample: DeviceMotion, wrist: WristLocation?) -> TennisStroke? {
         let gravity = sample.gravity.norm
         let rate = gravity > 0 ? sample.rotationRate.dot(sample.gravity) / gravity : 0
         return process(rate: rate, timestamp: sample.timestamp, wrist: wrist)
@@ -69,9 +75,9 @@ public struct TennisStrokeCounter: Sendable {
     /// - Parameters:
     ///   - rate: `ω·ĝ`, rad/s.
     ///   - timestamp: seconds since boot (older or equal timestamps are ignored).
-    ///   - wrist: the wrist the watch is worn on.
+    ///   - wrist: the wrist the watch is worn on, or nil when not known.
     /// - Returns: the stroke this sample completes, if any.
-    public mutating func process(rate: Double, timestamp: Double, wrist: WristLocation) -> TennisStroke? {
+    public mutating func process(rate: Double, timestamp: Double, wrist: WristLocation?) -> TennisStroke? {
         var interval = 0.0
         if let lastTimestamp {
             guard timestamp > lastTimestamp else { return nil }
@@ -121,7 +127,7 @@ public struct TennisStrokeCounter: Sendable {
         covered = 0
     }
 
-    private mutating func classify(timestamp: Double, wrist: WristLocation) -> TennisStroke? {
+    private mutating func classify(timestamp: Double, wrist: WristLocation?) -> TennisStroke? {
         let clockwise: Bool
         let peak: Double
         if accumulated > configuration.yawThreshold {
@@ -135,15 +141,17 @@ public struct TennisStrokeCounter: Sendable {
         } else {
             return nil
         }
-        let kind: TennisStrokeKind = (clockwise == (wrist == .left)) ? .forehand : .backhand
+        let rotation: TennisStrokeRotation = clockwise ? .clockwise : .counterclockwise
+        let kind = rotation.kind(on: wrist)
         switch kind {
         case .forehand: forehandCount += 1
         case .backhand: backhandCount += 1
+        case .unknown: unknownCount += 1
         }
         recentDetection = true
         return TennisStroke(
-            kind: kind, timestamp: timestamp, forehandCount: forehandCount, backhandCount: backhandCount, accumulatedRotation: accumulated,
-            peakRate: peak)
+            kind: kind, rotation: rotation, timestamp: timestamp, forehandCount: forehandCount, backhandCount: backhandCount,
+            unknownCount: unknownCount, accumulatedRotation: accumulated, peakRate: peak)
     }
 
     private func maximumRate() -> Double {

@@ -108,11 +108,11 @@ public struct TremorAnalyzer: Sendable {
         var dominantFrequency: Double?
         let band = spectrumSum.indices.filter { configuration.isInBand(tables.frequencies[$0]) }
         if !displacements.isEmpty, let peak = band.max(by: { spectrumSum[$0] < spectrumSum[$1] }) {
-            dominantFrequency = (tables.frequencies[peak] * 1000).rounded() / 1000
+            dominantFrequency = tables.frequencies[peak].rounded(toPlaces: 3)
         }
         return TremorResult(
             startDate: start, endDate: end, windowCounts: counts, voluntaryWindows: voluntaryCount, dominantFrequency: dominantFrequency,
-            displacement: Self.median(displacements).map { ($0 * 1000).rounded() / 1000 }, sampleCount: sampleCount)
+            displacement: Self.median(displacements).map { $0.rounded(toPlaces: 3) }, sampleCount: sampleCount)
     }
 
     /// The share of its Hann weight a half window must hold for its mean to be compared.

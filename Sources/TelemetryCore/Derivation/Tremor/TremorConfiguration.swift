@@ -3,7 +3,7 @@
 ///
 /// Core Motion publishes no thresholds for `CMMovementDisorderManager`, so these are the
 /// project's; each default carries its reasoning, worked out in `docs/tremor.md`.
-public struct TremorConfiguration: Sendable, Equatable {
+public struct TremorConfiguration: Sendable, Equatable, ConfigurationChecking {
     /// Nominal rate of `recorder/accelerometer`, Hz (CMSensorRecorder records at 50 Hz). Sizes
     /// the windows and places each sample in its slot. No configuration key: the rate is Core
     /// Motion's, not a choice.
@@ -76,45 +76,41 @@ public struct TremorConfiguration: Sendable, Equatable {
     ///
     /// The gateway's keys bound each value on its own; this also checks what spans several
     /// (the band below the Nyquist frequency, a window long enough for the band).
-    public var configurationIssue: (key: String, message: String)? {
+    public var configurationIssue: ConfigurationProblem? {
         let positive: [(String, Double)] = [
             ("sampleRate", sampleRate), ("windowLength", windowLength), ("minCoverage", minCoverage), ("voluntaryThreshold", voluntaryThreshold),
             ("minDisplacement", minDisplacement), ("bandLow", bandLow), ("bandHigh", bandHigh), ("frequencyStep", frequencyStep),
         ]
         for (name, value) in positive where !(value.isFinite && value > 0) {
-            return ("derivation.tremor.\(name)", "must be a positive number, got \(value)")
+            return ConfigurationProblem(key: "derivation.tremor.\(name)", message: "must be a positive number, got \(value)")
         }
-        if minCoverage > 1 { return ("derivation.tremor.minCoverage", "must be at most 1, got \(minCoverage)") }
-        if !(bandMargin.isFinite && bandMargin >= 0) { return ("derivation.tremor.bandMargin", "must be 0 or more, got \(bandMargin)") }
+        if minCoverage > 1 { return ConfigurationProblem(key: "derivation.tremor.minCoverage", message: "must be at most 1, got \(minCoverage)") }
+        if !(bandMargin.isFinite && bandMargin >= 0) { return ConfigurationProblem(key: "derivation.tremor.bandMargin", message: "must be 0 or more, got \(bandMargin)") }
         if bandLow - bandMargin <= 0 {
-            return ("derivation.tremor.bandMargin", "must leave bandLow − bandMargin above 0 Hz, got \(bandMargin) below \(bandLow) Hz")
+            return ConfigurationProblem(key: "derivation.tremor.bandMargin", message: "must leave bandLow − bandMargin above 0 Hz, got \(bandMargin) below \(bandLow) Hz")
         }
-        if !(minProminence.isFinite && minProminence >= 1) { return ("derivation.tremor.minProminence", "must be 1 or more, got \(minProminence)") }
-        if bandLow >= bandHigh { return ("derivation.tremor.bandLow", "must be below derivation.tremor.bandHigh (\(bandHigh)), got \(bandLow)") }
+        if !(minProminence.isFinite && minProminence >= 1) { return ConfigurationProblem(key: "derivation.tremor.minProminence", message: "must be 1 or more, got \(minProminence)") }
+        if bandLow >= bandHigh { return ConfigurationProblem(key: "derivation.tremor.bandLow", message: "must be below derivation.tremor.bandHigh (\(bandHigh)), got \(bandLow)") }
         if bandHigh >= sampleRate / 2 {
-            return ("derivation.tremor.bandHigh", "must be below the Nyquist frequency \(sampleRate / 2) Hz, got \(bandHigh)")
+            return ConfigurationProblem(key: "derivation.tremor.bandHigh", message: "must be below the Nyquist frequency \(sampleRate / 2) Hz, got \(bandHigh)")
         }
         if bandHigh + bandMargin >= sampleRate / 2 {
-            return ("derivation.tremor.bandMargin", "must keep bandHigh + bandMargin below the Nyquist frequency \(sampleRate / 2) Hz, got \(bandMargin)")
+            return ConfigurationProblem(key: "derivation.tremor.bandMargin", message: "must keep bandHigh + bandMargin below the Nyquist frequency \(sampleRate / 2) Hz, got \(bandMargin)")
         }
         if frequencyStep > bandHigh - bandLow {
-            return ("derivation.tremor.frequencyStep", "must not exceed the band's width \(bandHigh - bandLow) Hz, got \(frequencyStep)")
+            return ConfigurationProblem(key: "derivation.tremor.frequencyStep", message: "must not exceed the band's width \(bandHigh - bandLow) Hz, got \(frequencyStep)")
         }
         if (bandHigh - bandLow + 2 * bandMargin) / frequencyStep > 10_000 {
-            return ("derivation.tremor.frequencyStep", "gives more than 10,000 frequencies over the band and margins; got \(frequencyStep)")
+            return ConfigurationProblem(key: "derivation.tremor.frequencyStep", message: "gives more than 10,000 frequencies over the band and margins; got \(frequencyStep)")
         }
         // The Hann main lobe is ±2/windowLength wide: it must fit the band twice to tell a peak.
         if windowLength * (bandHigh - bandLow) < 4 {
-            return ("derivation.tremor.windowLength", "must be at least 4 / band width = \(4 / (bandHigh - bandLow)) s, got \(windowLength)")
+            return ConfigurationProblem(key: "derivation.tremor.windowLength", message: "must be at least 4 / band width = \(4 / (bandHigh - bandLow)) s, got \(windowLength)")
         }
         if samplesPerWindow < 16 || samplesPerWindow > 100_000 {
-            return ("derivation.tremor.windowLength", "must hold 16 to 100,000 samples at \(sampleRate) Hz, got \(samplesPerWindow)")
+            return ConfigurationProblem(key: "derivation.tremor.windowLength", message: "must hold 16 to 100,000 samples at \(sampleRate) Hz, got \(samplesPerWindow)")
         }
         return nil
     }
 
-    /// Says what is wrong with the settings, naming the key, or nil when they are usable.
-    public var configurationProblem: String? {
-        configurationIssue.map { "\($0.key) \($0.message)" }
-    }
 }

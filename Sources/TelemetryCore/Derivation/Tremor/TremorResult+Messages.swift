@@ -1,13 +1,10 @@
 extension TremorResult {
-    /// The leaf topic below `gateway/{id}/`.
-    public static let topicLeaf = "tremor"
-
     /// The event id: a hash of the device, the interval and the number of samples analysed, so the
     /// same minute analysed again from the same data has the same id, and a re-analysis after
     /// late samples arrived has a new one.
     /// - Parameter device: the device.
     public func eventID(device: DeviceID) -> String {
-        EventID.make(device.rawValue, Self.topicLeaf, String(describing: startDate), String(describing: endDate), String(sampleCount))
+        EventID.make(device.rawValue, TopicScheme.Leaf.tremor.rawValue, String(describing: startDate), String(describing: endDate), String(sampleCount))
     }
 
     /// Writes the result as one JSON object, the payload of `gateway/{id}/tremor` and the
