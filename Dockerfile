@@ -43,6 +43,7 @@ RUN ln -s /srv/wearable-gateway/config /etc/wearable-gateway \
     && mkdir -p /var/lib/wearable-gateway && chown wearable /var/lib/wearable-gateway
 # The historical accelerometer store (docs/recorder.md) lives on a volume the gateway owns.
 ENV WG_RECORDER_DATABASE=/var/lib/wearable-gateway/recorder.sqlite
+ENV WG_JOURNAL_PATH=/var/lib/wearable-gateway/journal.bin
 VOLUME /var/lib/wearable-gateway
 # The HTTP server (http.listen; compose sets 0.0.0.0:9464): /metrics, /healthz, /readyz, fleet page.
 # curl is installed for the compose healthcheck on /readyz.
