@@ -7,7 +7,7 @@ import Glibc
 /// A private mosquitto on a free loopback port, started and killed by the test itself.
 ///
 /// Killed with SIGKILL by pid: a child started by Foundation's `Process` can inherit a signal
-/// mask that blocks SIGTERM (see shared/reference/libmosquitto.md, "Broker in tests").
+/// mask that blocks SIGTERM, which mosquitto would then ignore.
 public final class TestBroker: @unchecked Sendable {
     /// The loopback port it listens on.
     public private(set) var port: Int
