@@ -28,9 +28,12 @@ struct FaultTests {
         let data = broker.directory.appendingPathComponent("gateway-data")
         // The same client id and data directory across the restart: the broker keeps the
         // subscriber's session (queued frames) and the journal keeps what was in flight.
-        let arguments = ["--set", "mqtt.clientId=gw-crash", "--set", "registry.file=null"]
+        // WG_FAULT_JOURNAL_OFF=1 runs the control experiment: the same test without the journal,
+        // which is expected to FAIL with frames missing (docs/reliability.md quotes the counts).
+        let control = ProcessInfo.processInfo.environment["WG_FAULT_JOURNAL_OFF"] == "1" ? ["--set", "journal.path=null"] : []
+        let arguments = ["--set", "mqtt.clientId=gw-crash", "--set", "registry.file=null"] + control
         let first = try GatewayProcess(broker: broker, arguments: arguments, dataDirectory: data)
-        try await GatewayRun.waitUntilProcessing(broker)
+        try await first.waitUntilSubscribed()
 
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         let publishing = Task { try await stream.publish(with: device) }
@@ -61,6 +64,7 @@ struct FaultTests {
         let drainTimeout = 2.0
         let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "pipeline.drainTimeout=\(drainTimeout)", "--set", "registry.file=null"])
         try await collector.wait("online") { $0.contains { $0.topic == "gateway/status" } }
+        try await gateway.waitUntilSubscribed()
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         try await device.publish(MQTTMessage(topic: "wearables/frozen-1/status", string: #"{"state":"online"}"#))
         try await collector.wait("presence") { $0.contains { $0.topic == "gateway/frozen-1/connection" } }

@@ -49,8 +49,13 @@ final class InboundJournal: @unchecked Sendable {
 
     let path: String
     let capacity: Int
-    /// Records found live when the file was opened, oldest first: replay these before subscribing.
-    let recovered: [(ticket: JournalTicket, record: JournalRecord)]
+    /// Records found live when the file was opened, oldest first, until ``takeRecovered()``.
+    var recovered: [(ticket: JournalTicket, record: JournalRecord)] {
+        condition.lock()
+        defer { condition.unlock() }
+        return pendingReplay
+    }
+    private var pendingReplay: [(ticket: JournalTicket, record: JournalRecord)]
 
     private let base: UnsafeMutableRawPointer
     private let mappedSize: Int
@@ -120,7 +125,7 @@ final class InboundJournal: @unchecked Sendable {
         tail = scan.tail
         head = scan.head
         nextSequence = scan.lastSequence + 1
-        recovered = scan.live.map { (JournalTicket(sequence: $0.sequence), $0.record) }
+        pendingReplay = scan.live.map { (JournalTicket(sequence: $0.sequence), $0.record) }
         entries = scan.live.map { Entry(sequence: $0.sequence, position: $0.position, released: false) }
         liveCount = entries.count
         storeTail()
@@ -130,6 +135,17 @@ final class InboundJournal: @unchecked Sendable {
         msync(base, mappedSize, MS_SYNC)
         munmap(base, mappedSize)
         Glibc.close(descriptor)
+    }
+
+    /// Hands over the records to replay (before subscribing) and lets go of their copies, which
+    /// may be a whole ring's worth of memory.
+    func takeRecovered() -> [(ticket: JournalTicket, record: JournalRecord)] {
+        condition.lock()
+        defer {
+            pendingReplay = []
+            condition.unlock()
+        }
+        return pendingReplay
     }
 
     // MARK: Appending

@@ -69,8 +69,7 @@ struct SubscriberService: Service {
     /// subscribing, so they come first in every device's order. Runs on a thread of its own:
     /// the queues may block the pusher.
     private func replayJournal(into router: InboundRouter) async {
-        guard let journal = runtime.journal, !journal.recovered.isEmpty else { return }
-        let records = journal.recovered
+        guard let records = runtime.journal?.takeRecovered(), !records.isEmpty else { return }
         runtime.logger.notice("replaying \(records.count) frames the journal kept from the previous run")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let thread = Thread {

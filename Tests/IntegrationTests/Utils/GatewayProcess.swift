@@ -17,6 +17,10 @@ final class GatewayProcess: @unchecked Sendable {
     /// Starts the executable against `broker`. Its journal and recorder store live in
     /// `dataDirectory` (a fresh one per process unless a test restarts a gateway on the same data).
     init(broker: TestBroker, arguments: [String] = [], dataDirectory: URL? = nil) throws {
+        self.broker = broker
+        let defaultClientID = "gw-proc-\(UUID().uuidString.prefix(6))"
+        // The last --set wins, as in the executable.
+        clientID = arguments.last { $0.hasPrefix("mqtt.clientId=") }.map { String($0.dropFirst("mqtt.clientId=".count)) } ?? defaultClientID
         let data = dataDirectory ?? broker.directory.appendingPathComponent("gw-data-\(UUID().uuidString.prefix(6))")
         logURL = broker.directory.appendingPathComponent("gateway-\(UUID().uuidString.prefix(6)).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
@@ -25,7 +29,7 @@ final class GatewayProcess: @unchecked Sendable {
         process.currentDirectoryURL = TestBroker.repositoryRoot
         process.arguments =
             [
-                "run", "--broker", broker.url, "--set", "mqtt.clientId=gw-proc-\(UUID().uuidString.prefix(6))", "--set", "mqtt.reconnect.maxDelay=0.5",
+                "run", "--broker", broker.url, "--set", "mqtt.clientId=\(defaultClientID)", "--set", "mqtt.reconnect.maxDelay=0.5",
                 "--set", "journal.path=\(data.appendingPathComponent("journal.bin").path)", "--set", "journal.sizeBytes=33554432",
                 "--set", "recorder.database=\(data.appendingPathComponent("recorder.sqlite").path)", "--set", "http.listen=127.0.0.1:0",
             ]
@@ -33,6 +37,17 @@ final class GatewayProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         try process.run()
+    }
+
+    /// The `mqtt.clientId` the process runs with (its subscriber is `<clientId>-in`).
+    let clientID: String
+    private let broker: TestBroker
+
+    /// Returns once the gateway's subscriber has subscribed to the device topics (the broker
+    /// logs it): `gateway/status` online comes from the publisher, possibly earlier, and frames
+    /// published before the subscription would reach no one.
+    func waitUntilSubscribed() async throws {
+        try await broker.waitForSubscription(clientID: "\(clientID)-in", filter: "wearables/+/#")
     }
 
     deinit {
