@@ -28,11 +28,12 @@ struct HelloStormTests {
         for index in 0..<deviceCount {
             try await storm.send(MQTTMessage(topic: "wearables/storm-\(index)/hello", string: Self.hello(index)))
         }
-        try await counter.wait(forAtLeast: deviceCount, timeout: 30 - (ContinuousClock.now - started).seconds)
+        // Both figures are reported even when the time goal is missed.
+        let answeredInTime = (try? await counter.wait(forAtLeast: deviceCount, timeout: 30 - (ContinuousClock.now - started).seconds)) != nil
         let elapsed = ContinuousClock.now - started
         let resident = try #require(gateway.peakResidentBytes)
-        print("hello storm: \(deviceCount) availabilities in \(elapsed); gateway peak resident \(resident / 1_048_576) MB")
-        #expect(elapsed < .seconds(30))
+        print("hello storm: \(counter.count) of \(deviceCount) availabilities in \(elapsed); gateway peak resident \(resident / 1_048_576) MB")
+        #expect(answeredInTime, "\(counter.count) of \(deviceCount) availabilities within 30 s")
         #expect(resident < 400 * 1_048_576, "peak resident \(resident / 1_048_576) MB")
         await storm.shutdown()
         await observer.shutdown()

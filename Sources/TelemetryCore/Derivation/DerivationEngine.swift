@@ -24,6 +24,7 @@ public struct DerivationEngine: Sendable {
     /// - Returns: the derived events to publish.
     public mutating func receive(_ frame: DecodedFrame, context: DerivationContext) -> [OutboundMessage] {
         if devices[context.device] == nil {
+            guard DeviceDerivations.consumes(frame) else { return [] }
             guard devices.count < maxTrackedDevices else {
                 tally.untrackedFrames += 1
                 return []

@@ -25,6 +25,16 @@ public struct DeviceDerivations: Sendable {
         run = RunSegmentDeriver(configuration: configuration.run)
     }
 
+    /// Whether any deriver uses a frame of this kind. The engine creates a device's state only
+    /// for such frames: `hello`, `authorization` and recorder chunks need none, so a storm of
+    /// hellos from 100,000 devices costs no derivation state.
+    public static func consumes(_ frame: DecodedFrame) -> Bool {
+        switch frame {
+        case .hello, .authorization, .recorderAccelerometer: false
+        default: true
+        }
+    }
+
     /// Feeds one accepted frame to every deriver.
     /// - Returns: the events to publish, in the order derived.
     public mutating func receive(_ frame: DecodedFrame, context: DerivationContext) -> [OutboundMessage] {
