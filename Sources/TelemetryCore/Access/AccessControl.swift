@@ -19,14 +19,18 @@ public struct AccessControl: Sendable {
     /// are still admitted (`session.endGrace`, ``WorkoutEndGrace``).
     public let sessionEndGrace: Double
 
-    private struct Tracked: Sendable {
+    /// What is kept of one device; it survives a restart or an eviction in a ``DeviceSnapshot``.
+    public struct Tracked: Sendable, Equatable, Codable {
         var state = DeviceAccessState()
         /// The session rule's view of the workout: its end and the finish still owed.
         var session: WorkoutEndGrace
-        /// Resolved from the latest hello with the current table; nil without a hello.
+        /// Resolved from the latest hello with the current table; nil without a hello. Not
+        /// stored: resolved again on restore, against the table in force then.
         var capabilities: Set<Capability>?
         /// The last snapshot returned for publishing.
         var published: AvailabilitySnapshot?
+
+        private enum CodingKeys: String, CodingKey { case state, session, published }
     }
 
     private var devices: [DeviceID: Tracked] = [:]
@@ -51,6 +55,32 @@ public struct AccessControl: Sendable {
     /// - Parameter device: the device.
     /// - Returns: its state, or nil when no control frame of it was accepted (or it was not tracked).
     public func state(of device: DeviceID) -> DeviceAccessState? { devices[device]?.state }
+
+    /// Whether the device has state (without copying it).
+    public func tracks(_ device: DeviceID) -> Bool { devices.index(forKey: device) != nil }
+
+    /// What is kept of a device, for a snapshot.
+    public func tracked(_ device: DeviceID) -> Tracked? { devices[device] }
+
+    /// Takes back a device's kept state (a restart or a return after eviction); its
+    /// capabilities are resolved against the current table. Ignored when the device already
+    /// has state or the tracked-device bound is reached.
+    /// - Returns: whether it was restored.
+    @discardableResult
+    public mutating func restore(_ tracked: Tracked, of device: DeviceID) -> Bool {
+        guard devices[device] == nil, devices.count < maxTrackedDevices else { return false }
+        var restored = tracked
+        restored.capabilities = tracked.state.descriptor.map { policy.capabilities.capabilities(for: $0) }
+        devices[device] = restored
+        if restored.session.finishPending { pendingFinishes.insert(device) }
+        return true
+    }
+
+    /// Drops a device's state (evicted; a snapshot keeps it).
+    public mutating func forget(_ device: DeviceID) {
+        devices[device] = nil
+        pendingFinishes.remove(device)
+    }
 
     /// Checks a frame without changing any state.
     /// - Parameters:

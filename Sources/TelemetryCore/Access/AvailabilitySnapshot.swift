@@ -3,7 +3,7 @@
 ///
 /// Compare snapshots with `==` and publish only when the new one differs from the last published
 /// one (``AccessControl`` does this). A snapshot exists only once the device's `hello` is known.
-public struct AvailabilitySnapshot: Sendable, Equatable {
+public struct AvailabilitySnapshot: Sendable, Equatable, Codable {
     /// The device.
     public var deviceId: DeviceID
     /// The `hello`'s model.

@@ -2,7 +2,7 @@
 /// derives it from the `hello` (`model`, `platform`, `osVersion`); never taken from the device's word.
 ///
 /// The raw value is the spelling used in `config/capabilities.yml` and in `gateway/{id}/availability`.
-public enum Capability: String, CaseIterable, Sendable, Comparable {
+public enum Capability: String, CaseIterable, Sendable, Comparable, Codable {
     /// `CMMotionManager` device motion (≤ 100 Hz): the `motion` stream.
     case deviceMotion
     /// `CMBatchedSensorManager` 800 Hz accelerometer and 200 Hz device-motion batches: `batched/*`.

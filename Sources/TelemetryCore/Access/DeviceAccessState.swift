@@ -17,9 +17,9 @@
 ///   (`ended` > `paused` > `running`), then the greater activity type name. A `paused` or
 ///   `ended` frame without `activityType` keeps the session's type (HKWorkoutSession state
 ///   changes carry only a state and a date).
-public struct DeviceAccessState: Sendable, Equatable {
+public struct DeviceAccessState: Sendable, Equatable, Codable {
     /// Where the current authorization came from.
-    public enum AuthorizationSource: Sendable, Equatable {
+    public enum AuthorizationSource: Sendable, Equatable, Codable {
         /// The `hello`'s `authorization` field.
         case hello
         /// An `authorization` frame with this date (Unix epoch seconds).

@@ -2,7 +2,7 @@
 ///
 /// The raw value is the contract's spelling, as written in `devices.yml`
 /// (`submersion.shallow`, `motion.batched`, …).
-public enum Entitlement: String, CaseIterable, Sendable, Comparable {
+public enum Entitlement: String, CaseIterable, Sendable, Comparable, Codable {
     /// Water submersion data with Core Motion's shallow-depth limit (6 m).
     case submersionShallow = "submersion.shallow"
     /// Water submersion data with the full-depth limit (40 m), which Apple grants on application.

@@ -19,7 +19,7 @@
 /// its session stopped, so what arrives after the end is the end's own backlog.
 ///
 /// Pure: time arrives with frames and ticks.
-public struct WorkoutEndGrace: Sendable, Equatable {
+public struct WorkoutEndGrace: Sendable, Equatable, Codable {
     /// How a batched frame fares against the session rule.
     public enum Admission: Sendable, Equatable {
         /// A workout is running.

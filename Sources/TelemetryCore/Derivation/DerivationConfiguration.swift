@@ -1,6 +1,6 @@
 /// Settings of every deriver; each milestone adds its own nested settings with documented
 /// defaults (configuration keys under `derivation.*`).
-public struct DerivationConfiguration: Sendable, Equatable, ConfigurationChecking {
+public struct DerivationConfiguration: Sendable, Equatable, ConfigurationChecking, Codable {
     /// Water submersion: depth-state hysteresis, water density, dive-end silence, ascent rate,
     /// safety stop, temperature convergence (keys `derivation.submersion.*`; defaults in
     /// ``SubmersionConfiguration``).

@@ -13,6 +13,8 @@ public struct DerivationEngine: Sendable {
     /// What the derivers counted so far over all devices (strokes by kind, frames of untracked
     /// devices, dropped swing candidates), for metrics.
     public private(set) var tally = DerivationTally()
+    /// Devices whose state a tick or a session finish changed since ``takeChanged()``.
+    private var changed: Set<DeviceID> = []
 
     /// Creates an engine.
     public init(configuration: DerivationConfiguration = DerivationConfiguration(), maxTrackedDevices: Int = 100_000) {
@@ -45,7 +47,9 @@ public struct DerivationEngine: Sendable {
     public mutating func tick(now: Double, context: (DeviceID) -> DerivationContext) -> [OutboundMessage] {
         var messages: [OutboundMessage] = []
         for device in devices.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-            messages += devices[device]!.tick(now: now, context: context(device))
+            let fired = devices[device]!.tick(now: now, context: context(device))
+            if !fired.isEmpty { changed.insert(device) }
+            messages += fired
         }
         return messages
     }
@@ -57,6 +61,7 @@ public struct DerivationEngine: Sendable {
         guard let before = devices[device]?.swing.tally else { return [] }
         let messages = devices[device]!.finishSession(context: context)
         tally.add(devices[device]!.swing.tally.since(before))
+        changed.insert(device)
         return messages
     }
 
@@ -68,6 +73,33 @@ public struct DerivationEngine: Sendable {
         devices[device]?.headphones.resetPose(at: date, retained: retained) ?? false
     }
 
-    /// The derivation state of a device, if it has any (for tests and diagnostics).
+    /// The derivation state of a device, if it has any (snapshots, tests and diagnostics).
     public func state(of device: DeviceID) -> DeviceDerivations? { devices[device] }
+
+    /// Whether the device has derivation state (without copying it).
+    public func tracks(_ device: DeviceID) -> Bool { devices.index(forKey: device) != nil }
+
+    /// Takes back a device's derivation state from a snapshot.
+    ///
+    /// Refused when the device already has state, the bound is reached, or the snapshot was
+    /// taken under other derivation settings (its open dive, pose reference, … were judged by
+    /// rules no longer in force, so the device starts fresh).
+    /// - Returns: whether it was restored.
+    public mutating func restore(_ state: DeviceDerivations, of device: DeviceID) -> Bool {
+        guard devices[device] == nil, devices.count < maxTrackedDevices, state.configuration == configuration else { return false }
+        devices[device] = state
+        return true
+    }
+
+    /// Drops a device's derivation state (evicted; a snapshot keeps it).
+    public mutating func forget(_ device: DeviceID) {
+        devices[device] = nil
+        changed.remove(device)
+    }
+
+    /// The devices whose state a tick or a session finish changed since the last call.
+    public mutating func takeChanged() -> Set<DeviceID> {
+        defer { changed.removeAll(keepingCapacity: true) }
+        return changed
+    }
 }

@@ -3,7 +3,7 @@
 ///
 /// Milestones add their deriver here as a stored property, one line in ``receive(_:context:)``
 /// and, if it has timers, one line in ``tick(now:context:)``.
-public struct DeviceDerivations: Sendable {
+public struct DeviceDerivations: Sendable, Codable {
     /// The settings of every deriver.
     public let configuration: DerivationConfiguration
     /// Water submersion: depth states, dives, temperature, ascent rate, safety stop.

@@ -1,5 +1,5 @@
 /// Whether the app may use motion data, as Core Motion's `CMAuthorizationStatus` (NSInteger).
-public enum AuthorizationStatus: Int, WireEnumeration {
+public enum AuthorizationStatus: Int, WireEnumeration, Codable {
     /// The user has not been asked yet.
     case notDetermined = 0
     /// Blocked by a system-wide restriction.

@@ -1,6 +1,6 @@
 /// The side of the watch the Digital Crown is on, as seen by the wearer, as WatchKit's
 /// `WKInterfaceDeviceCrownOrientation` (NSInteger).
-public enum CrownOrientation: Int, WireEnumeration {
+public enum CrownOrientation: Int, WireEnumeration, Codable {
     /// Crown on the left.
     case left = 0
     /// Crown on the right.

@@ -4,7 +4,7 @@
 /// Raw values step by 100. The bands relative to the entitlement's maximum depth M are the
 /// wire contract's rule: shallow below 1 m, deep from 1 m to 0.9·M, approaching up to M, past
 /// up to 1.1·M, sensor error beyond.
-public enum DepthState: Int, WireEnumeration {
+public enum DepthState: Int, WireEnumeration, Codable {
     /// The state is unknown.
     case unknown = 0
     /// Out of the water.

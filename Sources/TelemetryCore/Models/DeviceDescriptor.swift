@@ -2,7 +2,7 @@
 ///
 /// The gateway derives capabilities from `model`, `platform` and `osVersion` with its own
 /// table and grants entitlements from its registry; neither is taken from the device.
-public struct DeviceDescriptor: Sendable, Equatable, Hashable {
+public struct DeviceDescriptor: Sendable, Equatable, Hashable, Codable {
     /// Marketing model name, for example `"Apple Watch Ultra 2"`.
     public var model: String
     /// Operating system, for example `"watchOS"` or `"iOS"`.

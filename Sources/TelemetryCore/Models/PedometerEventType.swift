@@ -1,5 +1,5 @@
 /// A pedometer pause or resume, as Core Motion's `CMPedometerEventType` (NSInteger).
-public enum PedometerEventType: Int, WireEnumeration {
+public enum PedometerEventType: Int, WireEnumeration, Codable {
     /// The user stopped moving.
     case pause = 0
     /// The user started moving again.

@@ -13,7 +13,7 @@ internal import Darwin
 /// identity attitude the device lies flat, screen up, and gravity in the device frame is
 /// `(0, 0, −1)` g. Products follow Hamilton's convention (`i·j = k`).
 /// Yaw, pitch and roll: see ``EulerAngles``.
-public struct Quaternion: Sendable, Equatable, Hashable {
+public struct Quaternion: Sendable, Equatable, Hashable, Codable {
     /// Vector part, i component (unitless).
     public var x: Double
     /// Vector part, j component (unitless).

@@ -3,7 +3,7 @@
 ///
 /// Headphones stream from one bud at a time and the streaming bud can change, so every
 /// sample carries its own location.
-public enum SensorLocation: Int, WireEnumeration {
+public enum SensorLocation: Int, WireEnumeration, Codable {
     /// The device's own sensors (phone or watch).
     case `default` = 0
     /// The left earbud.

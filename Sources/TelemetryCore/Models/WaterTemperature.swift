@@ -1,6 +1,6 @@
 /// A water temperature reading (`submersion/temperature`), as Core Motion's
 /// `CMWaterTemperature`: only while submerged, readings converge over time.
-public struct WaterTemperature: Sendable, Equatable, Hashable {
+public struct WaterTemperature: Sendable, Equatable, Hashable, Codable {
     /// When it was measured, Unix epoch seconds.
     public var date: Double
     /// Water temperature, °C.

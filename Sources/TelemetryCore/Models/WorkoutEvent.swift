@@ -1,6 +1,6 @@
 /// A workout session state change (`workout` stream), as HealthKit's `HKWorkoutSession`.
 /// Batched streams are only valid while a workout is ``WorkoutState/running``.
-public struct WorkoutEvent: Sendable, Equatable, Hashable {
+public struct WorkoutEvent: Sendable, Equatable, Hashable, Codable {
     /// The session's new state.
     public var state: WorkoutState
     /// The `HKWorkoutActivityType` case name, for example `"tennis"`, `"baseball"`,

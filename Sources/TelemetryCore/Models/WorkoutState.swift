@@ -1,6 +1,6 @@
 /// The state of the workout session that batched streams require, as HealthKit's
 /// `HKWorkoutSessionState` (NSInteger; only the three states of the wire contract).
-public enum WorkoutState: Int, WireEnumeration {
+public enum WorkoutState: Int, WireEnumeration, Codable {
     /// The session is running: batched sensor data flows.
     case running = 2
     /// The session has ended.

@@ -1,5 +1,5 @@
 /// The wrist the watch is worn on, as WatchKit's `WKInterfaceDeviceWristLocation` (NSInteger).
-public enum WristLocation: Int, WireEnumeration {
+public enum WristLocation: Int, WireEnumeration, Codable {
     /// Left wrist.
     case left = 0
     /// Right wrist.

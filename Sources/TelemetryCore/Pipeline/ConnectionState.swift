@@ -1,5 +1,5 @@
 /// A device bridge's presence, published on `gateway/{id}/connection`.
-public enum ConnectionState: String, Sendable, CaseIterable {
+public enum ConnectionState: String, Sendable, CaseIterable, Codable {
     /// The bridge said it is online.
     case connected
     /// The bridge said it is offline (or its will did).

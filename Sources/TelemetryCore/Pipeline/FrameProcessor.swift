@@ -41,6 +41,10 @@ public struct FrameProcessor: Sendable {
     private var derivations: DerivationEngine
     /// Rate limit of dead letters (nil: dead letters are off).
     private var deadLetterLimiter: DeadLetterLimiter?
+    /// When each device with state last had a frame accepted (idle eviction).
+    private var lastSeen: [DeviceID: Double] = [:]
+    /// Devices whose snapshot may differ from the one last taken (``takeChangedDevices()``).
+    private var changed: Set<DeviceID> = []
 
     /// The longest topic kept in error keys and reports; MQTT topics may be 64 KiB of attacker-chosen text.
     static let maxReportedTopicScalars = 256
@@ -126,7 +130,21 @@ public struct FrameProcessor: Sendable {
             result.messages += derivations.finishSession(of: id, context: context)
         }
         result.derived = derivations.tally.since(tallied)
+        noteActivity(of: id, stream: stream, at: frame.receivedAt)
         return result
+    }
+
+    /// Remembers when a device with state was last active and whether its snapshot changed.
+    /// Batched frames only move sample windows, which snapshots leave out, so an 800 Hz stream
+    /// does not make a device's snapshot stale.
+    private mutating func noteActivity(of id: DeviceID, stream: InboundStream, at date: Double) {
+        guard lastSeen[id] != nil || hasState(id) else { return }
+        lastSeen[id] = date
+        if !StreamRequirement.of(stream).needsRunningWorkout { changed.insert(id) }
+    }
+
+    private func hasState(_ id: DeviceID) -> Bool {
+        presence[id] != nil || derivations.tracks(id) || (access?.tracks(id) ?? false)
     }
 
     /// Replaces the registry and capability table (a SIGHUP reload) without losing what was
@@ -175,7 +193,9 @@ public struct FrameProcessor: Sendable {
     /// - Returns: whether a reference pose was reset.
     @discardableResult
     public mutating func resetHeadphonePose(of device: DeviceID, at date: Double, retained: Bool) -> Bool {
-        derivations.resetHeadphonePose(of: device, at: date, retained: retained)
+        guard derivations.resetHeadphonePose(of: device, at: date, retained: retained) else { return false }
+        changed.insert(device)
+        return true
     }
 
     /// When ``flush(now:)`` next has something to do.
@@ -187,6 +207,67 @@ public struct FrameProcessor: Sendable {
         case (nil, let device?): device
         case (nil, nil): nil
         }
+    }
+
+    // MARK: Snapshots and eviction
+
+    /// The number of devices with state (access, connection or derivations).
+    public var residentDeviceCount: Int { lastSeen.count }
+
+    /// Whether a device has state here.
+    public func isResident(_ id: DeviceID) -> Bool { lastSeen[id] != nil }
+
+    /// What is kept of a device across a restart or an eviction, or nil when it has no state.
+    public func snapshot(of id: DeviceID) -> DeviceSnapshot? {
+        guard let seen = lastSeen[id] else { return nil }
+        return DeviceSnapshot(lastSeen: seen, access: access?.tracked(id), connection: presence[id], derivations: derivations.state(of: id))
+    }
+
+    /// Takes back a device's state from a snapshot, before its first frame after a restart or
+    /// an eviction. Ignored for a device that already has state here.
+    /// - Returns: false when a part was not restored (the device already had state, a bound was
+    ///   reached, or the snapshot's derivation settings differ from the current ones).
+    @discardableResult
+    public mutating func restore(_ snapshot: DeviceSnapshot, of id: DeviceID) -> Bool {
+        guard lastSeen[id] == nil, snapshot.format == DeviceSnapshot.currentFormat else { return false }
+        var complete = true
+        if let tracked = snapshot.access { complete = (access?.restore(tracked, of: id) ?? false) && complete }
+        if let connection = snapshot.connection {
+            if presence.count < configuration.maxTrackedDevices { presence[id] = connection } else { complete = false }
+        }
+        if let state = snapshot.derivations { complete = derivations.restore(state, of: id) && complete }
+        if hasState(id) { lastSeen[id] = snapshot.lastSeen }
+        return complete
+    }
+
+    /// Removes a device's state and returns its snapshot (to store before it is dropped).
+    public mutating func evict(_ id: DeviceID) -> DeviceSnapshot? {
+        let taken = snapshot(of: id)
+        access?.forget(id)
+        presence[id] = nil
+        derivations.forget(id)
+        sequences.forget(device: id)
+        lastSeen[id] = nil
+        changed.remove(id)
+        return taken
+    }
+
+    /// The devices to evict: those without an accepted frame since `cutoff`, then, while more
+    /// than `maxResident` would remain, the least recently active. Oldest first, ties by id.
+    public func evictionCandidates(idleSince cutoff: Double, maxResident: Int) -> [DeviceID] {
+        let excess = lastSeen.count - maxResident
+        guard excess > 0 || lastSeen.values.contains(where: { $0 < cutoff }) else { return [] }
+        let byAge = lastSeen.sorted { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }
+        let idle = byAge.prefix { $0.value < cutoff }.count
+        return byAge.prefix(max(idle, excess)).map(\.key)
+    }
+
+    /// The devices whose snapshot may have changed since the last call (frames other than
+    /// batched ones, timers that fired, finished sessions), sorted by id.
+    public mutating func takeChangedDevices() -> [DeviceID] {
+        changed.formUnion(derivations.takeChanged().filter { lastSeen[$0] != nil })
+        defer { changed.removeAll(keepingCapacity: true) }
+        return changed.sorted { $0.rawValue < $1.rawValue }
     }
 
     /// The last presence published for a device, or nil when none was seen (or not remembered).

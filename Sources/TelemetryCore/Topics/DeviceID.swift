@@ -89,3 +89,20 @@ public struct DeviceID: Hashable, Sendable, CustomStringConvertible {
         return printable ? "'\(character)' (\(scalars))" : scalars
     }
 }
+
+/// Encoded as its text; decoding checks the syntax again (a stored snapshot is input too).
+extension DeviceID: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let id = DeviceID(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: DeviceID.validationProblem(text) ?? "invalid device id")
+        }
+        self = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

@@ -5,9 +5,9 @@
 /// sample from the other bud is a hand-off. The first bud ever seen is not a hand-off, and the
 /// bud is remembered across disconnections, so "the current bud" is always the last `to` of a
 /// hand-off (or the first bud). Samples with `sensorLocation` `default` (not a bud) are ignored.
-public struct BudHandoffDetector: Sendable {
+public struct BudHandoffDetector: Sendable, Codable {
     /// One switch of the streaming bud.
-    public struct Handoff: Sendable, Equatable {
+    public struct Handoff: Sendable, Equatable, Codable {
         /// The bud that streamed before.
         public var from: SensorLocation
         /// The bud that streams now.

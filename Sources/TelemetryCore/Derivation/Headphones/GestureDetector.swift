@@ -15,11 +15,11 @@
 ///
 /// A single look down and back, or a head turn and back, is two swings and not a gesture with
 /// the default of three.
-public struct GestureDetector: Sendable {
+public struct GestureDetector: Sendable, Codable {
     /// A recognized gesture.
-    public struct Gesture: Sendable, Equatable {
+    public struct Gesture: Sendable, Equatable, Codable {
         /// Which gesture.
-        public enum Kind: String, Sendable, CaseIterable {
+        public enum Kind: String, Sendable, CaseIterable, Codable {
             /// Head nodded (pitch swings).
             case nod
             /// Head shaken (yaw swings).
@@ -47,7 +47,7 @@ public struct GestureDetector: Sendable {
         }
     }
 
-    private struct Axis: Sendable {
+    private struct Axis: Sendable, Codable {
         var lastSign = 0
         var swings = 0
         var start = 0.0

@@ -1,5 +1,5 @@
 /// The head's attitude relative to a reference pose, as published on `gateway/{id}/headphone/pose`.
-public struct HeadPose: Sendable, Equatable {
+public struct HeadPose: Sendable, Equatable, Codable {
     /// The sample's timestamp, s since boot.
     public var timestamp: Double
     /// The reference sample's timestamp, s since boot.

@@ -3,9 +3,17 @@
 /// The reference is the first sample given after a (re)set: the deriver resets it on a
 /// `connected` event and on a `reset-pose` command (not on `streamResumed`). Every sample yields its pose (the
 /// posture rule needs all of them); the rate limiter says which ones to publish.
-public struct HeadPoseTracker: Sendable {
+public struct HeadPoseTracker: Sendable, Codable {
     /// The reference sample's attitude and timestamp; nil until the next sample after a reset.
-    public private(set) var reference: (attitude: Quaternion, timestamp: Double)?
+    public private(set) var reference: Reference?
+
+    /// The sample poses are relative to.
+    public struct Reference: Sendable, Equatable, Codable {
+        /// Its attitude.
+        public var attitude: Quaternion
+        /// Its timestamp, device clock seconds.
+        public var timestamp: Double
+    }
     /// Which poses are published.
     public private(set) var limiter: PoseRateLimiter
 
@@ -27,7 +35,7 @@ public struct HeadPoseTracker: Sendable {
     ///   - timestamp: its timestamp, s since boot.
     /// - Returns: the pose and whether the rate limit lets it be published.
     public mutating func update(attitude: Quaternion, timestamp: Double) -> (pose: HeadPose, publish: Bool) {
-        let current = reference ?? (attitude, timestamp)
+        let current = reference ?? Reference(attitude: attitude, timestamp: timestamp)
         reference = current
         let pose = HeadPose.relative(attitude, to: current.attitude, timestamp: timestamp, referenceTimestamp: current.timestamp)
         return (pose, limiter.admit(timestamp))

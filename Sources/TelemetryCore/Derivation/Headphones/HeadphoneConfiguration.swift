@@ -1,6 +1,6 @@
 /// Settings of the headphone derivations (`derivation.headphones.*`); see `docs/headphones.md`
 /// for the rules they tune.
-public struct HeadphoneConfiguration: Sendable, Equatable, ConfigurationChecking {
+public struct HeadphoneConfiguration: Sendable, Equatable, ConfigurationChecking, Codable {
     /// Longest silence of `headphone/motion`, in seconds of the gateway clock, before connected
     /// headphones are declared disconnected with reason `streamTimeout`. Default 2 s (about 50
     /// missed samples at 25 Hz).

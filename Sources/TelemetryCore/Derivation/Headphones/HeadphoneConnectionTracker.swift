@@ -24,7 +24,7 @@
 ///
 /// Pure: time comes in as values; the gateway clock (`receivedAt`, `now`) is only compared
 /// with itself, sample timestamps only with themselves, device dates only with themselves.
-public struct HeadphoneConnectionTracker: Sendable {
+public struct HeadphoneConnectionTracker: Sendable, Codable {
     /// Silence, in seconds of the gateway clock, after which a connection times out.
     public let streamTimeout: Double
     /// Seconds of sample time motion must last to count as a resumed connection.
@@ -50,7 +50,7 @@ public struct HeadphoneConnectionTracker: Sendable {
     /// Motion seen while not connected, possibly a resumption.
     private var candidate: ResumeCandidate?
 
-    private struct ResumeCandidate: Sendable {
+    private struct ResumeCandidate: Sendable, Codable {
         var startTimestamp: Double
         var lastTimestamp: Double
         var lastReceivedAt: Double

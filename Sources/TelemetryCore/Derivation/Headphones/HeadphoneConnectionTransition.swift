@@ -1,5 +1,5 @@
 /// Whether headphones are connected, as published on `gateway/{id}/headphone/connection`.
-public enum HeadphoneConnectionState: String, Sendable, CaseIterable {
+public enum HeadphoneConnectionState: String, Sendable, CaseIterable, Codable {
     /// The buds are in (or the headphones on) and motion is expected.
     case connected
     /// The buds are out, the stream went silent, or the bridge went offline.
@@ -7,7 +7,7 @@ public enum HeadphoneConnectionState: String, Sendable, CaseIterable {
 }
 
 /// Why the headphone connection state was set (the `reason` field).
-public enum HeadphoneConnectionReason: String, Sendable, CaseIterable {
+public enum HeadphoneConnectionReason: String, Sendable, CaseIterable, Codable {
     /// The bridge reported `connected` or `disconnected` on `headphone/connection`
     /// (a disconnect that does not directly follow motion from a bud).
     case event
@@ -34,7 +34,7 @@ public enum HeadphoneConnectionReason: String, Sendable, CaseIterable {
 }
 
 /// One published change of a device's headphone connection.
-public struct HeadphoneConnectionTransition: Sendable, Equatable {
+public struct HeadphoneConnectionTransition: Sendable, Equatable, Codable {
     /// The new state.
     public var state: HeadphoneConnectionState
     /// Why.

@@ -18,7 +18,7 @@
 /// - `{id}/headphone/pose` QoS 0: relative head pose, rate-limited (``HeadPoseTracker``);
 /// - `{id}/headphone/posture` QoS 1: `headDown` / `upright` (``PostureMonitor``);
 /// - `{id}/headphone/gesture` QoS 1: `nod` / `shake` (``GestureDetector``).
-public struct HeadphoneDeriver: Sendable {
+public struct HeadphoneDeriver: Sendable, Codable {
     /// The settings.
     public let configuration: HeadphoneConfiguration
     /// The connection state machine.

@@ -5,7 +5,7 @@
 /// least `1 / rate` s (less 1 µs for timestamp rounding) passed since the last one that did;
 /// a sample older than that one never passes. At 25 Hz input and 10 Hz this is every third
 /// sample (8.3 Hz): the limit is an upper bound, never exceeded.
-public struct PoseRateLimiter: Sendable {
+public struct PoseRateLimiter: Sendable, Codable {
     /// Seconds between passing samples, `1 / rate`.
     public let interval: Double
     /// The timestamp of the last sample that passed.

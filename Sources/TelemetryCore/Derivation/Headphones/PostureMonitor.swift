@@ -9,11 +9,11 @@
 ///
 /// ``reset()`` (disconnection, new reference pose) ends an episode silently: the pitch is no
 /// longer comparable.
-public struct PostureMonitor: Sendable {
+public struct PostureMonitor: Sendable, Codable {
     /// A posture report.
-    public struct Event: Sendable, Equatable {
+    public struct Event: Sendable, Equatable, Codable {
         /// Which report.
-        public enum Kind: String, Sendable, CaseIterable {
+        public enum Kind: String, Sendable, CaseIterable, Codable {
             /// The head has been down for the configured time.
             case headDown
             /// The head came back up after `headDown`.
@@ -41,7 +41,7 @@ public struct PostureMonitor: Sendable {
         public var duration: Double { timestamp - startTimestamp }
     }
 
-    private enum Phase: Sendable {
+    private enum Phase: Sendable, Codable {
         case upright
         case pending(since: Double)
         case down(since: Double)

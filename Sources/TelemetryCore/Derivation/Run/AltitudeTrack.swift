@@ -3,9 +3,9 @@
 ///
 /// Samples are kept with their own timestamps and mapped to dates only when a segment is
 /// measured, so every segment uses the device's clock anchor at its best (it only improves).
-struct AltitudeTrack: Sendable {
+struct AltitudeTrack: Sendable, Codable {
     /// One kept sample.
-    struct Sample: Sendable, Equatable {
+    struct Sample: Sendable, Equatable, Codable {
         /// Seconds since boot.
         var timestamp: Double
         /// m, relative to the device's first reading.
@@ -13,7 +13,7 @@ struct AltitudeTrack: Sendable {
     }
 
     /// What happened to a sample.
-    enum Outcome: Sendable, Equatable {
+    enum Outcome: Sendable, Equatable, Codable {
         /// Kept.
         case kept
         /// Not newer than the last sample (a redelivery or out of order): ignored.
@@ -24,7 +24,7 @@ struct AltitudeTrack: Sendable {
     }
 
     /// Elevation over an interval, m.
-    struct Elevation: Sendable, Equatable {
+    struct Elevation: Sendable, Equatable, Codable {
         /// Altitude at the end minus altitude at the start.
         var change: Double
         /// Sum of the climbs.

@@ -65,3 +65,6 @@ struct BoundedBuffer<Element: Sendable>: Sendable, RandomAccessCollection {
         return low
     }
 }
+
+
+extension BoundedBuffer: Codable where Element: Codable {}

@@ -17,7 +17,7 @@
 /// Limits: a device that publishes a sample later than a dated frame produced after it (its own
 /// buffering) biases the estimate late by that delay, and the maximum never comes back down. A
 /// reboot restarts the timestamps: call ``reset()`` when they go backwards.
-public struct DeviceClockAnchor: Sendable, Equatable {
+public struct DeviceClockAnchor: Sendable, Equatable, Codable {
     /// The latest wall-clock date seen in the device's frames, Unix epoch seconds.
     public private(set) var latestDate: Double?
     /// The estimated boot epoch, Unix epoch seconds (nil until a timestamp followed a date).

@@ -7,9 +7,9 @@
 /// from its `startDate` on and continues from the joined value there, so readings stay
 /// monotone and a restart neither loses nor double-counts what was counted before it. Time
 /// between the old series' last update and the new start counts nothing (no data).
-struct PedometerSeries: Sendable {
+struct PedometerSeries: Sendable, Codable {
     /// One point of the joined series.
-    struct Point: Sendable, Equatable {
+    struct Point: Sendable, Equatable, Codable {
         /// Unix epoch seconds.
         var date: Double
         /// Steps since the joined series began.
@@ -19,7 +19,7 @@ struct PedometerSeries: Sendable {
     }
 
     /// What happened to an update.
-    enum Outcome: Sendable, Equatable {
+    enum Outcome: Sendable, Equatable, Codable {
         /// Appended to the current series.
         case applied
         /// Started a new series.
@@ -30,7 +30,13 @@ struct PedometerSeries: Sendable {
 
     private var points: BoundedBuffer<Point>
     /// The `startDate` of the current series and the joined value at it.
-    private var series: (startDate: Double, base: Point)?
+    private var series: Series?
+
+    /// A series' `startDate` and the joined value at it.
+    private struct Series: Sendable, Codable {
+        var startDate: Double
+        var base: Point
+    }
 
     /// Creates an empty series.
     /// - Parameter capacity: the most points kept.
@@ -57,7 +63,7 @@ struct PedometerSeries: Sendable {
             points.removeLast(points.count - points.partitioningIndex { $0.date > data.startDate })
             let anchor = Point(date: data.startDate, steps: base.steps, distance: base.distance)
             if points.last.map({ $0.date < anchor.date }) ?? true { points.append(anchor) }
-            series = (data.startDate, anchor)
+            series = Series(startDate: data.startDate, base: anchor)
         }
         guard let base = series?.base else { return outcome }
         let distance = data.distance.flatMap { distance in base.distance.map { $0 + distance } }

@@ -1,7 +1,7 @@
 /// Settings of the run segments (`gateway/{id}/pedometer/segment`) and workout summaries
 /// (`gateway/{id}/pedometer/workout`); gateway keys `derivation.run.*`. The rules they tune and
 /// the accuracy the defaults reach on the simulator's runs: `docs/run-segments.md`.
-public struct RunConfiguration: Sendable, Equatable, ConfigurationChecking {
+public struct RunConfiguration: Sendable, Equatable, ConfigurationChecking, Codable {
     /// A segment whose elevation gain reaches this height, m, is flagged `hill: true`. Default
     /// 10 m: about three storeys, more than any urban block's camber or a bridge ramp's
     /// noise, less than the smallest climb a runner calls a hill.

@@ -1,6 +1,6 @@
 /// What a device's run-segment deriver ignored or dropped, cumulative (for diagnostics and tests;
 /// each workout summary also reports the event counts of its workout).
-public struct RunCounters: Sendable, Equatable {
+public struct RunCounters: Sendable, Equatable, Codable {
     /// Pause/resume events with the same date and type as a pending one, or as the pause that
     /// ended the last published segment (redeliveries), ignored.
     public var duplicateEvents = 0

@@ -1,8 +1,8 @@
 /// One active stretch of a workout, from a resume to the following pause, published on
 /// `gateway/{id}/pedometer/segment`.
-public struct RunSegment: Sendable, Equatable {
+public struct RunSegment: Sendable, Equatable, Codable {
     /// What let the segment be published.
-    public enum Completion: String, Sendable, Equatable {
+    public enum Completion: String, Sendable, Equatable, Codable {
         /// A pedometer update and an altimeter sample at or after its end arrived.
         case data
         /// ``RunConfiguration/finalizeTimeout`` passed first; the values use what had arrived.

@@ -26,7 +26,7 @@
 ///
 /// Pure: no clock (``tick(now:context:)`` brings the time for the timeout), no I/O. Memory is
 /// bounded by the configuration's maxima; a workout's state is dropped when it ends.
-public struct RunSegmentDeriver: Sendable {
+public struct RunSegmentDeriver: Sendable, Codable {
     /// The settings.
     public let configuration: RunConfiguration
     /// The device's boot-to-wall-clock mapping, refined by every frame.

@@ -5,9 +5,9 @@
 /// the following resume still closes the segment at its own date. Published segments are frozen:
 /// the events up to a published segment's end are consumed, and an event dated before that end
 /// is refused as late.
-struct RunTimeline: Sendable {
+struct RunTimeline: Sendable, Codable {
     /// One event, with the gateway time it arrived (for the finalize timeout).
-    struct Entry: Sendable, Equatable {
+    struct Entry: Sendable, Equatable, Codable {
         /// Unix epoch seconds.
         var date: Double
         /// Pause or resume.
@@ -23,7 +23,7 @@ struct RunTimeline: Sendable {
     }
 
     /// What happened to an event.
-    enum Insertion: Sendable, Equatable {
+    enum Insertion: Sendable, Equatable, Codable {
         /// Added in date order.
         case inserted
         /// Same date and type as a pending event, or as the pause that ended the last published
@@ -36,7 +36,7 @@ struct RunTimeline: Sendable {
     }
 
     /// A closed segment: a resume and the pause that ends it.
-    struct Closed: Sendable, Equatable {
+    struct Closed: Sendable, Equatable, Codable {
         /// The resume's date.
         var start: Double
         /// The pause's date.

@@ -1,6 +1,6 @@
 /// The state of one open workout of a tracked activity type: its pending events and the totals
 /// of the segments published so far.
-struct RunWorkout: Sendable {
+struct RunWorkout: Sendable, Codable {
     /// The pending pause/resume events (the workout's start is the first resume).
     var timeline: RunTimeline
     /// Totals of the published segments; completed when the workout ends.

@@ -3,7 +3,7 @@
 ///
 /// Steps, distance, elevation and the pace cover active time only: the time between segments
 /// (stoplights, breaks) is ``pausedDuration`` and counts toward nothing else.
-public struct RunWorkoutSummary: Sendable, Equatable {
+public struct RunWorkoutSummary: Sendable, Equatable, Codable {
     /// The HealthKit activity type of the workout.
     public var activityType: String
     /// The workout's `running` frame, Unix epoch seconds.

@@ -11,9 +11,9 @@
 ///
 /// Pure: fed samples in date order (the depth state machine drops stale ones first); keeps a
 /// bounded history (``maxSamples``).
-public struct AscentRateMonitor: Sendable {
+public struct AscentRateMonitor: Sendable, Codable {
     /// Settings.
-    public struct Configuration: Sendable, Equatable {
+    public struct Configuration: Sendable, Equatable, Codable {
         /// The fastest allowed ascent, m/min. Default 10.
         public var limit: Double
         /// The window the rate is measured over, s. Default 3.
@@ -30,7 +30,7 @@ public struct AscentRateMonitor: Sendable {
     }
 
     /// A too-fast ascent.
-    public struct Warning: Sendable, Equatable {
+    public struct Warning: Sendable, Equatable, Codable {
         /// The date of the sample that showed it, Unix epoch seconds.
         public var date: Double
         /// The depth of the sample that showed it, m.
@@ -50,7 +50,13 @@ public struct AscentRateMonitor: Sendable {
 
     /// The settings.
     public let configuration: Configuration
-    private var samples: [(date: Double, depth: Double)] = []
+    private var samples: [DepthSample] = []
+
+    /// One depth reading of the window.
+    private struct DepthSample: Sendable, Codable {
+        var date: Double
+        var depth: Double
+    }
     private var armed = true
 
     /// Creates a monitor.
@@ -85,7 +91,7 @@ public struct AscentRateMonitor: Sendable {
                 armed = true
             }
         }
-        samples.append((date, depth))
+        samples.append(DepthSample(date: date, depth: depth))
         return warning
     }
 

@@ -12,7 +12,7 @@
 /// cross back by h): leaving deep for shallow needs d < 1 − h, approaching for deep d < 0.9·M − h,
 /// past for approaching d ≤ M − h, sensor error for past d ≤ 1.1·M − h. Changes to a deeper band
 /// use the thresholds above exactly.
-public struct DepthBands: Sendable, Equatable {
+public struct DepthBands: Sendable, Equatable, Codable {
     /// The entitlement's maximum depth M, m (6 shallow, 40 full).
     public var maximumDepth: Double
 

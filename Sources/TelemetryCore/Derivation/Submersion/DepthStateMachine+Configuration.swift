@@ -1,6 +1,6 @@
 extension DepthStateMachine {
     /// Settings of the depth state machine.
-    public struct Configuration: Sendable, Equatable {
+    public struct Configuration: Sendable, Equatable, Codable {
         /// How far (m) the depth must cross back over a boundary before a shallower band is
         /// entered; see ``DepthBands``. Default 0.05 m.
         public var hysteresis: Double

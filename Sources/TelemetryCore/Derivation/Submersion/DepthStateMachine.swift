@@ -23,9 +23,9 @@
 ///   duplicate. Both are dropped without touching the state (the first delivery wins).
 /// - **Silence** (``silence()``): the owner's timer says no frame arrived for too long; a
 ///   submerged state becomes ``DepthState/unknown``.
-public struct DepthStateMachine: Sendable {
+public struct DepthStateMachine: Sendable, Codable {
     /// What the machine did with an input.
-    public enum Action: Sendable, Equatable {
+    public enum Action: Sendable, Equatable, Codable {
         /// The input was applied. `transition` is set when the state changed; `depth` is the
         /// measurement's depth (given or from pressure) when the input carried one and the
         /// machine used it.
@@ -39,7 +39,7 @@ public struct DepthStateMachine: Sendable {
     }
 
     /// Why an in-order input did not affect the state.
-    public enum IgnoreReason: String, Sendable, Equatable {
+    public enum IgnoreReason: String, Sendable, Equatable, Codable {
         /// An event or measurement whose state is `unknown` (and, for a measurement, with no depth
         /// to use).
         case unknownState

@@ -1,7 +1,7 @@
 /// A change of a device's depth state, published on `gateway/{id}/submersion/depth-state`.
-public struct DepthTransition: Sendable, Equatable {
+public struct DepthTransition: Sendable, Equatable, Codable {
     /// What made the state change.
-    public enum Cause: String, Sendable, Equatable {
+    public enum Cause: String, Sendable, Equatable, Codable {
         /// A `submersion/event` (submerged or notSubmerged).
         case event
         /// A `submersion/measurement` (its depth, its pressure, or its own state).

@@ -1,8 +1,8 @@
 /// The summary of one dive, published on `gateway/{id}/submersion/dive` when the diver surfaces
 /// or the data stops for ``SubmersionConfiguration/diveEndSilence``.
-public struct DiveSummary: Sendable, Equatable {
+public struct DiveSummary: Sendable, Equatable, Codable {
     /// Why the dive ended.
-    public enum EndReason: String, Sendable, Equatable {
+    public enum EndReason: String, Sendable, Equatable, Codable {
         /// A `notSubmerged` event.
         case surfaced
         /// No submersion frame for ``SubmersionConfiguration/diveEndSilence``.
@@ -13,7 +13,7 @@ public struct DiveSummary: Sendable, Equatable {
     }
 
     /// Seconds spent in each submerged band.
-    public struct TimeInState: Sendable, Equatable {
+    public struct TimeInState: Sendable, Equatable, Codable {
         /// s in ``DepthState/submergedShallow``.
         public var submergedShallow = 0.0
         /// s in ``DepthState/submergedDeep``.

@@ -2,7 +2,7 @@
 /// ``end(at:reason:maximumDepth:)``.
 ///
 /// Pure: the deriver feeds it the depth state machine's applied inputs in order.
-public struct DiveTracker: Sendable {
+public struct DiveTracker: Sendable, Codable {
     /// When the dive started, Unix epoch seconds.
     public let startDate: Double
     /// The date of the last input of the dive.

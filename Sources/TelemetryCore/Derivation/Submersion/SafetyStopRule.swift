@@ -10,9 +10,9 @@
 /// surfaces, ``outcome`` says `notRequired`, `completed` or `missed`; `missed` publishes a hint.
 ///
 /// Pure: fed depth samples of one dive in date order.
-public struct SafetyStopRule: Sendable {
+public struct SafetyStopRule: Sendable, Codable {
     /// Settings.
-    public struct Configuration: Sendable, Equatable {
+    public struct Configuration: Sendable, Equatable, Codable {
         /// Dives deeper than this (m) need a stop. Default 10.
         public var requiredBeyond: Double
         /// The centre of the stop band, m. Default 4.5.
@@ -43,7 +43,7 @@ public struct SafetyStopRule: Sendable {
     }
 
     /// The verdict on a dive's safety stop.
-    public enum Outcome: String, Sendable, Equatable {
+    public enum Outcome: String, Sendable, Equatable, Codable {
         /// The dive was not deeper than ``Configuration/requiredBeyond``.
         case notRequired
         /// A long enough stop was made after the deepest point.

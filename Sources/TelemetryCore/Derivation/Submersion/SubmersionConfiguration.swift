@@ -1,7 +1,7 @@
 /// Settings of the water submersion derivations (configuration keys `derivation.submersion.*`):
 /// depth states, dive summaries, water temperature, the ascent-rate warning and the safety-stop
 /// hint. Rules and examples: `docs/submersion.md`.
-public struct SubmersionConfiguration: Sendable, Equatable, ConfigurationChecking {
+public struct SubmersionConfiguration: Sendable, Equatable, ConfigurationChecking, Codable {
     /// How far (m) the depth must cross back over a band boundary before the state changes to the
     /// shallower band, so that noise at a boundary does not flap. Deeper changes happen at the
     /// contract's thresholds exactly. Default 0.05 m.

@@ -1,6 +1,6 @@
 /// What a device's submersion deriver dropped or ignored, cumulative (for diagnostics and tests;
 /// each dive summary also reports the stale and duplicate inputs of its dive).
-public struct SubmersionCounters: Sendable, Equatable {
+public struct SubmersionCounters: Sendable, Equatable, Codable {
     /// Inputs dated before what was already processed (out of order), dropped.
     public var stale = 0
     /// Inputs dated exactly as the last input of their stream (redeliveries), dropped.

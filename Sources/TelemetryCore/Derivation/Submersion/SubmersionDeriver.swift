@@ -15,7 +15,7 @@
 /// rules: `docs/submersion.md`.
 ///
 /// Pure: no clock (``tick(now:context:)`` brings the time for the silence rule), no I/O.
-public struct SubmersionDeriver: Sendable {
+public struct SubmersionDeriver: Sendable, Codable {
     /// The settings.
     public let configuration: SubmersionConfiguration
     /// The depth state machine.
@@ -39,7 +39,13 @@ public struct SubmersionDeriver: Sendable {
     public private(set) var deviceState: DepthState?
     /// Since when (measurement date) the open dive's measurements say the surface; nil while
     /// they say otherwise.
-    private var surfaceSince: (date: Double, receivedAt: Double)?
+    private var surfaceSince: SurfaceArrival?
+
+    /// When a surface reading arrived: its own date and the gateway's arrival time.
+    private struct SurfaceArrival: Sendable, Codable {
+        var date: Double
+        var receivedAt: Double
+    }
 
     /// Creates the state of a device seen for the first time.
     /// - Parameter configuration: the settings.
@@ -117,7 +123,7 @@ public struct SubmersionDeriver: Sendable {
             surfaceSince = nil
             return []
         }
-        let since = surfaceSince ?? (measurement.date, receivedAt)
+        let since = surfaceSince ?? SurfaceArrival(date: measurement.date, receivedAt: receivedAt)
         surfaceSince = since
         guard measurement.date - since.date >= configuration.surfaceTimeout, let transition = machine.surfaced(at: measurement.date) else { return [] }
         return change(transition, limit: limit, context: context)

@@ -5,7 +5,7 @@
 /// defaults below are the project's, each with its reasoning; `docs/swing-metrics.md` explains
 /// them and the accuracy they reach on the simulator's ground truth. The tennis defaults are
 /// Apple's SwingWatch sample's (WWDC16).
-public struct SwingConfiguration: Sendable, Equatable, ConfigurationChecking {
+public struct SwingConfiguration: Sendable, Equatable, ConfigurationChecking, Codable {
     // MARK: Batches
 
     /// Nominal rate of `batched/accelerometer`, Hz. CMBatchedSensorManager reports 800 Hz
@@ -95,7 +95,7 @@ public struct SwingConfiguration: Sendable, Equatable, ConfigurationChecking {
 /// Settings of the tennis stroke counter: Apple's SwingWatch rule (WWDC16 session 713),
 /// generalised from 50 Hz to any sample rate by measuring the window in seconds and weighting
 /// each sample by its own interval.
-public struct TennisConfiguration: Sendable, Equatable {
+public struct TennisConfiguration: Sendable, Equatable, Codable {
     /// The sliding window, s (SwingWatch: 50 samples at 50 Hz).
     public var window: Double = 1
     /// Smallest accumulated rotation about gravity over the window, rad (SwingWatch `yawThreshold`).

@@ -167,3 +167,45 @@ extension TennisStroke {
         return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .tennisStroke), payload: writer.bytes, qos: 1, retain: false)
     }
 }
+
+/// A device's swing state as kept across a restart: the workout session and the current
+/// workout's stroke counts. The sample windows (the detector's ≈ 100 KB, the stroke counter's
+/// few seconds) are left out on purpose: they cover seconds, would make every snapshot large,
+/// and start empty again, so a swing in progress at the restart may be missed
+/// (docs/reliability.md).
+extension SwingDeriver: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case configuration, workoutState, activityType, sessionUnfinished, strokeCounts
+    }
+
+    /// The current workout's stroke counts.
+    private struct StrokeCounts: Codable {
+        var forehands: Int
+        var backhands: Int
+        var unknown: Int
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(configuration: try container.decode(SwingConfiguration.self, forKey: .configuration))
+        workoutState = try container.decodeIfPresent(WorkoutState.self, forKey: .workoutState)
+        activityType = try container.decodeIfPresent(String.self, forKey: .activityType)
+        sessionUnfinished = try container.decode(Bool.self, forKey: .sessionUnfinished)
+        if let counts = try container.decodeIfPresent(StrokeCounts.self, forKey: .strokeCounts) {
+            strokes = TennisStrokeCounter(
+                configuration: configuration.tennis, forehands: counts.forehands, backhands: counts.backhands, unknown: counts.unknown)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(configuration, forKey: .configuration)
+        try container.encodeIfPresent(workoutState, forKey: .workoutState)
+        try container.encodeIfPresent(activityType, forKey: .activityType)
+        try container.encode(sessionUnfinished, forKey: .sessionUnfinished)
+        if let strokes {
+            let counts = StrokeCounts(forehands: strokes.forehandCount, backhands: strokes.backhandCount, unknown: strokes.unknownCount)
+            try container.encode(counts, forKey: .strokeCounts)
+        }
+    }
+}

@@ -49,6 +49,15 @@ public struct TennisStrokeCounter: Sendable {
         entries = SampleRing(capacity: max(8, capacity), filler: Entry(timestamp: 0, rate: 0, interval: 0))
     }
 
+    /// Creates a counter that continues a workout's counts with an empty window (a restored
+    /// device: the window's few seconds of samples are not kept across a restart).
+    public init(configuration: TennisConfiguration, forehands: Int, backhands: Int, unknown: Int) {
+        self.init(configuration: configuration)
+        forehandCount = forehands
+        backhandCount = backhands
+        unknownCount = unknown
+    }
+
     /// Zeroes the counts and the window (a new workout).
     public mutating func resetCounts() {
         forehandCount = 0

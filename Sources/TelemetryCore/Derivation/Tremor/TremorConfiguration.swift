@@ -3,7 +3,7 @@
 ///
 /// Core Motion publishes no thresholds for `CMMovementDisorderManager`, so these are the
 /// project's; each default carries its reasoning, worked out in `docs/tremor.md`.
-public struct TremorConfiguration: Sendable, Equatable, ConfigurationChecking {
+public struct TremorConfiguration: Sendable, Equatable, ConfigurationChecking, Codable {
     /// Nominal rate of `recorder/accelerometer`, Hz (CMSensorRecorder records at 50 Hz). Sizes
     /// the windows and places each sample in its slot. No configuration key: the rate is Core
     /// Motion's, not a choice.

@@ -1,0 +1,32 @@
+/// What the gateway keeps of one device across a restart or an eviction: the access state
+/// (latest hello, authorization, workout session and its end grace, the availability last
+/// published), the connection last published, and the derivation state (depth state and open
+/// dive, headphone connection and pose reference, the workout's stroke counts, run timeline).
+///
+/// Sample windows (a swing's or a stroke's few seconds of samples) and sequence numbers are not
+/// kept: they span seconds and start again empty. ``FrameProcessor/snapshot(of:)`` makes one,
+/// ``FrameProcessor/restore(_:of:)`` takes it back; the gateway stores it as JSON.
+public struct DeviceSnapshot: Sendable, Codable {
+    /// The format this code writes; a stored snapshot of another format is not restored.
+    public static let currentFormat = 1
+
+    /// The format of this snapshot.
+    public var format: Int
+    /// When the gateway last received a frame of the device, Unix epoch seconds.
+    public var lastSeen: Double
+    /// The access state, if the device passed a control frame.
+    public var access: AccessControl.Tracked?
+    /// The connection state last published on `gateway/{id}/connection`, if any.
+    public var connection: ConnectionState?
+    /// The derivation state, if the device sent a frame a deriver uses.
+    public var derivations: DeviceDerivations?
+
+    /// Creates a snapshot in the current format.
+    public init(lastSeen: Double, access: AccessControl.Tracked?, connection: ConnectionState?, derivations: DeviceDerivations?) {
+        format = Self.currentFormat
+        self.lastSeen = lastSeen
+        self.access = access
+        self.connection = connection
+        self.derivations = derivations
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+import TelemetrySimulation
+
+@testable import TelemetryCore
+
+/// A restart in the middle of a scenario: every device's snapshot goes through JSON (as the
+/// gateway stores it) into a new processor, which must then publish exactly what the
+/// uninterrupted processor publishes.
+@Suite("Device snapshots across a restart")
+struct DeviceSnapshotTests {
+    /// A scenario's frames with their arrival times (Unix epoch seconds).
+    struct TimedFrame {
+        var frame: SimulatedFrame
+        var receivedAt: Double
+    }
+
+    static let policy = AccessPolicy(registry: .unrestricted, capabilities: AccessFixtures.table)
+
+    static func processor() -> FrameProcessor {
+        FrameProcessor(configuration: .init(accessPolicy: policy))
+    }
+
+    /// Feeds frames in order with a tick every half second of arrival time (as the gateway's
+    /// ticker does), restarting from snapshots before frame `restartAt` when given.
+    static func run(_ frames: [TimedFrame], restartAt: Int? = nil, tail: Double = 600) throws -> [OutboundMessage] {
+        var processor = processor()
+        var messages: [OutboundMessage] = []
+        var nextTick = (frames.first?.receivedAt ?? 0) + 0.5
+        func tick(until date: Double) {
+            while nextTick <= date {
+                messages += processor.flush(now: nextTick)
+                nextTick += 0.5
+            }
+        }
+        for (index, timed) in frames.enumerated() {
+            tick(until: timed.receivedAt)
+            if index == restartAt { processor = try restarted(processor, devices: Set(frames.map(\.frame.deviceId))) }
+            let inbound = InboundFrame(
+                topic: timed.frame.topic(), payload: timed.frame.payload, retained: timed.frame.retain, receivedAt: timed.receivedAt)
+            messages += processor.process(inbound).messages
+        }
+        tick(until: (frames.last?.receivedAt ?? 0) + tail)
+        return messages
+    }
+
+    /// A new processor with every device's snapshot, encoded and decoded as JSON.
+    static func restarted(_ old: FrameProcessor, devices: Set<String>) throws -> FrameProcessor {
+        var fresh = processor()
+        for id in devices.compactMap(DeviceID.init) {
+            guard let snapshot = old.snapshot(of: id) else { continue }
+            let stored = try JSONEncoder().encode(snapshot)
+            let restored = try JSONDecoder().decode(DeviceSnapshot.self, from: stored)
+            let complete = fresh.restore(restored, of: id)
+            #expect(complete, "\(id)")
+        }
+        return fresh
+    }
+
+    /// The messages as text lines, so a failure shows which message differs.
+    static func text(_ messages: [OutboundMessage]) -> [String] {
+        messages.map { $0.topic + " " + String(decoding: $0.payload, as: UTF8.self) }
+    }
+
+    static func dive(_ scenario: DiveScenario) -> [TimedFrame] {
+        let start = 1_700_000_000.0
+        return scenario.frames(startDate: start).map { TimedFrame(frame: $0, receivedAt: start + $0.time) }
+    }
+
+    @Test("a restart mid-dive: same depth states, one dive summary with the same figures", arguments: DiveScenario.presets)
+    func midDive(scenario: DiveScenario) throws {
+        let frames = Self.dive(scenario)
+        let uninterrupted = try Self.run(frames)
+        let submergeIndex = frames.firstIndex { $0.receivedAt > 1_700_000_000 + scenario.submergeTime + 1 } ?? frames.count / 2
+        let interrupted = try Self.run(frames, restartAt: submergeIndex)
+        #expect(interrupted.filter { $0.topic.hasSuffix("/submersion/dive") }.count == 1, "\(scenario.name)")
+        #expect(interrupted.map(\.topic) == uninterrupted.map(\.topic), "\(scenario.name)")
+        #expect(Self.text(interrupted) == Self.text(uninterrupted), "\(scenario.name)")
+    }
+
+    @Test("without the snapshot the dive after a restart is lost (the control)")
+    func midDiveWithoutSnapshot() throws {
+        let scenario = DiveScenario.presets[0]
+        let frames = Self.dive(scenario)
+        let submergeIndex = try #require(frames.firstIndex { $0.receivedAt > 1_700_000_000 + scenario.submergeTime + 1 })
+        // Frames before the restart went to a processor that then died; the new one saw no hello.
+        let afterRestart = try Self.run([frames[0]] + frames[submergeIndex...])
+        let uninterrupted = try Self.run(frames)
+        #expect(afterRestart.filter { $0.topic.hasSuffix("/submersion/dive") }.map(\.payload)
+            != uninterrupted.filter { $0.topic.hasSuffix("/submersion/dive") }.map(\.payload))
+    }
+
+    @Test("a restart mid-listening: poses stay relative to the same reference, same connection events")
+    func midListening() throws {
+        let scenario = HeadphoneScenario.listeningSession()
+        let frames = scenario.frames.map { TimedFrame(frame: $0, receivedAt: 1_767_225_600 + $0.time) }
+        let uninterrupted = try Self.run(frames, tail: 30)
+        let interrupted = try Self.run(frames, restartAt: frames.count / 2, tail: 30)
+        #expect(uninterrupted.contains { $0.topic.hasSuffix("/headphone/pose") })
+        #expect(interrupted.map(\.topic) == uninterrupted.map(\.topic))
+        #expect(Self.text(interrupted) == Self.text(uninterrupted))
+    }
+
+    @Test("a restart mid-run: the same run segments and workout summary")
+    func midRun() throws {
+        let scenario = RunScenario.urbanRun(seed: 3)
+        let start = 1_700_000_000.0
+        let frames = scenario.frames(startDate: start).map { TimedFrame(frame: $0, receivedAt: start + $0.time) }
+        let uninterrupted = try Self.run(frames)
+        let interrupted = try Self.run(frames, restartAt: frames.count / 2)
+        #expect(uninterrupted.contains { $0.topic.hasSuffix("/pedometer/segment") || $0.topic.hasSuffix("/pedometer/workout") })
+        #expect(interrupted.map(\.topic) == uninterrupted.map(\.topic))
+        #expect(Self.text(interrupted) == Self.text(uninterrupted))
+    }
+
+    @Test("a hello creates no derivation state; eviction returns the snapshot and forgets the device")
+    func helloAndEviction() throws {
+        var processor = Self.processor()
+        let hello = #"{"model":"Apple Watch Series 9","platform":"watchOS","osVersion":"10.2","app":"a","authorization":"authorized"}"#
+        _ = processor.process(InboundFrame(topic: "wearables/w-1/hello", payload: Array(hello.utf8), receivedAt: 100))
+        _ = processor.process(InboundFrame(topic: "wearables/w-2/hello", payload: Array(hello.utf8), receivedAt: 200))
+        let first = try #require(DeviceID("w-1"))
+        let snapshot = try #require(processor.snapshot(of: first))
+        #expect(snapshot.derivations == nil && snapshot.access != nil && snapshot.lastSeen == 100)
+        let changed = processor.takeChangedDevices()
+        #expect(changed.map(\.rawValue) == ["w-1", "w-2"])
+        #expect(processor.evictionCandidates(idleSince: 150, maxResident: 10).map(\.rawValue) == ["w-1"])
+        #expect(processor.evictionCandidates(idleSince: 0, maxResident: 1).map(\.rawValue) == ["w-1"])
+        #expect(processor.evictionCandidates(idleSince: 0, maxResident: 2).isEmpty)
+        let taken = processor.evict(first)
+        let evicted = try #require(taken)
+        #expect(!processor.isResident(first) && processor.residentDeviceCount == 1)
+        let restored = processor.restore(evicted, of: first)
+        #expect(restored && processor.isResident(first))
+        let overwritten = processor.restore(evicted, of: first)
+        #expect(!overwritten, "a device with state is not overwritten")
+    }
+}
