@@ -33,6 +33,7 @@ public final class GatewayHarness: @unchecked Sendable {
         configuration.recorder.database = broker.directory.appendingPathComponent("data/recorder.sqlite").path
         configuration.journal.path = broker.directory.appendingPathComponent("data/journal-\(clientID).bin").path
         configuration.journal.sizeBytes = 33_554_432
+        configuration.state.path = broker.directory.appendingPathComponent("data/state-\(clientID).sqlite").path
         return configuration
     }
 

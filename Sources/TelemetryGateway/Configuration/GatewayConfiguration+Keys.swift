@@ -326,7 +326,7 @@ extension GatewayConfiguration {
         ) { configuration, text in
             if let text, let level = Logger.Level(rawValue: text.lowercased()) { configuration.logLevel = level }
         },
-    ] + reliabilityKeys + operationsKeys
+    ] + reliabilityKeys + deviceStateKeys + operationsKeys
 
     /// Checks that span several keys; each issue names the key to change.
     func crossKeyIssues() -> [ConfigurationIssue] {

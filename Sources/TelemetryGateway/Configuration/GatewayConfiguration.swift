@@ -167,6 +167,8 @@ public struct GatewayConfiguration: Sendable {
     public var journal = Journal()
     /// Retained state re-announcing (keys under `retained.*`).
     public var retained = Retained()
+    /// Device snapshots and eviction (keys under `state.*`).
+    public var state = DeviceState()
     /// Log level.
     public var logLevel: Logger.Level = .info
     /// The historical accelerometer store and tremor results (keys under `recorder.*`).

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MQTTTransport
 import Prometheus
+import RecorderStore
 import ServiceLifecycle
 import TelemetryCore
 
@@ -28,6 +29,9 @@ final class GatewayRuntime: Sendable {
     /// The inbound journal; nil when `journal.path` is null.
     let journal: InboundJournal?
     let recorder: RecorderRuntime
+    /// Device snapshots (`state.path`); nil keeps device state in memory only.
+    let deviceStates: DeviceStateStore?
+    let deviceStateMetrics: DeviceStateMetrics
     let publisher: OutboundPublisher
     /// Connection events of the publisher, consumed by the publisher service.
     let publisherEvents: AsyncStream<MQTTClientEvent>
@@ -64,6 +68,16 @@ final class GatewayRuntime: Sendable {
         } else {
             journal = nil
         }
+        if let path = configuration.state.path {
+            do {
+                deviceStates = try DeviceStateStore(path: path)
+            } catch {
+                throw GatewayStartError("state.path: cannot open the device state store \(path): \(error)")
+            }
+        } else {
+            deviceStates = nil
+        }
+        deviceStateMetrics = DeviceStateMetrics(factory: metricsFactory, shards: shardCount)
         recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics)
 
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)

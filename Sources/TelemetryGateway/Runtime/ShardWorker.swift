@@ -17,10 +17,13 @@ struct ShardWorker {
     /// so the first flush after that reports it, and its journal record is released once that
     /// flush is acknowledged.
     private var heldForErrorFlush: [(countdown: ReleaseCountdown, receivedAt: Double)] = []
+    /// Restores, snapshots and evicts this shard's devices.
+    private var deviceStates: DeviceStateKeeper
 
     init(shard: Int, runtime: GatewayRuntime) {
         self.shard = shard
         self.runtime = runtime
+        deviceStates = DeviceStateKeeper(shard: shard, shardCount: runtime.shardCount, runtime: runtime)
     }
 
     /// Runs until the queue is closed and empty, or the task is cancelled (drain deadline): then
@@ -30,8 +33,9 @@ struct ShardWorker {
         var processor = FrameProcessor(
             configuration: .init(
                 scheme: runtime.scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
-                errorReportInterval: configuration.pipeline.errorReportInterval, accessPolicy: runtime.accessPolicy,
-                derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy))
+                errorReportInterval: configuration.pipeline.errorReportInterval, maxTrackedDevices: configuration.state.maximumResidentDevices,
+                accessPolicy: runtime.accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy))
+        await deviceStates.load(router: ShardRouter(shardCount: runtime.shardCount))
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = runtime.recorder.makeSchedule()
         let queue = runtime.queues[shard]
@@ -48,6 +52,7 @@ struct ShardWorker {
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now):
                     await flush(processor.flush(now: now), now: now)
+                    await deviceStates.persist(&processor, now: now)
                     await runtime.publisher.publish(await runtime.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
@@ -62,6 +67,7 @@ struct ShardWorker {
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
             await flush(processor.finish(), now: nil)
+            await deviceStates.persist(&processor, now: nil)
         }
         health.retire("worker-\(shard)")
         runtime.logger.debug("worker \(shard) stopped")
@@ -70,14 +76,25 @@ struct ShardWorker {
     private mutating func process(
         _ frame: InboundFrame, ticket: JournalTicket?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
     ) async {
-        let result = processor.process(frame)
+        let topic = frame.parsedTopic ?? runtime.scheme.parseInbound(frame.topic)
+        var snapshotted = false
+        if case .device(let device, let stream) = topic {
+            await deviceStates.restoreIfDormant(device, into: &processor)
+            snapshotted = deviceStates.isDurable && !StreamRequirement.of(stream).needsRunningWorkout
+        }
+        var routed = frame
+        routed.parsedTopic = topic
+        let result = processor.process(routed)
         var messages = result.messages
-        if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = frame.parsedTopic ?? runtime.scheme.parseInbound(frame.topic) {
+        if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = topic {
             // Stored before the frame is counted, so a query after the count sees it.
             messages += await runtime.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule)
         }
         let journal = runtime.journal
-        let countdown = ticket.map { ticket in ReleaseCountdown(parts: messages.count + 1) { journal?.release(ticket) } }
+        // One more part for a frame that may change its device's snapshot: released once the
+        // snapshot written after it is stored.
+        let countdown = ticket.map { ticket in ReleaseCountdown(parts: messages.count + 1 + (snapshotted ? 1 : 0)) { journal?.release(ticket) } }
+        if snapshotted, let countdown { deviceStates.holdUntilSnapshot(countdown) }
         await runtime.publisher.publish(messages, countdown: countdown)
         runtime.operations.derived(messages, receivedAt: frame.receivedAt)
         if let countdown {

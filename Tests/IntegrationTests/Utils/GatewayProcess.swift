@@ -32,6 +32,7 @@ final class GatewayProcess: @unchecked Sendable {
                 "run", "--broker", broker.url, "--set", "mqtt.clientId=\(defaultClientID)", "--set", "mqtt.reconnect.maxDelay=0.5",
                 "--set", "journal.path=\(data.appendingPathComponent("journal.bin").path)", "--set", "journal.sizeBytes=33554432",
                 "--set", "recorder.database=\(data.appendingPathComponent("recorder.sqlite").path)", "--set", "http.listen=127.0.0.1:0",
+                "--set", "state.path=\(data.appendingPathComponent("state.sqlite").path)",
             ]
             + arguments
         process.standardOutput = log

@@ -1,0 +1,38 @@
+extension GatewayConfiguration {
+    /// Device state kept across restarts and evictions (keys under `state.*`, docs/reliability.md).
+    public struct DeviceState: Sendable {
+        /// The SQLite file of device snapshots; nil keeps state in memory only (a restart
+        /// forgets open dives, sessions and pose references, and evicted devices start fresh).
+        public var path: String? = "data/state.sqlite"
+        /// Seconds without an accepted frame after which a device's state leaves memory (its
+        /// snapshot stays in the store and comes back with its next frame).
+        public var idleEviction = 3600.0
+        /// The most devices with state in memory; beyond it the least recently active are evicted.
+        public var maximumResidentDevices = 100_000
+        /// Seconds a stored snapshot is kept after the device was last seen.
+        public var retention = 2_592_000.0
+
+        /// Creates the defaults.
+        public init() {}
+    }
+
+    /// Keys of the device state store and eviction.
+    static let deviceStateKeys: [ConfigurationKey] = [
+        .text(
+            "state.path",
+            "SQLite file of device snapshots (open dive, session, pose reference, run timeline) restored after a restart or an eviction; null: memory only.",
+            default: "data/state.sqlite"
+        ) { $0.state.path = $1 },
+        .number(
+            "state.idleEviction", "Seconds without an accepted frame after which a device's state leaves memory (its snapshot stays in the store).",
+            default: 3600, in: 1...31_536_000
+        ) { $0.state.idleEviction = $1 },
+        .integer(
+            "state.maxResidentDevices", "Most devices with state in memory; beyond it the least recently active are evicted (gateway_devices_evicted_total).",
+            default: 100_000, in: 1...100_000_000
+        ) { $0.state.maximumResidentDevices = $1 },
+        .number("state.retention", "Seconds a stored snapshot is kept after its device was last seen.", default: 2_592_000, in: 60...315_360_000) {
+            $0.state.retention = $1
+        },
+    ]
+}

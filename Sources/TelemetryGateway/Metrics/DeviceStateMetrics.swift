@@ -1,0 +1,29 @@
+import CoreMetrics
+
+/// Metrics of device snapshots, restores and eviction.
+final class DeviceStateMetrics: Sendable {
+    /// Devices whose state came back from the store (after a restart or an eviction).
+    let restored: Counter
+    /// Devices whose stored snapshot was not (fully) taken back: unreadable, another format, or
+    /// taken under other derivation settings; they start (partly) fresh.
+    let restoreDiscarded: Counter
+    /// Devices whose state left memory, because idle or because over `state.maxResidentDevices`.
+    let evictedIdle: Counter
+    let evictedOverCapacity: Counter
+    /// Snapshots written to the store.
+    let snapshotsWritten: Counter
+    /// Store reads or writes that failed (the state of those devices may be lost on a crash).
+    let storeFailures: Counter
+    /// Devices with state in memory, per shard.
+    let resident: [Gauge]
+
+    init(factory: any MetricsFactory, shards: Int) {
+        restored = Counter(label: "gateway_devices_restored_total", factory: factory)
+        restoreDiscarded = Counter(label: "gateway_device_restores_discarded_total", factory: factory)
+        evictedIdle = Counter(label: "gateway_devices_evicted_total", dimensions: [("reason", "idle")], factory: factory)
+        evictedOverCapacity = Counter(label: "gateway_devices_evicted_total", dimensions: [("reason", "overCapacity")], factory: factory)
+        snapshotsWritten = Counter(label: "gateway_device_snapshots_written_total", factory: factory)
+        storeFailures = Counter(label: "gateway_device_state_failures_total", factory: factory)
+        resident = (0..<shards).map { Gauge(label: "gateway_devices_resident", dimensions: [("shard", "\($0)")], factory: factory) }
+    }
+}

@@ -1,0 +1,116 @@
+import CoreMetrics
+import Logging
+import RecorderStore
+import TelemetryCore
+
+/// One shard's side of durable device state: restores a device from its stored snapshot before
+/// the device's first frame, writes the snapshots of changed devices each tick, and evicts idle
+/// devices (or the least recently active beyond `state.maxResidentDevices`).
+///
+/// A frame that can change a snapshot (anything but batched samples) keeps its journal record
+/// until the snapshot written after it is stored: after a crash the journal replays it onto the
+/// snapshot from before it, so no state change is lost between snapshots.
+struct DeviceStateKeeper {
+    private let shard: Int
+    private let store: DeviceStateStore?
+    private let metrics: DeviceStateMetrics
+    private let logger: Logger
+    private let settings: GatewayConfiguration.DeviceState
+    /// This shard's share of `state.maxResidentDevices`.
+    private let residentShare: Int
+    /// Devices with a stored snapshot and no state in memory.
+    private var dormant: Set<DeviceID> = []
+    /// Journal releases waiting for the next snapshot write.
+    private var heldForSnapshot: [ReleaseCountdown] = []
+    private var nextIdleScan = 0.0
+
+    /// Seconds between scans for idle devices (a scan sorts the shard's devices).
+    private static let idleScanInterval = 10.0
+
+    init(shard: Int, shardCount: Int, runtime: GatewayRuntime) {
+        self.shard = shard
+        store = runtime.deviceStates
+        metrics = runtime.deviceStateMetrics
+        logger = runtime.logger
+        settings = runtime.configuration.state
+        residentShare = max(1, runtime.configuration.state.maximumResidentDevices / shardCount)
+    }
+
+    /// Whether frames are held for snapshots (a store is configured).
+    var isDurable: Bool { store != nil }
+
+    /// Learns which of this shard's devices have a stored snapshot.
+    mutating func load(router: ShardRouter) async {
+        guard let store else { return }
+        do {
+            dormant = Set(try await store.devices().filter { router.shard(forRoutingKey: $0.rawValue) == shard })
+            if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
+        } catch {
+            metrics.storeFailures.increment()
+            logger.error("state.path: cannot read the device state store \(store.path): \(error)")
+        }
+    }
+
+    /// Restores a device from the store if it has a snapshot and no state in memory.
+    mutating func restoreIfDormant(_ device: DeviceID, into processor: inout FrameProcessor) async {
+        guard let store, dormant.remove(device) != nil else { return }
+        do {
+            guard let snapshot = try await store.snapshot(of: device) else { return }
+            if processor.restore(snapshot, of: device) {
+                metrics.restored.increment()
+            } else {
+                metrics.restoreDiscarded.increment()
+                logger.info("the stored state of \(device) was not fully restored (derivation settings changed, or bounds reached)")
+            }
+        } catch {
+            metrics.restoreDiscarded.increment()
+            logger.warning("the stored state of \(device) is unreadable; it starts fresh: \(error)")
+        }
+    }
+
+    /// Keeps a frame's journal record until the next snapshot write.
+    mutating func holdUntilSnapshot(_ countdown: ReleaseCountdown) {
+        heldForSnapshot.append(countdown)
+    }
+
+    /// Writes the snapshots of changed devices, evicts what is due, then lets go of the held
+    /// journal records. Called on every tick and once at shutdown (`now` nil: no eviction).
+    mutating func persist(_ processor: inout FrameProcessor, now: Double?) async {
+        let held = heldForSnapshot
+        heldForSnapshot.removeAll()
+        var snapshots = processor.takeChangedDevices().compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } }
+        if let now {
+            snapshots += evict(&processor, now: now)
+        }
+        if let store, !snapshots.isEmpty {
+            do {
+                try await store.save(snapshots)
+                metrics.snapshotsWritten.increment(by: snapshots.count)
+            } catch {
+                // Held frames are let go anyway: holding them would fill the journal.
+                metrics.storeFailures.increment()
+                logger.error("state.path: cannot write \(snapshots.count) device snapshots to \(store.path): \(error)")
+            }
+        }
+        metrics.resident[shard].record(processor.residentDeviceCount)
+        held.forEach { $0.partDone() }
+    }
+
+    /// Evicts idle devices (every few seconds) and, beyond this shard's share of the resident
+    /// bound, the least recently active down to 90 % of it; returns their snapshots.
+    private mutating func evict(_ processor: inout FrameProcessor, now: Double) -> [(device: DeviceID, snapshot: DeviceSnapshot)] {
+        let overCapacity = processor.residentDeviceCount > residentShare
+        guard overCapacity || now >= nextIdleScan else { return [] }
+        nextIdleScan = now + Self.idleScanInterval
+        let cutoff = now - settings.idleEviction
+        let target = overCapacity ? residentShare * 9 / 10 : residentShare
+        var evicted: [(device: DeviceID, snapshot: DeviceSnapshot)] = []
+        for device in processor.evictionCandidates(idleSince: cutoff, maxResident: target) {
+            guard let snapshot = processor.evict(device) else { continue }
+            if snapshot.lastSeen < cutoff { metrics.evictedIdle.increment() } else { metrics.evictedOverCapacity.increment() }
+            if store != nil { dormant.insert(device) }
+            evicted.append((device, snapshot))
+        }
+        return evicted
+    }
+}
