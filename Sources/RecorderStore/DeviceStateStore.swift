@@ -9,24 +9,43 @@ import TelemetryCore
 /// One row per device, overwritten in place; the shard workers write the devices that changed
 /// in one transaction per tick. WAL mode with `synchronous = NORMAL`: a process crash loses
 /// nothing written, a power loss may lose the last transactions. Thread-safe (`Sendable`).
-public final class DeviceStateStore: Sendable {
-    private let pool: DatabasePool
+public final class DeviceStateStore: @unchecked Sendable {
     /// The database file.
     public let path: String
+    /// Opened on first use, on ``openQueue`` (guarded by `lock`).
+    private var pool: DatabasePool?
+    private let lock = NSLock()
+    /// Opening touches the disk (WAL set-up, migration); it happens here rather than on the
+    /// caller's thread, which may be one of Swift's few cooperative threads.
+    private static let openQueue = DispatchQueue(label: "device-state-open")
 
-    /// Opens (and creates or migrates) the store at `path`, creating its directory.
-    /// - Throws: when the directory cannot be created or the file is not a usable database.
+    /// Prepares the store at `path`, creating its directory; the file is opened on first use.
+    /// - Throws: when the directory cannot be created.
     public init(path: String) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.path = path
+    }
+
+    private func database() async throws -> DatabasePool {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DatabasePool, any Error>) in
+            Self.openQueue.async {
+                continuation.resume(with: Result { try self.openIfNeeded() })
+            }
+        }
+    }
+
+    private func openIfNeeded() throws -> DatabasePool {
+        lock.lock()
+        defer { lock.unlock() }
+        if let pool { return pool }
         var configuration = Configuration()
         configuration.label = "device-state"
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
-        self.path = path
+        let opened = try DatabasePool(path: path, configuration: configuration)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(
@@ -38,7 +57,9 @@ public final class DeviceStateStore: Sendable {
                     ) WITHOUT ROWID;
                     """)
         }
-        try migrator.migrate(pool)
+        try migrator.migrate(opened)
+        pool = opened
+        return opened
     }
 
     /// Writes snapshots, replacing each device's previous one, in one transaction.
@@ -46,12 +67,13 @@ public final class DeviceStateStore: Sendable {
     /// - Throws: when encoding or the write fails (nothing of the batch is written then).
     public func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async throws {
         guard !snapshots.isEmpty else { return }
-        let encoder = JSONEncoder()
-        let rows = try snapshots.map { ($0.device.rawValue, $0.snapshot.lastSeen, try encoder.encode($0.snapshot)) }
-        try await pool.write { db in
+        // Encoded on the database's writer thread, not the caller's: a worker's task runs on
+        // Swift's small cooperative pool, which JSON encoding of many snapshots would hold up.
+        try await database().write { db in
+            let encoder = JSONEncoder()
             let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO device_state (device, lastSeen, snapshot) VALUES (?, ?, ?)")
-            for (device, lastSeen, data) in rows {
-                try statement.execute(arguments: [device, lastSeen, data])
+            for (device, snapshot) in snapshots {
+                try statement.execute(arguments: [device.rawValue, snapshot.lastSeen, try encoder.encode(snapshot)])
             }
         }
     }
@@ -59,15 +81,15 @@ public final class DeviceStateStore: Sendable {
     /// A device's stored snapshot, or nil when none is stored.
     /// - Throws: when the read fails or the stored JSON is not a snapshot.
     public func snapshot(of device: DeviceID) async throws -> DeviceSnapshot? {
-        let data = try await pool.read { db in
+        try await database().read { db in
             try Data.fetchOne(db, sql: "SELECT snapshot FROM device_state WHERE device = ?", arguments: [device.rawValue])
+                .map { try JSONDecoder().decode(DeviceSnapshot.self, from: $0) }
         }
-        return try data.map { try JSONDecoder().decode(DeviceSnapshot.self, from: $0) }
     }
 
     /// The ids of every device with a stored snapshot.
     public func devices() async throws -> [DeviceID] {
-        try await pool.read { db in
+        try await database().read { db in
             try String.fetchAll(db, sql: "SELECT device FROM device_state").compactMap(DeviceID.init)
         }
     }
@@ -76,7 +98,7 @@ public final class DeviceStateStore: Sendable {
     /// - Returns: how many were removed.
     @discardableResult
     public func prune(lastSeenBefore cutoff: Double) async throws -> Int {
-        try await pool.write { db in
+        try await database().write { db in
             try db.execute(sql: "DELETE FROM device_state WHERE lastSeen < ?", arguments: [cutoff])
             return db.changesCount
         }

@@ -9,7 +9,8 @@ import UnixSignals
 /// is tested is what runs.
 ///
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle):
-/// publisher, metrics, journal sync, recorder pruning, shard workers, ticker, policy reload,
+/// publisher, metrics, journal sync, recorder pruning, device-state pruning, shard workers,
+/// ticker, policy reload,
 /// subscriber. So at SIGTERM the subscriber stops receiving first, the workers drain what is
 /// queued (bounded by `pipeline.drainTimeout`), the final metrics go out, the journal is synced,
 /// and the publisher says offline and waits for its acknowledgements (the whole shutdown is
@@ -53,6 +54,7 @@ public func buildGateway(
         RoundTripProbeService(runtime: runtime),
         JournalSyncService(runtime: runtime),
         RecorderPruningService(runtime: runtime),
+        DeviceStatePruningService(runtime: runtime),
         ShardWorkerService(runtime: runtime, deadline: deadline),
         TickerService(runtime: runtime),
         PolicyReloadService(runtime: runtime),

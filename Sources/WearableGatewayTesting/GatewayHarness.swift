@@ -33,7 +33,9 @@ public final class GatewayHarness: @unchecked Sendable {
         configuration.recorder.database = broker.directory.appendingPathComponent("data/recorder.sqlite").path
         configuration.journal.path = broker.directory.appendingPathComponent("data/journal-\(clientID).bin").path
         configuration.journal.sizeBytes = 33_554_432
-        configuration.state.path = broker.directory.appendingPathComponent("data/state-\(clientID).sqlite").path
+        // Device state in memory: a test that restarts the gateway and expects open dives or
+        // sessions to continue sets `state.path` (docs/testing.md).
+        configuration.state.path = nil
         return configuration
     }
 

@@ -24,7 +24,9 @@ public enum TestClients {
     ) async throws -> MQTTClient {
         let client = try MQTTClient(configuration: configuration, logger: logger, onMessage: onMessage, onEvent: onEvent)
         client.start()
-        try await client.waitUntilConnected(timeout: 10)
+        // A liveness bound, not a speed check: parallel tests that generate their traffic can
+        // keep Swift's small cooperative pool busy for seconds on a loaded 2-core machine.
+        try await client.waitUntilConnected(timeout: 30)
         return client
     }
 }

@@ -10,27 +10,21 @@ public final class SecureBroker: Sendable {
     /// The gateway listener.
     public let gatewayPort: Int
 
-    /// The identities of this test process (a CA, gateway CA, broker, gateway and clients).
-    public static let pki: Result<URL, TestFailure> = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-dev-pki-\(UUID().uuidString)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [TestBroker.repositoryRoot.appendingPathComponent("scripts/make-dev-pki.sh").path, directory.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch { return .failure(TestFailure("cannot run make-dev-pki.sh: \(error)")) }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            return .failure(TestFailure("make-dev-pki.sh failed: \(String(decoding: output, as: UTF8.self))"))
-        }
-        return .success(directory)
-    }()
+    /// The identities of this test process (a CA, gateway CA, broker, gateway and clients),
+    /// made once, without blocking a cooperative thread.
+    public static func identities() async throws -> URL {
+        try await identityMaker.directory()
+    }
+
+    private static let identityMaker = IdentityMaker()
+
+    /// The directory of identities this instance's broker uses.
+    public let pki: URL
 
     /// Renders secure.conf (ACL files straight from the repository) and starts mosquitto.
-    public init() throws {
-        let pki = try Self.pki.get()
+    public init() async throws {
+        let pki = try await Self.identities()
+        self.pki = pki
         let port = try TestBroker.freePort()
         var gatewayPort = try TestBroker.freePort()
         while gatewayPort == port { gatewayPort = try TestBroker.freePort() }
@@ -52,7 +46,6 @@ public final class SecureBroker: Sendable {
     /// A client of identity `name` (a device id, app-1, app-2, monitor) on the main listener,
     /// asking for `clientID` (the broker replaces it by `name`).
     public func client(_ name: String, clientID: String? = nil) throws -> MQTTClientConfiguration {
-        let pki = try Self.pki.get()
         var configuration = MQTTClientConfiguration(
             broker: BrokerURL(host: "127.0.0.1", port: broker.port, usesTLS: true), clientID: clientID ?? name,
             tls: .init(
@@ -65,10 +58,27 @@ public final class SecureBroker: Sendable {
 
     /// The gateway's broker URL and TLS files: (url, caFile, certFile, keyFile).
     public var gatewayIdentity: (url: String, caFile: String, certificateFile: String, keyFile: String) {
-        let pki = (try? Self.pki.get()) ?? URL(fileURLWithPath: "/nonexistent")
         return (
             "mqtts://127.0.0.1:\(gatewayPort)", pki.appendingPathComponent("ca.crt").path, pki.appendingPathComponent("gateway.crt").path,
             pki.appendingPathComponent("gateway.key").path
         )
+    }
+}
+
+/// Runs scripts/make-dev-pki.sh once per test process; every caller awaits the same run.
+private actor IdentityMaker {
+    private var made: Task<URL, any Error>?
+
+    func directory() async throws -> URL {
+        if let made { return try await made.value }
+        let task = Task<URL, any Error> {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-dev-pki-\(UUID().uuidString)")
+            let script = TestBroker.repositoryRoot.appendingPathComponent("scripts/make-dev-pki.sh")
+            let (status, output) = try await runChildProcess(URL(fileURLWithPath: "/bin/bash"), [script.path, directory.path])
+            guard status == 0 else { throw TestFailure("make-dev-pki.sh failed: \(output)") }
+            return directory
+        }
+        made = task
+        return try await task.value
     }
 }

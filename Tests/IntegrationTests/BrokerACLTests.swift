@@ -15,7 +15,7 @@ struct BrokerACLTests {
 
     @Test("a device writes only its own topics, whatever client id it picks")
     func deviceCannotImpersonateAnother() async throws {
-        let secure = try SecureBroker()
+        let secure = try await SecureBroker()
         let collector = MessageCollector()
         let reader = try await TestClients.connected(try secure.client("monitor"), onMessage: collector.handler)
         try await reader.subscribe(["gateway/#"], qos: .atLeastOnce)
@@ -45,7 +45,7 @@ struct BrokerACLTests {
 
     @Test("a non-gateway login asking for the gateway's client ids neither takes them over nor fires its will")
     func gatewaySessionsProtected() async throws {
-        let secure = try SecureBroker()
+        let secure = try await SecureBroker()
         let identity = secure.gatewayIdentity
         var configuration = try GatewayHarness.configuration(broker: secure.broker, clientID: "wearable-gateway")
         configuration.mqtt.broker = try BrokerURL(parsing: identity.url)
@@ -84,13 +84,13 @@ struct BrokerACLTests {
 
     @Test("wearable-sim --identity-dir connects each device with its own certificate; every frame is accepted")
     func simulatorUsesDeviceIdentities() async throws {
-        let secure = try SecureBroker()
-        let pki = try SecureBroker.pki.get()
+        let secure = try await SecureBroker()
+        let pki = secure.pki
         let collector = MessageCollector()
         let gateway = try await TestClients.connected(try gatewayClient(secure, clientID: "acl-test-sim-reader"), onMessage: collector.handler)
         try await gateway.subscribe(["wearables/#"], qos: .atLeastOnce)
 
-        let (status, output) = try runToExit(
+        let (status, output) = try await runChildProcess(
             GatewayProcess.executable.deletingLastPathComponent().appendingPathComponent("wearable-sim"),
             [
                 "--broker", "mqtts://localhost:\(secure.broker.port)", "--ca-file", pki.appendingPathComponent("ca.crt").path,

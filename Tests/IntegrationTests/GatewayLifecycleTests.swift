@@ -66,7 +66,7 @@ struct GatewayLifecycleTests {
 
     @Test("check-config names the bad key and exits 78")
     func checkConfigNamesBadKey() async throws {
-        let (status, output) = try runToExit(["check-config", "--set", "mqtt.keepalvie=30", "--set", "pipeline.workers=-1"])
+        let (status, output) = try await runToExit(["check-config", "--set", "mqtt.keepalvie=30", "--set", "pipeline.workers=-1"])
         #expect(status == 78)
         #expect(output.contains("mqtt.keepalvie: unknown key (did you mean 'mqtt.keepalive'?)"))
         #expect(output.contains("pipeline.workers: must be a whole number from 0 to 1024, got '-1'"))
@@ -78,14 +78,14 @@ struct GatewayLifecycleTests {
         try Data([0xFF, 0xFE, 0x00, 0x41]).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         for command in ["run", "check-config"] {
-            let (status, output) = try runToExit([command, "--set", "mqtt.passwordFile=\(path)", "--set", "mqtt.username=gateway"])
+            let (status, output) = try await runToExit([command, "--set", "mqtt.passwordFile=\(path)", "--set", "mqtt.username=gateway"])
             #expect(status == 78, "\(command): \(output)")
             #expect(output.contains("mqtt.passwordFile: file '\(path)' is not UTF-8 text"), "\(command): \(output)")
         }
     }
 
     /// Runs `wearable-gateway ARGUMENTS` from the repository root to its end.
-    private func runToExit(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try IntegrationTests.runToExit(GatewayProcess.executable, arguments, in: TestBroker.repositoryRoot)
+    private func runToExit(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await runChildProcess(GatewayProcess.executable, arguments, in: TestBroker.repositoryRoot)
     }
 }

@@ -25,7 +25,7 @@ struct MQTTClientTLSTests {
 
     @Test("verifies the broker against the CA file and round-trips a message; mutual TLS with a client certificate")
     func roundTrip() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates()
         let broker = try tlsBroker(certificates, requireClientCertificate: true)
         let tls = MQTTClientConfiguration.TLS(
             caFile: certificates.caCertificate, certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey)
@@ -42,8 +42,8 @@ struct MQTTClientTLSTests {
 
     @Test("an untrusted broker certificate fails visibly and keeps being retried")
     func untrustedBroker() async throws {
-        let certificates = try TestCertificates()
-        let other = try TestCertificates()
+        let certificates = try await TestCertificates()
+        let other = try await TestCertificates()
         let broker = try tlsBroker(certificates, requireClientCertificate: false)
         let events = EventRecorder()
         let client = try MQTTClient(

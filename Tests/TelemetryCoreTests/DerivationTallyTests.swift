@@ -8,10 +8,11 @@ struct DerivationTallyTests {
     @Test("frames of devices beyond the tracked maximum are counted as untracked, per frame")
     func untrackedFrames() {
         var processor = FrameProcessor(configuration: .init(maxTrackedDevices: 1))
-        let hello = FrameEncoder.encode(AccessFixtures.series9)
-        let first = processor.process(InboundFrame(topic: "wearables/watch-a/hello", payload: hello, receivedAt: 1))
+        // A status frame feeds the headphone deriver (a hello feeds none, so it would not count).
+        let status = Array(#"{"state":"online"}"#.utf8)
+        let first = processor.process(InboundFrame(topic: "wearables/watch-a/status", payload: status, receivedAt: 1))
         #expect(first.derived.untrackedFrames == 0)
-        let second = processor.process(InboundFrame(topic: "wearables/watch-b/hello", payload: hello, receivedAt: 2))
+        let second = processor.process(InboundFrame(topic: "wearables/watch-b/status", payload: status, receivedAt: 2))
         #expect(second.derived.untrackedFrames == 1)
         #expect(!second.derived.isZero)
     }

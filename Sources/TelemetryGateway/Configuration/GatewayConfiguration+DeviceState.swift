@@ -4,6 +4,10 @@ extension GatewayConfiguration {
         /// The SQLite file of device snapshots; nil keeps state in memory only (a restart
         /// forgets open dives, sessions and pose references, and evicted devices start fresh).
         public var path: String? = "data/state.sqlite"
+        /// Seconds between snapshot writes of a shard's changed devices. Frames that changed
+        /// a snapshot stay in the journal until it is written, so a longer interval costs
+        /// journal space and replay time after a crash, never state.
+        public var snapshotInterval = 0.5
         /// Seconds without an accepted frame after which a device's state leaves memory (its
         /// snapshot stays in the store and comes back with its next frame).
         public var idleEviction = 3600.0
@@ -23,6 +27,11 @@ extension GatewayConfiguration {
             "SQLite file of device snapshots (open dive, session, pose reference, run timeline) restored after a restart or an eviction; null: memory only.",
             default: "data/state.sqlite"
         ) { $0.state.path = $1 },
+        .number(
+            "state.snapshotInterval",
+            "Seconds between snapshot writes of changed devices; their frames stay in the journal until then (replayed after a crash).",
+            default: 0.5, in: 0.1...3600
+        ) { $0.state.snapshotInterval = $1 },
         .number(
             "state.idleEviction", "Seconds without an accepted frame after which a device's state leaves memory (its snapshot stays in the store).",
             default: 3600, in: 1...31_536_000

@@ -276,6 +276,20 @@ final class InboundJournal: @unchecked Sendable {
         msync(base, mappedSize, MS_SYNC)
     }
 
+    /// ``sync()`` on a thread of its own: `msync` waits for the disk (seconds when it is busy),
+    /// and on Swift's cooperative pool, a couple of threads wide, that wait would stall every
+    /// task of the process.
+    func syncOffPool() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Self.syncQueue.async {
+                self.sync()
+                continuation.resume()
+            }
+        }
+    }
+
+    private static let syncQueue = DispatchQueue(label: "journal-sync")
+
     /// Refuses further appends and wakes a waiting producer (shutdown).
     func close() {
         condition.lock()

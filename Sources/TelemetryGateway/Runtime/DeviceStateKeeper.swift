@@ -23,6 +23,7 @@ struct DeviceStateKeeper {
     /// Journal releases waiting for the next snapshot write.
     private var heldForSnapshot: [ReleaseCountdown] = []
     private var nextIdleScan = 0.0
+    private var nextSnapshot = 0.0
 
     /// Seconds between scans for idle devices (a scan sorts the shard's devices).
     private static let idleScanInterval = 10.0
@@ -73,9 +74,14 @@ struct DeviceStateKeeper {
         heldForSnapshot.append(countdown)
     }
 
-    /// Writes the snapshots of changed devices, evicts what is due, then lets go of the held
-    /// journal records. Called on every tick and once at shutdown (`now` nil: no eviction).
+    /// Every `state.snapshotInterval` (and once at shutdown, `now` nil): writes the snapshots of
+    /// changed devices, evicts what is due, then lets go of the held journal records. Called
+    /// on every tick.
     mutating func persist(_ processor: inout FrameProcessor, now: Double?) async {
+        if let now {
+            guard now >= nextSnapshot else { return }
+            nextSnapshot = now + settings.snapshotInterval
+        }
         let held = heldForSnapshot
         heldForSnapshot.removeAll()
         var snapshots = processor.takeChangedDevices().compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } }

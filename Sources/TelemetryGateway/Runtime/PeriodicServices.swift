@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Logging
 import MQTTTransport
+import RecorderStore
 import ServiceLifecycle
 import TelemetryCore
 import UnixSignals
@@ -74,11 +75,11 @@ struct JournalSyncService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(interval))
-                journal.sync()
+                await journal.syncOffPool()
                 runtime.metrics.sample(journal: journal.statistics)
             }
         }
-        journal.sync()
+        await journal.syncOffPool()
     }
 }
 
@@ -92,6 +93,32 @@ struct RoundTripProbeService: Service {
             group.addTask { await runtime.operations.runRoundTripProbe(publisher: runtime.publisher.client) }
             try? await gracefulShutdown()
             group.cancelAll()
+        }
+    }
+}
+
+/// Removes device snapshots older than `state.retention` once an hour (and at start), so
+/// devices long gone do not keep rows forever.
+struct DeviceStatePruningService: Service {
+    let runtime: GatewayRuntime
+
+    func run() async {
+        guard let store = runtime.deviceStates else {
+            try? await gracefulShutdown()
+            return
+        }
+        let retention = runtime.configuration.state.retention
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let removed = try await store.prune(lastSeenBefore: Date().timeIntervalSince1970 - retention)
+                    if removed > 0 { runtime.logger.info("removed \(removed) device snapshots older than state.retention (\(retention) s)") }
+                } catch {
+                    runtime.deviceStateMetrics.storeFailures.increment()
+                    runtime.logger.error("state.path: pruning \(store.path) failed: \(error)")
+                }
+                try await Task.sleep(for: .seconds(3600))
+            }
         }
     }
 }
