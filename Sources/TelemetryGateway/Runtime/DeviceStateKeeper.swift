@@ -84,22 +84,33 @@ struct DeviceStateKeeper {
         }
         let held = heldForSnapshot
         heldForSnapshot.removeAll()
-        var snapshots = processor.takeChangedDevices().compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } }
-        if let now {
-            snapshots += evict(&processor, now: now)
-        }
-        if let store, !snapshots.isEmpty {
-            do {
-                try await store.save(snapshots)
-                metrics.snapshotsWritten.increment(by: snapshots.count)
-            } catch {
-                // Held frames are let go anyway: holding them would fill the journal.
-                metrics.storeFailures.increment()
-                logger.error("state.path: cannot write \(snapshots.count) device snapshots to \(store.path): \(error)")
+        let changed = processor.takeChangedDevices()
+        if store != nil {
+            // In slices, so a storm of changed devices never holds all their snapshots at once.
+            for slice in stride(from: 0, to: changed.count, by: Self.snapshotsPerWrite).map({ changed[$0..<min($0 + Self.snapshotsPerWrite, changed.count)] }) {
+                await save(slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
             }
+        }
+        if let now {
+            await save(evict(&processor, now: now))
         }
         metrics.resident[shard].record(processor.residentDeviceCount)
         held.forEach { $0.partDone() }
+    }
+
+    /// The most snapshots written in one transaction.
+    private static let snapshotsPerWrite = 2_000
+
+    private func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async {
+        guard let store, !snapshots.isEmpty else { return }
+        do {
+            try await store.save(snapshots)
+            metrics.snapshotsWritten.increment(by: snapshots.count)
+        } catch {
+            // Held frames are let go anyway: holding them would fill the journal.
+            metrics.storeFailures.increment()
+            logger.error("state.path: cannot write \(snapshots.count) device snapshots to \(store.path): \(error)")
+        }
     }
 
     /// Evicts idle devices (every few seconds) and, beyond this shard's share of the resident
