@@ -128,6 +128,13 @@ public struct AccessControl: Sendable {
         return due.filter { devices[$0] != nil }.sorted { $0.rawValue < $1.rawValue }
     }
 
+    /// Drops a device's access state (another gateway instance took it over).
+    /// - Parameter device: the device.
+    public mutating func forget(_ device: DeviceID) {
+        devices[device] = nil
+        pendingFinishes.remove(device)
+    }
+
     /// Replaces the registry and capability table (after a reload) and re-resolves every tracked
     /// device; state learnt from frames is kept.
     /// - Parameters:

@@ -67,6 +67,9 @@ public struct DerivationEngine: Sendable {
         devices[device]?.headphones.resetPose(at: date, retained: retained) ?? false
     }
 
+    /// Drops a device's derivation state (another gateway instance took it over).
+    public mutating func forget(_ device: DeviceID) { devices[device] = nil }
+
     /// The derivation state of a device, if it has any (for tests and diagnostics).
     public func state(of device: DeviceID) -> DeviceDerivations? { devices[device] }
 }

@@ -129,6 +129,17 @@ public struct FrameProcessor: Sendable {
         return result
     }
 
+    /// Forgets everything kept for a device (presence, sequences, access state, derivation
+    /// state), as if it had never sent a frame. Partitioned mode calls it when another gateway
+    /// instance takes the device over; pending error reports stay and are flushed as usual.
+    /// - Parameter device: the device.
+    public mutating func forget(_ device: DeviceID) {
+        presence[device] = nil
+        sequences.forget(device: device)
+        access?.forget(device)
+        derivations.forget(device)
+    }
+
     /// Replaces the registry and capability table (a SIGHUP reload) without losing what was
     /// learnt from frames, and returns the availability messages of devices whose resolved
     /// capabilities or entitlements changed.

@@ -326,7 +326,7 @@ extension GatewayConfiguration {
         ) { configuration, text in
             if let text, let level = Logger.Level(rawValue: text.lowercased()) { configuration.logLevel = level }
         },
-    ] + reliabilityKeys + operationsKeys
+    ] + reliabilityKeys + operationsKeys + clusterKeys
 
     /// Checks that span several keys; each issue names the key to change.
     func crossKeyIssues() -> [ConfigurationIssue] {
@@ -341,6 +341,7 @@ extension GatewayConfiguration {
                     message: "must be under half of mqtt.keepalive (\(mqtt.keepalive) s), got \(pipeline.maximumHandoffWait): a longer block risks a keepalive timeout"))
         }
         issues += reliabilityIssues()
+        issues += clusterIssues()
         if mqtt.reconnectInitialDelay > mqtt.reconnectMaximumDelay {
             issues.append(.init(key: "mqtt.reconnect.initialDelay", source: "configuration", message: "must not exceed mqtt.reconnect.maxDelay"))
         }

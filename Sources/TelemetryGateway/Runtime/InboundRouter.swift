@@ -30,6 +30,11 @@ final class InboundRouter: Sendable {
         metrics.messagesReceived.increment()
         let receivedAt = Date().timeIntervalSince1970
         if let address = runtime.scheme.parseRecorderQuery(message.topic) {
+            // Partitioned: the device's owner answers (it stored the device's recent chunks).
+            if let gate = runtime.cluster?.gate, !gate.owns(address.device) {
+                runtime.cluster?.metrics.framesNotOwned.increment()
+                return
+            }
             // Queries read the store, which may take a while: they have their own task so device
             // frames never wait behind them. A requester that gets no answer asks again.
             let request = RecorderRequest(
@@ -43,13 +48,44 @@ final class InboundRouter: Sendable {
         let record = JournalRecord(
             topic: message.topic, payload: message.payload, contentType: message.properties.contentType, retained: message.retain,
             receivedAt: receivedAt)
+        // Partitioned: another instance's device is dropped here, before the journal.
+        guard admit(record, replayed: false) else { return }
         route(record, ticket: journal(record))
     }
 
     /// Hands a journaled record of an earlier run to its worker (replay at start).
     func replay(_ record: JournalRecord, ticket: JournalTicket) {
         runtime.metrics.journalReplayed.increment()
+        _ = admit(record, replayed: true)
         route(record, ticket: ticket)
+    }
+
+    /// Partitioned mode's gate (always true otherwise): whether this instance processes the
+    /// record; queues the hand-over items its ownership check produced (releases first, then
+    /// the restore of a device gained right now) and the copy of an owned context frame.
+    private func admit(_ record: JournalRecord, replayed: Bool) -> Bool {
+        guard let cluster = runtime.cluster, let gate = cluster.gate else { return true }
+        let scheme = runtime.scheme
+        let inboundKey = TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.inboundRoot)
+        let key = inboundKey ?? TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.outboundRoot) ?? Substring(record.topic)
+        let frame = InboundFrame(
+            topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained, receivedAt: record.receivedAt)
+        let verdict = gate.admit(frame, key: key, inbound: inboundKey != nil, replayed: replayed)
+        for device in verdict.released {
+            push(.handover(.lost(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: record.topic, ticket: nil)
+        }
+        guard verdict.owned else {
+            cluster.metrics.framesNotOwned.increment()
+            return false
+        }
+        if let (device, context) = verdict.restore {
+            let bytes = context.reduce(0) { $0 + $1.payload.count + $1.topic.utf8.count }
+            push(.handover(.gained(device, context: context)), bytes: bytes, shard: shards.shard(forRoutingKey: key), topic: record.topic, ticket: nil)
+        }
+        if verdict.replicate, let stream = ContextCache.stream(of: record.topic, key: key, root: scheme.inboundRoot) {
+            cluster.replicate(frame, key: key, stream: stream)
+        }
+        return true
     }
 
     private func journal(_ record: JournalRecord) -> JournalTicket? {

@@ -56,6 +56,8 @@ struct ShardWorker {
                     if let ticket { runtime.journal?.release(ticket) }
                 case .policy(let policy, let date):
                     await runtime.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
+                case .handover(let change):
+                    await runtime.publisher.publish(change.apply(runtime.handover, to: &processor))
                 }
             }
         }

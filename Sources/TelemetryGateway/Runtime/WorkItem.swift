@@ -17,4 +17,7 @@ enum WorkItem: Sendable {
     case resetPose(DeviceID, receivedAt: Double, retained: Bool, JournalTicket?)
     /// A reloaded registry and capability table, effective at the given Unix time (SIGHUP).
     case policy(AccessPolicy, Double)
+    /// Partitioned mode: this instance gained a device (restore it from its context frames
+    /// before its next frame) or lost it (release its state); see ``DeviceHandover``.
+    case handover(HandoverChange)
 }
