@@ -105,9 +105,9 @@ struct ClusterTests {
         try await fleet.begin(with: devices)
         let clockStart = ContinuousClock.now
         let playing = Task { try await fleet.play(with: devices, clockStart: clockStart) }
-        // Kill gw-b once it has published swings of its watches (an observed event).
-        try await collector.wait(timeout: 60, "3 swings of gw-b's watches") { messages in
-            messages.filter { message in victims.contains { message.topic == "gateway/\($0)/swing" } }.count >= 3
+        // Kill gw-b mid-session, once it has published 20 swings of its watches (an observed event).
+        try await collector.wait(timeout: 60, "20 swings of gw-b's watches") { messages in
+            messages.filter { message in victims.contains { message.topic == "gateway/\($0)/swing" } }.count >= 20
         }
         gateways[1].signal(SIGKILL)
         let killedAt = (ContinuousClock.now - clockStart) / .seconds(1)
@@ -169,7 +169,7 @@ struct ClusterTests {
         try await fleet.begin(with: devices)
         let clockStart = ContinuousClock.now
         let playing = Task { try await fleet.play(with: devices, clockStart: clockStart) }
-        try await collector.wait(timeout: 60, "10 swings") { fleet.tally($0).published >= 10 }
+        try await collector.wait(timeout: 60, "40 swings") { fleet.tally($0).published >= 40 }
         gateways.append(try GatewayProcess(broker: broker, arguments: Self.arguments("gw-d")))
         try await collector.wait(timeout: 30, "gw-d online") { messages in
             messages.contains { $0.topic == "gateway/instances/gw-d" && $0.payloadString.contains(#""state":"online""#) }
