@@ -14,9 +14,9 @@ import Testing
         return (InboundFrame(topic: topic, payload: Array(payload.utf8), receivedAt: time), TopicScheme.routingKey(of: topic, inboundRoot: "wearables")!)
     }
 
-    static func gate(me: String) -> (ClusterView, OwnershipGate) {
+    static func gate(me: String, warmup: Double = 0) -> (ClusterView, OwnershipGate) {
         let metrics = ClusterMetrics(factory: NOOPMetricsHandler.instance)
-        let view = ClusterView(me: me, expiry: 5, metrics: metrics)
+        let view = ClusterView(me: me, expiry: 5, warmup: warmup, metrics: metrics)
         return (view, OwnershipGate(view: view, scheme: scheme, contextDevices: 100, metrics: metrics))
     }
 
@@ -29,14 +29,15 @@ import Testing
     @Test("the table counts others while their announcements are fresh and online, and itself only once live")
     func table() {
         var table = MembershipTable(me: "a", expiry: 5)
-        table.announce("b", online: true, at: 10)
-        table.announce("c", online: false, at: 10)
-        table.announce("a", online: true, at: 10)  // a previous run's retained message: ignored
-        #expect(table.live(at: 11) == ["b"])
-        table.setSelfLive(true)
-        #expect(table.live(at: 11) == ["a", "b"])
-        #expect(table.live(at: 15.1) == ["a"], "b's heartbeat is older than the expiry")
-        table.announce("c", online: true, at: 16)
+        table.announce("b", .online, at: 10)
+        table.announce("c", .idle, at: 10)
+        table.announce("d", .draining, at: 10)
+        table.announce("a", .online, at: 10)  // a previous run's retained message: ignored
+        #expect(table.live(at: 11) == ["b", "d"] && table.target(at: 11) == ["b"])
+        table.setSelf(.online)
+        #expect(table.live(at: 11) == ["a", "b", "d"] && table.target(at: 11) == ["a", "b"])
+        #expect(table.live(at: 15.1) == ["a"], "b's and d's announcements are older than the expiry")
+        table.announce("c", .online, at: 16)
         #expect(table.live(at: 16) == ["a", "c"])
         table.prune(at: 200)
         #expect(table.live(at: 200) == ["a"])
@@ -46,13 +47,13 @@ import Testing
     func gainRestoresContext() {
         let (view, gate) = Self.gate(me: "a")
         let device = Self.devices(ownedBy: "a", among: ["a", "b"])[0]
-        view.announce("b", online: true, at: 1)
+        view.announce("b", .online, date: 1, at: 1)
         let (hello, helloKey) = Self.frame(device, "hello", at: 1, payload: #"{"model":"x"}"#)
         let (workout, workoutKey) = Self.frame(device, "workout", at: 2)
         #expect(!gate.admit(hello, key: helloKey, inbound: true).owned)
         #expect(!gate.admit(workout, key: workoutKey, inbound: true).owned)
 
-        view.setSelfLive(true, at: 3)
+        view.setSelf(.online, date: 3, at: 3)
         let (batch, batchKey) = Self.frame(device, "batched/accelerometer", at: 3)
         let verdict = gate.admit(batch, key: batchKey, inbound: true)
         #expect(verdict.owned && !verdict.replicate)
@@ -67,14 +68,14 @@ import Testing
     @Test("a joining instance's devices are released at the next message, before anything else")
     func joinReleases() {
         let (view, gate) = Self.gate(me: "a")
-        view.setSelfLive(true, at: 0)
+        view.setSelf(.online, date: 0, at: 0)
         let moving = Self.devices(ownedBy: "c", among: ["a", "c"], count: 2)
         let staying = Self.devices(ownedBy: "a", among: ["a", "c"], count: 1)[0]
         for device in moving + [staying] {
             let (frame, key) = Self.frame(device, "motion")
             #expect(gate.admit(frame, key: key, inbound: true).owned, "alone, a owns everything")
         }
-        view.announce("c", online: true, at: 1)
+        view.announce("c", .online, date: 1, at: 1)
         let (frame, key) = Self.frame(staying, "motion")
         let verdict = gate.admit(frame, key: key, inbound: true)
         #expect(verdict.owned && verdict.restore == nil)
@@ -87,8 +88,8 @@ import Testing
     @Test("journal records of an earlier run pass whoever owns the device, and are released at the next message")
     func replay() {
         let (view, gate) = Self.gate(me: "a")
-        view.announce("b", online: true, at: 0)
-        view.setSelfLive(true, at: 0)
+        view.announce("b", .online, date: 0, at: 0)
+        view.setSelf(.online, date: 0, at: 0)
         let device = Self.devices(ownedBy: "b", among: ["a", "b"])[0]
         let (frame, key) = Self.frame(device, "motion")
         let replayed = gate.admit(frame, key: key, inbound: true, replayed: true)
@@ -100,7 +101,7 @@ import Testing
     @Test("context copied by another instance is restored when the device comes here")
     func replicaRestores() {
         let (view, gate) = Self.gate(me: "a")
-        view.setSelfLive(true, at: 0)
+        view.setSelf(.online, date: 0, at: 0)
         let device = Self.devices(ownedBy: "a", among: ["a"])[0]
         let (workout, _) = Self.frame(device, "workout", at: 5)
         gate.keepReplica(workout, device: device, stream: .workout)
@@ -121,5 +122,46 @@ import Testing
         #expect(cache.count == 2 && cache.frames(of: "w1").isEmpty)
         #expect(ContextCache.stream(of: "wearables/w1/workout", key: "w1", root: "wearables") == .workout)
         #expect(ContextCache.stream(of: "wearables/w1/batched/accelerometer", key: "w1", root: "wearables") == nil)
+    }
+
+    @Test("a join warms up: the newcomer shadows its devices while the old owner publishes, then both switch")
+    func joinWarmsUp() {
+        let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
+        let (viewC, gateC) = Self.gate(me: "c", warmup: 3)
+        viewA.setSelf(.online, date: 0, at: 0)
+        viewC.announce("a", .online, date: 9.5, at: 9.5)  // a's latest heartbeat
+        viewC.settle(at: 9.5)
+        let device = Self.devices(ownedBy: "c", among: ["a", "c"])[0]
+        // c announces itself online at 10; both count the warm-up from that date.
+        viewA.announce("c", .online, date: 10, at: 10.002)
+        viewC.setSelf(.online, date: 10, at: 10.001)
+        let (early, key) = Self.frame(device, "motion", at: 11)
+        #expect(gateA.admit(early, key: key, inbound: true).role == .owner)
+        let shadow = gateC.admit(early, key: key, inbound: true)
+        #expect(shadow.role == .shadow && shadow.restore != nil)
+        let (late, _) = Self.frame(device, "motion", at: 13.01)
+        let released = gateA.admit(late, key: key, inbound: true)
+        #expect(released.role == .none && released.released.map(\.rawValue) == [device])
+        let promoted = gateC.admit(late, key: key, inbound: true)
+        #expect(promoted.role == .owner && promoted.promoted.map(\.rawValue) == [device] && promoted.restore == nil)
+    }
+
+    @Test("plans: a departure applies at once, a join or a drain after the warm-up, a first instance at once")
+    func plans() {
+        var plan = OwnershipPlan(warmup: 3)
+        plan.update(live: ["a"], target: ["a"], date: 0)
+        #expect(plan.current.instances == ["a"] && plan.next == nil)
+        plan.update(live: ["a", "b"], target: ["a", "b"], date: 5)
+        #expect(plan.current.instances == ["a"] && plan.next?.at == 8)
+        #expect(!plan.advance(to: 7.9) && plan.advance(to: 8))
+        #expect(plan.current.instances == ["a", "b"])
+        plan.update(live: ["a", "b"], target: ["b"], date: 20)  // a drains
+        #expect(plan.current.instances == ["a", "b"] && plan.next?.ownership.instances == ["b"] && plan.next?.at == 23)
+        plan.update(live: ["b"], target: ["b"], date: 21)  // a is gone before the end of its drain
+        #expect(plan.current.instances == ["b"] && plan.next == nil)
+        let version = plan.version
+        plan.update(live: ["b"], target: ["b"], date: 22)
+        #expect(plan.version == version, "no change, no new version")
+        #expect(plan.role(of: "b", for: "x") == .owner && plan.role(of: "a", for: "x") == .none)
     }
 }

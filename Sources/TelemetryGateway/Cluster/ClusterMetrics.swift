@@ -5,6 +5,8 @@ import Metrics
 final class ClusterMetrics: Sendable {
     /// Frames dropped right after their topic was read because another instance owns the device.
     let framesNotOwned: Counter
+    /// Frames processed without publishing, as the device's next owner warming up.
+    let framesShadowed: Counter
     /// Devices this instance took over (it restored their state before their first frame).
     let devicesGained: Counter
     /// Devices another instance took over (their state was released here).
@@ -20,6 +22,7 @@ final class ClusterMetrics: Sendable {
 
     init(factory: any MetricsFactory) {
         framesNotOwned = Counter(label: "gateway_cluster_frames_not_owned_total", factory: factory)
+        framesShadowed = Counter(label: "gateway_cluster_frames_shadowed_total", factory: factory)
         devicesGained = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "gained")], factory: factory)
         devicesLost = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "lost")], factory: factory)
         membershipChanges = Counter(label: "gateway_cluster_membership_changes_total", factory: factory)

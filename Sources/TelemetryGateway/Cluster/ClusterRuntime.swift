@@ -24,7 +24,7 @@ final class ClusterRuntime: Sendable {
         mode = configuration.cluster.mode
         instance = configuration.cluster.instanceName
         self.metrics = metrics
-        view = ClusterView(me: instance, expiry: configuration.cluster.expiry, metrics: metrics)
+        view = ClusterView(me: instance, expiry: configuration.cluster.expiry, warmup: configuration.cluster.handoverWarmup, metrics: metrics)
         gate =
             mode == .partitioned
             ? OwnershipGate(view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics) : nil

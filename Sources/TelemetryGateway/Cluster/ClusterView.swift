@@ -6,17 +6,15 @@ import TelemetryCore
 /// The membership as this instance sees it, shared between the membership service (which
 /// feeds announcements in) and the subscriber's router (which asks who owns a device).
 ///
-/// Each change of the live set makes a new ``RendezvousOwnership`` with a higher version; the
-/// router compares versions to notice changes without recomputing anything per frame.
+/// It keeps the ``MembershipTable`` and the ``OwnershipPlan`` made from it; the router compares
+/// plan versions to notice changes without recomputing anything per frame.
 final class ClusterView: Sendable {
     /// This instance's name.
     let me: String
 
     private struct State {
         var table: MembershipTable
-        var live: [String] = []
-        var ownership = RendezvousOwnership(instances: [String]())
-        var version = 0
+        var plan: OwnershipPlan
         /// Whether the retained announcements were all read (the subscriber may start).
         var known = false
         var waiters: [CheckedContinuation<Bool, Never>] = []
@@ -29,53 +27,68 @@ final class ClusterView: Sendable {
     private let state: LockedState<State>
     private let metrics: ClusterMetrics
 
-    init(me: String, expiry: Double, metrics: ClusterMetrics) {
+    init(me: String, expiry: Double, warmup: Double, metrics: ClusterMetrics) {
         self.me = me
         self.metrics = metrics
-        state = LockedState(State(table: MembershipTable(me: me, expiry: expiry)))
+        state = LockedState(State(table: MembershipTable(me: me, expiry: expiry), plan: OwnershipPlan(warmup: warmup)))
     }
 
-    /// The current ownership and its version.
-    var ownership: (version: Int, ownership: RendezvousOwnership) {
-        state.withLock { ($0.version, $0.ownership) }
+    /// The plan after switching to its next ownership if `now` has reached it.
+    func plan(at now: Double) -> OwnershipPlan {
+        let (plan, switched) = state.withLock { state in
+            let switched = state.plan.advance(to: now)
+            return (state.plan, switched)
+        }
+        if switched { recordChange(plan) }
+        return plan
     }
 
-    /// The live instances, as of the last update.
-    var live: [String] { state.withLock { $0.live } }
+    /// The instances whose ownership is in force.
+    var owners: [String] { state.withLock { $0.plan.current.instances } }
 
-    /// Records another instance's announcement; returns the live set when it changed.
+    /// Records another instance's announcement (`date`: its own timestamp); returns the plan when it changed.
     @discardableResult
-    func announce(_ instance: String, online: Bool, at now: Double) -> [String]? {
-        update(at: now) { $0.announce(instance, online: online, at: now) }
+    func announce(_ instance: String, _ phase: MembershipTable.Phase, date: Double, at now: Double) -> OwnershipPlan? {
+        update(date: date, at: now) { $0.announce(instance, phase, at: now) }
     }
 
-    /// Counts this instance in or out; returns the live set when it changed.
+    /// Sets this instance's own phase, announced at `date`; returns the plan when it changed.
     @discardableResult
-    func setSelfLive(_ live: Bool, at now: Double) -> [String]? {
-        update(at: now) { $0.setSelfLive(live) }
+    func setSelf(_ phase: MembershipTable.Phase, date: Double, at now: Double) -> OwnershipPlan? {
+        update(date: date, at: now) { $0.setSelf(phase) }
     }
 
-    /// Re-evaluates expiry at `now`; returns the live set when it changed.
+    /// Takes the instances announced so far as settled (their ownership in force, no warm-up):
+    /// what a starting instance finds is what the others already applied.
+    func settle(at now: Double) {
+        let plan = state.withLock { state in
+            state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), date: -.infinity)
+            state.plan.advance(to: now)
+            return state.plan
+        }
+        recordChange(plan)
+    }
+
+    /// Re-evaluates expiry and the warm-up at `now`; returns the plan when it changed.
     @discardableResult
-    func expire(at now: Double) -> [String]? {
-        update(at: now) { $0.prune(at: now) }
+    func expire(at now: Double) -> OwnershipPlan? {
+        update(date: now, at: now) { $0.prune(at: now) }
     }
 
-    private func update(at now: Double, _ change: (inout MembershipTable) -> Void) -> [String]? {
-        let changed: [String]? = state.withLock { state in
+    private func update(date: Double, at now: Double, _ change: (inout MembershipTable) -> Void) -> OwnershipPlan? {
+        let changed: OwnershipPlan? = state.withLock { state in
             change(&state.table)
-            let live = state.table.live(at: now)
-            guard live != state.live else { return nil }
-            state.live = live
-            state.ownership = RendezvousOwnership(instances: live)
-            state.version += 1
-            return live
+            let updated = state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), date: date)
+            let switched = state.plan.advance(to: now)
+            return updated || switched ? state.plan : nil
         }
-        if let changed {
-            metrics.membershipChanges.increment()
-            metrics.liveInstances.record(changed.count)
-        }
+        if let changed { recordChange(changed) }
         return changed
+    }
+
+    private func recordChange(_ plan: OwnershipPlan) {
+        metrics.membershipChanges.increment()
+        metrics.liveInstances.record(plan.current.instances.count)
     }
 
     // MARK: Start-up order

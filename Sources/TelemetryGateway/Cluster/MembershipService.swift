@@ -11,13 +11,15 @@ import TelemetryCore
 ///    copies, announces itself `starting` and waits for that announcement to come back: every
 ///    retained announcement was delivered before it, so the membership is known and the
 ///    subscriber may start (it subscribes while this instance owns nothing yet);
-/// 2. once the subscriber subscribed, announces itself `online` and counts itself live when the
-///    announcement comes back (the other instances count it at the same moment), then re-announces
+/// 2. once the subscriber subscribed, announces itself `online` and counts itself in when the
+///    announcement comes back; it and the others switch ownership at the announcement's date
+///    plus `cluster.handoverWarmup` (it warms up as a shadow meanwhile). Then it re-announces
 ///    every `cluster.heartbeatInterval` and drops instances silent for `cluster.expiry`;
 /// 3. keeps `gateway/status` online while this instance is live: an instance's departure writes
 ///    offline there (its will or its shutdown), and every live instance writes online again;
-/// 4. listed last, it stops first: announces `offline` and stops counting itself once that came
-///    back, so the others take its devices over before its subscriber stops.
+/// 4. listed last, it stops first: announces `draining` and keeps publishing for
+///    `cluster.handoverWarmup` while the next owners warm up, then announces `offline`, so the
+///    others own its devices before its subscriber stops.
 struct MembershipService: Service {
     let runtime: GatewayRuntime
     let cluster: ClusterRuntime
@@ -31,15 +33,16 @@ struct MembershipService: Service {
         case connected
     }
 
+    private var now: Double { Date().timeIntervalSince1970 }
+
     func run() async {
         let logger = runtime.logger
         let (events, sink) = AsyncStream.makeStream(of: Event.self)
-        let handler = messageHandler(sink)
         let client: MQTTClient
         do {
             client = try MQTTClient(
                 configuration: runtime.configuration.clusterConfiguration(will: cluster.status.message(.offline, beat: 0, reason: "connectionLost")),
-                logger: logger, onMessage: handler,
+                logger: logger, onMessage: messageHandler(sink),
                 onEvent: { [metrics = runtime.metrics, health = runtime.operations.health] event in
                     metrics.recordConnectionEvent(event, connection: "cluster")
                     health.record(event, connection: "cluster")
@@ -53,42 +56,37 @@ struct MembershipService: Service {
         client.start()
         let echoes = EchoWaiter()
         let beat = Counter()
-        let leaving = LockedFlag()
+        let live = LockedFlag()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in events {
                     switch event {
                     case .echo(let number): echoes.arrived(number)
                     case .statusOffline:
-                        guard !leaving.value, cluster.view.live.contains(cluster.instance) else { continue }
+                        guard live.value else { continue }
                         try? await runtime.publisher.client.send(
                             StatusMessage(scheme: runtime.scheme, startedAt: runtime.startedAt, instance: cluster.instance).message(online: true, reason: nil))
-                        logger.info("cluster: another instance left; \(runtime.scheme.statusTopic) is online again")
+                        logger.info("cluster: an instance left; \(runtime.scheme.statusTopic) is online again")
                     case .connected:
                         // The broker may have fired our will (a network blip): say online again.
-                        if cluster.view.live.contains(cluster.instance) { try? await client.send(cluster.status.message(.online, beat: beat.next())) }
+                        if live.value { try? await client.send(cluster.status.message(.online, beat: beat.next())) }
                     }
                 }
             }
             group.addTask { await publishReplicas(client) }
             try? await cancelWhenGracefulShutdown {
                 try await join(client, echoes: echoes, beat: beat)
+                live.set(true)
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(runtime.configuration.cluster.heartbeatInterval))
                     try? await client.send(cluster.status.message(.online, beat: beat.next()))
-                    if let live = cluster.view.expire(at: Date().timeIntervalSince1970) {
-                        logger.notice("cluster: live instances now \(live.joined(separator: ", "))")
+                    if cluster.view.expire(at: now) != nil {
+                        logger.notice("cluster: instances in force now \(cluster.view.owners.joined(separator: ", "))")
                     }
                 }
             }
-            // Leave: the others take over when they read this, and so do we.
-            leaving.set()
-            let number = beat.next()
-            try? await client.send(cluster.status.message(.offline, beat: number, reason: "shutdown"))
-            _ = await echoes.wait(for: number, timeout: 2)
-            if let live = cluster.view.setSelfLive(false, at: Date().timeIntervalSince1970) {
-                logger.notice("cluster: left; live instances now \(live.joined(separator: ", "))")
-            }
+            live.set(false)
+            await leave(client, echoes: echoes, beat: beat)
             cluster.finishReplicas()
             sink.finish()
             group.cancelAll()
@@ -98,7 +96,7 @@ struct MembershipService: Service {
         await client.shutdown()
     }
 
-    /// Steps 1 and 2: membership known, subscriber subscribed, this instance live.
+    /// Steps 1 and 2: membership known, subscriber subscribed, this instance online.
     private func join(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async throws {
         let logger = runtime.logger
         var filters = [cluster.instancesFilter, runtime.scheme.statusTopic]
@@ -117,17 +115,45 @@ struct MembershipService: Service {
                 logger.warning("cluster: membership connection not ready yet (\(error)); retrying")
             }
         }
+        cluster.view.settle(at: now)
         cluster.view.markKnown()
-        logger.info("cluster: instance \(cluster.instance) (\(cluster.mode.rawValue)) sees \(cluster.view.live.count) live instances: \(cluster.view.live.joined(separator: ", "))")
+        logger.info("cluster: instance \(cluster.instance) (\(cluster.mode.rawValue)) found instances \(cluster.view.owners.joined(separator: ", "))")
         guard await cluster.view.waitUntilInboundReady() else { throw CancellationError() }
         while true {
             try Task.checkCancellation()
             let number = beat.next()
-            try? await client.send(cluster.status.message(.online, beat: number))
-            if await echoes.wait(for: number, timeout: runtime.configuration.mqtt.connectTimeout) { break }
+            let date = now
+            try? await client.send(cluster.status.message(.online, beat: number, date: date))
+            if await echoes.wait(for: number, timeout: runtime.configuration.mqtt.connectTimeout) {
+                // The others read it at the same time: all count the warm-up from its date.
+                cluster.view.setSelf(.online, date: date, at: now)
+                break
+            }
         }
-        let live = cluster.view.setSelfLive(true, at: Date().timeIntervalSince1970) ?? cluster.view.live
-        logger.notice("cluster: instance \(cluster.instance) online; live instances \(live.joined(separator: ", "))")
+        logger.notice("cluster: instance \(cluster.instance) online; instances in force \(cluster.view.owners.joined(separator: ", "))")
+    }
+
+    /// Step 4: drain (the next owners warm up while this instance still publishes), then leave.
+    private func leave(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async {
+        let warmup = runtime.configuration.cluster.handoverWarmup
+        if warmup > 0, cluster.gate != nil, cluster.view.owners.contains(cluster.instance), cluster.view.owners.count > 1 {
+            let date = now
+            try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date))
+            cluster.view.setSelf(.draining, date: date, at: now)
+            runtime.logger.notice("cluster: draining for \(warmup) s while the next owners warm up")
+            // The switch is at date + warmup on every instance's clock; the announcement is
+            // repeated (same date) so nobody expires this instance meanwhile.
+            while now < date + warmup {
+                try? await Task.sleep(for: .seconds(min(runtime.configuration.cluster.heartbeatInterval, max(0.01, date + warmup - now))))
+                if now < date + warmup { try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date)) }
+            }
+            _ = cluster.view.plan(at: now)
+        }
+        let number = beat.next()
+        try? await client.send(cluster.status.message(.offline, beat: number, reason: "shutdown"))
+        _ = await echoes.wait(for: number, timeout: 2)
+        cluster.view.setSelf(.idle, date: now, at: now)
+        runtime.logger.notice("cluster: left; instances in force \(cluster.view.owners.joined(separator: ", "))")
     }
 
     /// Handles the membership connection's messages on its network thread.
@@ -150,8 +176,10 @@ struct MembershipService: Service {
                 if parsed.incarnation == cluster.status.incarnation, let beat = parsed.beat { sink.yield(.echo(beat)) }
                 return
             }
-            if let live = cluster.view.announce(parsed.instance, online: parsed.state == .online, at: Date().timeIntervalSince1970) {
-                logger.notice("cluster: \(parsed.instance) is \(parsed.state.rawValue); live instances now \(live.joined(separator: ", "))")
+            let now = Date().timeIntervalSince1970
+            if let plan = cluster.view.announce(parsed.instance, parsed.state.phase, date: parsed.date ?? now, at: now) {
+                let next = plan.next.map { "; \($0.ownership.instances.joined(separator: ", ")) from \($0.at)" } ?? ""
+                logger.notice("cluster: \(parsed.instance) is \(parsed.state.rawValue); instances in force \(plan.current.instances.joined(separator: ", "))\(next)")
             }
         }
     }
@@ -173,9 +201,9 @@ private final class Counter: Sendable {
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
 }
 
-/// A flag set once.
+/// A flag shared between tasks.
 private final class LockedFlag: Sendable {
     private let flag = LockedState(false)
     var value: Bool { flag.withLock { $0 } }
-    func set() { flag.withLock { $0 = true } }
+    func set(_ value: Bool) { flag.withLock { $0 = value } }
 }

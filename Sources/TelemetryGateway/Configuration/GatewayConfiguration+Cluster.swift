@@ -26,6 +26,10 @@ extension GatewayConfiguration {
         /// Seconds without an announcement after which an instance counts as gone (a frozen
         /// process whose connection the broker still holds).
         public var expiry = 5.0
+        /// Seconds a device's next owner processes its frames without publishing before it takes
+        /// over from an instance that is still there (a join, or a leaving instance draining),
+        /// so it holds the recent state (swing windows) at the switch; 0 switches at once.
+        public var handoverWarmup = 3.0
         /// Devices whose latest context frames (hello, status, authorization, workout, headphone
         /// connection) are kept for a take-over; the oldest device is dropped beyond it.
         public var contextDevices = 200_000

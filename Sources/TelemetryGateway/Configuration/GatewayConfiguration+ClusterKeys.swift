@@ -29,6 +29,11 @@ extension GatewayConfiguration {
             "Seconds without an announcement after which an instance counts as gone and its devices move (a frozen process; a dead one leaves at once through its will).",
             default: 5, in: 0.1...86_400
         ) { $0.cluster.expiry = $1 },
+        .number(
+            "cluster.handoverWarmup",
+            "Seconds the next owner of a device processes its frames unpublished before taking over from a joining or draining peer (and a graceful stop waits); 0: switch at once.",
+            default: 3, in: 0...600
+        ) { $0.cluster.handoverWarmup = $1 },
         .integer(
             "cluster.contextDevices", "Devices whose latest hello/status/authorization/workout/headphone-connection frames are kept for a take-over (partitioned mode).",
             default: 200_000, in: 1...100_000_000

@@ -34,6 +34,8 @@ struct ShardWorker {
                 derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy))
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = runtime.recorder.makeSchedule()
+        // Partitioned mode: devices processed for their state only (the next owner warming up).
+        var shadows = ShadowDevices(outboundRoot: runtime.scheme.outboundRoot)
         let queue = runtime.queues[shard]
         let health = runtime.operations.health
         while let batch = await queue.next() {
@@ -47,7 +49,7 @@ struct ShardWorker {
                 case .frame(let frame, let ticket):
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now):
-                    await flush(processor.flush(now: now), now: now)
+                    await flush(shadows.visible(processor.flush(now: now)), now: now)
                     await runtime.publisher.publish(await runtime.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
@@ -57,13 +59,15 @@ struct ShardWorker {
                 case .policy(let policy, let date):
                     await runtime.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
                 case .handover(let change):
-                    await runtime.publisher.publish(change.apply(runtime.handover, to: &processor))
+                    await runtime.publisher.publish(change.apply(runtime.handover, to: &processor, shadows: &shadows))
+                case .shadow(let frame):
+                    _ = processor.process(frame)
                 }
             }
         }
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
-            await flush(processor.finish(), now: nil)
+            await flush(shadows.visible(processor.finish()), now: nil)
         }
         health.retire("worker-\(shard)")
         runtime.logger.debug("worker \(shard) stopped")
