@@ -46,13 +46,15 @@ final class GatewayProcess: @unchecked Sendable {
     let clientID: String
     /// The `cluster.instance` given on the command line, if any.
     let instance: String?
+    /// The subscriber connection's client id.
+    var subscriberClientID: String { "\(clientID)\(instance.map { "-\($0)" } ?? "")-in" }
     private let broker: TestBroker
 
     /// Returns once the gateway's subscriber has subscribed to the device topics (the broker
     /// logs it): `gateway/status` online comes from the publisher, possibly earlier, and frames
     /// published before the subscription would reach no one.
     func waitUntilSubscribed() async throws {
-        try await broker.waitForSubscription(clientID: "\(clientID)\(instance.map { "-\($0)" } ?? "")-in", filter: "wearables/+/#")
+        try await broker.waitForSubscription(clientID: subscriberClientID, filter: "wearables/+/#")
     }
 
     deinit {
