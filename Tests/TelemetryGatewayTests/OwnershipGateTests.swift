@@ -146,6 +146,20 @@ import Testing
         #expect(promoted.role == .owner && promoted.promoted.map(\.rawValue) == [device] && promoted.restore == nil)
     }
 
+    @Test("shared mode: every message is this instance's; a device's kept context is restored at its first frame here")
+    func sharedMode() {
+        let metrics = ClusterMetrics(factory: NOOPMetricsHandler.instance)
+        let view = ClusterView(me: "a", expiry: 5, warmup: 3, metrics: metrics)
+        let gate = OwnershipGate(view: view, scheme: Self.scheme, contextDevices: 10, metrics: metrics, ownsEverything: true)
+        let (hello, _) = Self.frame("w1", "hello", at: 1)
+        gate.keepReplica(hello, device: "w1", stream: .hello)
+        let (batch, key) = Self.frame("w1", "batched/accelerometer", at: 2)
+        let first = gate.admit(batch, key: key, inbound: true)
+        #expect(first.role == .owner && first.restore?.context.map(\.topic) == ["wearables/w1/hello"])
+        #expect(gate.admit(batch, key: key, inbound: true).restore == nil)
+        #expect(gate.owns(DeviceID("anyone")!, at: 2))
+    }
+
     @Test("plans: a departure applies at once, a join or a drain after the warm-up, a first instance at once")
     func plans() {
         var plan = OwnershipPlan(warmup: 3)

@@ -8,8 +8,8 @@ final class ClusterRuntime: Sendable {
     let mode: GatewayConfiguration.Cluster.Mode
     let instance: String
     let view: ClusterView
-    /// Partitioned mode only.
-    let gate: OwnershipGate?
+    /// Who processes what (partitioned), and the context kept for devices arriving here.
+    let gate: OwnershipGate
     let metrics: ClusterMetrics
     let status: InstanceStatusMessage
     /// `{outboundRoot}/instances/+`: every instance's announcement.
@@ -25,9 +25,8 @@ final class ClusterRuntime: Sendable {
         instance = configuration.cluster.instanceName
         self.metrics = metrics
         view = ClusterView(me: instance, expiry: configuration.cluster.expiry, warmup: configuration.cluster.handoverWarmup, metrics: metrics)
-        gate =
-            mode == .partitioned
-            ? OwnershipGate(view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics) : nil
+        gate = OwnershipGate(
+            view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics, ownsEverything: mode == .shared)
         status = InstanceStatusMessage(
             outboundRoot: scheme.outboundRoot, instance: instance, mode: mode.rawValue, startedAt: startedAt,
             incarnation: String(UUID().uuidString.prefix(8)))
@@ -47,7 +46,7 @@ final class ClusterRuntime: Sendable {
 
     /// Takes a context copy another instance published.
     func receiveReplica(_ message: MQTTMessage, inboundRoot: String) {
-        guard let gate, message.topic.hasPrefix(contextPrefix), !message.payload.isEmpty else { return }
+        guard message.topic.hasPrefix(contextPrefix), !message.payload.isEmpty else { return }
         let rest = message.topic.dropFirst(contextPrefix.count)
         guard let slash = rest.firstIndex(of: "/") else { return }
         let device = String(rest[..<slash])

@@ -99,8 +99,7 @@ struct MembershipService: Service {
     /// Steps 1 and 2: membership known, subscriber subscribed, this instance online.
     private func join(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async throws {
         let logger = runtime.logger
-        var filters = [cluster.instancesFilter, runtime.scheme.statusTopic]
-        if cluster.gate != nil { filters.append(cluster.contextPrefix + "#") }
+        let filters = [cluster.instancesFilter, runtime.scheme.statusTopic, cluster.contextPrefix + "#"]
         while true {
             try Task.checkCancellation()
             do {
@@ -136,7 +135,7 @@ struct MembershipService: Service {
     /// Step 4: drain (the next owners warm up while this instance still publishes), then leave.
     private func leave(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async {
         let warmup = runtime.configuration.cluster.handoverWarmup
-        if warmup > 0, cluster.gate != nil, cluster.view.owners.contains(cluster.instance), cluster.view.owners.count > 1 {
+        if warmup > 0, cluster.mode == .partitioned, cluster.view.owners.contains(cluster.instance), cluster.view.owners.count > 1 {
             let date = now
             try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date))
             cluster.view.setSelf(.draining, date: date, at: now)

@@ -7,6 +7,11 @@ import TelemetryCore
 /// devices it just gained (to restore before their first frame), promoted (warm-up over) or
 /// lost (to release), and the context frames kept for take-overs.
 ///
+/// In shared mode the broker chose this instance for the message, so the role is always
+/// owner; the gate then only restores a device's context at its first frame here (retained
+/// messages are not delivered through shared subscriptions, so a `hello` may never come) and
+/// copies owned context frames.
+///
 /// Changes are noticed lazily, on the thread that routes frames, so the hand-over items reach
 /// a worker queue in order with the device's frames: all promotions and losses at the first
 /// message after the plan changed, before anything else is routed; a gain right before the
@@ -37,13 +42,16 @@ final class OwnershipGate: Sendable {
     }
 
     let me: String
+    /// Shared mode: every message is this instance's.
+    let ownsEverything: Bool
     private let view: ClusterView
     private let scheme: TopicScheme
     private let metrics: ClusterMetrics
     private let state: LockedState<State>
 
-    init(view: ClusterView, scheme: TopicScheme, contextDevices: Int, metrics: ClusterMetrics) {
+    init(view: ClusterView, scheme: TopicScheme, contextDevices: Int, metrics: ClusterMetrics, ownsEverything: Bool = false) {
         me = view.me
+        self.ownsEverything = ownsEverything
         self.view = view
         self.scheme = scheme
         self.metrics = metrics
@@ -58,11 +66,11 @@ final class OwnershipGate: Sendable {
     ///   - replayed: a journal record of an earlier run: processed as owner whoever owns the
     ///     device now (nobody else received it as owner), its state released at the next change.
     func admit(_ frame: InboundFrame, key: Substring, inbound: Bool, replayed: Bool = false) -> Verdict {
-        let plan = view.plan(at: frame.receivedAt)
+        let plan = ownsEverything ? OwnershipPlan(warmup: 0) : view.plan(at: frame.receivedAt)
         var verdict = Verdict()
         let counts: (owned: Int, context: Int)? = state.withLock { state in
             let before = (state.active.count, state.context.count)
-            if state.seenVersion != plan.version {
+            if !ownsEverything, state.seenVersion != plan.version {
                 state.seenVersion = plan.version
                 for (activeKey, entry) in state.active {
                     switch plan.role(of: me, for: activeKey) {
@@ -80,7 +88,7 @@ final class OwnershipGate: Sendable {
             }
             let keyText = String(key)
             let stream = inbound ? ContextCache.stream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
-            verdict.role = replayed ? .owner : plan.role(of: me, for: keyText)
+            verdict.role = replayed || ownsEverything ? .owner : plan.role(of: me, for: keyText)
             if verdict.role != .none, inbound, state.active[keyText] == nil,
                 case .device(let device, _)? = scheme.parseInbound(frame.topic) as InboundTopic?
             {
@@ -107,7 +115,7 @@ final class OwnershipGate: Sendable {
 
     /// Whether this instance owns a device now (recorder queries).
     func owns(_ device: DeviceID, at now: Double) -> Bool {
-        view.plan(at: now).current.owns(me, device.rawValue)
+        ownsEverything || view.plan(at: now).current.owns(me, device.rawValue)
     }
 
     /// Keeps a context frame another instance copied for us (`gateway/cluster/context/...`).

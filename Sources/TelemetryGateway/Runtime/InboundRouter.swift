@@ -68,7 +68,8 @@ final class InboundRouter: Sendable {
     /// queues the hand-over items its ownership check produced (promotions and releases first,
     /// then the restore of a device gained right now) and the copy of an owned context frame.
     private func admit(_ record: JournalRecord, replayed: Bool) -> OwnershipPlan.Role {
-        guard let cluster = runtime.cluster, let gate = cluster.gate else { return .owner }
+        guard let cluster = runtime.cluster else { return .owner }
+        let gate = cluster.gate
         let scheme = runtime.scheme
         let inboundKey = TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.inboundRoot)
         let key = inboundKey ?? TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.outboundRoot) ?? Substring(record.topic)
