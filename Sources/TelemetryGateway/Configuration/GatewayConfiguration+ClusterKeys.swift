@@ -35,7 +35,7 @@ extension GatewayConfiguration {
             default: 3, in: 0...600
         ) { $0.cluster.handoverWarmup = $1 },
         .integer(
-            "cluster.contextDevices", "Devices whose latest hello/status/authorization/workout/headphone-connection frames are kept for a take-over (partitioned mode).",
+            "cluster.contextDevices", "Devices whose latest hello/status/authorization/workout/headphone-connection frames are kept to restore a device arriving at this instance (clustered modes).",
             default: 200_000, in: 1...100_000_000
         ) { $0.cluster.contextDevices = $1 },
     ]

@@ -43,7 +43,7 @@ extension GatewayConfiguration {
 
     /// `mqtt.clientId`, plus `-{cluster.instance}` in clustered modes (instances must not take
     /// over each other's sessions).
-    var clientIDPrefix: String {
+    public var clientIDPrefix: String {
         cluster.isClustered ? "\(mqtt.clientID)-\(cluster.instanceName)" : mqtt.clientID
     }
 
