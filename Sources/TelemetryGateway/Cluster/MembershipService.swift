@@ -29,8 +29,9 @@ struct MembershipService: Service {
         case echo(Int)
         /// `gateway/status` said offline.
         case statusOffline
-        /// The connection (re)connected.
-        case connected
+        /// The broker published this run's will: the others dropped this instance (its
+        /// connection was lost long enough), so it has to join again.
+        case willFired
     }
 
     private var now: Double { Date().timeIntervalSince1970 }
@@ -46,7 +47,6 @@ struct MembershipService: Service {
                 onEvent: { [metrics = runtime.metrics, health = runtime.operations.health] event in
                     metrics.recordConnectionEvent(event, connection: "cluster")
                     health.record(event, connection: "cluster")
-                    if case .connected = event { sink.yield(.connected) }
                 })
         } catch {
             logger.error("cluster: cannot create the membership connection: \(error)")
@@ -67,9 +67,16 @@ struct MembershipService: Service {
                         try? await runtime.publisher.client.send(
                             StatusMessage(scheme: runtime.scheme, startedAt: runtime.startedAt, instance: cluster.instance).message(online: true, reason: nil))
                         logger.info("cluster: an instance left; \(runtime.scheme.statusTopic) is online again")
-                    case .connected:
-                        // The broker may have fired our will (a network blip): say online again.
-                        if live.value { try? await client.send(cluster.status.message(.online, beat: beat.next())) }
+                    case .willFired:
+                        // After a reconnect the resubscription shows the will the broker published
+                        // while we were away: the others own our devices now. Join again, with a
+                        // warm-up, instead of publishing for them at once (twice).
+                        guard live.value else { continue }
+                        cluster.view.setSelf(.idle, date: now, at: now)
+                        let date = now
+                        try? await client.send(cluster.status.message(.online, beat: beat.next(), date: date))
+                        cluster.view.setSelf(.online, date: date, at: now)
+                        logger.warning("cluster: the broker had declared this instance gone (connection lost); joined again, taking devices over after the warm-up")
                     }
                 }
             }
@@ -172,7 +179,9 @@ struct MembershipService: Service {
             }
             guard let parsed = InstanceStatusMessage.parse(message.payload) else { return }
             if parsed.instance == cluster.instance {
-                if parsed.incarnation == cluster.status.incarnation, let beat = parsed.beat { sink.yield(.echo(beat)) }
+                guard parsed.incarnation == cluster.status.incarnation, let beat = parsed.beat else { return }
+                // Beat 0 is only ever the will.
+                sink.yield(beat == 0 ? .willFired : .echo(beat))
                 return
             }
             let now = Date().timeIntervalSince1970
