@@ -22,5 +22,8 @@ struct CheckConfigCommand: AsyncParsableCommand {
         print("  capabilities: \(configuration.capabilitiesFile)")
         print("  access policy: \(policy.summary)")
         print("  workers:  \(configuration.pipeline.workers == 0 ? "one per core" : "\(configuration.pipeline.workers)")")
+        if configuration.cluster.isClustered {
+            print("  cluster:  \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName) (client ids \(configuration.clientIDPrefix)-in/-out/-cluster)")
+        }
     }
 }

@@ -10,8 +10,8 @@ import UnixSignals
 ///
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle):
 /// publisher, metrics, journal sync, recorder pruning, device-state pruning, shard workers,
-/// ticker, policy reload,
-/// subscriber. So at SIGTERM the subscriber stops receiving first, the workers drain what is
+/// ticker, policy reload, subscriber, and in clustered modes the membership
+/// (docs/scale-out.md). So at SIGTERM the subscriber stops receiving first, the workers drain what is
 /// queued (bounded by `pipeline.drainTimeout`), the final metrics go out, the journal is synced,
 /// and the publisher says offline and waits for its acknowledgements (the whole shutdown is
 /// bounded by twice the drain timeout).
@@ -25,6 +25,8 @@ import UnixSignals
 ///   - shutdownReport: filled during shutdown with what could not be drained (exit status).
 ///   - exitOnShutdownOverrun: end the process if shutdown overruns `2 × pipeline.drainTimeout`
 ///     (the executable; never in-process tests).
+///   - handover: what workers do when partitioned mode (`cluster.mode`) moves a device to this
+///     instance or away from it; ``ContextReplayHandover`` by default.
 /// - Throws: ``GatewayStartError`` when the journal cannot be opened, or the transport's error
 ///   when libmosquitto refuses the settings.
 public func buildGateway(
@@ -35,14 +37,19 @@ public func buildGateway(
     accessPolicy: AccessPolicy,
     shutdownSignals: [UnixSignal] = [.sigterm, .sigint],
     shutdownReport: ShutdownReport = ShutdownReport(),
-    exitOnShutdownOverrun: Bool = false
+    exitOnShutdownOverrun: Bool = false,
+    handover: any DeviceHandover = ContextReplayHandover()
 ) throws -> ServiceGroup {
+    // Clustered instances keep their own journal and recorder files and label their metrics.
+    let configuration = configuration.withInstancePaths()
+    let metricsFactory: any MetricsFactory =
+        configuration.cluster.isClustered ? InstanceLabelledMetricsFactory(base: metricsFactory, instance: configuration.cluster.instanceName) : metricsFactory
     let runtime = try GatewayRuntime(
         configuration: configuration, accessPolicy: accessPolicy, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus,
-        shutdownReport: shutdownReport)
+        shutdownReport: shutdownReport, handover: handover)
     let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout)
     logger.info(
-        "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(runtime.shardCount) workers, inbound \(runtime.scheme.inboundFilter), outbound \(runtime.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")"
+        "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(runtime.shardCount) workers, inbound \(runtime.scheme.inboundFilter), outbound \(runtime.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
     )
     let services: [(any Service)?] = [
         PublisherService(runtime: runtime, deadline: deadline),
@@ -59,6 +66,8 @@ public func buildGateway(
         TickerService(runtime: runtime),
         PolicyReloadService(runtime: runtime),
         SubscriberService(runtime: runtime, deadline: deadline, exitOnShutdownOverrun: exitOnShutdownOverrun),
+        // Last, so it stops first: the instance leaves the membership before it stops receiving.
+        runtime.cluster.map { MembershipService(runtime: runtime, cluster: $0) },
     ]
     return ServiceGroup(
         configuration: .init(

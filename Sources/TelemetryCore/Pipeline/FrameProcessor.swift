@@ -147,6 +147,18 @@ public struct FrameProcessor: Sendable {
         presence[id] != nil || derivations.tracks(id) || (access?.tracks(id) ?? false)
     }
 
+    /// Forgets everything kept for a device (presence, sequences, access and derivation
+    /// state), as if it had never sent a frame: another gateway instance took it over (its
+    /// snapshot is ``evict(_:)``'s to take). Pending error reports stay and are flushed as usual.
+    public mutating func forget(_ device: DeviceID) {
+        access?.forget(device)
+        presence[device] = nil
+        derivations.forget(device)
+        sequences.forget(device: device)
+        lastSeen[device] = nil
+        changed.remove(device)
+    }
+
     /// Replaces the registry and capability table (a SIGHUP reload) without losing what was
     /// learnt from frames, and returns the availability messages of devices whose resolved
     /// capabilities or entitlements changed.
@@ -243,12 +255,7 @@ public struct FrameProcessor: Sendable {
     /// Removes a device's state and returns its snapshot (to store before it is dropped).
     public mutating func evict(_ id: DeviceID) -> DeviceSnapshot? {
         let taken = snapshot(of: id)
-        access?.forget(id)
-        presence[id] = nil
-        derivations.forget(id)
-        sequences.forget(device: id)
-        lastSeen[id] = nil
-        changed.remove(id)
+        forget(id)
         return taken
     }
 

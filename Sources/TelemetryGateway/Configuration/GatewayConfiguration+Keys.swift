@@ -41,7 +41,7 @@ extension GatewayConfiguration {
         .integer("mqtt.keepalive", "Keepalive in seconds.", default: 30, in: 5...65535) { $0.mqtt.keepalive = $1 },
         .integer(
             "mqtt.sessionExpiry",
-            "Seconds the broker keeps the subscriber session and queues QoS 1 frames while the gateway is away (0: clean start).",
+            "Seconds the broker keeps the subscriber session and queues QoS 1 frames while the gateway is away (0: clean start; clustered modes always start clean).",
             default: 3600, in: 0...Int(UInt32.max)
         ) { $0.mqtt.sessionExpiry = UInt32($1) },
         .integer("mqtt.receiveMaximum", "MQTT 5 receive maximum of the subscriber (unacknowledged QoS 1/2 in flight).", default: 256, in: 1...65535) {
@@ -326,7 +326,7 @@ extension GatewayConfiguration {
         ) { configuration, text in
             if let text, let level = Logger.Level(rawValue: text.lowercased()) { configuration.logLevel = level }
         },
-    ] + reliabilityKeys + deviceStateKeys + operationsKeys
+    ] + reliabilityKeys + deviceStateKeys + operationsKeys + clusterKeys
 
     /// Checks that span several keys; each issue names the key to change.
     func crossKeyIssues() -> [ConfigurationIssue] {
@@ -341,6 +341,7 @@ extension GatewayConfiguration {
                     message: "must be under half of mqtt.keepalive (\(mqtt.keepalive) s), got \(pipeline.maximumHandoffWait): a longer block risks a keepalive timeout"))
         }
         issues += reliabilityIssues()
+        issues += clusterIssues()
         if mqtt.reconnectInitialDelay > mqtt.reconnectMaximumDelay {
             issues.append(.init(key: "mqtt.reconnect.initialDelay", source: "configuration", message: "must not exceed mqtt.reconnect.maxDelay"))
         }

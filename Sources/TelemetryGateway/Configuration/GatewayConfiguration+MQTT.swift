@@ -1,13 +1,17 @@
 import MQTTTransport
+import TelemetryCore
 
 extension GatewayConfiguration {
     /// The subscriber connection: persistent session (when `sessionExpiry` > 0) so the broker
     /// queues QoS 1 frames while the gateway restarts, and the receive maximum that bounds
     /// what the broker pushes at us. It never publishes, so it may block on backpressure.
     public func subscriberConfiguration() -> MQTTClientConfiguration {
-        var configuration = base(clientID: "\(mqtt.clientID)-in")
-        configuration.cleanStart = mqtt.sessionExpiry == 0
-        configuration.sessionExpiry = mqtt.sessionExpiry
+        var configuration = base(clientID: "\(clientIDPrefix)-in")
+        // Clustered instances start clean: while one is away the others cover its devices, and a
+        // queued backlog would arrive after they did (processed twice).
+        let sessionExpiry = cluster.isClustered ? 0 : mqtt.sessionExpiry
+        configuration.cleanStart = sessionExpiry == 0
+        configuration.sessionExpiry = sessionExpiry
         configuration.receiveMaximum = mqtt.receiveMaximum
         return configuration
     }
@@ -15,7 +19,7 @@ extension GatewayConfiguration {
     /// The publisher connection: carries the will (`gateway/status` offline, retained) and
     /// every outbound event. Never blocks a callback.
     func publisherConfiguration(will: MQTTMessage) -> MQTTClientConfiguration {
-        var configuration = base(clientID: "\(mqtt.clientID)-out")
+        var configuration = base(clientID: "\(clientIDPrefix)-out")
         // A persistent session makes "session present" mean something: false after a reconnect
         // says the broker lost its state (restarted without persistence), so the retained device
         // topics are re-announced; true after a mere network blip, so they are not.
@@ -24,6 +28,31 @@ extension GatewayConfiguration {
         configuration.maximumInflightPublishes = mqtt.maximumInflightPublishes
         configuration.will = will
         return configuration
+    }
+
+    /// The membership connection of clustered modes: announces `gateway/instances/{name}`
+    /// (its will marks the instance offline) and watches the other instances. Clean session:
+    /// the retained announcements are all it needs after a reconnect.
+    func clusterConfiguration(will: MQTTMessage) -> MQTTClientConfiguration {
+        var configuration = base(clientID: "\(clientIDPrefix)-cluster")
+        configuration.cleanStart = true
+        configuration.sessionExpiry = 0
+        configuration.will = will
+        return configuration
+    }
+
+    /// `mqtt.clientId`, plus `-{cluster.instance}` in clustered modes (instances must not take
+    /// over each other's sessions).
+    public var clientIDPrefix: String {
+        cluster.isClustered ? "\(mqtt.clientID)-\(cluster.instanceName)" : mqtt.clientID
+    }
+
+    /// The filters the subscriber subscribes: device frames, head-pose resets and recorder
+    /// queries; in shared mode each through the shared-subscription group.
+    func inboundFilters(_ scheme: TopicScheme) -> [String] {
+        let filters = [scheme.inboundFilter, scheme.headphoneResetPoseFilter, scheme.recorderQueryFilter]
+        guard cluster.mode == .shared else { return filters }
+        return filters.map { "$share/\(cluster.group)/\($0)" }
     }
 
     private func base(clientID: String) -> MQTTClientConfiguration {

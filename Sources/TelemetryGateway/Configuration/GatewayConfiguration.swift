@@ -181,6 +181,8 @@ public struct GatewayConfiguration: Sendable {
     public var deadLetters = DeadLetters()
     /// Log line format (`logging.format`).
     public var logFormat = LogFormat.text
+    /// Scale-out: several instances on one fleet (keys under `cluster.*`).
+    public var cluster = Cluster()
 
     /// Creates the defaults.
     public init() {}

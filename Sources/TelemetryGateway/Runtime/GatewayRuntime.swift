@@ -37,11 +37,16 @@ final class GatewayRuntime: Sendable {
     let publisherEvents: AsyncStream<MQTTClientEvent>
     /// Health, readiness, the fleet view and latency histograms (read by the HTTP service).
     let operations: GatewayOperations
+    /// Membership and ownership of clustered modes; nil in single mode.
+    let cluster: ClusterRuntime?
+    /// What workers do when partitioned mode moves a device here or away.
+    let handover: any DeviceHandover
 
     init(
         configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
-        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport
+        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, handover: any DeviceHandover = ContextReplayHandover()
     ) throws {
+        self.handover = handover
         self.configuration = configuration
         self.logger = logger
         self.prometheus = prometheus
@@ -82,7 +87,10 @@ final class GatewayRuntime: Sendable {
 
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
-        let will = StatusMessage(scheme: scheme, startedAt: startedAt).message(online: false, reason: "connectionLost")
+        cluster =
+            configuration.cluster.isClustered
+            ? ClusterRuntime(configuration: configuration, scheme: scheme, metrics: ClusterMetrics(factory: metricsFactory), startedAt: startedAt) : nil
+        let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: cluster?.instance).message(online: false, reason: "connectionLost")
         let client = try MQTTClient(
             configuration: configuration.publisherConfiguration(will: will), logger: logger,
             onEvent: { event in

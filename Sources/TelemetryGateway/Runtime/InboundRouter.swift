@@ -30,6 +30,11 @@ final class InboundRouter: Sendable {
         metrics.messagesReceived.increment()
         let receivedAt = Date().timeIntervalSince1970
         if let address = runtime.scheme.parseRecorderQuery(message.topic) {
+            // Partitioned: the device's owner answers (it stored the device's recent chunks).
+            if let gate = runtime.cluster?.gate, !gate.owns(address.device, at: receivedAt) {
+                runtime.cluster?.metrics.framesNotOwned.increment()
+                return
+            }
             // Queries read the store, which may take a while: they have their own task so device
             // frames never wait behind them. A requester that gets no answer asks again.
             let request = RecorderRequest(
@@ -43,13 +48,55 @@ final class InboundRouter: Sendable {
         let record = JournalRecord(
             topic: message.topic, payload: message.payload, contentType: message.properties.contentType, retained: message.retain,
             receivedAt: receivedAt)
-        route(record, ticket: journal(record))
+        // Partitioned: another instance's device is dropped here, before the journal; the next
+        // owner warming up processes it without a journal record (its owner keeps one).
+        switch admit(record, replayed: false) {
+        case .owner: route(record, ticket: journal(record))
+        case .shadow: route(record, ticket: nil, shadow: true)
+        case .none: return
+        }
     }
 
     /// Hands a journaled record of an earlier run to its worker (replay at start).
     func replay(_ record: JournalRecord, ticket: JournalTicket) {
         runtime.metrics.journalReplayed.increment()
+        _ = admit(record, replayed: true)
         route(record, ticket: ticket)
+    }
+
+    /// Partitioned mode's gate (always owner otherwise): this instance's role for the record;
+    /// queues the hand-over items its ownership check produced (promotions and releases first,
+    /// then the restore of a device gained right now) and the copy of an owned context frame.
+    private func admit(_ record: JournalRecord, replayed: Bool) -> OwnershipPlan.Role {
+        guard let cluster = runtime.cluster else { return .owner }
+        let gate = cluster.gate
+        let scheme = runtime.scheme
+        let inboundKey = TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.inboundRoot)
+        let key = inboundKey ?? TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.outboundRoot) ?? Substring(record.topic)
+        let frame = InboundFrame(
+            topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained, receivedAt: record.receivedAt)
+        let verdict = gate.admit(frame, key: key, inbound: inboundKey != nil, replayed: replayed)
+        for device in verdict.promoted {
+            push(.handover(.promoted(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: record.topic, ticket: nil)
+        }
+        for device in verdict.released {
+            push(.handover(.lost(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: record.topic, ticket: nil)
+        }
+        guard verdict.role != .none else {
+            cluster.metrics.framesNotOwned.increment()
+            return .none
+        }
+        if let (device, context) = verdict.restore {
+            let bytes = context.reduce(0) { $0 + $1.payload.count + $1.topic.utf8.count }
+            push(
+                .handover(.gained(device, context: context, shadow: verdict.role == .shadow)), bytes: bytes, shard: shards.shard(forRoutingKey: key),
+                topic: record.topic, ticket: nil)
+        }
+        if verdict.replicate, let stream = ContextCache.stream(of: record.topic, key: key, root: scheme.inboundRoot) {
+            cluster.replicate(frame, key: key, stream: stream)
+        }
+        if verdict.role == .shadow { cluster.metrics.framesShadowed.increment() }
+        return verdict.role
     }
 
     private func journal(_ record: JournalRecord) -> JournalTicket? {
@@ -71,7 +118,7 @@ final class InboundRouter: Sendable {
         }
     }
 
-    private func route(_ record: JournalRecord, ticket: JournalTicket?) {
+    private func route(_ record: JournalRecord, ticket: JournalTicket?, shadow: Bool = false) {
         let scheme = runtime.scheme
         // Commands under the outbound root (reset-pose) go to the worker that owns the device
         // too, so they stay in order with its frames; the roots never overlap.
@@ -87,7 +134,7 @@ final class InboundRouter: Sendable {
                 topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained,
                 receivedAt: record.receivedAt)
             frame.parsedTopic = scheme.parseInbound(record.topic)
-            item = .frame(frame, ticket)
+            item = shadow ? .shadow(frame) : .frame(frame, ticket)
         }
         push(item, bytes: record.payload.count + record.topic.utf8.count, shard: shard, topic: record.topic, ticket: ticket)
     }

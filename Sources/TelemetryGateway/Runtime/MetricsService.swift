@@ -40,7 +40,7 @@ struct MetricsService: Service {
         do {
             try await runtime.publisher.client.send(
                 MQTTMessage(
-                    topic: runtime.scheme.metricsTopic, payload: buffer, qos: .atLeastOnce, retain: true,
+                    topic: runtime.cluster.map { "\($0.status.topic)/metrics" } ?? runtime.scheme.metricsTopic, payload: buffer, qos: .atLeastOnce, retain: true,
                     properties: MQTTProperties(contentType: "text/plain; version=0.0.4")))
         } catch {
             runtime.logger.debug("could not publish metrics: \(error)")

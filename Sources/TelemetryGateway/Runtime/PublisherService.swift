@@ -15,7 +15,7 @@ struct PublisherService: Service {
 
     func run() async {
         let client = runtime.publisher.client
-        let status = StatusMessage(scheme: runtime.scheme, startedAt: runtime.startedAt)
+        let status = StatusMessage(scheme: runtime.scheme, startedAt: runtime.startedAt, instance: runtime.cluster?.instance)
         let logger = runtime.logger
         client.start()
         await withTaskGroup(of: Void.self) { group in

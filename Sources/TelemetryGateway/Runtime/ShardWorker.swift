@@ -38,6 +38,8 @@ struct ShardWorker {
         await deviceStates.load(router: ShardRouter(shardCount: runtime.shardCount))
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = runtime.recorder.makeSchedule()
+        // Partitioned mode: devices processed for their state only (the next owner warming up).
+        var shadows = ShadowDevices(outboundRoot: runtime.scheme.outboundRoot)
         let queue = runtime.queues[shard]
         let health = runtime.operations.health
         while let batch = await queue.next() {
@@ -51,7 +53,7 @@ struct ShardWorker {
                 case .frame(let frame, let ticket):
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now):
-                    await flush(processor.flush(now: now), now: now)
+                    await flush(shadows.visible(processor.flush(now: now)), now: now)
                     await deviceStates.persist(&processor, now: now)
                     await runtime.publisher.publish(await runtime.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
@@ -61,12 +63,16 @@ struct ShardWorker {
                     if let ticket { runtime.journal?.release(ticket) }
                 case .policy(let policy, let date):
                     await runtime.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
+                case .handover(let change):
+                    await runtime.publisher.publish(change.apply(runtime.handover, to: &processor, shadows: &shadows))
+                case .shadow(let frame):
+                    _ = processor.process(frame)
                 }
             }
         }
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
-            await flush(processor.finish(), now: nil)
+            await flush(shadows.visible(processor.finish()), now: nil)
             await deviceStates.persist(&processor, now: nil)
         }
         health.retire("worker-\(shard)")

@@ -13,6 +13,8 @@ struct StatusMessage: Sendable {
 
     let scheme: TopicScheme
     let startedAt: Double
+    /// The instance that wrote it (clustered modes); nil for a single gateway.
+    var instance: String? = nil
 
     func message(online: Bool, reason: String?) -> MQTTMessage {
         var writer = JSONWriter()
@@ -22,6 +24,7 @@ struct StatusMessage: Sendable {
             $0.field("startedAt", startedAt)
             $0.field("date", online || reason == "shutdown" ? Date().timeIntervalSince1970 : startedAt)
             $0.field("reason", reason)
+            $0.field("instance", instance)
         }
         return MQTTMessage(
             topic: scheme.statusTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true,

@@ -18,6 +18,11 @@ struct SubscriberService: Service {
     func run() async throws {
         let router = InboundRouter(runtime: runtime)
         let logger = runtime.logger
+        // Clustered: read the membership first (who owns what) and subscribe before this
+        // instance announces itself online (so it receives every frame of the devices it gains).
+        if let cluster = runtime.cluster, !(await cluster.view.waitUntilKnown()) {
+            logger.notice("cluster: the membership ended before it was known; not subscribing")
+        }
         await replayJournal(into: router)
         let subscriber = try MQTTClient(
             configuration: runtime.configuration.subscriberConfiguration(), logger: logger, onMessage: router.receive,
@@ -27,7 +32,10 @@ struct SubscriberService: Service {
             })
         subscriber.start()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await subscribe(subscriber) }
+            group.addTask {
+                await subscribe(subscriber)
+                runtime.cluster?.view.markInboundReady()
+            }
             try? await gracefulShutdown()
             group.cancelAll()
         }
@@ -48,7 +56,7 @@ struct SubscriberService: Service {
 
     /// Subscribes once connected, retrying until it succeeds or the service is cancelled.
     private func subscribe(_ subscriber: MQTTClient) async {
-        let filters = [runtime.scheme.inboundFilter, runtime.scheme.headphoneResetPoseFilter, runtime.scheme.recorderQueryFilter]
+        let filters = runtime.configuration.inboundFilters(runtime.scheme)
         while !Task.isCancelled {
             do {
                 try await subscriber.waitUntilConnected(timeout: runtime.configuration.mqtt.connectTimeout)

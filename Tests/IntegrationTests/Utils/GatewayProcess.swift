@@ -21,6 +21,8 @@ final class GatewayProcess: @unchecked Sendable {
         let defaultClientID = "gw-proc-\(UUID().uuidString.prefix(6))"
         // The last --set wins, as in the executable.
         clientID = arguments.last { $0.hasPrefix("mqtt.clientId=") }.map { String($0.dropFirst("mqtt.clientId=".count)) } ?? defaultClientID
+        // Clustered instances put their name into their client ids.
+        instance = arguments.last { $0.hasPrefix("cluster.instance=") }.map { String($0.dropFirst("cluster.instance=".count)) }
         let data = dataDirectory ?? broker.directory.appendingPathComponent("gw-data-\(UUID().uuidString.prefix(6))")
         logURL = broker.directory.appendingPathComponent("gateway-\(UUID().uuidString.prefix(6)).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
@@ -40,15 +42,20 @@ final class GatewayProcess: @unchecked Sendable {
         try process.run()
     }
 
-    /// The `mqtt.clientId` the process runs with (its subscriber is `<clientId>-in`).
+    /// The `mqtt.clientId` the process runs with (its subscriber is `<clientId>-in`, or
+    /// `<clientId>-<instance>-in` with a `cluster.instance`).
     let clientID: String
+    /// The `cluster.instance` given on the command line, if any.
+    let instance: String?
+    /// The subscriber connection's client id.
+    var subscriberClientID: String { "\(clientID)\(instance.map { "-\($0)" } ?? "")-in" }
     private let broker: TestBroker
 
     /// Returns once the gateway's subscriber has subscribed to the device topics (the broker
     /// logs it): `gateway/status` online comes from the publisher, possibly earlier, and frames
     /// published before the subscription would reach no one.
     func waitUntilSubscribed() async throws {
-        try await broker.waitForSubscription(clientID: "\(clientID)-in", filter: "wearables/+/#")
+        try await broker.waitForSubscription(clientID: subscriberClientID, filter: "wearables/+/#")
     }
 
     deinit {

@@ -1,0 +1,62 @@
+import Foundation
+import MQTTTransport
+import TelemetryCore
+
+/// The clustered modes' shared parts: this instance's identity, the membership view, the
+/// ownership gate (partitioned mode) and the context copies waiting to be published.
+final class ClusterRuntime: Sendable {
+    let mode: GatewayConfiguration.Cluster.Mode
+    let instance: String
+    let view: ClusterView
+    /// Who processes what (partitioned), and the context kept for devices arriving here.
+    let gate: OwnershipGate
+    let metrics: ClusterMetrics
+    let status: InstanceStatusMessage
+    /// `{outboundRoot}/instances/+`: every instance's announcement.
+    let instancesFilter: String
+    /// `{outboundRoot}/cluster/context/`: prefix of the context copies.
+    let contextPrefix: String
+    /// Owned context frames to copy, retained, for instances that join later.
+    let replicas: AsyncStream<MQTTMessage>
+    private let replicaSink: AsyncStream<MQTTMessage>.Continuation
+
+    init(configuration: GatewayConfiguration, scheme: TopicScheme, metrics: ClusterMetrics, startedAt: Double) {
+        mode = configuration.cluster.mode
+        instance = configuration.cluster.instanceName
+        self.metrics = metrics
+        view = ClusterView(me: instance, expiry: configuration.cluster.expiry, warmup: configuration.cluster.handoverWarmup, metrics: metrics)
+        gate = OwnershipGate(
+            view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics, ownsEverything: mode == .shared)
+        status = InstanceStatusMessage(
+            outboundRoot: scheme.outboundRoot, instance: instance, mode: mode.rawValue, startedAt: startedAt,
+            incarnation: String(UUID().uuidString.prefix(8)))
+        instancesFilter = "\(scheme.outboundRoot)/instances/+"
+        contextPrefix = "\(scheme.outboundRoot)/cluster/context/"
+        (replicas, replicaSink) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(65_536))
+    }
+
+    /// Queues a copy of an owned context frame (`{outboundRoot}/cluster/context/{id}/{stream}`,
+    /// retained, the original payload; `retained` and `receivedAt` as user properties).
+    func replicate(_ frame: InboundFrame, key: Substring, stream: InboundStream) {
+        var properties = MQTTProperties(contentType: frame.contentType)
+        properties.userProperties = [.init(name: "retained", value: frame.retained ? "true" : "false"), .init(name: "receivedAt", value: "\(frame.receivedAt)")]
+        replicaSink.yield(
+            MQTTMessage(topic: "\(contextPrefix)\(key)/\(stream.rawValue)", payload: frame.payload, qos: .atLeastOnce, retain: true, properties: properties))
+    }
+
+    /// Takes a context copy another instance published.
+    func receiveReplica(_ message: MQTTMessage, inboundRoot: String) {
+        guard message.topic.hasPrefix(contextPrefix), !message.payload.isEmpty else { return }
+        let rest = message.topic.dropFirst(contextPrefix.count)
+        guard let slash = rest.firstIndex(of: "/") else { return }
+        let device = String(rest[..<slash])
+        guard let stream = InboundStream(path: rest[rest.index(after: slash)...]), ContextCache.streams.contains(stream) else { return }
+        let user = Dictionary(message.properties.userProperties.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        let frame = InboundFrame(
+            topic: "\(inboundRoot)/\(device)/\(stream.rawValue)", payload: message.payload, contentType: message.properties.contentType,
+            retained: user["retained"] == "true", receivedAt: user["receivedAt"].flatMap(Double.init) ?? Date().timeIntervalSince1970)
+        gate.keepReplica(frame, device: device, stream: stream)
+    }
+
+    func finishReplicas() { replicaSink.finish() }
+}

@@ -1,0 +1,128 @@
+import CoreMetrics
+import MQTTTransport
+import TelemetryCore
+
+/// Partitioned mode's decision per inbound message, on the subscriber's thread: whether this
+/// instance processes it (as the device's owner, or as its next owner warming up), which
+/// devices it just gained (to restore before their first frame), promoted (warm-up over) or
+/// lost (to release), and the context frames kept for take-overs.
+///
+/// In shared mode the broker chose this instance for the message, so the role is always
+/// owner; the gate then only restores a device's context at its first frame here (retained
+/// messages are not delivered through shared subscriptions, so a `hello` may never come) and
+/// copies owned context frames.
+///
+/// Changes are noticed lazily, on the thread that routes frames, so the hand-over items reach
+/// a worker queue in order with the device's frames: all promotions and losses at the first
+/// message after the plan changed, before anything else is routed; a gain right before the
+/// device's first frame here.
+final class OwnershipGate: Sendable {
+    /// What to do with one message.
+    struct Verdict {
+        /// This instance processes it (as owner or shadow).
+        var role = OwnershipPlan.Role.none
+        /// The device was just gained: replay these context frames into its worker first.
+        var restore: (device: DeviceID, context: [InboundFrame])?
+        /// Devices whose warm-up ended at this plan change: publish for them from now on.
+        var promoted: [DeviceID] = []
+        /// Devices lost since the last message: release their state.
+        var released: [DeviceID] = []
+        /// An owned context frame: copy it (retained) for instances that join later.
+        var replicate = false
+
+        /// Whether this instance publishes what the message yields.
+        var owned: Bool { role == .owner }
+    }
+
+    private struct State {
+        var seenVersion = -1
+        /// Devices this instance holds state for, by routing key: whether as a shadow.
+        var active: [String: (device: DeviceID, shadow: Bool)] = [:]
+        var context: ContextCache
+    }
+
+    let me: String
+    /// Shared mode: every message is this instance's.
+    let ownsEverything: Bool
+    private let view: ClusterView
+    private let scheme: TopicScheme
+    private let metrics: ClusterMetrics
+    private let state: LockedState<State>
+
+    init(view: ClusterView, scheme: TopicScheme, contextDevices: Int, metrics: ClusterMetrics, ownsEverything: Bool = false) {
+        me = view.me
+        self.ownsEverything = ownsEverything
+        self.view = view
+        self.scheme = scheme
+        self.metrics = metrics
+        state = LockedState(State(context: ContextCache(limit: contextDevices)))
+    }
+
+    /// Decides for a device frame (or a command below the outbound root, `inbound` false).
+    /// - Parameters:
+    ///   - frame: the message as a frame (not parsed yet).
+    ///   - key: its routing key (the raw device id level).
+    ///   - inbound: whether it is below the inbound root (only those carry context).
+    ///   - replayed: a journal record of an earlier run: processed as owner whoever owns the
+    ///     device now (nobody else received it as owner), its state released at the next change.
+    func admit(_ frame: InboundFrame, key: Substring, inbound: Bool, replayed: Bool = false) -> Verdict {
+        let plan = ownsEverything ? OwnershipPlan(warmup: 0) : view.plan(at: frame.receivedAt)
+        var verdict = Verdict()
+        let counts: (owned: Int, context: Int)? = state.withLock { state in
+            let before = (state.active.count, state.context.count)
+            if !ownsEverything, state.seenVersion != plan.version {
+                state.seenVersion = plan.version
+                for (activeKey, entry) in state.active {
+                    switch plan.role(of: me, for: activeKey) {
+                    case .owner where entry.shadow:
+                        verdict.promoted.append(entry.device)
+                        state.active[activeKey]?.shadow = false
+                    case .owner: break
+                    case .shadow where entry.shadow: break
+                    case .shadow, .none:
+                        // A shadow re-gains the device (restored again) at its next frame.
+                        verdict.released.append(entry.device)
+                        state.active[activeKey] = nil
+                    }
+                }
+            }
+            let keyText = String(key)
+            let stream = inbound ? ContextCache.stream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
+            verdict.role = replayed || ownsEverything ? .owner : plan.role(of: me, for: keyText)
+            if verdict.role != .none, inbound, state.active[keyText] == nil,
+                case .device(let device, _)? = scheme.parseInbound(frame.topic) as InboundTopic?
+            {
+                // The kept context, not yet including this frame (it is processed as itself).
+                verdict.restore = (device, state.context.frames(of: keyText))
+                state.active[keyText] = (device, verdict.role == .shadow)
+                if replayed { state.seenVersion = -1 }
+            }
+            if let stream {
+                state.context.keep(frame, stream: stream, key: keyText)
+                verdict.replicate = verdict.role == .owner && !replayed
+            }
+            let after = (state.active.count, state.context.count)
+            return after == before ? nil : after
+        }
+        if let counts {
+            metrics.ownedDevices.record(counts.owned)
+            metrics.contextDevices.record(counts.context)
+        }
+        if verdict.restore != nil { metrics.devicesGained.increment() }
+        if !verdict.released.isEmpty { metrics.devicesLost.increment(by: verdict.released.count) }
+        return verdict
+    }
+
+    /// Whether this instance owns a device now (recorder queries).
+    func owns(_ device: DeviceID, at now: Double) -> Bool {
+        ownsEverything || view.plan(at: now).current.owns(me, device.rawValue)
+    }
+
+    /// Keeps a context frame another instance copied for us (`gateway/cluster/context/...`).
+    func keepReplica(_ frame: InboundFrame, device: String, stream: InboundStream) {
+        state.withLock { state in
+            guard state.active[device] == nil else { return }  // we process it: our own frames are newer
+            state.context.keep(frame, stream: stream, key: device)
+        }
+    }
+}

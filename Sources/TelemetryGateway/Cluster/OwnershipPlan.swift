@@ -1,0 +1,78 @@
+import TelemetryCore
+
+/// Who owns the fleet now, and who will after a warm-up: the ownership partitioned mode applies,
+/// as a pure value (time arrives as arguments).
+///
+/// - An instance that is gone (its will, its expiry or its `offline`) leaves ``current`` at
+///   once: nobody else holds its devices' state, so there is nothing to wait for.
+/// - An instance that joins, or one that drains before leaving, changes ownership only at
+///   `date + warmup`, `date` being the announcement's own timestamp, so every instance switches
+///   at the same instant. Until then the devices' next owner processes their frames without
+///   publishing (a shadow), so at the switch it holds the same recent state as the old owner.
+struct OwnershipPlan: Sendable {
+    /// The ownership in force: its owners publish.
+    private(set) var current = RendezvousOwnership(instances: [String]())
+    /// The ownership after the warm-up, and when it takes over (Unix seconds).
+    private(set) var next: (ownership: RendezvousOwnership, at: Double)?
+    /// Grows with every change (the router notices changes by it).
+    private(set) var version = 0
+    /// Seconds a joining or draining change waits.
+    let warmup: Double
+
+    init(warmup: Double) { self.warmup = warmup }
+
+    /// Applies a membership change.
+    /// - Parameters:
+    ///   - live: instances that still process (online or draining), this one included when it does.
+    ///   - target: instances that should own devices (online).
+    ///   - date: when the change was announced (Unix seconds): the warm-up counts from it.
+    /// - Returns: whether anything changed.
+    @discardableResult
+    mutating func update(live: Set<String>, target: Set<String>, date: Double) -> Bool {
+        var changed = false
+        var instances = Set(current.instances).intersection(live)
+        if instances.isEmpty { instances = target }
+        if instances != Set(current.instances) {
+            current = RendezvousOwnership(instances: instances)
+            changed = true
+        }
+        if target == instances {
+            if next != nil {
+                next = nil
+                changed = true
+            }
+        } else if next.map({ Set($0.ownership.instances) != target }) ?? true {
+            next = (RendezvousOwnership(instances: target), date + warmup)
+            changed = true
+        }
+        if changed { version += 1 }
+        return changed
+    }
+
+    /// Switches to ``next`` once its time has come; returns whether it did.
+    @discardableResult
+    mutating func advance(to now: Double) -> Bool {
+        guard let pending = next, now >= pending.at else { return false }
+        current = pending.ownership
+        next = nil
+        version += 1
+        return true
+    }
+
+    /// What `instance` does with the device `key`.
+    func role(of instance: String, for key: some StringProtocol) -> Role {
+        if current.owns(instance, key) { return .owner }
+        if let next, next.ownership.owns(instance, key) { return .shadow }
+        return .none
+    }
+
+    /// An instance's part in a device's processing.
+    enum Role: Sendable, Equatable {
+        /// Processes and publishes.
+        case owner
+        /// Processes without publishing (the next owner warming up).
+        case shadow
+        /// Drops its frames.
+        case none
+    }
+}

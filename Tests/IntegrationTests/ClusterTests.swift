@@ -1,0 +1,263 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+import TelemetryCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Partitioned mode through a real mosquitto with real `wearable-gateway` processes: 30
+/// watches play seeded swing sessions on their own clock while instances run, die and join;
+/// every published swing is matched to the ground truth (docs/scale-out.md states the
+/// guarantees these tests hold the gateway to).
+@Suite("Scale-out: partitioned instances on one mosquitto", .serialized)
+struct ClusterTests {
+    static func arguments(_ name: String) -> [String] {
+        [
+            "--set", "cluster.mode=partitioned", "--set", "cluster.instance=\(name)", "--set", "registry.file=null",
+            "--set", "cluster.heartbeatInterval=0.5", "--set", "cluster.expiry=3", "--set", "metrics.publishInterval=0.2",
+        ]
+    }
+
+    /// The observer: swings, instance announcements and metrics, and the fleet status.
+    static func observe(_ broker: TestBroker) async throws -> (MQTTClient, MessageCollector) {
+        let collector = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(["gateway/+/swing", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
+        return (observer, collector)
+    }
+
+    static func metric(_ messages: [MQTTMessage], _ instance: String, _ name: String, labels: [String: String] = [:]) -> Double? {
+        messages.last { $0.topic == "gateway/instances/\(instance)/metrics" }.map { PrometheusText(text: $0.payloadString).sum(name, labels: labels) }
+    }
+
+    /// Waits until each of `names` reports `count` live instances in its published metrics.
+    static func waitLive(_ collector: MessageCollector, _ names: [String], count: Int) async throws {
+        try await collector.wait(timeout: 30, "\(names) to see \(count) live instances") { messages in
+            names.allSatisfy { metric(messages, $0, "gateway_cluster_live_instances") == Double(count) }
+        }
+    }
+
+    static func start(_ names: [String], on broker: TestBroker) async throws -> [GatewayProcess] {
+        let gateways = try names.map { try GatewayProcess(broker: broker, arguments: arguments($0)) }
+        for gateway in gateways { try await gateway.waitUntilSubscribed() }
+        return gateways
+    }
+
+    /// SIGTERM to every instance; each must drain (exit 0), and its last message (the fleet
+    /// status it writes offline) must reach the observer, so everything it published did.
+    static func stop(_ gateways: [GatewayProcess], collector: MessageCollector) async throws {
+        gateways.forEach { $0.signal(SIGTERM) }
+        for gateway in gateways { #expect(try await gateway.waitForExit(timeout: 40) == 0, "log:\n\(gateway.log)") }
+        let names = gateways.compactMap(\.instance)
+        try await collector.wait(timeout: 10, "the offline status of \(names)") { messages in
+            names.allSatisfy { name in
+                messages.contains { $0.topic == "gateway/status" && $0.payloadString.contains(#""instance":"\#(name)""#) && $0.payloadString.contains(#""reason":"shutdown""#) }
+            }
+        }
+    }
+
+    @Test("three instances, 30 watches: every ground-truth swing published exactly once across the instances")
+    func threeInstancesExactlyOnce() async throws {
+        let broker = try TestBroker()
+        let (observer, collector) = try await Self.observe(broker)
+        let names = ["gw-a", "gw-b", "gw-c"]
+        let fleet = SwingFleetSession(count: 30, swings: 6)
+        let ownership = RendezvousOwnership(instances: names)
+        let shares = Dictionary(grouping: fleet.devices.map(\.id), by: { ownership.owner(of: $0)! }).mapValues(\.count)
+        #expect(names.allSatisfy { shares[$0, default: 0] >= 5 }, "\(shares)")
+
+        let gateways = try await Self.start(names, on: broker)
+        try await Self.waitLive(collector, names, count: 3)
+        let devices = try await TestClients.connected(try TestClients.configuration(broker))
+        try await fleet.begin(with: devices)
+        try await fleet.play(with: devices, clockStart: .now)
+        try await fleet.end(with: devices)
+        let expected = fleet.devices.map(\.expected.count).reduce(0, +)
+        try await collector.wait(timeout: 60, "\(expected) swings") { fleet.tally($0).published >= expected }
+        try await Self.stop(gateways, collector: collector)
+
+        let messages = collector.messages
+        let tally = fleet.tally(messages)
+        #expect(tally.published == expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
+        for name in names {
+            #expect(Self.metric(messages, name, "gateway_cluster_frames_not_owned_total") ?? 0 > 0, "\(name) dropped the others' frames")
+            #expect(Self.metric(messages, name, "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(shares[name, default: 0]))
+        }
+        await devices.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("SIGKILL of one instance mid-session: its watches' swings come from the others within 10 s, none twice")
+    func killOneInstance() async throws {
+        let broker = try TestBroker()
+        let (observer, collector) = try await Self.observe(broker)
+        let names = ["gw-a", "gw-b", "gw-c"]
+        let fleet = SwingFleetSession(count: 30, swings: 8)
+        let ownership = RendezvousOwnership(instances: names)
+        let victims = Set(fleet.devices.map(\.id).filter { ownership.owner(of: $0) == "gw-b" })
+        let gateways = try await Self.start(names, on: broker)
+        try await Self.waitLive(collector, names, count: 3)
+
+        let devices = try await TestClients.connected(try TestClients.configuration(broker))
+        try await fleet.begin(with: devices)
+        let clockStart = ContinuousClock.now
+        let playing = Task { try await fleet.play(with: devices, clockStart: clockStart) }
+        // Kill gw-b mid-session, once it has published 20 swings of its watches (an observed event).
+        try await collector.wait(timeout: 60, "20 swings of gw-b's watches") { messages in
+            messages.filter { message in victims.contains { message.topic == "gateway/\($0)/swing" } }.count >= 20
+        }
+        gateways[1].signal(SIGKILL)
+        let killedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        // The first swing of gw-b's watches that started after the kill, published by the others.
+        let takeover = ContinuousClock.now
+        try await collector.wait(timeout: 10, "a swing of gw-b's watches that started after the kill") { messages in
+            let tally = fleet.tally(messages)
+            return fleet.devices.contains { device in
+                victims.contains(device.id) && device.expected.indices.contains { device.sessionTime(device.expected[$0]) > killedAt && tally.count(device.id, $0) > 0 }
+            }
+        }
+        let takeoverSeconds = (ContinuousClock.now - takeover) / .seconds(1)
+        try await playing.value
+        try await fleet.end(with: devices)
+        let survivors = [gateways[0], gateways[2]]
+        // Settled: every swing outside the hand-over window of the victims' watches has arrived.
+        let window = (killedAt - 3)...(killedAt + 2)
+        @Sendable func atRisk(_ device: SwingFleetSession.Device, _ index: Int) -> Bool {
+            victims.contains(device.id) && window.contains(device.sessionTime(device.expected[index]))
+        }
+        let settled = fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) }.count }.reduce(0, +)
+        try await collector.wait(timeout: 60, "\(settled) swings outside the hand-over window") { messages in
+            let tally = fleet.tally(messages)
+            return fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) && tally.count(device.id, $0) > 0 }.count }.reduce(0, +) >= settled
+        }
+        try await Self.stop(survivors, collector: collector)
+
+        let tally = fleet.tally(collector.messages)
+        #expect(tally.duplicates == 0, "\(tally)")
+        var lostInWindow = 0
+        for device in fleet.devices {
+            for index in device.expected.indices {
+                if atRisk(device, index) {
+                    lostInWindow += tally.count(device.id, index) == 0 ? 1 : 0
+                } else {
+                    #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(device.sessionTime(device.expected[index])) s, kill at \(killedAt) s")
+                }
+            }
+        }
+        #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
+        #expect(collector.messages.contains { $0.topic == "gateway/instances/gw-b" && $0.payloadString.contains(#""reason":"connectionLost""#) })
+        print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; \(lostInWindow) swings lost in the window \(window); \(tally)")
+        await devices.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("a fourth instance joining mid-session warms up and takes over its share: every swing exactly once")
+    func fourthInstanceJoins() async throws {
+        let broker = try TestBroker()
+        let (observer, collector) = try await Self.observe(broker)
+        let names = ["gw-a", "gw-b", "gw-c"]
+        let fleet = SwingFleetSession(count: 30, swings: 8)
+        let moving = Set(fleet.devices.map(\.id).filter { RendezvousOwnership(instances: names + ["gw-d"]).owner(of: $0) == "gw-d" })
+        #expect(moving.count >= 4, "gw-d's share")
+        var gateways = try await Self.start(names, on: broker)
+        try await Self.waitLive(collector, names, count: 3)
+
+        let devices = try await TestClients.connected(try TestClients.configuration(broker))
+        try await fleet.begin(with: devices)
+        let clockStart = ContinuousClock.now
+        let playing = Task { try await fleet.play(with: devices, clockStart: clockStart) }
+        try await collector.wait(timeout: 60, "40 swings") { fleet.tally($0).published >= 40 }
+        gateways.append(try GatewayProcess(broker: broker, arguments: Self.arguments("gw-d")))
+        try await collector.wait(timeout: 30, "gw-d online") { messages in
+            messages.contains { $0.topic == "gateway/instances/gw-d" && $0.payloadString.contains(#""state":"online""#) }
+        }
+        let joinedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        // In force once the warm-up is over (cluster.handoverWarmup, 3 s by default).
+        try await Self.waitLive(collector, names + ["gw-d"], count: 4)
+        try await playing.value
+        try await fleet.end(with: devices)
+        let expected = fleet.devices.map(\.expected.count).reduce(0, +)
+        try await collector.wait(timeout: 60, "\(expected) swings") { fleet.tally($0).published >= expected }
+        try await Self.stop(gateways, collector: collector)
+
+        let messages = collector.messages
+        let tally = fleet.tally(messages)
+        #expect(tally.published == expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
+        let afterJoin = fleet.devices.filter { moving.contains($0.id) }.map { device in device.expected.filter { device.sessionTime($0) > joinedAt + 3 }.count }.reduce(0, +)
+        #expect(afterJoin > 0, "gw-d's watches swung after it took over")
+        #expect(Self.metric(messages, "gw-d", "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(moving.count))
+        #expect(Self.metric(messages, "gw-d", "gateway_cluster_frames_shadowed_total") ?? 0 > 0, "gw-d warmed up")
+        let lost = names.compactMap { Self.metric(messages, $0, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) }.reduce(0, +)
+        #expect(lost == Double(moving.count), "the others released exactly gw-d's share")
+        print("cluster join: \(moving.count) watches moved to gw-d (online at \(joinedAt) s, in force 3 s later); \(afterJoin) of their swings after that; \(tally)")
+        await devices.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("SIGTERM of one instance mid-session: it drains while the others warm up, every swing exactly once")
+    func gracefulLeave() async throws {
+        let broker = try TestBroker()
+        let (observer, collector) = try await Self.observe(broker)
+        let names = ["gw-a", "gw-b", "gw-c"]
+        let fleet = SwingFleetSession(count: 30, swings: 8)
+        let leaving = Set(fleet.devices.map(\.id).filter { RendezvousOwnership(instances: names).owner(of: $0) == "gw-b" })
+        let gateways = try await Self.start(names, on: broker)
+        try await Self.waitLive(collector, names, count: 3)
+
+        let devices = try await TestClients.connected(try TestClients.configuration(broker))
+        try await fleet.begin(with: devices)
+        let clockStart = ContinuousClock.now
+        let playing = Task { try await fleet.play(with: devices, clockStart: clockStart) }
+        try await collector.wait(timeout: 60, "20 swings of gw-b's watches") { messages in
+            messages.filter { message in leaving.contains { message.topic == "gateway/\($0)/swing" } }.count >= 20
+        }
+        gateways[1].signal(SIGTERM)
+        let stoppedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        #expect(try await gateways[1].waitForExit(timeout: 40) == 0, "log:\n\(gateways[1].log)")
+        try await playing.value
+        try await fleet.end(with: devices)
+        let expected = fleet.devices.map(\.expected.count).reduce(0, +)
+        try await collector.wait(timeout: 60, "\(expected) swings") { fleet.tally($0).published >= expected }
+        try await Self.stop([gateways[0], gateways[2]], collector: collector)
+
+        let messages = collector.messages
+        let tally = fleet.tally(messages)
+        #expect(tally.published == expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
+        let statuses = messages.filter { $0.topic == "gateway/instances/gw-b" }.map(\.payloadString)
+        #expect(statuses.contains { $0.contains(#""state":"draining""#) } && statuses.last?.contains(#""reason":"shutdown""#) == true)
+        let gained = ["gw-a", "gw-c"].compactMap { Self.metric(messages, $0, "gateway_cluster_handovers_total", labels: ["direction": "gained"]) }.reduce(0, +)
+        #expect(gained == 30, "the survivors hold every watch")
+        print("cluster leave: \(leaving.count) watches of gw-b, SIGTERM at \(stoppedAt) s; \(tally)")
+        await devices.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("shared mode on mosquitto: the group's subscription hands each frame to one instance")
+    func sharedSubscription() async throws {
+        let broker = try TestBroker()
+        let (observer, collector) = try await Self.observe(broker)
+        let arguments = { (name: String) in
+            ["--set", "cluster.mode=shared", "--set", "cluster.group=it", "--set", "cluster.instance=\(name)", "--set", "registry.file=null",
+             "--set", "metrics.publishInterval=0.2"]
+        }
+        let gateways = try ["gw-a", "gw-b"].map { try GatewayProcess(broker: broker, arguments: arguments($0)) }
+        for gateway in gateways { try await broker.waitForSubscription(clientID: gateway.subscriberClientID, filter: "$share/it/wearables/+/#") }
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        let frames = 200
+        for index in 0..<frames {
+            try await device.send(MQTTMessage(topic: "wearables/shared-\(index % 20)/status", string: #"{"state":"online"}"#, qos: .atLeastOnce))
+        }
+        #expect(await device.flush(timeout: 30))
+        let received = try await collector.wait(timeout: 30, "both instances to count \(frames) frames together") { messages in
+            ["gw-a", "gw-b"].compactMap { Self.metric(messages, $0, "gateway_frames_processed_total") }.reduce(0, +) >= Double(frames)
+        }
+        let counts = ["gw-a", "gw-b"].map { Self.metric(received, $0, "gateway_frames_processed_total") ?? 0 }
+        #expect(counts.allSatisfy { $0 > 0 } && counts.reduce(0, +) == Double(frames), "\(counts)")
+        try await Self.stop(gateways, collector: collector)
+        await device.shutdown()
+        await observer.shutdown()
+    }
+}

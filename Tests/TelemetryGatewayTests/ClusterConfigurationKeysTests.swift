@@ -1,0 +1,78 @@
+import MQTTTransport
+import Testing
+
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// The `cluster.*` keys and what the instance name changes (client ids, files, filters).
+@Suite struct ClusterConfigurationKeysTests {
+    private static func load(_ overrides: [(key: String, value: String)], environment: [String: String] = [:]) throws(ConfigurationError) -> GatewayConfiguration {
+        try ConfigurationLoader.load(file: nil, environment: environment, overrides: [("registry.file", "null")] + overrides).configuration
+    }
+
+    @Test("defaults: a single gateway, named after the host, with no instance anywhere")
+    func defaults() throws {
+        let configuration = try Self.load([])
+        #expect(configuration.cluster.mode == .single)
+        #expect(configuration.cluster.instance == nil)
+        #expect(GatewayConfiguration.Cluster.nameProblem(configuration.cluster.instanceName) == nil)
+        #expect(configuration.subscriberConfiguration().clientID == "wearable-gateway-in")
+        #expect(configuration.subscriberConfiguration().sessionExpiry == 3600)
+        #expect(configuration.withInstancePaths().journal.path == "data/journal.bin")
+        #expect(configuration.inboundFilters(TopicScheme()) == ["wearables/+/#", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#"])
+    }
+
+    @Test("partitioned: the instance joins client ids and file names; the subscriber starts clean")
+    func partitioned() throws {
+        let configuration = try Self.load(
+            [("cluster.mode", "partitioned"), ("cluster.heartbeatInterval", "0.5"), ("cluster.expiry", "2")], environment: ["WG_CLUSTER_INSTANCE": "gw-b.2"])
+        #expect(configuration.cluster.instanceName == "gw-b.2")
+        #expect(configuration.subscriberConfiguration().clientID == "wearable-gateway-gw-b.2-in")
+        #expect(configuration.subscriberConfiguration().sessionExpiry == 0 && configuration.subscriberConfiguration().cleanStart)
+        #expect(configuration.clusterConfiguration(will: .init(topic: "t", string: "")).clientID == "wearable-gateway-gw-b.2-cluster")
+        let named = configuration.withInstancePaths()
+        #expect(named.journal.path == "data/journal-gw-b.2.bin")
+        #expect(named.recorder.database == "data/recorder-gw-b.2.sqlite")
+        #expect(configuration.cluster.heartbeatInterval == 0.5 && configuration.cluster.expiry == 2)
+    }
+
+    @Test("shared: every filter goes through the group")
+    func shared() throws {
+        let configuration = try Self.load([("cluster.mode", "shared"), ("cluster.group", "fleet-1"), ("cluster.instance", "a")])
+        #expect(
+            configuration.inboundFilters(TopicScheme()) == [
+                "$share/fleet-1/wearables/+/#", "$share/fleet-1/gateway/+/headphone/reset-pose", "$share/fleet-1/gateway/+/recorder/query/#",
+            ])
+    }
+
+    @Test("bad values name the key", arguments: [
+        ("cluster.mode", "sharded", "must be single, partitioned or shared"), ("cluster.instance", "gw/a", "may hold only"),
+        ("cluster.instance", "gw+", "may hold only"), ("cluster.instance", ".hidden", "must not start"), ("cluster.group", "a#b", "may hold only"),
+        ("cluster.heartbeatInterval", "0", "must be a number"),
+    ])
+    func invalid(key: String, value: String, message: String) {
+        do {
+            _ = try Self.load([(key, value)])
+            Issue.record("\(key)=\(value) was accepted")
+        } catch {
+            #expect(error.issues.contains { $0.key == key && $0.message.contains(message) })
+        }
+    }
+
+    @Test("an expiry under two heartbeats is refused")
+    func expiryAgainstHeartbeat() {
+        do {
+            _ = try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a"), ("cluster.heartbeatInterval", "2"), ("cluster.expiry", "3")])
+            Issue.record("accepted")
+        } catch {
+            #expect(error.issues.contains { $0.key == "cluster.expiry" })
+        }
+    }
+
+    @Test("host names are made topic-safe")
+    func topicSafe() {
+        #expect(GatewayConfiguration.Cluster.topicSafe("node 1/rack#2") == "node-1-rack-2")
+        #expect(GatewayConfiguration.Cluster.topicSafe("..x") == "x")
+        #expect(GatewayConfiguration.Cluster.topicSafe("") == "gateway")
+    }
+}

@@ -1,0 +1,181 @@
+import CoreMetrics
+import Testing
+
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// Partitioned mode's membership table and ownership gate, without a broker: who is live, which
+/// frames pass, and the hand-over items in the order a worker must see them.
+@Suite struct OwnershipGateTests {
+    static let scheme = TopicScheme()
+
+    static func frame(_ device: String, _ stream: String, at time: Double = 100, payload: String = "{}") -> (InboundFrame, Substring) {
+        let topic = "wearables/\(device)/\(stream)"
+        return (InboundFrame(topic: topic, payload: Array(payload.utf8), receivedAt: time), TopicScheme.routingKey(of: topic, inboundRoot: "wearables")!)
+    }
+
+    static func gate(me: String, warmup: Double = 0) -> (ClusterView, OwnershipGate) {
+        let metrics = ClusterMetrics(factory: NOOPMetricsHandler.instance)
+        let view = ClusterView(me: me, expiry: 5, warmup: warmup, metrics: metrics)
+        return (view, OwnershipGate(view: view, scheme: scheme, contextDevices: 100, metrics: metrics))
+    }
+
+    /// Devices that rendezvous hashing gives to each of `instances`.
+    static func devices(ownedBy instance: String, among instances: [String], count: Int = 3) -> [String] {
+        let ownership = RendezvousOwnership(instances: instances)
+        return (0..<1000).map { "watch-\($0)" }.filter { ownership.owns(instance, $0) }.prefix(count).map { $0 }
+    }
+
+    @Test("the table counts others while their announcements are fresh and online, and itself only once live")
+    func table() {
+        var table = MembershipTable(me: "a", expiry: 5)
+        table.announce("b", .online, at: 10)
+        table.announce("c", .idle, at: 10)
+        table.announce("d", .draining, at: 10)
+        table.announce("a", .online, at: 10)  // a previous run's retained message: ignored
+        #expect(table.live(at: 11) == ["b", "d"] && table.target(at: 11) == ["b"])
+        table.setSelf(.online)
+        #expect(table.live(at: 11) == ["a", "b", "d"] && table.target(at: 11) == ["a", "b"])
+        #expect(table.live(at: 15.1) == ["a"], "b's and d's announcements are older than the expiry")
+        table.announce("c", .online, at: 16)
+        #expect(table.live(at: 16) == ["a", "c"])
+        table.prune(at: 200)
+        #expect(table.live(at: 200) == ["a"])
+    }
+
+    @Test("nothing passes before the instance is live; context frames are kept meanwhile and restored at the first owned frame")
+    func gainRestoresContext() {
+        let (view, gate) = Self.gate(me: "a")
+        let device = Self.devices(ownedBy: "a", among: ["a", "b"])[0]
+        view.announce("b", .online, date: 1, at: 1)
+        let (hello, helloKey) = Self.frame(device, "hello", at: 1, payload: #"{"model":"x"}"#)
+        let (workout, workoutKey) = Self.frame(device, "workout", at: 2)
+        #expect(!gate.admit(hello, key: helloKey, inbound: true).owned)
+        #expect(!gate.admit(workout, key: workoutKey, inbound: true).owned)
+
+        view.setSelf(.online, date: 3, at: 3)
+        let (batch, batchKey) = Self.frame(device, "batched/accelerometer", at: 3)
+        let verdict = gate.admit(batch, key: batchKey, inbound: true)
+        #expect(verdict.owned && !verdict.replicate)
+        #expect(verdict.restore?.device.rawValue == device)
+        #expect(verdict.restore?.context.map(\.topic) == ["wearables/\(device)/hello", "wearables/\(device)/workout"])
+        let next = gate.admit(batch, key: batchKey, inbound: true)
+        #expect(next.owned && next.restore == nil, "restored once")
+        let (status, statusKey) = Self.frame(device, "status", at: 4)
+        #expect(gate.admit(status, key: statusKey, inbound: true).replicate, "an owned context frame is copied for later joiners")
+    }
+
+    @Test("a joining instance's devices are released at the next message, before anything else")
+    func joinReleases() {
+        let (view, gate) = Self.gate(me: "a")
+        view.setSelf(.online, date: 0, at: 0)
+        let moving = Self.devices(ownedBy: "c", among: ["a", "c"], count: 2)
+        let staying = Self.devices(ownedBy: "a", among: ["a", "c"], count: 1)[0]
+        for device in moving + [staying] {
+            let (frame, key) = Self.frame(device, "motion")
+            #expect(gate.admit(frame, key: key, inbound: true).owned, "alone, a owns everything")
+        }
+        view.announce("c", .online, date: 1, at: 1)
+        let (frame, key) = Self.frame(staying, "motion")
+        let verdict = gate.admit(frame, key: key, inbound: true)
+        #expect(verdict.owned && verdict.restore == nil)
+        #expect(Set(verdict.released.map(\.rawValue)) == Set(moving))
+        #expect(gate.admit(frame, key: key, inbound: true).released.isEmpty, "released once")
+        let (other, otherKey) = Self.frame(moving[0], "motion")
+        #expect(!gate.admit(other, key: otherKey, inbound: true).owned)
+    }
+
+    @Test("journal records of an earlier run pass whoever owns the device, and are released at the next message")
+    func replay() {
+        let (view, gate) = Self.gate(me: "a")
+        view.announce("b", .online, date: 0, at: 0)
+        view.setSelf(.online, date: 0, at: 0)
+        let device = Self.devices(ownedBy: "b", among: ["a", "b"])[0]
+        let (frame, key) = Self.frame(device, "motion")
+        let replayed = gate.admit(frame, key: key, inbound: true, replayed: true)
+        #expect(replayed.owned && replayed.restore != nil)
+        let live = gate.admit(frame, key: key, inbound: true)
+        #expect(!live.owned && live.released.map(\.rawValue) == [device])
+    }
+
+    @Test("context copied by another instance is restored when the device comes here")
+    func replicaRestores() {
+        let (view, gate) = Self.gate(me: "a")
+        view.setSelf(.online, date: 0, at: 0)
+        let device = Self.devices(ownedBy: "a", among: ["a"])[0]
+        let (workout, _) = Self.frame(device, "workout", at: 5)
+        gate.keepReplica(workout, device: device, stream: .workout)
+        let (batch, key) = Self.frame(device, "batched/device-motion", at: 6)
+        #expect(gate.admit(batch, key: key, inbound: true).restore?.context.map(\.topic) == ["wearables/\(device)/workout"])
+    }
+
+    @Test("the context cache keeps the latest frame per stream and drops the oldest device past its limit")
+    func contextCache() {
+        var cache = ContextCache(limit: 2)
+        let (first, _) = Self.frame("w1", "workout", at: 1, payload: "1")
+        let (second, _) = Self.frame("w1", "workout", at: 2, payload: "2")
+        cache.keep(first, stream: .workout, key: "w1")
+        cache.keep(second, stream: .workout, key: "w1")
+        #expect(cache.frames(of: "w1").map(\.payload) == [Array("2".utf8)])
+        cache.keep(first, stream: .hello, key: "w2")
+        cache.keep(first, stream: .hello, key: "w3")
+        #expect(cache.count == 2 && cache.frames(of: "w1").isEmpty)
+        #expect(ContextCache.stream(of: "wearables/w1/workout", key: "w1", root: "wearables") == .workout)
+        #expect(ContextCache.stream(of: "wearables/w1/batched/accelerometer", key: "w1", root: "wearables") == nil)
+    }
+
+    @Test("a join warms up: the newcomer shadows its devices while the old owner publishes, then both switch")
+    func joinWarmsUp() {
+        let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
+        let (viewC, gateC) = Self.gate(me: "c", warmup: 3)
+        viewA.setSelf(.online, date: 0, at: 0)
+        viewC.announce("a", .online, date: 9.5, at: 9.5)  // a's latest heartbeat
+        viewC.settle(at: 9.5)
+        let device = Self.devices(ownedBy: "c", among: ["a", "c"])[0]
+        // c announces itself online at 10; both count the warm-up from that date.
+        viewA.announce("c", .online, date: 10, at: 10.002)
+        viewC.setSelf(.online, date: 10, at: 10.001)
+        let (early, key) = Self.frame(device, "motion", at: 11)
+        #expect(gateA.admit(early, key: key, inbound: true).role == .owner)
+        let shadow = gateC.admit(early, key: key, inbound: true)
+        #expect(shadow.role == .shadow && shadow.restore != nil)
+        let (late, _) = Self.frame(device, "motion", at: 13.01)
+        let released = gateA.admit(late, key: key, inbound: true)
+        #expect(released.role == .none && released.released.map(\.rawValue) == [device])
+        let promoted = gateC.admit(late, key: key, inbound: true)
+        #expect(promoted.role == .owner && promoted.promoted.map(\.rawValue) == [device] && promoted.restore == nil)
+    }
+
+    @Test("shared mode: every message is this instance's; a device's kept context is restored at its first frame here")
+    func sharedMode() {
+        let metrics = ClusterMetrics(factory: NOOPMetricsHandler.instance)
+        let view = ClusterView(me: "a", expiry: 5, warmup: 3, metrics: metrics)
+        let gate = OwnershipGate(view: view, scheme: Self.scheme, contextDevices: 10, metrics: metrics, ownsEverything: true)
+        let (hello, _) = Self.frame("w1", "hello", at: 1)
+        gate.keepReplica(hello, device: "w1", stream: .hello)
+        let (batch, key) = Self.frame("w1", "batched/accelerometer", at: 2)
+        let first = gate.admit(batch, key: key, inbound: true)
+        #expect(first.role == .owner && first.restore?.context.map(\.topic) == ["wearables/w1/hello"])
+        #expect(gate.admit(batch, key: key, inbound: true).restore == nil)
+        #expect(gate.owns(DeviceID("anyone")!, at: 2))
+    }
+
+    @Test("plans: a departure applies at once, a join or a drain after the warm-up, a first instance at once")
+    func plans() {
+        var plan = OwnershipPlan(warmup: 3)
+        plan.update(live: ["a"], target: ["a"], date: 0)
+        #expect(plan.current.instances == ["a"] && plan.next == nil)
+        plan.update(live: ["a", "b"], target: ["a", "b"], date: 5)
+        #expect(plan.current.instances == ["a"] && plan.next?.at == 8)
+        #expect(!plan.advance(to: 7.9) && plan.advance(to: 8))
+        #expect(plan.current.instances == ["a", "b"])
+        plan.update(live: ["a", "b"], target: ["b"], date: 20)  // a drains
+        #expect(plan.current.instances == ["a", "b"] && plan.next?.ownership.instances == ["b"] && plan.next?.at == 23)
+        plan.update(live: ["b"], target: ["b"], date: 21)  // a is gone before the end of its drain
+        #expect(plan.current.instances == ["b"] && plan.next == nil)
+        let version = plan.version
+        plan.update(live: ["b"], target: ["b"], date: 22)
+        #expect(plan.version == version, "no change, no new version")
+        #expect(plan.role(of: "b", for: "x") == .owner && plan.role(of: "a", for: "x") == .none)
+    }
+}
