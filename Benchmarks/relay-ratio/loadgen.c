@@ -11,11 +11,13 @@
  * It never waits for the broker: libmosquitto queues what the in-flight window does not take,
  * so a slow broker shows as unacknowledged frames and drain time, not as a slower schedule.
  * The last line says how late the tool itself was ("max lag"): if that is large the load
- * generator, not the system under test, was the limit.
+ * generator, not the system under test, was the limit; and the CPU seconds it used while
+ * publishing the batches ("cpu").
  *
  * Build: cc -O2 -o loadgen loadgen.c -lmosquitto -lpthread
  */
 #include <errno.h>
+#include <sys/resource.h>
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 #include <stdint.h>
@@ -48,6 +50,13 @@ static double now_unix(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds (user + system) of this process, all threads. */
+static double cpu_seconds(void) {
+	struct rusage usage;
+	getrusage(RUSAGE_SELF, &usage);
+	return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
 }
 
 static void sleep_until(double when) {
@@ -185,6 +194,7 @@ int main(int argc, char **argv) {
 
 	double start;
 	if (scanf("%lf", &start) != 1) { fprintf(stderr, "no start time on stdin\n"); return 1; }
+	double cpu_start = cpu_seconds();
 	double *sent_at = malloc(nslots * sizeof *sent_at);
 	long primed = sent;
 	double max_lag = 0;
@@ -203,8 +213,8 @@ int main(int argc, char **argv) {
 	double last_send = nslots ? sent_at[nslots - 1] : start;
 	for (int i = 0; i < 12000 && __atomic_load_n(&acked, __ATOMIC_SEQ_CST) < sent; i++) usleep(5000);
 	double acked_at = now_unix();
-	printf("done batches=%zu acked=%ld last_send=%.6f all_acked=%.6f max_lag=%.3f\n", nslots, acked - primed, last_send,
-	       acked >= sent ? acked_at : -1.0, max_lag);
+	printf("done batches=%zu acked=%ld last_send=%.6f all_acked=%.6f max_lag=%.3f cpu=%.3f\n", nslots, acked - primed, last_send,
+	       acked >= sent ? acked_at : -1.0, max_lag, cpu_seconds() - cpu_start);
 	fflush(stdout);
 	if (log_path) {
 		FILE *log = fopen(log_path, "w");

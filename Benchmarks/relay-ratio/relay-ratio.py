@@ -350,6 +350,9 @@ class Trial:
         for name in pids:
             if cpu_start[name] is not None and end_cpu.get(name) is not None:
                 result[f"cpu_{name}"] = end_cpu[name] - cpu_start[name]
+        # The load generator has exited by now: its own count (getrusage) over the load phase.
+        if "cpu" in fields:
+            result["cpu_loadgen"] = float(fields["cpu"])
         with open(os.path.join(self.logs, "mosquitto.log")) as f:
             result["brokerDropped"] = sum(1 for line in f if "dropped" in line)
         if self.side == "gateway":

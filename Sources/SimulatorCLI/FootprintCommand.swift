@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TelemetryCore
+import TelemetryGateway
 import TelemetrySimulation
 
 /// `wearable-sim footprint`: resident bytes per device of each deriver's state, measured in
@@ -10,15 +11,19 @@ struct FootprintCommand: ParsableCommand {
         commandName: "footprint",
         abstract: "Measure the resident memory per device of each deriver's state (and of a whole frame processor).",
         discussion: """
-            For each deriver it builds --devices instances, feeds each one the simulator's frames of a device that \
-            deriver serves for --seconds, and reports the growth of this process's resident set (VmRSS) divided by \
-            --devices. The frames are generated and decoded one second at a time, and one second is fed to a \
-            throw-away set first, so the transient memory of a second's frames is already resident before the \
-            measurement starts. Linux only (reads /proc/self/statm).
+            For each deriver it generates and decodes --seconds of frames of --devices devices that deriver serves \
+            (all held in memory first), then builds one deriver per device, feeds it its device's frames, and reports \
+            the growth of this process's resident set (VmRSS) over the feeding divided by --devices (the free heap \
+            pages are returned to the kernel first, with glibc's malloc_trim, so the states cannot hide in them). The whole frame \
+            processor is measured the same way with the gateway's access checks (open registry, --capabilities). \
+            Linux only (reads /proc/self/statm).
             """)
 
     @Option(help: "Devices per measurement.")
-    var devices: Int = 1000
+    var devices: Int = 300
+
+    @Option(help: "Capability table of the whole-processor measurement (the gateway's capabilities.file).")
+    var capabilities: String = "config/capabilities.yml"
 
     @Option(help: "Simulated seconds fed to each device (the swing window fills after 4 s).")
     var seconds: Int = 8
@@ -34,6 +39,7 @@ struct FootprintCommand: ParsableCommand {
     }
 
     func run() throws {
+        let policy = try AccessPolicyLoader.load(AccessPolicyFiles(registry: nil, capabilities: capabilities)).policy
         let prime: Set<String> = ["hello", "status", "authorization", "workout"]
         let subjects: [Subject] = [
             Subject(
@@ -52,16 +58,16 @@ struct FootprintCommand: ParsableCommand {
             Subject(
                 name: "whole FrameProcessor per watch (access, sequences, every deriver; batched streams)",
                 fleet: { .appleWatchSeries9(id: "w\($0)", activity: .tennis) },
-                streams: prime.union(["batched/accelerometer", "batched/device-motion"]), make: { Processor() }, shared: true),
+                streams: prime.union(["batched/accelerometer", "batched/device-motion"]), make: { [policy] in Processor(policy: policy) }, shared: true),
         ]
         print("resident bytes per device, \(devices) devices, \(seconds) s of frames each")
         for subject in subjects {
-            let perDevice = measure(subject)
-            print(String(format: "%-90@ %8.1f KB", subject.name as NSString, perDevice / 1024))
+            let (resident, messages) = measure(subject)
+            print(String(format: "%8.2f KB  %@ (%d messages derived)", resident / 1024, subject.name, messages))
         }
     }
 
-    private func measure(_ subject: Subject) -> Double {
+    private func measure(_ subject: Subject) -> (resident: Double, messages: Int) {
         let fleet = (0..<devices).map { index in
             var device = subject.fleet(index + 1)
             device.enabledStreams = subject.streams
@@ -69,33 +75,33 @@ struct FootprintCommand: ParsableCommand {
         }
         let positions = Dictionary(uniqueKeysWithValues: fleet.enumerated().map { ($1.id, $0) })
         var generator = TrafficGenerator(seed: 3, devices: fleet, startDate: 1_700_000_000)
-        var warmup = subject.make()
-        var states: [any FootprintState] = []
-        var before = 0
-        for second in 0...seconds {
-            let frames = generator.advance(to: Double(second) + 0.5)
-            let decoded = frames.compactMap { frame -> (String, DecodedFrame, SimulatedFrame)? in
-                guard let stream = InboundStream(rawValue: frame.stream),
-                    case .success(let model) = FrameDecoder.decodeJSON(frame.payload, stream: stream)
-                else { return nil }
-                return (frame.deviceId, model, frame)
-            }
-            if second == 0 {
-                // A throw-away state takes one second of every device's frames: the transient
-                // memory of a second is resident before `before` is read.
-                for (device, model, frame) in decoded { warmup.receive(model, device: device, frame: frame) }
-                warmup = subject.make()
-                before = residentBytes()
-                states = (0..<(subject.shared ? 1 : devices)).map { _ in subject.make() }
-            }
-            for (device, model, frame) in decoded {
-                let index = subject.shared ? 0 : positions[device] ?? 0
-                states[index].receive(model, device: device, frame: frame)
-            }
+        // Every frame is generated and decoded before the measurement, so only the states grow.
+        let frames = generator.advance(to: Double(seconds) + 0.5).compactMap { frame -> (DecodedFrame, SimulatedFrame)? in
+            guard let stream = InboundStream(rawValue: frame.stream),
+                case .success(let model) = FrameDecoder.decodeJSON(frame.payload, stream: stream)
+            else { return nil }
+            return (model, frame)
+        }
+        // Freed pages of the generation go back to the kernel, so the states cannot hide in them.
+        Self.trimHeap()
+        let before = residentBytes()
+        var states = (0..<(subject.shared ? 1 : devices)).map { _ in subject.make() }
+        var messages = 0
+        for (model, frame) in frames {
+            let index = subject.shared ? 0 : positions[frame.deviceId] ?? 0
+            messages += states[index].receive(model, device: frame.deviceId, frame: frame)
         }
         let after = residentBytes()
         withExtendedLifetime(states) {}
-        return Double(after - before) / Double(devices)
+        return (Double(after - before) / Double(devices), messages)
+    }
+
+    /// glibc's `malloc_trim(0)`, looked up at run time (malloc.h is not in Swift's Glibc module):
+    /// returns the free pages of the heap to the kernel.
+    private static func trimHeap() {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_trim") else { return }
+        typealias Trim = @convention(c) (Int) -> Int32
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
     }
 
     private func residentBytes() -> Int {
@@ -107,7 +113,8 @@ struct FootprintCommand: ParsableCommand {
 
 /// A deriver (or a whole processor) as the footprint measurement feeds it.
 private protocol FootprintState {
-    mutating func receive(_ frame: DecodedFrame, device: String, frame raw: SimulatedFrame)
+    /// Feeds one frame; returns how many messages it derived.
+    mutating func receive(_ frame: DecodedFrame, device: String, frame raw: SimulatedFrame) -> Int
 }
 
 /// Any deriver with the common `receive(_:context:)` shape.
@@ -124,18 +131,22 @@ private struct Deriver<D: FootprintDeriver>: FootprintState {
     var deriver: D
     init(_ deriver: D) { self.deriver = deriver }
 
-    mutating func receive(_ frame: DecodedFrame, device: String, frame raw: SimulatedFrame) {
-        guard let id = DeviceID(device) else { return }
-        _ = deriver.receive(frame, context: DerivationContext(device: id, receivedAt: raw.time + 1_700_000_000, maximumDepth: 6))
+    mutating func receive(_ frame: DecodedFrame, device: String, frame raw: SimulatedFrame) -> Int {
+        guard let id = DeviceID(device) else { return 0 }
+        return deriver.receive(frame, context: DerivationContext(device: id, receivedAt: raw.time + 1_700_000_000, maximumDepth: 6)).count
     }
 }
 
 private struct Processor: FootprintState {
-    var processor = FrameProcessor(
-        configuration: .init(accessPolicy: AccessPolicy(registry: .unrestricted, capabilities: .empty)))
+    var processor: FrameProcessor
 
-    mutating func receive(_ frame: DecodedFrame, device: String, frame raw: SimulatedFrame) {
-        _ = processor.process(
-            InboundFrame(topic: raw.topic(), payload: raw.payload, contentType: "application/json", retained: raw.retain, receivedAt: raw.time + 1_700_000_000))
+    init(policy: AccessPolicy) {
+        processor = FrameProcessor(configuration: .init(accessPolicy: policy))
+    }
+
+    mutating func receive(_ frame: DecodedFrame, device: String, frame raw: SimulatedFrame) -> Int {
+        processor.process(
+            InboundFrame(topic: raw.topic(), payload: raw.payload, contentType: "application/json", retained: raw.retain, receivedAt: raw.time + 1_700_000_000)
+        ).messages.count
     }
 }
