@@ -37,10 +37,20 @@ done
 case "$encoding" in json | protobuf) ;; *) die "--encoding must be json or protobuf" ;; esac
 
 cd "$WG_REPO_ROOT"
+for tool in cc python3 mosquitto_sub "$(mosquitto_bin)"; do
+	command -v "$tool" >/dev/null 2>&1 || die "$tool not found (Debian: apt-get install build-essential python3 mosquitto mosquitto-clients)"
+done
+[ -f /usr/include/mosquitto.h ] || die "no libmosquitto headers (Debian: apt-get install libmosquitto-dev)"
 if [ "${RELAY_RATIO_SKIP_BUILD:-0}" != 1 ]; then
-	log "swift build -c release (wearable-gateway, wearable-sim)"
-	swift build -c release --product wearable-gateway >/dev/null
-	swift build -c release --product wearable-sim >/dev/null
+	log "swift build -c release (wearable-gateway, wearable-sim); several minutes the first time"
+	for product in wearable-gateway wearable-sim; do
+		build_log=$(mktemp)
+		if ! swift build -c release --product "$product" >"$build_log" 2>&1; then
+			tail -n 40 "$build_log" >&2
+			die "swift build -c release --product $product failed"
+		fi
+		rm -f "$build_log"
+	done
 fi
 release=$(swift build -c release --show-bin-path)
 [ -x "$release/wearable-gateway" ] && [ -x "$release/wearable-sim" ] || die "no release build in $release"
