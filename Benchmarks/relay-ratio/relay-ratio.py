@@ -172,6 +172,10 @@ class Trial:
             return self._run()
         finally:
             self.stop_all()
+            # The journal ring (256 MiB) and the recorder database of each trial are not logs.
+            for name in os.listdir(self.logs):
+                if name == "journal.bin" or name.startswith("recorder.sqlite"):
+                    os.remove(os.path.join(self.logs, name))
 
     def _run(self):
         args, port, watches = self.args, self.port, self.watches
