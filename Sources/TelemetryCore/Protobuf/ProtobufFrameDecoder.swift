@@ -56,30 +56,38 @@ public enum ProtobufFrameDecoder {
     /// - Returns: the batch, or the problem.
     public static func decodeAccelerometerBatch(_ bytes: [UInt8]) -> Result<AccelerometerBatch, PayloadProblem> {
         Result { () throws(PayloadProblem) in
-            let message = try decodeMessage(Wearable_V1_AccelerometerBatch.self, from: bytes)
-            let count = message.timestamp.count
-            try checkColumns(
-                timestamps: count,
-                ("x", message.x.count),
-                ("y", message.y.count),
-                ("z", message.z.count)
-            )
+            // The columns are read straight from the wire (ProtobufWireReader: no per-field
+            // generic decoding, nothing allocated but the columns and the samples).
+            var sequence: UInt64?
+            var timestamps: [Double] = []
+            var x: [Float] = []
+            var y: [Float] = []
+            var z: [Float] = []
+            try wire(Wearable_V1_AccelerometerBatch.self, bytes) { reader throws(ProtobufWireReader.Failure) in
+                while let field = try reader.nextField() {
+                    switch field.number {
+                    case 1: sequence = try reader.singularVarint(field) ?? sequence
+                    case 2: try reader.appendDoubles(field, to: &timestamps)
+                    case 3: try reader.appendFloats(field, to: &x)
+                    case 4: try reader.appendFloats(field, to: &y)
+                    case 5: try reader.appendFloats(field, to: &z)
+                    default: try reader.skip(field.wireType, number: field.number)
+                    }
+                }
+            }
+            let count = timestamps.count
+            try checkColumns(timestamps: count, ("x", x.count), ("y", y.count), ("z", z.count))
             var samples: [AccelerometerSample] = []
             samples.reserveCapacity(count)
             for index in 0..<count {
                 samples.append(
                     AccelerometerSample(
-                        timestamp: try finite(message.timestamp[index], "samples[\(index)].timestamp"),
-                        acceleration: try vector(
-                            message.x[index],
-                            message.y[index],
-                            message.z[index],
-                            "samples[\(index)].acceleration"
-                        )
+                        timestamp: try finite(timestamps[index], "samples[\(index)].timestamp"),
+                        acceleration: try vector(x[index], y[index], z[index], "samples[\(index)].acceleration")
                     )
                 )
             }
-            return AccelerometerBatch(samples: samples, sequence: message.hasSequence ? message.sequence : nil)
+            return AccelerometerBatch(samples: samples, sequence: sequence)
         }
     }
 
@@ -89,13 +97,26 @@ public enum ProtobufFrameDecoder {
     /// - Returns: the batch, or the problem.
     public static func decodeDeviceMotionBatch(_ bytes: [UInt8]) -> Result<DeviceMotionBatch, PayloadProblem> {
         Result { () throws(PayloadProblem) in
-            let message = try decodeMessage(Wearable_V1_DeviceMotionBatch.self, from: bytes)
+            // Every sample is read off the wire first, so a malformed message is reported as
+            // such even when an earlier sample also lacks a field (as SwiftProtobuf did).
+            var sequence: UInt64?
+            var wireSamples: [WireDeviceMotion] = []
+            try wire(Wearable_V1_DeviceMotionBatch.self, bytes) { reader throws(ProtobufWireReader.Failure) in
+                while let field = try reader.nextField() {
+                    switch field.number {
+                    case 1: sequence = try reader.singularVarint(field) ?? sequence
+                    case 2:
+                        if var sample = try reader.nested(field) { wireSamples.append(try WireDeviceMotion(&sample)) }
+                    default: try reader.skip(field.wireType, number: field.number)
+                    }
+                }
+            }
             var samples: [DeviceMotion] = []
-            samples.reserveCapacity(message.samples.count)
-            for (index, sample) in message.samples.enumerated() {
+            samples.reserveCapacity(wireSamples.count)
+            for (index, sample) in wireSamples.enumerated() {
                 samples.append(try deviceMotion(sample, "samples[\(index)]"))
             }
-            return DeviceMotionBatch(samples: samples, sequence: message.hasSequence ? message.sequence : nil)
+            return DeviceMotionBatch(samples: samples, sequence: sequence)
         }
     }
 
@@ -165,26 +186,26 @@ public enum ProtobufFrameDecoder {
         }
     }
 
-    private static func deviceMotion(_ sample: Wearable_V1_DeviceMotion, _ path: @autoclosure () -> String) throws(PayloadProblem) -> DeviceMotion {
-        guard sample.hasAttitude else { throw missing("attitude", in: path()) }
-        guard sample.hasRotationRate else { throw missing("rotationRate", in: path()) }
-        guard sample.hasGravity else { throw missing("gravity", in: path()) }
-        guard sample.hasUserAcceleration else { throw missing("userAcceleration", in: path()) }
-        let attitude = sample.attitude
-        guard let sensorLocation = SensorLocation(rawValue: sample.sensorLocation.rawValue) else {
-            throw unknownValue(sample.sensorLocation.rawValue, of: SensorLocation.self, "\(path()).sensorLocation")
+    /// Checks one wire sample and builds the model; the order of the checks is the order in
+    /// which problems are reported.
+    private static func deviceMotion(_ sample: WireDeviceMotion, _ path: @autoclosure () -> String) throws(PayloadProblem) -> DeviceMotion {
+        guard let attitude = sample.attitude else { throw missing("attitude", in: path()) }
+        guard let rotationRate = sample.rotationRate else { throw missing("rotationRate", in: path()) }
+        guard let gravity = sample.gravity else { throw missing("gravity", in: path()) }
+        guard let userAcceleration = sample.userAcceleration else { throw missing("userAcceleration", in: path()) }
+        guard let sensorLocation = SensorLocation(rawValue: sample.sensorLocation) else {
+            throw unknownValue(sample.sensorLocation, of: SensorLocation.self, "\(path()).sensorLocation")
         }
         var magneticField: MagneticField?
-        if sample.hasMagneticField {
-            let field = sample.magneticField
-            guard let raw = Int32(exactly: field.accuracy.rawValue), let accuracy = CalibrationAccuracy(rawValue: raw) else {
-                throw unknownValue(field.accuracy.rawValue, of: CalibrationAccuracy.self, "\(path()).magneticField.accuracy")
+        if let field = sample.magneticField {
+            guard let raw = Int32(exactly: field.accuracy), let accuracy = CalibrationAccuracy(rawValue: raw) else {
+                throw unknownValue(field.accuracy, of: CalibrationAccuracy.self, "\(path()).magneticField.accuracy")
             }
-            magneticField = MagneticField(field: try vector(field.x, field.y, field.z, "\(path()).magneticField"), accuracy: accuracy)
+            magneticField = MagneticField(field: try vector(field.vector, "\(path()).magneticField"), accuracy: accuracy)
         }
         var heading: Double?
-        if sample.hasHeading {
-            let degrees = try finite(Double(sample.heading), "\(path()).heading")
+        if let value = sample.heading {
+            let degrees = try finite(Double(value), "\(path()).heading")
             // Core Motion reports an invalid heading as a negative number; the model (and JSON) says nil.
             heading = degrees < 0 ? nil : degrees
         }
@@ -196,13 +217,40 @@ public enum ProtobufFrameDecoder {
                 z: try finite(Double(attitude.z), "\(path()).attitude.z"),
                 w: try finite(Double(attitude.w), "\(path()).attitude.w")
             ),
-            rotationRate: try vector(sample.rotationRate, "\(path()).rotationRate"),
-            gravity: try vector(sample.gravity, "\(path()).gravity"),
-            userAcceleration: try vector(sample.userAcceleration, "\(path()).userAcceleration"),
+            rotationRate: try vector(rotationRate, "\(path()).rotationRate"),
+            gravity: try vector(gravity, "\(path()).gravity"),
+            userAcceleration: try vector(userAcceleration, "\(path()).userAcceleration"),
             sensorLocation: sensorLocation,
             magneticField: magneticField,
             heading: heading
         )
+    }
+
+    /// SwiftProtobuf's generated decoding of `bytes`, with the options the recorder chunk uses
+    /// (internal: the differential tests hold the wire decoders to it).
+    static func generated<M: SwiftProtobuf.Message>(_ type: M.Type, _ bytes: [UInt8]) -> M? {
+        try? M(serializedBytes: bytes, options: options)
+    }
+
+    /// Runs `read` over the payload; a wire failure becomes the problem SwiftProtobuf's
+    /// decoding reported for the same bytes.
+    private static func wire<M: SwiftProtobuf.Message>(
+        _ type: M.Type, _ bytes: [UInt8], _ read: (inout ProtobufWireReader) throws(ProtobufWireReader.Failure) -> Void
+    ) throws(PayloadProblem) {
+        let failure: ProtobufWireReader.Failure? = bytes.withUnsafeBytes { buffer in
+            var reader = ProtobufWireReader(buffer, range: 0..<buffer.count)
+            do throws(ProtobufWireReader.Failure) {
+                try read(&reader)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        switch failure {
+        case nil: return
+        case .truncated?: throw malformed(M.self, "the bytes end inside a field")
+        case .malformed?: throw malformed(M.self, "malformed (invalid tag, wire type or length)")
+        }
     }
 
     // MARK: - Checks
@@ -219,8 +267,8 @@ public enum ProtobufFrameDecoder {
         }
     }
 
-    private static func vector(_ message: Wearable_V1_Vector3, _ path: @autoclosure () -> String) throws(PayloadProblem) -> Vector3 {
-        try vector(message.x, message.y, message.z, path())
+    private static func vector(_ vector: WireDeviceMotion.Vector, _ path: @autoclosure () -> String) throws(PayloadProblem) -> Vector3 {
+        try self.vector(vector.x, vector.y, vector.z, path())
     }
 
     private static func vector(_ x: Float, _ y: Float, _ z: Float, _ path: @autoclosure () -> String) throws(PayloadProblem) -> Vector3 {

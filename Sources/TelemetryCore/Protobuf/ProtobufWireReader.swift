@@ -1,0 +1,189 @@
+/// A forward reader of protobuf wire format over borrowed bytes, for the hand-written decoders
+/// of the high-rate batches.
+///
+/// Why not SwiftProtobuf's generated `init(serializedBytes:)`: for a 200-sample device-motion
+/// batch it allocates a storage object per sample and spends most of its time in generic
+/// metadata lookups and exclusivity checks (the relay-ratio profile in docs/performance.md).
+/// This reader allocates nothing; the decoders read each column straight into the model
+/// arrays. It follows the wire rules SwiftProtobuf applies: field number 0, wire types 6 and 7
+/// or a varint longer than 10 bytes is malformed; a field or length running past the end is
+/// truncated; unknown fields (groups included), and known fields sent with another wire type,
+/// are skipped.
+struct ProtobufWireReader {
+    /// Why the bytes are not a message.
+    enum Failure: Error {
+        /// A field or a length runs past the end of the bytes.
+        case truncated
+        /// An invalid tag, wire type or length.
+        case malformed
+    }
+
+    /// Protobuf wire types.
+    enum WireType: UInt8 {
+        case varint = 0, fixed64 = 1, lengthDelimited = 2, startGroup = 3, endGroup = 4, fixed32 = 5
+    }
+
+    private let bytes: UnsafeRawBufferPointer
+    private(set) var position: Int
+    private let end: Int
+
+    /// A reader of `bytes[range]`.
+    init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>) {
+        self.bytes = bytes
+        position = range.lowerBound
+        end = range.upperBound
+    }
+
+    /// The next field's number and wire type, or nil at the end of the message.
+    mutating func nextField() throws(Failure) -> Field? {
+        guard position < end else { return nil }
+        let tag = try varint()
+        guard tag >> 3 != 0, tag >> 3 <= 0x1FFF_FFFF, let wireType = WireType(rawValue: UInt8(tag & 7)) else { throw .malformed }
+        return (Int(tag >> 3), wireType)
+    }
+
+    /// A base-128 varint.
+    mutating func varint() throws(Failure) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard position < end else { throw .truncated }
+            let byte = bytes[position]
+            position += 1
+            if shift == 63, byte > 1 { throw .malformed }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+            if shift > 63 { throw .malformed }
+        }
+    }
+
+    /// A little-endian 32-bit float (wire type 5).
+    mutating func float() throws(Failure) -> Float {
+        guard end - position >= 4 else { throw .truncated }
+        defer { position += 4 }
+        return Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+    }
+
+    /// A little-endian 64-bit double (wire type 1).
+    mutating func double() throws(Failure) -> Double {
+        guard end - position >= 8 else { throw .truncated }
+        defer { position += 8 }
+        return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
+    }
+
+    /// The byte range of a length-delimited field's body, which the reader then skips.
+    mutating func lengthDelimited() throws(Failure) -> Range<Int> {
+        let length = try varint()
+        guard length <= UInt64(end - position) else { throw .truncated }
+        let range = position..<(position + Int(length))
+        position = range.upperBound
+        return range
+    }
+
+    /// A field's number and wire type, as ``nextField()`` returns them.
+    typealias Field = (number: Int, wireType: WireType)
+
+    /// Appends a repeated float field, packed (wire type 2) or one element (wire type 5); any
+    /// other wire type is skipped.
+    mutating func appendFloats(_ field: Field, to values: inout [Float]) throws(Failure) {
+        switch field.wireType {
+        case .fixed32:
+            values.append(try float())
+        case .lengthDelimited:
+            let range = try lengthDelimited()
+            guard range.count % 4 == 0 else { throw .malformed }
+            values.reserveCapacity(values.count + range.count / 4)
+            for offset in stride(from: range.lowerBound, to: range.upperBound, by: 4) {
+                values.append(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
+            }
+        default:
+            try skip(field.wireType, number: field.number)
+        }
+    }
+
+    /// Appends a repeated double field, packed (wire type 2) or one element (wire type 1); any
+    /// other wire type is skipped.
+    mutating func appendDoubles(_ field: Field, to values: inout [Double]) throws(Failure) {
+        switch field.wireType {
+        case .fixed64:
+            values.append(try double())
+        case .lengthDelimited:
+            let range = try lengthDelimited()
+            guard range.count % 8 == 0 else { throw .malformed }
+            values.reserveCapacity(values.count + range.count / 8)
+            for offset in stride(from: range.lowerBound, to: range.upperBound, by: 8) {
+                values.append(Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))))
+            }
+        default:
+            try skip(field.wireType, number: field.number)
+        }
+    }
+
+    /// A singular float field (wire type 5), or nil when it came with another wire type (skipped).
+    mutating func singularFloat(_ field: Field) throws(Failure) -> Float? {
+        guard field.wireType == .fixed32 else {
+            try skip(field.wireType, number: field.number)
+            return nil
+        }
+        return try float()
+    }
+
+    /// A singular double field (wire type 1), or nil when it came with another wire type (skipped).
+    mutating func singularDouble(_ field: Field) throws(Failure) -> Double? {
+        guard field.wireType == .fixed64 else {
+            try skip(field.wireType, number: field.number)
+            return nil
+        }
+        return try double()
+    }
+
+    /// A singular varint field (wire type 0), or nil when it came with another wire type (skipped).
+    mutating func singularVarint(_ field: Field) throws(Failure) -> UInt64? {
+        guard field.wireType == .varint else {
+            try skip(field.wireType, number: field.number)
+            return nil
+        }
+        return try varint()
+    }
+
+    /// An enum field: a varint read as a 32-bit signed value, as protobuf's int32; nil when it
+    /// came with another wire type (skipped).
+    mutating func singularEnum(_ field: Field) throws(Failure) -> Int? {
+        try singularVarint(field).map { Int(Int32(truncatingIfNeeded: $0)) }
+    }
+
+    /// A reader of a nested message (wire type 2), or nil when the field came with another wire
+    /// type (skipped).
+    mutating func nested(_ field: Field) throws(Failure) -> ProtobufWireReader? {
+        guard field.wireType == .lengthDelimited else {
+            try skip(field.wireType, number: field.number)
+            return nil
+        }
+        return ProtobufWireReader(bytes, range: try lengthDelimited())
+    }
+
+    /// Skips a field this decoder does not know. Groups nest at most 8 deep (SwiftProtobuf's
+    /// message depth limit of these decoders), so no input can exhaust the stack.
+    mutating func skip(_ wireType: WireType, number: Int, depth: Int = 0) throws(Failure) {
+        switch wireType {
+        case .varint: _ = try varint()
+        case .fixed64: _ = try double()
+        case .fixed32: _ = try float()
+        case .lengthDelimited: _ = try lengthDelimited()
+        case .startGroup:
+            // Skip to the matching end-group tag.
+            guard depth < 8 else { throw .malformed }
+            while true {
+                guard let field = try nextField() else { throw .truncated }
+                if field.wireType == .endGroup {
+                    guard field.number == number else { throw .malformed }
+                    return
+                }
+                try skip(field.wireType, number: field.number, depth: depth + 1)
+            }
+        case .endGroup:
+            throw .malformed
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import TelemetrySimulation
+import Testing
+
+@testable import TelemetryCore
+
+/// The hand-written wire decoders of the batches against SwiftProtobuf's generated decoding of
+/// the same bytes: same acceptance, same values, over valid and mutated frames.
+@Suite struct ProtobufWireDecoderDifferentialTests {
+    @Test("accelerometer batches: the wire decoder accepts and reads exactly what SwiftProtobuf does")
+    func accelerometer() {
+        var random = SplitMix64(seed: 0xD1FF_0001)
+        let base = ProtobufFrameEncoder.encode(ProtobufFixtures.accelerometerBatch(count: 24, sequence: 11))
+        var agreedFrames = 0
+        for round in 0..<3_000 {
+            let bytes = round == 0 ? base : Self.mutate(base, using: &random)
+            let reference = ProtobufFrameDecoder.generated(Wearable_V1_AccelerometerBatch.self, bytes)
+            let decoded = ProtobufFrameDecoder.decodeAccelerometerBatch(bytes)
+            guard let reference else {
+                #expect(Self.reason(decoded) == .wrongType, "round \(round): SwiftProtobuf refused what the wire decoder read: \(decoded)")
+                continue
+            }
+            switch decoded {
+            case .success(let batch):
+                #expect(batch.sequence == (reference.hasSequence ? reference.sequence : nil), "round \(round)")
+                #expect(batch.samples.map(\.timestamp) == reference.timestamp, "round \(round)")
+                #expect(batch.samples.map { Float($0.acceleration.x) } == reference.x, "round \(round)")
+                #expect(batch.samples.map { Float($0.acceleration.z) } == reference.z, "round \(round)")
+                agreedFrames += 1
+            case .failure(let problem):
+                // Parsed by both; refused only by the model's checks.
+                #expect(problem.reason != .wrongType, "round \(round): \(problem)")
+            }
+        }
+        #expect(agreedFrames > 100)
+    }
+
+    @Test("device-motion batches: the wire decoder accepts and reads exactly what SwiftProtobuf does")
+    func deviceMotion() {
+        var random = SplitMix64(seed: 0xD1FF_0002)
+        let bases = [
+            ProtobufFrameEncoder.encode(ProtobufFixtures.deviceMotionBatch(for: .motion)),
+            ProtobufFrameEncoder.encode(ProtobufFixtures.deviceMotionBatch(for: .headphoneMotion)),
+        ]
+        var agreedFrames = 0
+        for round in 0..<3_000 {
+            let base = bases[round % 2]
+            let bytes = round < 2 ? base : Self.mutate(base, using: &random)
+            let reference = ProtobufFrameDecoder.generated(Wearable_V1_DeviceMotionBatch.self, bytes)
+            let decoded = ProtobufFrameDecoder.decodeDeviceMotionBatch(bytes)
+            guard let reference else {
+                #expect(Self.reason(decoded) == .wrongType, "round \(round): SwiftProtobuf refused what the wire decoder read: \(decoded)")
+                continue
+            }
+            switch decoded {
+            case .success(let batch):
+                #expect(batch.sequence == (reference.hasSequence ? reference.sequence : nil), "round \(round)")
+                #expect(batch.samples.count == reference.samples.count, "round \(round)")
+                for (sample, message) in zip(batch.samples, reference.samples) {
+                    #expect(sample.timestamp == message.timestamp)
+                    #expect(Float(sample.attitude.w) == message.attitude.w)
+                    #expect(Float(sample.rotationRate.y) == message.rotationRate.y)
+                    #expect(Float(sample.gravity.z) == message.gravity.z)
+                    #expect(Float(sample.userAcceleration.x) == message.userAcceleration.x)
+                    #expect(sample.sensorLocation.rawValue == message.sensorLocation.rawValue)
+                    #expect((sample.magneticField != nil) == message.hasMagneticField)
+                    #expect(sample.heading.map(Float.init) == (message.hasHeading && message.heading >= 0 ? message.heading : nil))
+                }
+                agreedFrames += 1
+            case .failure(let problem):
+                #expect(problem.reason != .wrongType, "round \(round): \(problem)")
+            }
+        }
+        #expect(agreedFrames > 100)
+    }
+
+    private static func reason<Model>(_ result: Result<Model, PayloadProblem>) -> PayloadProblem.Reason? {
+        if case .failure(let problem) = result { problem.reason } else { nil }
+    }
+
+    private static func mutate(_ base: [UInt8], using random: inout SplitMix64) -> [UInt8] {
+        var bytes = base
+        for _ in 0..<Int.random(in: 1...3, using: &random) {
+            let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0 where !bytes.isEmpty: bytes[position] ^= 1 << UInt8.random(in: 0..<8, using: &random)
+            case 1: bytes.insert(UInt8.random(in: 0...255, using: &random), at: position)
+            case 2 where !bytes.isEmpty: bytes.remove(at: position)
+            default: bytes.removeLast(Int.random(in: 0...min(8, bytes.count), using: &random))
+            }
+        }
+        return bytes
+    }
+}
