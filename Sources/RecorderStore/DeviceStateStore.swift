@@ -22,6 +22,7 @@ public final class DeviceStateStore: @unchecked Sendable {
     /// Prepares the store at `path`, creating its directory; the file is opened on first use.
     /// - Throws: when the directory cannot be created.
     public init(path: String) throws {
+        // Made here, so a bad `state.path` stops the start with its name rather than the first write.
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.path = path
@@ -39,13 +40,6 @@ public final class DeviceStateStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let pool { return pool }
-        var configuration = Configuration()
-        configuration.label = "device-state"
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        let opened = try DatabasePool(path: path, configuration: configuration)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(
@@ -57,7 +51,7 @@ public final class DeviceStateStore: @unchecked Sendable {
                     ) WITHOUT ROWID;
                     """)
         }
-        try migrator.migrate(opened)
+        let opened = try DatabasePool.gatewayStore(path: path, label: "device-state", migrator: migrator)
         pool = opened
         return opened
     }

@@ -25,20 +25,8 @@ public final class RecorderDatabase: Sendable {
     /// - Parameter path: the SQLite file, e.g. `data/recorder.sqlite`.
     /// - Throws: when the directory cannot be created or the file is not a usable database.
     public init(path: String) throws {
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var configuration = Configuration()
-        configuration.label = "recorder"
-        // A busy writer waits instead of failing: pruning may hold the lock for a moment.
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            // Durable enough for telemetry (WAL + NORMAL survives a process crash) and much
-            // faster than FULL for many small transactions.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        pool = try DatabasePool.gatewayStore(path: path, label: "recorder", migrator: Self.migrator)
         self.path = path
-        try Self.migrator.migrate(pool)
     }
 
     private static var migrator: DatabaseMigrator {

@@ -73,7 +73,7 @@ struct GenerateCommand: ParsableCommand {
             blob += encoded.payload
             if isBatch, let stream = InboundStream(rawValue: frame.stream),
                 case .success(let decoded) = FrameDecoder.decodeJSON(frame.payload, stream: stream),
-                let range = Self.timestampRange(decoded)
+                let range = decoded.batchTimestamps
             {
                 index += "\(template)\t\(frame.stream)\t\(decoded.sequence ?? 0)\t\(frame.time)\t\(range.first)\t\(range.last)\n"
             }
@@ -82,19 +82,5 @@ struct GenerateCommand: ParsableCommand {
         try Data(blob).write(to: URL(fileURLWithPath: output).appendingPathComponent("frames.bin"))
         try Data(index.utf8).write(to: URL(fileURLWithPath: output).appendingPathComponent("index.tsv"))
         print("\(frames.count) frames for \(devices.count) watches, \(blob.count / 1_048_576) MiB (\(encoding.rawValue)) in \(output)")
-    }
-
-    /// First and last sample timestamp of a batch, or nil for other frames.
-    private static func timestampRange(_ frame: DecodedFrame) -> (first: Double, last: Double)? {
-        switch frame {
-        case .batchedAccelerometer(let batch):
-            guard let first = batch.samples.first, let last = batch.samples.last else { return nil }
-            return (first.timestamp, last.timestamp)
-        case .batchedDeviceMotion(let batch):
-            guard let first = batch.samples.first, let last = batch.samples.last else { return nil }
-            return (first.timestamp, last.timestamp)
-        default:
-            return nil
-        }
     }
 }

@@ -21,6 +21,12 @@ public struct DeviceSnapshot: Sendable, Codable {
     /// The derivation state, if the device sent a frame a deriver uses.
     public var derivations: DeviceDerivations?
 
+    /// Whether a frame of this stream can change a device's snapshot. Batched samples only move
+    /// sample windows, which snapshots leave out, so an 800 Hz stream never makes one stale.
+    public static func canChange(from stream: InboundStream) -> Bool {
+        !StreamRequirement.of(stream).needsRunningWorkout
+    }
+
     /// Creates a snapshot in the current format.
     public init(lastSeen: Double, access: AccessControl.Tracked?, connection: ConnectionState?, derivations: DeviceDerivations?) {
         format = Self.currentFormat

@@ -135,12 +135,10 @@ public struct FrameProcessor: Sendable {
     }
 
     /// Remembers when a device with state was last active and whether its snapshot changed.
-    /// Batched frames only move sample windows, which snapshots leave out, so an 800 Hz stream
-    /// does not make a device's snapshot stale.
     private mutating func noteActivity(of id: DeviceID, stream: InboundStream, at date: Double) {
         guard lastSeen[id] != nil || hasState(id) else { return }
         lastSeen[id] = date
-        if !StreamRequirement.of(stream).needsRunningWorkout { changed.insert(id) }
+        if DeviceSnapshot.canChange(from: stream) { changed.insert(id) }
     }
 
     private func hasState(_ id: DeviceID) -> Bool {

@@ -85,11 +85,12 @@ struct DeviceStateKeeper {
         let held = heldForSnapshot
         heldForSnapshot.removeAll()
         let changed = processor.takeChangedDevices()
-        if store != nil {
-            // In slices, so a storm of changed devices never holds all their snapshots at once.
-            for slice in stride(from: 0, to: changed.count, by: Self.snapshotsPerWrite).map({ changed[$0..<min($0 + Self.snapshotsPerWrite, changed.count)] }) {
-                await save(slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
-            }
+        // In slices, so a storm of changed devices never holds all their snapshots at once.
+        var start = 0
+        while store != nil, start < changed.count {
+            let slice = changed[start..<min(start + Self.snapshotsPerWrite, changed.count)]
+            await save(slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
+            start += Self.snapshotsPerWrite
         }
         if let now {
             await save(evict(&processor, now: now))

@@ -86,7 +86,7 @@ struct ShardWorker {
         var snapshotted = false
         if case .device(let device, let stream) = topic {
             await deviceStates.restoreIfDormant(device, into: &processor)
-            snapshotted = deviceStates.isDurable && !StreamRequirement.of(stream).needsRunningWorkout
+            snapshotted = deviceStates.isDurable && DeviceSnapshot.canChange(from: stream)
         }
         var routed = frame
         routed.parsedTopic = topic
