@@ -59,56 +59,91 @@ struct ClusterTests {
         }
     }
 
+    /// One test's cluster: a broker, its observer, instances gw-a, gw-b, gw-c started and seeing
+    /// each other, and 30 watches connected with their sessions begun.
+    struct Run {
+        let broker: TestBroker
+        let observer: MQTTClient
+        let collector: MessageCollector
+        let names: [String]
+        let fleet: SwingFleetSession
+        var gateways: [GatewayProcess]
+        let devices: MQTTClient
+
+        static func start(swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"]) async throws -> Run {
+            let broker = try TestBroker()
+            let (observer, collector) = try await ClusterTests.observe(broker)
+            let fleet = SwingFleetSession(count: 30, swings: swings)
+            let gateways = try await ClusterTests.start(names, on: broker)
+            try await ClusterTests.waitLive(collector, names, count: names.count)
+            let devices = try await TestClients.connected(try TestClients.configuration(broker))
+            try await fleet.begin(with: devices)
+            return Run(broker: broker, observer: observer, collector: collector, names: names, fleet: fleet, gateways: gateways, devices: devices)
+        }
+
+        /// The watches `instance` owns among `instances`.
+        func watches(of instance: String, among instances: [String]) -> Set<String> {
+            let ownership = RendezvousOwnership(instances: instances)
+            return Set(fleet.devices.map(\.id).filter { ownership.owner(of: $0) == instance })
+        }
+
+        /// Plays the sessions in the background on a clock starting now.
+        func play() -> (clockStart: ContinuousClock.Instant, playing: Task<Void, any Error>) {
+            let clockStart = ContinuousClock.now
+            return (clockStart, Task { [fleet, devices] in try await fleet.play(with: devices, clockStart: clockStart) })
+        }
+
+        /// Waits until `count` swings of `watches` were published.
+        func waitForSwings(of watches: Set<String>, _ count: Int, _ what: String) async throws {
+            try await collector.wait(timeout: 60, what) { messages in
+                messages.filter { message in watches.contains { message.topic == "gateway/\($0)/swing" } }.count >= count
+            }
+        }
+
+        /// The number of ground-truth swings.
+        var expected: Int { fleet.devices.map(\.expected.count).reduce(0, +) }
+
+        /// Ends the sessions and waits for every ground-truth swing.
+        func endAndWaitForAll(_ playing: Task<Void, any Error>? = nil) async throws {
+            try await playing?.value
+            try await fleet.end(with: devices)
+            let expected = expected
+            try await collector.wait(timeout: 60, "\(expected) swings") { [fleet] in fleet.tally($0).published >= expected }
+        }
+
+        func shutdown() async {
+            await devices.shutdown()
+            await observer.shutdown()
+        }
+    }
+
     @Test("three instances, 30 watches: every ground-truth swing published exactly once across the instances")
     func threeInstancesExactlyOnce() async throws {
-        let broker = try TestBroker()
-        let (observer, collector) = try await Self.observe(broker)
-        let names = ["gw-a", "gw-b", "gw-c"]
-        let fleet = SwingFleetSession(count: 30, swings: 6)
-        let ownership = RendezvousOwnership(instances: names)
-        let shares = Dictionary(grouping: fleet.devices.map(\.id), by: { ownership.owner(of: $0)! }).mapValues(\.count)
-        #expect(names.allSatisfy { shares[$0, default: 0] >= 5 }, "\(shares)")
+        let run = try await Run.start(swings: 6)
+        let shares = Dictionary(uniqueKeysWithValues: run.names.map { ($0, run.watches(of: $0, among: run.names).count) })
+        #expect(run.names.allSatisfy { shares[$0, default: 0] >= 5 }, "\(shares)")
+        try await run.fleet.play(with: run.devices, clockStart: .now)
+        try await run.endAndWaitForAll()
+        try await Self.stop(run.gateways, collector: run.collector)
 
-        let gateways = try await Self.start(names, on: broker)
-        try await Self.waitLive(collector, names, count: 3)
-        let devices = try await TestClients.connected(try TestClients.configuration(broker))
-        try await fleet.begin(with: devices)
-        try await fleet.play(with: devices, clockStart: .now)
-        try await fleet.end(with: devices)
-        let expected = fleet.devices.map(\.expected.count).reduce(0, +)
-        try await collector.wait(timeout: 60, "\(expected) swings") { fleet.tally($0).published >= expected }
-        try await Self.stop(gateways, collector: collector)
-
-        let messages = collector.messages
-        let tally = fleet.tally(messages)
-        #expect(tally.published == expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
-        for name in names {
+        let messages = run.collector.messages
+        let tally = run.fleet.tally(messages)
+        #expect(tally.published == run.expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
+        for name in run.names {
             #expect(Self.metric(messages, name, "gateway_cluster_frames_not_owned_total") ?? 0 > 0, "\(name) dropped the others' frames")
             #expect(Self.metric(messages, name, "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(shares[name, default: 0]))
         }
-        await devices.shutdown()
-        await observer.shutdown()
+        await run.shutdown()
     }
 
     @Test("SIGKILL of one instance mid-session: its watches' swings come from the others within 10 s, none twice")
     func killOneInstance() async throws {
-        let broker = try TestBroker()
-        let (observer, collector) = try await Self.observe(broker)
-        let names = ["gw-a", "gw-b", "gw-c"]
-        let fleet = SwingFleetSession(count: 30, swings: 8)
-        let ownership = RendezvousOwnership(instances: names)
-        let victims = Set(fleet.devices.map(\.id).filter { ownership.owner(of: $0) == "gw-b" })
-        let gateways = try await Self.start(names, on: broker)
-        try await Self.waitLive(collector, names, count: 3)
-
-        let devices = try await TestClients.connected(try TestClients.configuration(broker))
-        try await fleet.begin(with: devices)
-        let clockStart = ContinuousClock.now
-        let playing = Task { try await fleet.play(with: devices, clockStart: clockStart) }
+        let run = try await Run.start(swings: 8)
+        let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
+        let victims = run.watches(of: "gw-b", among: run.names)
+        let (clockStart, playing) = run.play()
         // Kill gw-b mid-session, once it has published 20 swings of its watches (an observed event).
-        try await collector.wait(timeout: 60, "20 swings of gw-b's watches") { messages in
-            messages.filter { message in victims.contains { message.topic == "gateway/\($0)/swing" } }.count >= 20
-        }
+        try await run.waitForSwings(of: victims, 20, "20 swings of gw-b's watches")
         gateways[1].signal(SIGKILL)
         let killedAt = (ContinuousClock.now - clockStart) / .seconds(1)
         // The first swing of gw-b's watches that started after the kill, published by the others.
@@ -121,7 +156,7 @@ struct ClusterTests {
         }
         let takeoverSeconds = (ContinuousClock.now - takeover) / .seconds(1)
         try await playing.value
-        try await fleet.end(with: devices)
+        try await fleet.end(with: run.devices)
         let survivors = [gateways[0], gateways[2]]
         // Settled: every swing outside the hand-over window of the victims' watches has arrived.
         let window = (killedAt - 3)...(killedAt + 2)
@@ -150,42 +185,30 @@ struct ClusterTests {
         #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
         #expect(collector.messages.contains { $0.topic == "gateway/instances/gw-b" && $0.payloadString.contains(#""reason":"connectionLost""#) })
         print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; \(lostInWindow) swings lost in the window \(window); \(tally)")
-        await devices.shutdown()
-        await observer.shutdown()
+        await run.shutdown()
     }
 
     @Test("a fourth instance joining mid-session warms up and takes over its share: every swing exactly once")
     func fourthInstanceJoins() async throws {
-        let broker = try TestBroker()
-        let (observer, collector) = try await Self.observe(broker)
-        let names = ["gw-a", "gw-b", "gw-c"]
-        let fleet = SwingFleetSession(count: 30, swings: 8)
-        let moving = Set(fleet.devices.map(\.id).filter { RendezvousOwnership(instances: names + ["gw-d"]).owner(of: $0) == "gw-d" })
+        var run = try await Run.start(swings: 8)
+        let (collector, fleet, names) = (run.collector, run.fleet, run.names)
+        let moving = run.watches(of: "gw-d", among: names + ["gw-d"])
         #expect(moving.count >= 4, "gw-d's share")
-        var gateways = try await Self.start(names, on: broker)
-        try await Self.waitLive(collector, names, count: 3)
-
-        let devices = try await TestClients.connected(try TestClients.configuration(broker))
-        try await fleet.begin(with: devices)
-        let clockStart = ContinuousClock.now
-        let playing = Task { try await fleet.play(with: devices, clockStart: clockStart) }
+        let (clockStart, playing) = run.play()
         try await collector.wait(timeout: 60, "40 swings") { fleet.tally($0).published >= 40 }
-        gateways.append(try GatewayProcess(broker: broker, arguments: Self.arguments("gw-d")))
+        run.gateways.append(try GatewayProcess(broker: run.broker, arguments: Self.arguments("gw-d")))
         try await collector.wait(timeout: 30, "gw-d online") { messages in
             messages.contains { $0.topic == "gateway/instances/gw-d" && $0.payloadString.contains(#""state":"online""#) }
         }
         let joinedAt = (ContinuousClock.now - clockStart) / .seconds(1)
         // In force once the warm-up is over (cluster.handoverWarmup, 3 s by default).
         try await Self.waitLive(collector, names + ["gw-d"], count: 4)
-        try await playing.value
-        try await fleet.end(with: devices)
-        let expected = fleet.devices.map(\.expected.count).reduce(0, +)
-        try await collector.wait(timeout: 60, "\(expected) swings") { fleet.tally($0).published >= expected }
-        try await Self.stop(gateways, collector: collector)
+        try await run.endAndWaitForAll(playing)
+        try await Self.stop(run.gateways, collector: collector)
 
         let messages = collector.messages
         let tally = fleet.tally(messages)
-        #expect(tally.published == expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
+        #expect(tally.published == run.expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
         let afterJoin = fleet.devices.filter { moving.contains($0.id) }.map { device in device.expected.filter { device.sessionTime($0) > joinedAt + 3 }.count }.reduce(0, +)
         #expect(afterJoin > 0, "gw-d's watches swung after it took over")
         #expect(Self.metric(messages, "gw-d", "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(moving.count))
@@ -193,46 +216,31 @@ struct ClusterTests {
         let lost = names.compactMap { Self.metric(messages, $0, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) }.reduce(0, +)
         #expect(lost == Double(moving.count), "the others released exactly gw-d's share")
         print("cluster join: \(moving.count) watches moved to gw-d (online at \(joinedAt) s, in force 3 s later); \(afterJoin) of their swings after that; \(tally)")
-        await devices.shutdown()
-        await observer.shutdown()
+        await run.shutdown()
     }
 
     @Test("SIGTERM of one instance mid-session: it drains while the others warm up, every swing exactly once")
     func gracefulLeave() async throws {
-        let broker = try TestBroker()
-        let (observer, collector) = try await Self.observe(broker)
-        let names = ["gw-a", "gw-b", "gw-c"]
-        let fleet = SwingFleetSession(count: 30, swings: 8)
-        let leaving = Set(fleet.devices.map(\.id).filter { RendezvousOwnership(instances: names).owner(of: $0) == "gw-b" })
-        let gateways = try await Self.start(names, on: broker)
-        try await Self.waitLive(collector, names, count: 3)
-
-        let devices = try await TestClients.connected(try TestClients.configuration(broker))
-        try await fleet.begin(with: devices)
-        let clockStart = ContinuousClock.now
-        let playing = Task { try await fleet.play(with: devices, clockStart: clockStart) }
-        try await collector.wait(timeout: 60, "20 swings of gw-b's watches") { messages in
-            messages.filter { message in leaving.contains { message.topic == "gateway/\($0)/swing" } }.count >= 20
-        }
+        let run = try await Run.start(swings: 8)
+        let (collector, gateways) = (run.collector, run.gateways)
+        let leaving = run.watches(of: "gw-b", among: run.names)
+        let (clockStart, playing) = run.play()
+        try await run.waitForSwings(of: leaving, 20, "20 swings of gw-b's watches")
         gateways[1].signal(SIGTERM)
         let stoppedAt = (ContinuousClock.now - clockStart) / .seconds(1)
         #expect(try await gateways[1].waitForExit(timeout: 40) == 0, "log:\n\(gateways[1].log)")
-        try await playing.value
-        try await fleet.end(with: devices)
-        let expected = fleet.devices.map(\.expected.count).reduce(0, +)
-        try await collector.wait(timeout: 60, "\(expected) swings") { fleet.tally($0).published >= expected }
+        try await run.endAndWaitForAll(playing)
         try await Self.stop([gateways[0], gateways[2]], collector: collector)
 
         let messages = collector.messages
-        let tally = fleet.tally(messages)
-        #expect(tally.published == expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
+        let tally = run.fleet.tally(messages)
+        #expect(tally.published == run.expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
         let statuses = messages.filter { $0.topic == "gateway/instances/gw-b" }.map(\.payloadString)
         #expect(statuses.contains { $0.contains(#""state":"draining""#) } && statuses.last?.contains(#""reason":"shutdown""#) == true)
         let gained = ["gw-a", "gw-c"].compactMap { Self.metric(messages, $0, "gateway_cluster_handovers_total", labels: ["direction": "gained"]) }.reduce(0, +)
         #expect(gained == 30, "the survivors hold every watch")
         print("cluster leave: \(leaving.count) watches of gw-b, SIGTERM at \(stoppedAt) s; \(tally)")
-        await devices.shutdown()
-        await observer.shutdown()
+        await run.shutdown()
     }
 
     @Test("shared mode on mosquitto: the group's subscription hands each frame to one instance")
