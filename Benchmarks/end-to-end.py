@@ -19,7 +19,6 @@ import argparse
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,23 +26,8 @@ import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def cpu_seconds(pid):
-    """User + system CPU seconds of a live process, or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS
-    except (OSError, IndexError, ValueError):
-        return None
+sys.path.insert(0, os.path.join(REPO, "Benchmarks"))
+from benchtools import TICKS, cpu_seconds, free_port, stop_processes, wait_for_broker  # noqa: E402
 
 
 def thread_cpu(pid):
@@ -274,15 +258,7 @@ def main():
                                      stderr=open(os.path.join(logs, "mosquitto.log"), "w"))
         started.append(mosquitto)
         cpu.pids["broker"] = mosquitto.pid
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or mosquitto.poll() is not None:
-                    sys.exit("mosquitto did not start; see " + os.path.join(logs, "mosquitto.log"))
-                time.sleep(0.05)
+        wait_for_broker(mosquitto, port, os.path.join(logs, "mosquitto.log"))
 
         if args.broker_sys:
             started.append(subprocess.Popen(
@@ -419,18 +395,7 @@ def main():
         cpu.running = False
         if follower:
             follower.stop()
-        for process in reversed(started):
-            if process.poll() is not None:
-                continue
-            if process.args[0].endswith("wearable-gateway"):
-                process.send_signal(signal.SIGTERM)  # the gateway drains and says goodbye
-                try:
-                    process.wait(timeout=30)
-                    continue
-                except subprocess.TimeoutExpired:
-                    pass
-            process.kill()
-            process.wait()
+        stop_processes(started)
 
 
 if __name__ == "__main__":

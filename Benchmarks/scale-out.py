@@ -19,7 +19,6 @@ import importlib.util
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -111,15 +110,7 @@ def main():
                                      stderr=open(os.path.join(logs, "mosquitto.log"), "w"))
         started.append(mosquitto)
         cpu.pids["broker"] = mosquitto.pid
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    sys.exit("mosquitto did not start")
-                time.sleep(0.05)
+        e2e.wait_for_broker(mosquitto, port, os.path.join(logs, "mosquitto.log"))
         follower = InstanceMetrics(port)
         for name in names:
             command = [os.path.join(args.bin, "wearable-gateway"), "run", "--broker", broker,
@@ -201,18 +192,7 @@ def main():
         cpu.running = False
         if follower:
             follower.stop()
-        for process in reversed(started):
-            if process.poll() is not None:
-                continue
-            if process.args[0].endswith("wearable-gateway"):
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=30)
-                    continue
-                except subprocess.TimeoutExpired:
-                    pass
-            process.kill()
-            process.wait()
+        e2e.stop_processes(started)
 
 
 if __name__ == "__main__":

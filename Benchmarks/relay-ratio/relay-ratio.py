@@ -30,7 +30,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -38,22 +37,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def cpu_seconds(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS
-    except (OSError, IndexError, ValueError):
-        return None
+sys.path.insert(0, os.path.dirname(HERE))
+from benchtools import cpu_seconds, free_port, stop_processes, wait_for_broker  # noqa: E402
 
 
 def rss_bytes(pid, kind="VmRSS"):
@@ -154,18 +139,7 @@ class Trial:
         return process
 
     def stop_all(self):
-        for process in reversed(self.started):
-            if process.poll() is not None:
-                continue
-            if process.args[0].endswith("wearable-gateway"):
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=20)
-                    continue
-                except subprocess.TimeoutExpired:
-                    pass
-            process.kill()
-            process.wait()
+        stop_processes(self.started, gateway_timeout=20)
 
     def run(self):
         try:
@@ -181,15 +155,7 @@ class Trial:
         args, port, watches = self.args, self.port, self.watches
         broker = self.spawn([args.mosquitto, "-c", self.conf], stdout=subprocess.DEVNULL,
                             stderr=open(os.path.join(self.logs, "mosquitto.log"), "w"), start_new_session=True)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or broker.poll() is not None:
-                    sys.exit("mosquitto did not start; see " + self.logs)
-                time.sleep(0.05)
+        wait_for_broker(broker, port, self.logs)
 
         result = {"side": self.side, "watches": watches}
         metrics = {"latest": {}, "samples": []}

@@ -1,0 +1,59 @@
+"""Process and broker helpers shared by the benchmark scripts (end-to-end.py, scale-out.py,
+relay-ratio/relay-ratio.py): free ports, CPU from /proc, waiting for a broker, stopping what a
+run started (the gateway with SIGTERM, so it drains)."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of a live process, or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def wait_for_broker(process, port, log, timeout=10):
+    """Returns once the port accepts connections; exits naming `log` if the broker died or did
+    not open it within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                sys.exit("mosquitto did not start; see " + log)
+            time.sleep(0.05)
+
+
+def stop_processes(processes, gateway_timeout=30):
+    """Stops processes in reverse start order: a gateway gets SIGTERM and `gateway_timeout`
+    seconds to drain, everything else (and a gateway that does not stop) is killed."""
+    for process in reversed(processes):
+        if process.poll() is not None:
+            continue
+        if process.args[0].endswith("wearable-gateway"):
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=gateway_timeout)
+                continue
+            except subprocess.TimeoutExpired:
+                pass
+        process.kill()
+        process.wait()
