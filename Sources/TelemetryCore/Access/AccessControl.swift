@@ -33,7 +33,7 @@ public struct AccessControl: Sendable {
         private enum CodingKeys: String, CodingKey { case state, session, published }
     }
 
-    private var devices: [DeviceID: Tracked] = [:]
+    private var devices = DeviceTable<Tracked>()
     /// Devices whose stopped session still owes its finish (``takeDueSessionFinishes(now:)``).
     private var pendingFinishes: Set<DeviceID> = []
 
@@ -57,7 +57,7 @@ public struct AccessControl: Sendable {
     public func state(of device: DeviceID) -> DeviceAccessState? { devices[device]?.state }
 
     /// Whether the device has state (without copying it).
-    public func tracks(_ device: DeviceID) -> Bool { devices.index(forKey: device) != nil }
+    public func tracks(_ device: DeviceID) -> Bool { devices.contains(device) }
 
     /// What is kept of a device, for a snapshot.
     public func tracked(_ device: DeviceID) -> Tracked? { devices[device] }

@@ -9,7 +9,7 @@ public struct DerivationEngine: Sendable {
     /// The most devices with derivation state; frames of further new devices are not derived
     /// from (counted in ``tally``) so made-up ids cannot grow memory.
     public let maxTrackedDevices: Int
-    private var devices: [DeviceID: DeviceDerivations] = [:]
+    private var devices = DeviceTable<DeviceDerivations>()
     /// What the derivers counted so far over all devices (strokes by kind, frames of untracked
     /// devices, dropped swing candidates), for metrics.
     public private(set) var tally = DerivationTally()
@@ -77,7 +77,7 @@ public struct DerivationEngine: Sendable {
     public func state(of device: DeviceID) -> DeviceDerivations? { devices[device] }
 
     /// Whether the device has derivation state (without copying it).
-    public func tracks(_ device: DeviceID) -> Bool { devices.index(forKey: device) != nil }
+    public func tracks(_ device: DeviceID) -> Bool { devices.contains(device) }
 
     /// Takes back a device's derivation state from a snapshot.
     ///

@@ -100,7 +100,7 @@ struct DeviceStateKeeper {
     }
 
     /// The most snapshots written in one transaction.
-    private static let snapshotsPerWrite = 2_000
+    private static let snapshotsPerWrite = 500
 
     private func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async {
         guard let store, !snapshots.isEmpty else { return }

@@ -12,8 +12,20 @@ import TelemetryCore
 /// Bounded in bytes (`retained.cacheBytes`): past the bound the oldest-written topics are dropped
 /// and counted; they come back with the device's next change.
 final class RetainedStateCache: Sendable {
+    /// One topic's message, out of line so that the hash table's empty slots (up to 5/8 of it)
+    /// cost a pointer each rather than a whole message.
+    private final class Entry: Sendable {
+        let message: OutboundMessage
+        let order: UInt64
+
+        init(message: OutboundMessage, order: UInt64) {
+            self.message = message
+            self.order = order
+        }
+    }
+
     private struct State {
-        var messages: [String: (message: OutboundMessage, order: UInt64)] = [:]
+        var messages: [String: Entry] = [:]
         var bytes = 0
         var nextOrder: UInt64 = 0
         var evicted: UInt64 = 0
@@ -38,7 +50,7 @@ final class RetainedStateCache: Sendable {
             }
             guard !message.payload.isEmpty else { return }
             state.nextOrder += 1
-            state.messages[message.topic] = (message, state.nextOrder)
+            state.messages[message.topic] = Entry(message: Self.compacted(message), order: state.nextOrder)
             state.bytes += Self.size(message)
             if state.bytes > limit { evictOldest(&state) }
         }
@@ -66,4 +78,14 @@ final class RetainedStateCache: Sendable {
     }
 
     private static func size(_ message: OutboundMessage) -> Int { message.topic.utf8.count + message.payload.count }
+
+    /// The message with a payload buffer of its exact size: payloads are written by appending,
+    /// so their buffers carry up to as much again in spare capacity, which a cache of every
+    /// device's state would keep for as long as the device lives.
+    private static func compacted(_ message: OutboundMessage) -> OutboundMessage {
+        guard message.payload.capacity > message.payload.count + 32 else { return message }
+        var compact = message
+        compact.payload = message.payload.withUnsafeBufferPointer { Array($0) }
+        return compact
+    }
 }
