@@ -252,6 +252,40 @@ struct SubmersionDeriverTests {
         #expect(silent.map(\.topic) == ["gateway/watch-ultra-1/submersion/depth-state", "gateway/watch-ultra-1/submersion/dive"])
     }
 
+    @Test("ticks visit only devices with an open dive (or another timer)")
+    func ticksVisitTimedDevices() {
+        var engine = DerivationEngine()
+        let diver = DeviceID("watch-ultra-1")!
+        let dry = DeviceID("watch-ultra-2")!
+        let diverContext = DerivationContext(device: diver, receivedAt: 1, maximumDepth: 40)
+        _ = engine.receive(.submersionEvent(SubmersionEvent(date: 10, state: .notSubmerged), sequence: 1), context: DerivationContext(device: dry, receivedAt: 1, maximumDepth: 40))
+        #expect(engine.tracks(dry))
+        #expect(engine.timedDeviceCount == 0)
+
+        _ = engine.receive(.submersionEvent(SubmersionEvent(date: 10, state: .submerged), sequence: 1), context: diverContext)
+        #expect(engine.state(of: diver)?.submersion.dive != nil)
+        #expect(engine.timedDeviceCount == 1)
+        var visited: [DeviceID] = []
+        let quiet = engine.tick(now: 2) { visited.append($0); return DerivationContext(device: $0, receivedAt: 2) }
+        #expect(quiet.isEmpty)
+        #expect(visited == [diver])
+
+        // The silence ends the dive: the diver leaves the ticks.
+        let silent = engine.tick(now: 1 + 600) { DerivationContext(device: $0, receivedAt: 601) }
+        #expect(silent.map(\.topic).contains("gateway/watch-ultra-1/submersion/dive"))
+        #expect(engine.timedDeviceCount == 0)
+
+        // A restored open dive ticks again; forgetting the device ends that.
+        var other = DerivationEngine()
+        _ = other.receive(.submersionEvent(SubmersionEvent(date: 10, state: .submerged), sequence: 1), context: diverContext)
+        engine.forget(diver)
+        let restored = engine.restore(other.state(of: diver)!, of: diver)
+        #expect(restored)
+        #expect(engine.timedDeviceCount == 1)
+        engine.forget(diver)
+        #expect(engine.timedDeviceCount == 0)
+    }
+
     @Test("the configuration reports bad values")
     func configurationProblem() {
         #expect(SubmersionConfiguration().configurationProblem == nil)

@@ -15,6 +15,9 @@ public struct DerivationEngine: Sendable {
     public private(set) var tally = DerivationTally()
     /// Devices whose state a tick or a session finish changed since ``takeChanged()``.
     private var changed: Set<DeviceID> = []
+    /// Devices a tick can fire something for (``DeviceDerivations/hasTimers``): ticks visit
+    /// only these, so an idle fleet of 100,000 watches costs nothing twice a second.
+    private var timed: Set<DeviceID> = []
 
     /// Creates an engine.
     public init(configuration: DerivationConfiguration = DerivationConfiguration(), maxTrackedDevices: Int = 100_000) {
@@ -25,7 +28,7 @@ public struct DerivationEngine: Sendable {
     /// Feeds one accepted frame of a device to its derivers.
     /// - Returns: the derived events to publish.
     public mutating func receive(_ frame: DecodedFrame, context: DerivationContext) -> [OutboundMessage] {
-        if devices[context.device] == nil {
+        if !devices.contains(context.device) {
             guard DeviceDerivations.consumes(frame) else { return [] }
             guard devices.count < maxTrackedDevices else {
                 tally.untrackedFrames += 1
@@ -36,6 +39,7 @@ public struct DerivationEngine: Sendable {
         let before = devices[context.device]!.swing.tally
         let messages = devices[context.device]!.receive(frame, context: context)
         tally.add(devices[context.device]!.swing.tally.since(before))
+        updateTimed(context.device)
         return messages
     }
 
@@ -46,9 +50,10 @@ public struct DerivationEngine: Sendable {
     /// - Returns: the events to publish, devices in id order (deterministic).
     public mutating func tick(now: Double, context: (DeviceID) -> DerivationContext) -> [OutboundMessage] {
         var messages: [OutboundMessage] = []
-        for device in devices.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+        for device in timed.sorted(by: { $0.rawValue < $1.rawValue }) {
             let fired = devices[device]!.tick(now: now, context: context(device))
             if !fired.isEmpty { changed.insert(device) }
+            updateTimed(device)
             messages += fired
         }
         return messages
@@ -62,6 +67,7 @@ public struct DerivationEngine: Sendable {
         let messages = devices[device]!.finishSession(context: context)
         tally.add(devices[device]!.swing.tally.since(before))
         changed.insert(device)
+        updateTimed(device)
         return messages
     }
 
@@ -86,8 +92,9 @@ public struct DerivationEngine: Sendable {
     /// rules no longer in force, so the device starts fresh).
     /// - Returns: whether it was restored.
     public mutating func restore(_ state: DeviceDerivations, of device: DeviceID) -> Bool {
-        guard devices[device] == nil, devices.count < maxTrackedDevices, state.configuration == configuration else { return false }
+        guard !devices.contains(device), devices.count < maxTrackedDevices, state.configuration == configuration else { return false }
         devices[device] = state
+        updateTimed(device)
         return true
     }
 
@@ -95,6 +102,14 @@ public struct DerivationEngine: Sendable {
     public mutating func forget(_ device: DeviceID) {
         devices[device] = nil
         changed.remove(device)
+        timed.remove(device)
+    }
+
+    /// The number of devices the next tick visits.
+    public var timedDeviceCount: Int { timed.count }
+
+    private mutating func updateTimed(_ device: DeviceID) {
+        if devices[device]?.hasTimers == true { timed.insert(device) } else { timed.remove(device) }
     }
 
     /// The devices whose state a tick or a session finish changed since the last call.

@@ -35,6 +35,13 @@ public struct DeviceDerivations: Sendable, Codable {
         }
     }
 
+    /// Whether a tick can fire anything for this device: an open dive, a connected headphone
+    /// (stream timeout) or an open run workout. A device without them is left out of ticks,
+    /// which for it would return nothing and change nothing.
+    public var hasTimers: Bool {
+        submersion.dive != nil || headphones.connection.state == .connected || run.hasOpenWorkout
+    }
+
     /// Feeds one accepted frame to every deriver.
     /// - Returns: the events to publish, in the order derived.
     public mutating func receive(_ frame: DecodedFrame, context: DerivationContext) -> [OutboundMessage] {

@@ -38,7 +38,11 @@ struct DeviceTable<Value: Sendable>: Sendable {
 
     /// The value of a device; setting `nil` removes it. Mutations happen in place.
     subscript(device: DeviceID) -> Value? {
-        get { boxes[device]?.value }
+        // `_read` lends the boxed value: reading one field of a device's state must not copy
+        // the whole state (kilobytes for derivation state, with a retain of each buffer).
+        _read {
+            if let box = boxes[device] { yield box.value } else { yield nil }
+        }
         set {
             if let newValue { boxes[device] = Box(newValue) } else { boxes[device] = nil }
         }

@@ -56,6 +56,8 @@ public struct RunSegmentDeriver: Sendable, Codable {
 
     /// The start of the open workout of a tracked activity type, if any.
     public var workoutStartDate: Double? { workout?.startDate }
+    /// Whether a workout (explicit or implicit) is open: its segments complete on ticks.
+    public var hasOpenWorkout: Bool { workout != nil }
 
     /// Pedometer updates and altimeter samples dropped because their buffers were full, cumulative.
     public var droppedSamples: (pedometerUpdates: Int, altitudeSamples: Int) { (pedometer.dropped, altitude.dropped) }
