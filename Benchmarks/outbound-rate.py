@@ -101,8 +101,11 @@ def main():
     parser.add_argument("--devices", type=int, default=100_000)
     parser.add_argument("--bin", default=os.path.join(REPO, ".build", "release"), help="folder of the release executables")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra gateway --set (repeatable)")
-    parser.add_argument("--broker-option", action="append", default=[], metavar="LINE",
-                        help="extra mosquitto.conf line after the repository's flow-control.conf (repeatable)")
+    parser.add_argument("--broker-option", action="append", default=["max_queued_messages 0"], metavar="LINE",
+                        help="extra mosquitto.conf line after the repository's flow-control.conf (repeatable). "
+                             "Default: 'max_queued_messages 0', because priming publishes four frames per device at once "
+                             "with no flow control, more than the repository's bound of 100,000 queued messages for "
+                             "the gateway's subscription (the broker would drop the rest)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds to wait for each phase")
     parser.add_argument("--logs", default=None, help="folder for logs (default: a temporary one)")
     args = parser.parse_args()
@@ -155,7 +158,9 @@ def main():
             return text if text and metric(text, "gateway_frames_processed_total") >= primes else None
         text = wait_until(primed, args.timeout)
         if not text:
-            sys.exit("the gateway did not process every prime frame; see " + logs)
+            with open(os.path.join(logs, "mosquitto-1.log")) as f:
+                dropped = sum(1 for line in f if "dropped" in line)
+            sys.exit(f"the gateway did not process every prime frame (broker log lines about dropped messages: {dropped}); see {logs}")
         elapsed = time.monotonic() - start
         load.kill()
         retained = int(metric(text, "gateway_events_published_total"))
