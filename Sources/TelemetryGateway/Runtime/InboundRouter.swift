@@ -86,10 +86,12 @@ final class InboundRouter: Sendable {
             cluster.metrics.framesNotOwned.increment()
             return .none
         }
-        if let (device, context) = verdict.restore {
-            let bytes = context.reduce(0) { $0 + $1.payload.count + $1.topic.utf8.count }
+        if let (device, kept) = verdict.restore {
+            let frames: [InboundFrame] = kept.context + (kept.snapshot?.trail ?? [])
+            let snapshotBytes: Int = kept.snapshot?.snapshot?.count ?? 0
+            let bytes = frames.reduce(snapshotBytes) { total, frame in total + frame.payload.count + frame.topic.utf8.count }
             push(
-                .handover(.gained(device, context: context, shadow: verdict.role == .shadow)), bytes: bytes, shard: shards.shard(forRoutingKey: key),
+                .handover(.gained(device, kept, shadow: verdict.role == .shadow)), bytes: bytes, shard: shards.shard(forRoutingKey: key),
                 topic: record.topic, ticket: nil)
         }
         if verdict.replicate, let stream = ContextCache.stream(of: record.topic, key: key, root: scheme.inboundRoot) {
