@@ -120,8 +120,9 @@ struct ClusterStateHandoverTests {
             #expect(restored[0] >= 2 && restored[1] >= 1, "\(second) restored the diver's snapshot twice, \(joiner) once: \(restored)")
         }
         let submerged = frames[intoDive].time - scenario.submergeTime
+        let sizes = messages.filter { $0.topic == "gateway/cluster/state/\(device)" }.map(\.payload.count)
         print(
-            "cluster dive: \(first) drained at \(Int(submerged)) s of dive time, \(second) took over; \(joiner) joined and owned it until frame \(joinedAt) (\(Int(frames[joinedAt].time - scenario.submergeTime)) s), killed; \(second) finished: \(dives.count) summary, start \(startDate - Self.start) s, max depth \(maxDepth) m; snapshots restored by \(second)/\(joiner) (last published metrics): \(restored)"
+            "cluster dive: \(first) drained at \(Int(submerged)) s of dive time, \(second) took over; \(joiner) joined and owned it until frame \(joinedAt) (\(Int(frames[joinedAt].time - scenario.submergeTime)) s), killed; \(second) finished: \(dives.count) summary, start \(startDate - Self.start) s, max depth \(maxDepth) m; snapshots restored by \(second)/\(joiner) (last published metrics): \(restored); \(sizes.count) snapshots published, \(sizes.min() ?? 0)–\(sizes.max() ?? 0) bytes"
         )
         await diver.shutdown()
         await observer.shutdown()

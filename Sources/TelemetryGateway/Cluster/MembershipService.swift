@@ -7,9 +7,8 @@ import TelemetryCore
 /// The membership of clustered modes as a service, on a connection of its own
 /// (`<clientId>-<instance>-cluster`, whose will marks this instance offline):
 ///
-/// 1. subscribes `gateway/instances/+`, `gateway/status`, the context copies and (partitioned
-///    mode sharing state) the device snapshots, announces itself `starting` and waits for that
-///    announcement to come back: every
+/// 1. subscribes `gateway/instances/+`, `gateway/status` and (partitioned mode) the context
+///    copies, announces itself `starting` and waits for that announcement to come back: every
 ///    retained announcement was delivered before it, so the membership is known and the
 ///    subscriber may start (it subscribes while this instance owns nothing yet);
 /// 2. once the subscriber subscribed, announces itself `online` and counts itself in when the
@@ -107,7 +106,7 @@ struct MembershipService: Service {
     /// Steps 1 and 2: membership known, subscriber subscribed, this instance online.
     private func join(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async throws {
         let logger = runtime.logger
-        let filters = [cluster.instancesFilter, runtime.scheme.statusTopic, cluster.contextPrefix + "#"] + (cluster.sharesState ? [cluster.statePrefix + "#"] : [])
+        let filters = [cluster.instancesFilter, runtime.scheme.statusTopic, cluster.contextPrefix + "#"]
         while true {
             try Task.checkCancellation()
             do {
@@ -172,10 +171,6 @@ struct MembershipService: Service {
         return { message in
             if message.topic.hasPrefix(cluster.contextPrefix) {
                 cluster.receiveReplica(message, inboundRoot: inboundRoot)
-                return
-            }
-            if message.topic.hasPrefix(cluster.statePrefix) {
-                cluster.receiveSnapshot(message)
                 return
             }
             if message.topic == statusTopic {

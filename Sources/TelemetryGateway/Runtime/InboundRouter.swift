@@ -26,6 +26,11 @@ final class InboundRouter: Sendable {
         let health = runtime.operations.health
         health.handlerEntered()
         defer { health.handlerLeft() }
+        // Partitioned mode sharing state: another owner's device snapshot, kept for take-overs.
+        if let cluster = runtime.cluster, cluster.sharesState, message.topic.hasPrefix(cluster.statePrefix) {
+            cluster.receiveSnapshot(message)
+            return
+        }
         let metrics = runtime.metrics
         metrics.messagesReceived.increment()
         let receivedAt = Date().timeIntervalSince1970
