@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "TelemetryGatewayTests",
             dependencies: [
-                "TelemetryGateway", "TelemetryCore", "MQTTTransport",
+                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]

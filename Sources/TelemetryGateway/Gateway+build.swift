@@ -9,8 +9,9 @@ import UnixSignals
 /// is tested is what runs.
 ///
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle):
-/// publisher, metrics, journal sync, recorder pruning, device-state pruning, shard workers,
-/// ticker, policy reload, subscriber, and in clustered modes the membership
+/// publisher, (partitioned mode) snapshot sharing, metrics, journal sync, recorder pruning,
+/// device-state pruning, shard workers, ticker, policy reload, subscriber, and in clustered
+/// modes the membership
 /// (docs/scale-out.md). So at SIGTERM the subscriber stops receiving first, the workers drain what is
 /// queued (bounded by `pipeline.drainTimeout`), the final metrics go out, the journal is synced,
 /// and the publisher says offline and waits for its acknowledgements (the whole shutdown is
@@ -53,6 +54,8 @@ public func buildGateway(
     )
     let services: [(any Service)?] = [
         PublisherService(runtime: runtime, deadline: deadline),
+        // Stops after the workers, so their last snapshots go out.
+        runtime.cluster.flatMap { $0.sharesState ? SnapshotShareService(runtime: runtime, cluster: $0) : nil },
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
             HTTPService(address: $0, endpoints: runtime.operations.endpoints(prometheus: prometheus), logger: logger)

@@ -236,7 +236,7 @@ struct ClusterTests {
         let tally = run.fleet.tally(messages)
         #expect(tally.published == run.expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
         let statuses = messages.filter { $0.topic == "gateway/instances/gw-b" }.map(\.payloadString)
-        #expect(statuses.contains { $0.contains(#""state":"draining""#) } && statuses.last?.contains(#""reason":"shutdown""#) == true)
+        #expect(statuses.contains { $0.contains(#""state":"draining""#) } && statuses.last?.contains(#""reason":"shutdown""#) == true, "\(statuses)")
         let gained = ["gw-a", "gw-c"].compactMap { Self.metric(messages, $0, "gateway_cluster_handovers_total", labels: ["direction": "gained"]) }.reduce(0, +)
         #expect(gained == 30, "the survivors hold every watch")
         print("cluster leave: \(leaving.count) watches of gw-b, SIGTERM at \(stoppedAt) s; \(tally)")

@@ -34,6 +34,12 @@ import Testing
         #expect(named.journal.path == "data/journal-gw-b.2.bin")
         #expect(named.recorder.database == "data/recorder-gw-b.2.sqlite")
         #expect(configuration.cluster.heartbeatInterval == 0.5 && configuration.cluster.expiry == 2)
+        // Sharing state by default: the subscriber also reads the owners' device snapshots.
+        #expect(configuration.cluster.shareState && configuration.cluster.stateCacheBytes == 268_435_456)
+        #expect(configuration.inboundFilters(TopicScheme()) == ["gateway/cluster/state/#", "wearables/+/#", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#"])
+        let unshared = try Self.load([("cluster.mode", "partitioned"), ("cluster.shareState", "false"), ("cluster.stateCacheBytes", "1048576")])
+        #expect(!unshared.cluster.shareState && unshared.cluster.stateCacheBytes == 1_048_576)
+        #expect(unshared.inboundFilters(TopicScheme()) == ["wearables/+/#", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#"])
     }
 
     @Test("shared: every filter goes through the group")

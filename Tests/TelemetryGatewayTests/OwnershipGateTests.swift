@@ -58,7 +58,7 @@ import Testing
         let verdict = gate.admit(batch, key: batchKey, inbound: true)
         #expect(verdict.owned && !verdict.replicate)
         #expect(verdict.restore?.device.rawValue == device)
-        #expect(verdict.restore?.context.map(\.topic) == ["wearables/\(device)/hello", "wearables/\(device)/workout"])
+        #expect(verdict.restore?.kept.context.map(\.topic) == ["wearables/\(device)/hello", "wearables/\(device)/workout"])
         let next = gate.admit(batch, key: batchKey, inbound: true)
         #expect(next.owned && next.restore == nil, "restored once")
         let (status, statusKey) = Self.frame(device, "status", at: 4)
@@ -106,7 +106,7 @@ import Testing
         let (workout, _) = Self.frame(device, "workout", at: 5)
         gate.keepReplica(workout, device: device, stream: .workout)
         let (batch, key) = Self.frame(device, "batched/device-motion", at: 6)
-        #expect(gate.admit(batch, key: key, inbound: true).restore?.context.map(\.topic) == ["wearables/\(device)/workout"])
+        #expect(gate.admit(batch, key: key, inbound: true).restore?.kept.context.map(\.topic) == ["wearables/\(device)/workout"])
     }
 
     @Test("the context cache keeps the latest frame per stream and drops the oldest device past its limit")
@@ -155,7 +155,7 @@ import Testing
         gate.keepReplica(hello, device: "w1", stream: .hello)
         let (batch, key) = Self.frame("w1", "batched/accelerometer", at: 2)
         let first = gate.admit(batch, key: key, inbound: true)
-        #expect(first.role == .owner && first.restore?.context.map(\.topic) == ["wearables/w1/hello"])
+        #expect(first.role == .owner && first.restore?.kept.context.map(\.topic) == ["wearables/w1/hello"])
         #expect(gate.admit(batch, key: key, inbound: true).restore == nil)
         #expect(gate.owns(DeviceID("anyone")!, at: 2))
     }

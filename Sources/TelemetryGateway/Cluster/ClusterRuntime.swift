@@ -1,9 +1,11 @@
+import CoreMetrics
 import Foundation
 import MQTTTransport
 import TelemetryCore
 
 /// The clustered modes' shared parts: this instance's identity, the membership view, the
-/// ownership gate (partitioned mode) and the context copies waiting to be published.
+/// ownership gate (partitioned mode), the context copies and the device snapshots waiting to
+/// be published.
 final class ClusterRuntime: Sendable {
     let mode: GatewayConfiguration.Cluster.Mode
     let instance: String
@@ -19,19 +21,32 @@ final class ClusterRuntime: Sendable {
     /// Owned context frames to copy, retained, for instances that join later.
     let replicas: AsyncStream<MQTTMessage>
     private let replicaSink: AsyncStream<MQTTMessage>.Continuation
+    /// Whether owners publish device snapshots and new owners restore them (partitioned mode
+    /// with `cluster.shareState`).
+    let sharesState: Bool
+    /// `{outboundRoot}/cluster/state/`: prefix of the device snapshots.
+    let statePrefix: String
+    /// Snapshots of owned devices waiting to be published.
+    let outbox = SnapshotOutbox()
 
     init(configuration: GatewayConfiguration, scheme: TopicScheme, metrics: ClusterMetrics, startedAt: Double) {
         mode = configuration.cluster.mode
         instance = configuration.cluster.instanceName
         self.metrics = metrics
+        sharesState = mode == .partitioned && configuration.cluster.shareState
         view = ClusterView(me: instance, expiry: configuration.cluster.expiry, warmup: configuration.cluster.handoverWarmup, metrics: metrics)
+        // A trail frame is covered by a snapshot within a snapshot interval, unless its owner
+        // froze: then it is expired (and the device taken over) after cluster.expiry.
+        let horizon = configuration.cluster.expiry + 2 * configuration.state.snapshotInterval + 1
         gate = OwnershipGate(
-            view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics, ownsEverything: mode == .shared)
+            view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics, ownsEverything: mode == .shared,
+            snapshots: sharesState ? SnapshotCache(limit: configuration.cluster.stateCacheBytes, horizon: horizon) : nil)
         status = InstanceStatusMessage(
             outboundRoot: scheme.outboundRoot, instance: instance, mode: mode.rawValue, startedAt: startedAt,
             incarnation: String(UUID().uuidString.prefix(8)))
         instancesFilter = "\(scheme.outboundRoot)/instances/+"
         contextPrefix = "\(scheme.outboundRoot)/cluster/context/"
+        statePrefix = "\(scheme.outboundRoot)/cluster/state/"
         (replicas, replicaSink) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(65_536))
     }
 
@@ -59,4 +74,21 @@ final class ClusterRuntime: Sendable {
     }
 
     func finishReplicas() { replicaSink.finish() }
+
+    /// Takes a device snapshot another instance published (`{statePrefix}{id}`); an empty
+    /// retained message clears it. This instance's own snapshots come back too: kept once the
+    /// device is no longer processed here (for a later gain).
+    func receiveSnapshot(_ message: MQTTMessage) {
+        guard message.topic.hasPrefix(statePrefix) else { return }
+        let device = String(message.topic.dropFirst(statePrefix.count))
+        guard !device.isEmpty, !device.contains("/") else { return }
+        guard !message.payload.isEmpty else {
+            gate.clearSnapshot(of: device)
+            return
+        }
+        let user = Dictionary(message.properties.userProperties.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        guard let lastSeen = user["lastSeen"].flatMap(Double.init) else { return }
+        if user["instance"] != instance { metrics.snapshotsReceived.increment() }
+        gate.keepSnapshot(message.payload, lastSeen: lastSeen, device: device)
+    }
 }

@@ -55,11 +55,15 @@ struct ContextCache: Sendable {
 
     /// The context stream of `topic`, whose device level is `key` below `root`; nil for any other stream.
     static func stream(of topic: String, key: Substring, root: String) -> InboundStream? {
+        guard let stream = inboundStream(of: topic, key: key, root: root), streams.contains(stream) else { return nil }
+        return stream
+    }
+
+    /// The stream of `topic`, whose device level is `key` below `root`; nil when it names none.
+    static func inboundStream(of topic: String, key: Substring, root: String) -> InboundStream? {
         // root + "/" + key + "/" is the prefix (routingKey found them there).
         let prefixLength = root.utf8.count + key.utf8.count + 2
         guard topic.utf8.count > prefixLength else { return nil }
-        let path = topic.utf8.dropFirst(prefixLength)
-        guard let stream = InboundStream(path: Substring(path)), streams.contains(stream) else { return nil }
-        return stream
+        return InboundStream(path: Substring(topic.utf8.dropFirst(prefixLength)))
     }
 }

@@ -7,37 +7,38 @@ import TelemetryCore
 /// before its first frame here, `lost` after its last one. The messages returned are published
 /// like a frame's (their acknowledgement is not tied to any journal record).
 ///
-/// The built-in ``ContextReplayHandover`` restores what the kept context frames carry and
-/// starts derivations fresh; a durable-state implementation restores the previous owner's
-/// snapshot of the device in `gained` and writes it in `lost`.
+/// Before `gained`, the worker has forgotten what it held of the device and restored the
+/// previous owner's snapshot if one reached this instance (`cluster.shareState`); before
+/// `lost`, it has queued the device's snapshot for publishing. The built-in
+/// ``ContextReplayHandover`` replays the handed-over frames.
 public protocol DeviceHandover: Sendable {
     /// This instance now owns `device`: bring its state up to date before its frames arrive.
     /// - Parameters:
     ///   - device: the device.
-    ///   - context: its latest context frames (hello, status, authorization, workout, headphone
-    ///     connection) in arrival order, as this instance received them or another instance
-    ///     copied them; possibly empty.
+    ///   - state: whether its snapshot was restored, and the frames to replay after it (or its
+    ///     context frames without one); possibly empty.
     ///   - processor: the worker's processor.
     /// - Returns: messages to publish.
-    func gained(_ device: DeviceID, context: [InboundFrame], processor: inout FrameProcessor) -> [OutboundMessage]
+    func gained(_ device: DeviceID, state: HandedOverState, processor: inout FrameProcessor) -> [OutboundMessage]
 
     /// Another instance now owns `device`: flush or forget its state here.
     /// - Returns: messages to publish.
     func lost(_ device: DeviceID, processor: inout FrameProcessor) -> [OutboundMessage]
 }
 
-/// The hand-over with what exists without durable derived state: a gained device's context
-/// frames are run through the processor with their outputs discarded (the previous owner
-/// published them already), so its access state, availability and workout session are
-/// restored; its derivations (swing windows, dives, head-pose reference, run timeline) start
-/// empty. A lost device's state is forgotten; what it held undecided is not published.
+/// The built-in hand-over: a gained device's handed-over frames (those after the restored
+/// snapshot, or its context frames) are run through the processor with their outputs
+/// discarded (the previous owner published them already). With a snapshot the device continues
+/// where its previous owner was (open dive, stroke counts, pose reference, run timeline); with
+/// context frames only, its access state, availability and workout session come back and its
+/// derivations start empty. A lost device's state is forgotten; what it held undecided is not
+/// published (its new owner continues from the snapshot).
 public struct ContextReplayHandover: DeviceHandover {
     /// Creates the hand-over.
     public init() {}
 
-    public func gained(_ device: DeviceID, context: [InboundFrame], processor: inout FrameProcessor) -> [OutboundMessage] {
-        processor.forget(device)
-        for frame in context { _ = processor.process(frame) }
+    public func gained(_ device: DeviceID, state: HandedOverState, processor: inout FrameProcessor) -> [OutboundMessage] {
+        for frame in state.frames { _ = processor.process(frame) }
         return []
     }
 

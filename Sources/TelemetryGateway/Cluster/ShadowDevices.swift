@@ -11,6 +11,7 @@ struct ShadowDevices: Sendable {
 
     mutating func insert(_ device: DeviceID) { devices.insert(device.rawValue) }
     mutating func remove(_ device: DeviceID) { devices.remove(device.rawValue) }
+    func contains(_ device: DeviceID) -> Bool { devices.contains(device.rawValue) }
 
     /// `messages` without those about shadowed devices (`{root}/{id}/…`).
     func visible(_ messages: [OutboundMessage]) -> [OutboundMessage] {

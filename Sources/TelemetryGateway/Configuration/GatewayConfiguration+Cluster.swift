@@ -33,6 +33,11 @@ extension GatewayConfiguration {
         /// Devices whose latest context frames (hello, status, authorization, workout, headphone
         /// connection) are kept for a take-over; the oldest device is dropped beyond it.
         public var contextDevices = 200_000
+        /// Whether owners publish device snapshots and new owners restore them (partitioned mode).
+        public var shareState = true
+        /// Bytes of other instances' snapshots and trail frames kept for take-overs; the least
+        /// recently updated device is dropped beyond it.
+        public var stateCacheBytes = 268_435_456
 
         /// Creates the defaults.
         public init() {}

@@ -38,6 +38,16 @@ extension GatewayConfiguration {
             "cluster.contextDevices", "Devices whose latest hello/status/authorization/workout/headphone-connection frames are kept to restore a device arriving at this instance (clustered modes).",
             default: 200_000, in: 1...100_000_000
         ) { $0.cluster.contextDevices = $1 },
+        .flag(
+            "cluster.shareState",
+            "Partitioned mode: owners publish device snapshots (retained, gateway/cluster/state/{id}) and a device's new owner restores them, so open dives, stroke counts, pose references and run timelines survive a hand-over.",
+            default: true
+        ) { $0.cluster.shareState = $1 },
+        .integer(
+            "cluster.stateCacheBytes",
+            "Bytes of other instances' device snapshots (and the frames received after them) kept for take-overs; the least recently updated device is dropped beyond it (gateway_cluster_state_dropped_total).",
+            default: 268_435_456, in: 1_048_576...1_099_511_627_776
+        ) { $0.cluster.stateCacheBytes = $1 },
     ]
 
     /// Checks of these keys against others; each names the key to change.

@@ -48,9 +48,13 @@ extension GatewayConfiguration {
     }
 
     /// The filters the subscriber subscribes: device frames, head-pose resets and recorder
-    /// queries; in shared mode each through the shared-subscription group.
+    /// queries; in shared mode each through the shared-subscription group; in partitioned mode
+    /// sharing state, first the other instances' device snapshots (on this connection, which has
+    /// no will: a burst of them at shutdown must not disturb the membership connection's
+    /// clean disconnect).
     func inboundFilters(_ scheme: TopicScheme) -> [String] {
         let filters = [scheme.inboundFilter, scheme.headphoneResetPoseFilter, scheme.recorderQueryFilter]
+        if cluster.mode == .partitioned, cluster.shareState { return ["\(scheme.outboundRoot)/cluster/state/#"] + filters }
         guard cluster.mode == .shared else { return filters }
         return filters.map { "$share/\(cluster.group)/\($0)" }
     }

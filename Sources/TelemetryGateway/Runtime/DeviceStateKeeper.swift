@@ -1,10 +1,12 @@
 import CoreMetrics
+import Foundation
 import Logging
 import RecorderStore
 import TelemetryCore
 
 /// One shard's side of durable device state: restores a device from its stored snapshot before
-/// the device's first frame, writes the snapshots of changed devices each tick, and evicts idle
+/// the device's first frame, writes the snapshots of changed devices each tick (and, in
+/// partitioned mode, queues those of owned devices for the other instances), and evicts idle
 /// devices (or the least recently active beyond `state.maxResidentDevices`).
 ///
 /// A frame that can change a snapshot (anything but batched samples) keeps its journal record
@@ -13,6 +15,8 @@ import TelemetryCore
 struct DeviceStateKeeper {
     private let shard: Int
     private let store: DeviceStateStore?
+    /// Partitioned mode sharing state: where owned devices' snapshots go for publishing.
+    private let cluster: ClusterRuntime?
     private let metrics: DeviceStateMetrics
     private let logger: Logger
     private let settings: GatewayConfiguration.DeviceState
@@ -31,6 +35,7 @@ struct DeviceStateKeeper {
     init(shard: Int, shardCount: Int, runtime: GatewayRuntime) {
         self.shard = shard
         store = runtime.deviceStates
+        cluster = runtime.cluster.flatMap { $0.sharesState ? $0 : nil }
         metrics = runtime.deviceStateMetrics
         logger = runtime.logger
         settings = runtime.configuration.state
@@ -69,15 +74,21 @@ struct DeviceStateKeeper {
         }
     }
 
+    /// Drops a device's stored snapshot from the restore list: another instance owned it since.
+    mutating func forgetStored(_ device: DeviceID) {
+        dormant.remove(device)
+    }
+
     /// Keeps a frame's journal record until the next snapshot write.
     mutating func holdUntilSnapshot(_ countdown: ReleaseCountdown) {
         heldForSnapshot.append(countdown)
     }
 
     /// Every `state.snapshotInterval` (and once at shutdown, `now` nil): writes the snapshots of
-    /// changed devices, evicts what is due, then lets go of the held journal records. Called
-    /// on every tick.
-    mutating func persist(_ processor: inout FrameProcessor, now: Double?) async {
+    /// changed devices, queues those this instance owns now for publishing (not a shadow's, nor
+    /// a device whose ownership just moved away), evicts what is due, then lets go of the held
+    /// journal records. Called on every tick.
+    mutating func persist(_ processor: inout FrameProcessor, now: Double?, shadows: ShadowDevices) async {
         if let now {
             guard now >= nextSnapshot else { return }
             nextSnapshot = now + settings.snapshotInterval
@@ -87,9 +98,14 @@ struct DeviceStateKeeper {
         let changed = processor.takeChangedDevices()
         // In slices, so a storm of changed devices never holds all their snapshots at once.
         var start = 0
-        while store != nil, start < changed.count {
+        while store != nil || cluster != nil, start < changed.count {
             let slice = changed[start..<min(start + Self.snapshotsPerWrite, changed.count)]
-            await save(slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
+            let snapshots = slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } }
+            if let cluster {
+                let date = now ?? Date().timeIntervalSince1970
+                cluster.outbox.offer(snapshots.filter { !shadows.contains($0.device) && cluster.gate.owns($0.device, at: date) })
+            }
+            await save(snapshots)
             start += Self.snapshotsPerWrite
         }
         if let now {

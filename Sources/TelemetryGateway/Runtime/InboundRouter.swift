@@ -26,6 +26,11 @@ final class InboundRouter: Sendable {
         let health = runtime.operations.health
         health.handlerEntered()
         defer { health.handlerLeft() }
+        // Partitioned mode sharing state: another owner's device snapshot, kept for take-overs.
+        if let cluster = runtime.cluster, cluster.sharesState, message.topic.hasPrefix(cluster.statePrefix) {
+            cluster.receiveSnapshot(message)
+            return
+        }
         let metrics = runtime.metrics
         metrics.messagesReceived.increment()
         let receivedAt = Date().timeIntervalSince1970
@@ -86,10 +91,12 @@ final class InboundRouter: Sendable {
             cluster.metrics.framesNotOwned.increment()
             return .none
         }
-        if let (device, context) = verdict.restore {
-            let bytes = context.reduce(0) { $0 + $1.payload.count + $1.topic.utf8.count }
+        if let (device, kept) = verdict.restore {
+            let frames: [InboundFrame] = kept.context + (kept.snapshot?.trail ?? [])
+            let snapshotBytes: Int = kept.snapshot?.snapshot?.count ?? 0
+            let bytes = frames.reduce(snapshotBytes) { total, frame in total + frame.payload.count + frame.topic.utf8.count }
             push(
-                .handover(.gained(device, context: context, shadow: verdict.role == .shadow)), bytes: bytes, shard: shards.shard(forRoutingKey: key),
+                .handover(.gained(device, kept, shadow: verdict.role == .shadow)), bytes: bytes, shard: shards.shard(forRoutingKey: key),
                 topic: record.topic, ticket: nil)
         }
         if verdict.replicate, let stream = ContextCache.stream(of: record.topic, key: key, root: scheme.inboundRoot) {

@@ -54,7 +54,7 @@ struct ShardWorker {
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now):
                     await flush(shadows.visible(processor.flush(now: now)), now: now)
-                    await deviceStates.persist(&processor, now: now)
+                    await deviceStates.persist(&processor, now: now, shadows: shadows)
                     await runtime.publisher.publish(await runtime.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
@@ -64,7 +64,9 @@ struct ShardWorker {
                 case .policy(let policy, let date):
                     await runtime.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
                 case .handover(let change):
-                    await runtime.publisher.publish(change.apply(runtime.handover, to: &processor, shadows: &shadows))
+                    // The stored snapshot of a device gained from another instance is older than its handed-over state.
+                    if case .gained(let device, let kept, _) = change, kept.snapshot?.snapshot != nil { deviceStates.forgetStored(device) }
+                    await runtime.publisher.publish(change.apply(runtime.handover, to: &processor, shadows: &shadows, cluster: runtime.cluster))
                 case .shadow(let frame):
                     _ = processor.process(frame)
                 }
@@ -73,7 +75,7 @@ struct ShardWorker {
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
             await flush(shadows.visible(processor.finish()), now: nil)
-            await deviceStates.persist(&processor, now: nil)
+            await deviceStates.persist(&processor, now: nil, shadows: shadows)
         }
         health.retire("worker-\(shard)")
         runtime.logger.debug("worker \(shard) stopped")

@@ -17,8 +17,9 @@ enum WorkItem: Sendable {
     case resetPose(DeviceID, receivedAt: Double, retained: Bool, JournalTicket?)
     /// A reloaded registry and capability table, effective at the given Unix time (SIGHUP).
     case policy(AccessPolicy, Double)
-    /// Partitioned mode: this instance gained a device (restore it from its context frames
-    /// before its next frame), finished warming up for it, or lost it; see ``DeviceHandover``.
+    /// Partitioned mode: this instance gained a device (restore it from its previous owner's
+    /// snapshot or its context frames before its next frame), finished warming up for it, or
+    /// lost it; see ``DeviceHandover``.
     case handover(HandoverChange)
     /// Partitioned mode: a frame of a device this instance will own after the warm-up,
     /// processed for its state only (nothing published, no journal record).

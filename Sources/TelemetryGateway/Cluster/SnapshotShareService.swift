@@ -1,0 +1,65 @@
+import CoreMetrics
+import Dispatch
+import Foundation
+import Logging
+import MQTTTransport
+import ServiceLifecycle
+import TelemetryCore
+
+/// Publishes the snapshots the workers queued in the ``SnapshotOutbox`` (partitioned mode,
+/// `cluster.shareState`): each as `gateway/cluster/state/{id}`, retained, QoS 1, the JSON the
+/// device state store writes, with user properties `lastSeen` (when the owner received the last
+/// frame the snapshot covers) and `instance`.
+///
+/// JSON encoding runs on a queue of its own, not on Swift's cooperative pool the workers share;
+/// the messages go out on the publisher connection, which outlives the workers, so the
+/// snapshots of their final write at shutdown are published too. Listed before the workers, it
+/// stops after them.
+struct SnapshotShareService: Service {
+    let runtime: GatewayRuntime
+    let cluster: ClusterRuntime
+
+    private static let encoding = DispatchQueue(label: "cluster-snapshot-encode")
+
+    func run() async {
+        await withGracefulShutdownHandler {
+            for await _ in cluster.outbox.wakeups { await publishPending() }
+        } onGracefulShutdown: {
+            cluster.outbox.finish()
+        }
+        // The workers have stopped: what they queued last goes out now.
+        await publishPending()
+    }
+
+    private func publishPending() async {
+        let pending = cluster.outbox.take()
+        guard !pending.isEmpty else { return }
+        let messages = await Self.encode(pending, prefix: cluster.statePrefix, instance: cluster.instance)
+        cluster.metrics.snapshotsNotSent.increment(by: pending.count - messages.count)
+        for message in messages {
+            do {
+                try await runtime.publisher.client.send(message)
+                cluster.metrics.snapshotsSent.increment()
+            } catch {
+                cluster.metrics.snapshotsNotSent.increment()
+                runtime.logger.debug("cluster: could not publish \(message.topic): \(error)")
+            }
+        }
+    }
+
+    /// The messages of `snapshots`, encoded on ``encoding``; one that fails to encode is left out.
+    static func encode(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)], prefix: String, instance: String) async -> [MQTTMessage] {
+        await withCheckedContinuation { continuation in
+            encoding.async {
+                let encoder = JSONEncoder()
+                let messages = snapshots.compactMap { device, snapshot -> MQTTMessage? in
+                    guard let json = try? encoder.encode(snapshot) else { return nil }
+                    var properties = MQTTProperties(contentType: "application/json")
+                    properties.userProperties = [.init(name: "lastSeen", value: "\(snapshot.lastSeen)"), .init(name: "instance", value: instance)]
+                    return MQTTMessage(topic: prefix + device.rawValue, payload: [UInt8](json), qos: .atLeastOnce, retain: true, properties: properties)
+                }
+                continuation.resume(returning: messages)
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+import TelemetryCore
+import TelemetrySimulation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Derived state that spans more than the warm-up, across owners: a diver is mid-dive while its
+/// owner drains (SIGTERM), a fourth instance joins and takes the diver, and that one is killed
+/// (SIGKILL). Real `wearable-gateway` processes in partitioned mode on one mosquitto; the owners
+/// hand the dive over through `gateway/cluster/state/{id}` (docs/scale-out.md).
+@Suite("Scale-out: device state handed over between instances", .serialized)
+struct ClusterStateHandoverTests {
+    static let start = 1_700_000_000.0
+    /// Frames per second the diver sends: its 6 frames per second of dive time, sped up 15×.
+    static let rate = 90.0
+
+    /// Publishes `frames` at ``rate`` (the device's pace, not a synchronisation), each
+    /// acknowledged by the broker.
+    static func publish(_ frames: ArraySlice<SimulatedFrame>, with client: MQTTClient) async throws {
+        let clock = ContinuousClock()
+        let begin = clock.now
+        for (count, frame) in frames.enumerated() {
+            try await client.publish(MQTTMessage(topic: frame.topic(), payload: frame.payload, qos: .atLeastOnce, retain: frame.retain))
+            let due = begin + .seconds(Double(count + 1) / rate)
+            if due > clock.now { try await Task.sleep(until: due, clock: clock) }
+        }
+    }
+
+    @Test("a dive whose owner drains, is replaced by a joining instance, which is killed: one dive summary with the real start and maximum depth")
+    func diveAcrossOwners() async throws {
+        let broker = try TestBroker()
+        let scenario = DiveScenario.deepDive()
+        let device = scenario.deviceId
+        let frames = scenario.frames(startDate: Self.start)
+        let collector = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(
+            ["gateway/\(device)/submersion/#", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status", "gateway/cluster/state/\(device)"],
+            qos: .atLeastOnce)
+
+        // WG_FAULT_HANDOVER_STATE_OFF=1 runs the control: no snapshots between instances,
+        // expected to FAIL (each new owner starts the dive again from the frames it sees).
+        let control = ProcessInfo.processInfo.environment["WG_FAULT_HANDOVER_STATE_OFF"] == "1" ? ["--set", "cluster.shareState=false"] : []
+        let names = ["gw-a", "gw-b", "gw-c"]
+        var gateways = try names.map { try GatewayProcess(broker: broker, arguments: ClusterTests.arguments($0) + control) }
+        for gateway in gateways { try await gateway.waitUntilSubscribed() }
+        try await ClusterTests.waitLive(collector, names, count: 3)
+        let first = try #require(RendezvousOwnership(instances: names).owner(of: device))
+        let survivors = names.filter { $0 != first }
+        let second = try #require(RendezvousOwnership(instances: survivors).owner(of: device))
+        // A joining instance that takes the diver from the second owner.
+        let joiner = try #require((UnicodeScalar("d").value...UnicodeScalar("z").value).map { "gw-\(Character(UnicodeScalar($0)!))" }.first {
+            RendezvousOwnership(instances: survivors + [$0]).owner(of: device) == $0
+        })
+        let diver = try await TestClients.connected(try TestClients.configuration(broker))
+
+        // 1. Twenty seconds into the dive at the first owner.
+        let intoDive = try #require(frames.firstIndex { $0.time > scenario.submergeTime + 20 })
+        try await Self.publish(frames[..<intoDive], with: diver)
+        try await collector.wait(timeout: 30, "the dive under way") { messages in
+            messages.contains { $0.topic.hasSuffix("/submersion/depth-state") && $0.payloadString.contains("\"submerged") }
+        }
+
+        // 2. The first owner drains (SIGTERM) while the diver goes on; the second shadows, then owns.
+        let drained = intoDive + Int(6 * Self.rate)
+        gateways[names.firstIndex(of: first)!].signal(SIGTERM)
+        try await Self.publish(frames[intoDive..<drained], with: diver)
+        #expect(try await gateways[names.firstIndex(of: first)!].waitForExit(timeout: 40) == 0)
+        gateways.remove(at: names.firstIndex(of: first)!)
+
+        // 3. A fourth instance joins and takes the diver over after its warm-up; the diver goes
+        //    on until the joiner has published the diver's state as its owner.
+        gateways.append(try GatewayProcess(broker: broker, arguments: ClusterTests.arguments(joiner) + control))
+        var next = drained
+        let joinLimit = frames.count * 3 / 4
+        @Sendable func tookOver(_ messages: [MQTTMessage]) -> Bool {
+            let released = ClusterTests.metric(messages, second, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) ?? 0 >= 1
+            // Sharing state, the joiner's own snapshot of the diver is on the broker too.
+            let published = !control.isEmpty || messages.contains { message in
+                message.topic == "gateway/cluster/state/\(device)" && message.properties.userProperties.contains { $0.name == "instance" && $0.value == joiner }
+            }
+            return released && published
+        }
+        while !tookOver(collector.messages) {
+            guard next < joinLimit else { throw TestFailure("\(joiner) did not take the diver over within three quarters of the dive") }
+            try await Self.publish(frames[next..<next + 30], with: diver)
+            next += 30
+        }
+        let joinedAt = next
+
+        // 4. The joiner dies (SIGKILL) mid-dive; the second owner takes the diver back.
+        gateways.last!.signal(SIGKILL)
+        _ = try await gateways.last!.waitForExit(timeout: 10)
+        gateways.removeLast()
+        #expect(!collector.messages.contains { $0.topic.hasSuffix("/submersion/dive") }, "the dive ended before the last hand-over; the test proved nothing")
+        #expect(frames[next].time < scenario.surfaceTime, "the last hand-over happened under water")
+        try await Self.publish(frames[next...], with: diver)
+        try await collector.wait(timeout: 60, "the dive summary") { messages in messages.contains { $0.topic.hasSuffix("/submersion/dive") } }
+        try await ClusterTests.stop(gateways, collector: collector)
+
+        let messages = collector.messages
+        let dives = messages.filter { $0.topic == "gateway/\(device)/submersion/dive" }
+        #expect(dives.count == 1, "exactly one dive summary across the instances: \(dives.map(\.payloadString))")
+        let dive = try #require(dives.first)
+        let object = (try? JSONSerialization.jsonObject(with: Data(dive.payload)) as? [String: Any]) ?? [:]
+        let startDate = try #require((object["startDate"] as? NSNumber)?.doubleValue)
+        let maxDepth = try #require((object["maxDepth"] as? NSNumber)?.doubleValue)
+        #expect(abs(startDate - (Self.start + scenario.submergeTime)) < 0.001, "the dive began at the first owner")
+        #expect(abs(maxDepth - scenario.reportedMaxDepth()) < 1e-6, "\(maxDepth) m, expected \(scenario.reportedMaxDepth()) m")
+        let events = messages.filter { $0.topic.hasPrefix("gateway/\(device)/submersion/") }
+        let eventIds = events.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any])?["eventId"] as? String }
+        #expect(Set(eventIds).count == eventIds.count, "no submersion event published twice")
+        let restored = ([second, joiner]).map { ClusterTests.metric(messages, $0, "gateway_cluster_snapshots_total", labels: ["event": "restored"]) ?? 0 }
+        if control.isEmpty {
+            #expect(restored[0] >= 2 && restored[1] >= 1, "\(second) restored the diver's snapshot twice, \(joiner) once: \(restored)")
+        }
+        let submerged = frames[intoDive].time - scenario.submergeTime
+        let sizes = messages.filter { $0.topic == "gateway/cluster/state/\(device)" }.map(\.payload.count)
+        print(
+            "cluster dive: \(first) drained at \(Int(submerged)) s of dive time, \(second) took over; \(joiner) joined and owned it until frame \(joinedAt) (\(Int(frames[joinedAt].time - scenario.submergeTime)) s), killed; \(second) finished: \(dives.count) summary, start \(startDate - Self.start) s, max depth \(maxDepth) m; snapshots restored by \(second)/\(joiner) (last published metrics): \(restored); \(sizes.count) snapshots published, \(sizes.min() ?? 0)–\(sizes.max() ?? 0) bytes"
+        )
+        await diver.shutdown()
+        await observer.shutdown()
+    }
+}
