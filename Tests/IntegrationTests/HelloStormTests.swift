@@ -6,9 +6,8 @@ import Testing
 /// What every device does after a broker restart: say hello. The gateway must answer each with
 /// its availability quickly and without its memory running away.
 ///
-/// Run on a quiet machine only (`WG_STORM_TEST=1`): it measures throughput, and on the shared
-/// 2-core CI machine, next to broker and clients in a debug build, it does not reach the goal
-/// yet (docs/reliability.md has the figures).
+/// It asserts a time bound, so it runs alone: scripts/test.sh runs it after the other tests with
+/// `WG_STORM_TEST=1` (the parallel run skips it). docs/reliability.md has the figures.
 @Suite("Reconnect storm", .enabled(if: ProcessInfo.processInfo.environment["WG_STORM_TEST"] != nil))
 struct HelloStormTests {
     @Test("100,000 devices say hello: every availability within 30 s, resident memory under 400 MB")
