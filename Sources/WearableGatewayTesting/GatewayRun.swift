@@ -6,7 +6,7 @@ import TelemetryGateway
 /// publishes, started and announced online: the set-up every end-to-end test shares.
 ///
 /// ```swift
-/// let broker = try TestBroker()
+/// let broker = try await TestBroker.started()
 /// let run = try await GatewayRun.start(broker)
 /// try await run.publish(frames)
 /// let swings = try await run.waitForEvents("swing", device: "watch-s9-1", count: 3)

@@ -50,6 +50,30 @@ public final class TestBroker: @unchecked Sendable {
         }
     }
 
+    /// Starts a broker like ``init(configuration:port:allowAnonymous:)``, waiting for mosquitto
+    /// on a thread of its own: async tests share Swift's cooperative pool (one thread per core),
+    /// and polling for a broker's start there would hold up every other test's tasks.
+    public static func started(configuration: String = "", port: Int? = nil, allowAnonymous: Bool = true) async throws -> TestBroker {
+        try await offPool { try TestBroker(configuration: configuration, port: port, allowAnonymous: allowAnonymous) }
+    }
+
+    /// Starts a broker like ``init(completeConfiguration:port:)``, off the cooperative pool.
+    public static func started(completeConfiguration: String, port: Int) async throws -> TestBroker {
+        try await offPool { try TestBroker(completeConfiguration: completeConfiguration, port: port) }
+    }
+
+    /// Kills and starts the broker again, like ``restart()``, off the cooperative pool.
+    public func restarted() async throws {
+        try await Self.offPool { try self.restart() }
+    }
+
+    /// Runs blocking work (process start, polling) on its own thread.
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
     /// mosquitto exited because its port was taken.
     private struct PortInUse: Error, CustomStringConvertible {
         var description: String

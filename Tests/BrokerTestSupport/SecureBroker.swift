@@ -38,7 +38,7 @@ public final class SecureBroker: Sendable {
             .replacingOccurrences(of: "@PKI_DIR@", with: pki.path)
             // As TestBroker: run as the test's user, so it reads the files in the repository.
             + "\nuser root\n"
-        broker = try TestBroker(completeConfiguration: configuration, port: port)
+        broker = try await TestBroker.started(completeConfiguration: configuration, port: port)
         self.gatewayPort = gatewayPort
         try TestBroker.waitUntilAccepting(port: gatewayPort, timeout: 10) { [broker] in broker.log }
     }

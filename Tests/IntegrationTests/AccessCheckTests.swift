@@ -27,7 +27,7 @@ struct AccessCheckTests {
 
     @Test("each rule breaker yields exactly its error code and nothing derived; a compliant device is unaffected")
     func ruleBreakers() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         var configuration = try GatewayHarness.configuration(broker: broker)
         configuration.registryFile = Self.repository.appendingPathComponent("config/devices.yml").path
         configuration.pipeline.errorReportInterval = 600
@@ -90,7 +90,7 @@ struct AccessCheckTests {
 
     @Test("availability is retained and republished when the authorization changes")
     func availabilityFollowsAuthorization() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let gateway = run.gateway
         let collector = run.collector
@@ -137,7 +137,7 @@ struct AccessCheckTests {
 
     @Test("SIGHUP reloads the registry: an entitlement is granted without a restart")
     func reloadOnHangup() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let registry = broker.directory.appendingPathComponent("devices.yml")
         try "open: false\ndevices:\n  dive-1:\n    entitlements: [altimeter]\n".write(to: registry, atomically: true, encoding: .utf8)
         let collector = MessageCollector()

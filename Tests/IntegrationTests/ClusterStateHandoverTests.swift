@@ -33,7 +33,7 @@ struct ClusterStateHandoverTests {
 
     @Test("a dive whose owner drains, is replaced by a joining instance, which is killed: one dive summary with the real start and maximum depth")
     func diveAcrossOwners() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let scenario = DiveScenario.deepDive()
         let device = scenario.deviceId
         let frames = scenario.frames(startDate: Self.start)

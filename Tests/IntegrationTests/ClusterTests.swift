@@ -71,7 +71,7 @@ struct ClusterTests {
         let devices: MQTTClient
 
         static func start(swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"]) async throws -> Run {
-            let broker = try TestBroker()
+            let broker = try await TestBroker.started()
             let (observer, collector) = try await ClusterTests.observe(broker)
             let fleet = SwingFleetSession(count: 30, swings: swings)
             let gateways = try await ClusterTests.start(names, on: broker)
@@ -245,7 +245,7 @@ struct ClusterTests {
 
     @Test("shared mode on mosquitto: the group's subscription hands each frame to one instance")
     func sharedSubscription() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let (observer, collector) = try await Self.observe(broker)
         let arguments = { (name: String) in
             ["--set", "cluster.mode=shared", "--set", "cluster.group=it", "--set", "cluster.instance=\(name)", "--set", "registry.file=null",

@@ -47,7 +47,7 @@ struct CoreMotionFidelityTests {
 
     @Test("a swing completed by the batch arriving 0.2 s after a typeless `ended` is published, and nothing is refused")
     func lastBatchAfterEnd() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         var configuration = try GatewayHarness.configuration(broker: broker)
         // The grace is measured where the gateway receives the frames. With the default 2 s this
         // test passed alone and under extra CPU load, but failed in 3 of 4 runs of the whole
@@ -108,7 +108,7 @@ struct CoreMotionFidelityTests {
 
     @Test("`ended` without activityType is accepted and ends the session: a batch 3 s later fails with noActiveWorkout")
     func batchAfterGrace() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let id = "watch-s9-ended"
         let device = try await TestClients.connected(try TestClients.configuration(broker))
@@ -137,7 +137,7 @@ struct CoreMotionFidelityTests {
 
     @Test("pedometer events and data without a workout (an iPhone app) give their segments, without a summary")
     func segmentsWithoutWorkout() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let id = "phone-trail-1"
         let phone = DeviceDescriptor(model: "iPhone 15 Pro", platform: "iOS", osVersion: "17.1", app: "com.example.trail", authorization: .authorized)
@@ -177,7 +177,7 @@ struct CoreMotionFidelityTests {
 
     @Test("a 30 h recorder query returns what is stored over the whole range")
     func thirtyHourQuery() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let id = "watch-rec-30h"
         let now = Date().timeIntervalSince1970.rounded(.down)
@@ -225,7 +225,7 @@ struct CoreMotionFidelityTests {
 
     @Test("strokes of a watch whose hello has no wristLocation are published as unknown, rotation kept, counted apart")
     func strokesWithoutWrist() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let id = "watch-s9-nowrist"
         let sequence: [TennisStrokeKind] = [.forehand, .backhand, .forehand]
@@ -253,7 +253,7 @@ struct CoreMotionFidelityTests {
 
     @Test("a dive whose notSubmerged event is lost ends after the surface timeout; depth states carry the watch's deviceState")
     func lostSurfacingEvent() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let id = "watch-ultra-lost"
         let device = try await TestClients.connected(try TestClients.configuration(broker))

@@ -15,7 +15,7 @@ import Glibc
 struct DurableStateTests {
     @Test("kill -9 mid-dive: after the restart the dive summary comes once, with the dive's real start and depth")
     func killMidDive() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let scenario = DiveScenario.deepDive()
         let start = 1_700_000_000.0
         let frames = scenario.frames(startDate: start)

@@ -21,7 +21,7 @@ struct FaultTests {
 
     @Test("kill -9 during a 30,000-frame stream: after a restart every acknowledged frame is processed, ≤ 10 % twice")
     func killMidStream() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let stream = PresenceStream(device: "crash-1", count: 30_000)
         let counter = PresenceCounter(stream)
         let observer = try await observe(broker, ["gateway/crash-1/connection"], handler: counter.handler)
@@ -58,7 +58,7 @@ struct FaultTests {
 
     @Test("SIGTERM with a frozen broker: the gateway exits within 2 × pipeline.drainTimeout, with the status for an incomplete drain")
     func frozenBrokerShutdown() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let observer = try await observe(broker, ["gateway/status", "gateway/+/connection"], handler: collector.handler)
         let drainTimeout = 2.0
@@ -84,7 +84,7 @@ struct FaultTests {
 
     @Test("broker restarted without persistence under load: retained device topics back within 10 s, every received frame processed")
     func brokerRestartReannounces() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let devices = (0..<20).map { "fleet-\($0)" }
         let client = try await TestClients.connected(try TestClients.configuration(broker))
@@ -107,7 +107,7 @@ struct FaultTests {
         let loader = try await TestClients.connected(try TestClients.configuration(broker))
         let publishing = Task { try await stream.publish(with: loader) }
         try await counter.wait(forDistinct: 500, timeout: 30)
-        try broker.restart()
+        try await broker.restarted()
         let restartedAt = ContinuousClock.now
 
         // A dashboard subscribing after the restart sees every device again.
@@ -141,7 +141,7 @@ struct FaultTests {
 
     @Test("the connection cut twice by a proxy mid-stream: nothing lost")
     func networkCut() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let proxy = try TCPProxy(upstreamPort: broker.port)
         var configuration = try GatewayHarness.configuration(broker: broker)
         configuration.mqtt.broker = try BrokerURL(parsing: proxy.url)
@@ -166,7 +166,7 @@ struct FaultTests {
 
     @Test("rejected frames held for their aggregated error report are released once the report is acknowledged")
     func rejectedFramesLeaveTheJournal() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         for index in 0..<500 {

@@ -17,7 +17,7 @@ struct GatewayLifecycleTests {
 
     @Test("SIGTERM drains and publishes offline; exit status 0", arguments: [SIGTERM, SIGINT])
     func gracefulSignal(signal: Int32) async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
@@ -42,7 +42,7 @@ struct GatewayLifecycleTests {
 
     @Test("kill -9 makes the broker publish the will: gateway/status offline, retained")
     func crashFiresWill() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         try await observer.subscribe(["gateway/status"], qos: .atLeastOnce)

@@ -10,7 +10,7 @@ import Testing
 struct GatewayPipelineTests {
     @Test("announces itself online (retained) and reports presence, bad payloads and bad ids")
     func statusPresenceAndErrors() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let gateway = try GatewayHarness(configuration: try GatewayHarness.configuration(broker: broker))
         gateway.start()
 
@@ -80,7 +80,7 @@ struct GatewayPipelineTests {
 
     @Test("aggregates a flood of bad frames into one error event per interval")
     func errorAggregation() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         var configuration = try GatewayHarness.configuration(broker: broker)
         configuration.pipeline.errorReportInterval = 60
         let run = try await GatewayRun.start(broker, configuration: configuration)
@@ -107,7 +107,7 @@ struct GatewayPipelineTests {
 
     @Test("consumes a burst of 20,000 QoS 1 frames from one client without losing one")
     func burstWithoutLoss() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         var configuration = try GatewayHarness.configuration(broker: broker)
         configuration.pipeline.queueCapacity = 256
         let gateway = try GatewayHarness(configuration: configuration)
@@ -148,7 +148,7 @@ struct GatewayPipelineTests {
 
     @Test("resumes receiving within seconds after the broker restarts mid-stream")
     func brokerRestart() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let gateway = run.gateway
         var collector = run.collector
@@ -157,7 +157,7 @@ struct GatewayPipelineTests {
         try await device.publish(MQTTMessage(topic: "wearables/restart-1/status", string: #"{"state":"online"}"#))
         try await collector.wait("presence before the restart") { $0.contains { $0.topic == "gateway/restart-1/connection" } }
 
-        try broker.restart()
+        try await broker.restarted()
         let restartedAt = Date()
         await observer.shutdown()
         collector = MessageCollector()

@@ -51,7 +51,7 @@ import FoundationNetworking
 
     @Test("metrics as Prometheus text; ready only while the broker is up; healthy throughout")
     func metricsHealthReadiness() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let (run, base) = try await Self.start(broker)
         let ready = try await Self.waitFor(base.appendingPathComponent("readyz"), timeout: 20, "/readyz 200") { $0.status == 200 }
         #expect(ready.body.contains(#""status":"ok""#))
@@ -73,7 +73,7 @@ import FoundationNetworking
         #expect(down.body.contains("connection to the broker is down"))
         #expect(await Self.get(base.appendingPathComponent("healthz"))?.status == 200, "a broker outage is not a liveness failure")
 
-        try broker.restart()
+        try await broker.restarted()
         try await Self.waitFor(base.appendingPathComponent("readyz"), timeout: 20, "/readyz 200 after the broker is back") { $0.status == 200 }
         #expect(await Self.get(base.appendingPathComponent("healthz"))?.status == 200)
         try await run.stop()
@@ -81,7 +81,7 @@ import FoundationNetworking
 
     @Test("a garbage frame comes back byte for byte as a dead letter; the fleet page's data lists the device")
     func deadLetterAndFleet() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let (run, base) = try await Self.start(broker)
         let device = try await TestClients.connected(try TestClients.configuration(broker, id: "dl-device-1"))
         let garbage: [UInt8] = Array("garbage".utf8) + [0xFF, 0xFE, 0x00] + Array("{not json".utf8)

@@ -13,7 +13,7 @@ import Testing
 struct HeadphoneDerivationTests {
     @Test("every scenario yields its ground truth: connection states, hand-offs, poses, posture, gestures")
     func scenarios() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let collector = run.collector
         let bridge = try await TestClients.connected(try TestClients.configuration(broker))
@@ -115,7 +115,7 @@ struct HeadphoneDerivationTests {
 
     @Test("a reset-pose command makes the current head attitude the new reference")
     func resetPose() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let bridge = try await TestClients.connected(try TestClients.configuration(broker))
         let id = "buds-reset-1"

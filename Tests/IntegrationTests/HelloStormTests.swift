@@ -12,7 +12,7 @@ import Testing
 struct HelloStormTests {
     @Test("100,000 devices say hello: every availability within 30 s, resident memory under 400 MB")
     func helloStorm() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let deviceCount = 100_000
         let counter = TopicCounter(suffix: "/availability")
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: counter.handler)

@@ -15,7 +15,7 @@ struct PublishExpectTests {
 
     @Test("the shipped registry (6 m limit): the dive's depth states match, exit 0")
     func matchingDive() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker) { configuration in
             configuration.registryFile = TestBroker.repositoryRoot.appendingPathComponent("config/devices.yml").path
         }
@@ -27,7 +27,7 @@ struct PublishExpectTests {
 
     @Test("an open registry (40 m limit): no approachingMaxDepth, exit 1 with a diff")
     func differingDive() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let publisher = try Self.publishDive(to: run)
         #expect(try await publisher.waitForExit() == 1)

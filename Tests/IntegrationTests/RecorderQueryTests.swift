@@ -74,7 +74,7 @@ struct RecorderQueryTests {
 
     @Test("a query returns exactly the stored samples of its range, in order, in chunks with a final marker")
     func queryReturnsRange() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         var configuration = try GatewayHarness.configuration(broker: broker)
         configuration.recorder.queryChunkSamples = 250
         let run = try await GatewayRun.start(broker, configuration: configuration)
@@ -104,7 +104,7 @@ struct RecorderQueryTests {
 
     @Test("bad requests get one final error naming the problem; a request without a response topic is counted")
     func badRequests() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let requester = try await RecorderRequester.connect(broker)
         let cases = [
@@ -129,7 +129,7 @@ struct RecorderQueryTests {
 
     @Test("an answer goes only below replies/{requester}: other response topics and unnamed requesters get none, an error event and a count")
     func repliesConfined() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let requester = try await RecorderRequester.connect(broker)
         let watcher = MessageCollector()
@@ -185,7 +185,7 @@ struct RecorderQueryTests {
 
     @Test("restarting the gateway keeps the stored window")
     func restartKeepsWindow() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let configuration = try GatewayHarness.configuration(broker: broker)
         let first = try await GatewayRun.start(broker, configuration: configuration)
         try await publishChunks(broker, first)

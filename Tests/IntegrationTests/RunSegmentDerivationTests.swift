@@ -67,7 +67,7 @@ struct RunSegmentDerivationTests {
 
     @Test("the urban and trail runs yield exactly their segments and summaries", arguments: [UInt64(1), 2])
     func runs(seed: UInt64) async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         var configuration = try GatewayHarness.configuration(broker: broker)
         configuration.registryFile = TestBroker.repositoryRoot.appendingPathComponent("config/devices.yml").path
         configuration.pipeline.errorReportInterval = 600

@@ -15,7 +15,7 @@ struct SessionReplayTests {
 
     @Test("a replayed session yields the same derived (topic, eventId) set as the live one")
     func replayMatchesLiveSession() async throws {
-        let liveBroker = try TestBroker()
+        let liveBroker = try await TestBroker.started()
         let live = try await GatewayRun.start(liveBroker)
         let capture = liveBroker.directory.appendingPathComponent("session.capture")
         let recorder = try SimulatorProcess(["record", "--broker", liveBroker.url, "--output", capture.path], directory: liveBroker.directory)
@@ -36,7 +36,7 @@ struct SessionReplayTests {
         try await live.stopAndCollect()
         let liveKeys = live.eventKeys(Self.derivedLeaves)
 
-        let replayBroker = try TestBroker()
+        let replayBroker = try await TestBroker.started()
         let replay = try await GatewayRun.start(replayBroker)
         let replayer = try SimulatorProcess(
             ["replay", "--broker", replayBroker.url, "--input", capture.path, "--speed", "4"], directory: replayBroker.directory)
@@ -60,7 +60,7 @@ struct SessionReplayTests {
     func replayedDiveAndHandoff() async throws {
         // The fleet session above is too short for a whole dive or a hand-off: record the
         // scripted scenarios (published as fast as the broker takes them) with the kit.
-        let liveBroker = try TestBroker()
+        let liveBroker = try await TestBroker.started()
         let live = try await GatewayRun.start(liveBroker)
         let file = liveBroker.directory.appendingPathComponent("scripted.capture")
         let recorder = try await CaptureRecorder(broker: liveBroker.url, output: file)
@@ -73,7 +73,7 @@ struct SessionReplayTests {
         let liveKeys = live.eventKeys(Self.derivedLeaves)
 
         let capture = try SessionCapture.read(from: file)
-        let replayBroker = try TestBroker()
+        let replayBroker = try await TestBroker.started()
         let replay = try await GatewayRun.start(replayBroker)
         try await replay.replay(capture)
         try await replay.waitForMetric("gateway_frames_processed_total", atLeast: Double(frames.count))
@@ -110,7 +110,7 @@ struct SessionReplayTests {
         ])
     func faultsShowInCounters(_ faults: FaultPlan) async throws {
         let capture = Self.syntheticCapture(seed: 21)
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let schedule = try await run.replay(capture, faults: faults)
         let report = schedule.report
@@ -146,7 +146,7 @@ struct SessionReplayTests {
         #expect(frames.filter { $0.encoded(as: .protobuf).encoding == .protobuf }.count > 100, "the high-rate streams go binary")
         var swings: [PayloadEncoding: [String: [String: Any]]] = [:]
         for encoding in [PayloadEncoding.json, .protobuf] {
-            let broker = try TestBroker()
+            let broker = try await TestBroker.started()
             let run = try await GatewayRun.start(broker)
             try await run.publish(frames, encoding: encoding)
             try await run.waitForMetric("gateway_frames_processed_total", atLeast: Double(frames.count))

@@ -13,7 +13,7 @@ import Testing
 struct SimulatorTrafficTests {
     @Test("every stream decodes and validates; a corrupted batch is reported exactly")
     func simulatorTraffic() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let gateway = run.gateway
         let observer = run.observer

@@ -118,7 +118,7 @@ struct SubmersionDerivationTests {
 
     @Test("each scenario yields exactly its depth states (retained) and one dive; a device without the entitlement gets notEntitled and no state")
     func scenarios() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let scenarios = DiveScenario.presets
         let unentitled = DiveScenario.approachingMaxDepth(deviceId: "dive-nodepth")
         let registry = try writeRegistry(broker, scenarios: scenarios, extra: [unentitled.deviceId: "altimeter"])
@@ -151,7 +151,7 @@ struct SubmersionDerivationTests {
 
     @Test("independently generated dive profiles: the published states follow the contract's rule")
     func randomProfiles() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let scenarios = (1...10).map { DiveScenario.random(seed: UInt64($0) * 7_919) }
         let registry = try writeRegistry(broker, scenarios: scenarios)
         let received = try await run(broker, registry: registry, frames: scenarios.flatMap { $0.frames(startDate: Self.startDate) })

@@ -32,7 +32,7 @@ struct SwingDerivationTests {
 
     @Test("a baseball session yields exactly its contacts and misses, with the time to contact of the ground truth")
     func baseballSession() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let id = "watch-s9-bat"
         let scenario = SwingScenario(
@@ -87,7 +87,7 @@ struct SwingDerivationTests {
 
     @Test("a tennis rally yields exactly its forehands and backhands, counted per workout")
     func tennisRally() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let id = "watch-s9-tennis"
         let first: [TennisStrokeKind] = [.forehand, .backhand, .forehand, .forehand, .backhand, .backhand, .forehand]

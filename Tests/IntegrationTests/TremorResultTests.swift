@@ -24,7 +24,7 @@ struct TremorResultTests {
 
     @Test("every complete minute gets one result; ≥ 90 % of tremor minutes match the ground truth class; a query gives the same results")
     func tremorMinutes() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         var configuration = try GatewayHarness.configuration(broker: broker)
         configuration.recorder.tremorIdleTimeout = 1
         let run = try await GatewayRun.start(broker, configuration: configuration)

@@ -6,8 +6,8 @@ import Testing
 /// TLS to a real mosquitto with a throw-away CA.
 @Suite("MQTT client over TLS")
 struct MQTTClientTLSTests {
-    private func tlsBroker(_ certificates: TestCertificates, requireClientCertificate: Bool) throws -> TestBroker {
-        try TestBroker(
+    private func tlsBroker(_ certificates: TestCertificates, requireClientCertificate: Bool) async throws -> TestBroker {
+        try await TestBroker.started(
             configuration: """
                 cafile \(certificates.caCertificate)
                 certfile \(certificates.serverCertificate)
@@ -26,7 +26,7 @@ struct MQTTClientTLSTests {
     @Test("verifies the broker against the CA file and round-trips a message; mutual TLS with a client certificate")
     func roundTrip() async throws {
         let certificates = try await TestCertificates()
-        let broker = try tlsBroker(certificates, requireClientCertificate: true)
+        let broker = try await tlsBroker(certificates, requireClientCertificate: true)
         let tls = MQTTClientConfiguration.TLS(
             caFile: certificates.caCertificate, certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey)
         let collector = MessageCollector()
@@ -44,7 +44,7 @@ struct MQTTClientTLSTests {
     func untrustedBroker() async throws {
         let certificates = try await TestCertificates()
         let other = try await TestCertificates()
-        let broker = try tlsBroker(certificates, requireClientCertificate: false)
+        let broker = try await tlsBroker(certificates, requireClientCertificate: false)
         let events = EventRecorder()
         let client = try MQTTClient(
             configuration: try configuration(broker, tls: .init(caFile: other.caCertificate)), logger: TestClients.logger,

@@ -8,7 +8,7 @@ import Testing
 struct MQTTClientTests {
     @Test("publishes at every QoS with MQTT 5 properties and receives them", arguments: MQTTQoS.allCases)
     func roundTrip(qos: MQTTQoS) async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let subscriber = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         try await subscriber.subscribe(["t/#"], qos: .exactlyOnce)
@@ -37,7 +37,7 @@ struct MQTTClientTests {
 
     @Test("bounds outstanding publishes and still delivers every one")
     func boundedInflight() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let subscriber = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         try await subscriber.subscribe(["load/#"], qos: .atLeastOnce)
@@ -69,14 +69,14 @@ struct MQTTClientTests {
 
     @Test("re-subscribes after a broker restart that lost the session")
     func resubscribesAfterBrokerRestart() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let events = EventRecorder()
         let subscriber = try await TestClients.connected(
             try TestClients.configuration(broker), onMessage: collector.handler, onEvent: events.handler)
         try await subscriber.subscribe(["r/#"], qos: .atLeastOnce)
 
-        try broker.restart()
+        try await broker.restarted()
         // The subscriber notices the dead connection, reconnects without a session (the broker
         // has no persistence) and must subscribe again by itself.
         try await events.wait("a reconnect without session") { events in
@@ -92,7 +92,7 @@ struct MQTTClientTests {
 
     @Test("a persistent session receives what was published while it was away")
     func persistentSession() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let id = "persistent-\(UUID().uuidString.prefix(8))"
         var configuration = try TestClients.configuration(broker, id: id)
         configuration.cleanStart = false
@@ -123,7 +123,7 @@ struct MQTTClientTests {
         let client = try MQTTClient(configuration: configuration, logger: TestClients.logger, onEvent: events.handler)
         client.start()
         try await events.wait("two failed attempts") { $0.filter { if case .connectFailed = $0 { true } else { false } }.count >= 2 }
-        let broker = try TestBroker(port: port)
+        let broker = try await TestBroker.started(port: port)
         try await client.waitUntilConnected(timeout: 10)
         #expect(client.statistics.isConnected)
         await client.shutdown()
@@ -132,7 +132,7 @@ struct MQTTClientTests {
 
     @Test("a graceful shutdown does not fire the will")
     func gracefulShutdownKeepsWillUnsent() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let watcher = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         try await watcher.subscribe(["will/#", "done/#"], qos: .atLeastOnce)

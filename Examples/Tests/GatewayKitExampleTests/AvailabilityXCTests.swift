@@ -7,7 +7,7 @@ import XCTest
 /// The kit from XCTest: its waits throw, with what did arrive, and XCTest records the error.
 final class AvailabilityXCTests: XCTestCase {
     func testHelloGetsAvailability() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let hello = DeviceDescriptor(
             model: "Apple Watch Series 9", platform: "watchOS", osVersion: "10.1", app: "com.example.coach", authorization: .authorized,

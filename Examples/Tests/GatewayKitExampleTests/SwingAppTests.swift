@@ -20,7 +20,7 @@ struct SwingAppTests {
 
     @Test("a tennis watch's swings arrive with ids and contact flags")
     func tennisSwings() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker, registry: Self.registry) { configuration in
             configuration.pipeline.errorReportInterval = 1
         }
@@ -39,7 +39,7 @@ struct SwingAppTests {
 
     @Test("a device missing from the registry gets an error event, not swings")
     func unknownDeviceIsRefused() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker, registry: Self.registry)
         var generator = TrafficGenerator(
             seed: 1, devices: [.appleWatchSeries9(id: "stranger-watch", activity: .tennis)], startDate: Date().timeIntervalSince1970)
@@ -52,7 +52,7 @@ struct SwingAppTests {
 
     @Test("a snorkel scenario yields exactly its ground-truth depth states")
     func snorkelDepthStates() async throws {
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let scenario = DiveScenario.snorkel(deviceId: "coach-ultra-1")
         let run = try await GatewayRun.start(
             broker, registry: "open: false\ndevices:\n  coach-ultra-1:\n    entitlements: [submersion.shallow]\n")
@@ -66,7 +66,7 @@ struct SwingAppTests {
     @Test("a recorded session replays with faults the gateway counts")
     func replayWithFaults() async throws {
         // Record 3 s of live traffic with the kit's recorder, then replay it elsewhere.
-        let source = try TestBroker()
+        let source = try await TestBroker.started()
         let file = source.directory.appendingPathComponent("session.capture")
         let recorder = try await CaptureRecorder(broker: source.url, output: file)
         let publisher = try await TestClients.connected(try TestClients.configuration(source))
@@ -82,7 +82,7 @@ struct SwingAppTests {
         await publisher.shutdown()
 
         let capture = try SessionCapture.read(from: file)
-        let broker = try TestBroker()
+        let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let schedule = try await run.replay(capture, faults: FaultPlan(seed: 2, duplicate: 0.2))
         try await run.waitForMetric("gateway_frames_processed_total", atLeast: Double(schedule.report.published))
