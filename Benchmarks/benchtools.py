@@ -28,6 +28,17 @@ def cpu_seconds(pid):
         return None
 
 
+def write_broker_config(path, port, extra_lines=()):
+    """A private mosquitto's configuration: anonymous, no persistence, on `port` of loopback,
+    with the repository's flow-control limits (config/mosquitto/conf.d) and `extra_lines`."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(path, "w") as f:
+        f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n"
+                f"include_dir {os.path.join(repo, 'config', 'mosquitto', 'conf.d')}\n")
+        for line in extra_lines:
+            f.write(line + "\n")
+
+
 def wait_for_broker(process, port, log, timeout=10):
     """Returns once the port accepts connections; exits naming `log` if the broker died or did
     not open it within `timeout` seconds."""

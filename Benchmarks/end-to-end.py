@@ -27,7 +27,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "Benchmarks"))
-from benchtools import TICKS, cpu_seconds, free_port, stop_processes, wait_for_broker  # noqa: E402
+from benchtools import TICKS, cpu_seconds, free_port, stop_processes, wait_for_broker, write_broker_config  # noqa: E402
 
 
 def thread_cpu(pid):
@@ -242,13 +242,7 @@ def main():
     port = free_port()
     broker = f"mqtt://127.0.0.1:{port}"
     config = os.path.join(logs, "mosquitto.conf")
-    with open(config, "w") as f:
-        f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n"
-                f"include_dir {os.path.join(REPO, 'config', 'mosquitto', 'conf.d')}\n")
-        for line in args.broker_option:
-            f.write(line + "\n")
-        if args.broker_sys:
-            f.write("sys_interval 1\n")
+    write_broker_config(config, port, args.broker_option + (["sys_interval 1"] if args.broker_sys else []))
 
     started = []
     cpu = CPUSampler()

@@ -31,7 +31,7 @@ import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "Benchmarks"))
-from benchtools import cpu_seconds, free_port, stop_processes, wait_for_broker  # noqa: E402
+from benchtools import cpu_seconds, free_port, stop_processes, wait_for_broker, write_broker_config  # noqa: E402
 
 
 def metric(text, name):
@@ -115,11 +115,7 @@ def main():
     loadgen, frames = build(args.bin, logs)
     port, http_port = free_port(), free_port()
     config = os.path.join(logs, "mosquitto.conf")
-    with open(config, "w") as f:
-        f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n"
-                f"include_dir {os.path.join(REPO, 'config', 'mosquitto', 'conf.d')}\n")
-        for line in args.broker_option:
-            f.write(line + "\n")
+    write_broker_config(config, port, args.broker_option)
     metrics_url = f"http://127.0.0.1:{http_port}/metrics"
 
     started = []

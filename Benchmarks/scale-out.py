@@ -98,9 +98,7 @@ def main():
     port = e2e.free_port()
     broker = f"mqtt://127.0.0.1:{port}"
     config = os.path.join(logs, "mosquitto.conf")
-    with open(config, "w") as f:
-        f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n"
-                f"include_dir {os.path.join(REPO, 'config', 'mosquitto', 'conf.d')}\n")
+    e2e.write_broker_config(config, port)
     names = [f"bench-{i}" for i in range(args.instances)]
     started = []
     cpu = e2e.CPUSampler()
