@@ -188,6 +188,72 @@ struct ClusterTests {
         await run.shutdown()
     }
 
+    @Test("SIGSTOP of one instance past the expiry, then SIGCONT: it publishes nothing of what queued meanwhile, joins again, every swing at most once")
+    func freezeAndThaw() async throws {
+        // WG_FAULT_SELF_EXPIRY_OFF=1 (inherited by the instances) runs the control: the thawed
+        // instance does not notice it was expired, and publishes its backlog as owner.
+        let run = try await Run.start(swings: 12)
+        let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
+        defer { gateways[1].signal(SIGCONT) }  // never leave it stopped, whatever fails
+        let victims = run.watches(of: "gw-b", among: run.names)
+        let (clockStart, playing) = run.play()
+        try await run.waitForSwings(of: victims, 15, "15 swings of gw-b's watches")
+        gateways[1].signal(SIGSTOP)
+        let stoppedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        // Frozen until the others expired it (cluster.expiry, 3 s) and published a swing of its
+        // watches that started after the freeze: the broker queued those frames for gw-b too.
+        try await Self.waitLive(collector, ["gw-a", "gw-c"], count: 2)
+        try await collector.wait(timeout: 15, "a swing of gw-b's watches that started after the freeze, from the others") { messages in
+            let tally = fleet.tally(messages)
+            return fleet.devices.contains { device in
+                victims.contains(device.id) && device.expected.indices.contains { device.sessionTime(device.expected[$0]) > stoppedAt && tally.count(device.id, $0) > 0 }
+            }
+        }
+        gateways[1].signal(SIGCONT)
+        let thawedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        try await Self.waitLive(collector, run.names, count: 3)
+        try await playing.value
+        try await fleet.end(with: run.devices)
+        // Swings of gw-b's watches starting while nobody processed them (from the freeze until
+        // the others expired gw-b) may be lost; nothing may be published twice.
+        let window = (stoppedAt - 3)...(stoppedAt + 6)
+        @Sendable func atRisk(_ device: SwingFleetSession.Device, _ index: Int) -> Bool {
+            victims.contains(device.id) && window.contains(device.sessionTime(device.expected[index]))
+        }
+        let settled = fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) }.count }.reduce(0, +)
+        try await collector.wait(timeout: 60, "\(settled) swings outside the freeze window") { messages in
+            let tally = fleet.tally(messages)
+            return fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) && tally.count(device.id, $0) > 0 }.count }.reduce(0, +) >= settled
+        }
+        try await Self.stop(gateways, collector: collector)
+
+        let messages = collector.messages
+        let tally = fleet.tally(messages)
+        var lostInWindow = 0
+        var afterThaw = 0
+        for device in fleet.devices {
+            for index in device.expected.indices {
+                let start = device.sessionTime(device.expected[index])
+                if atRisk(device, index) {
+                    lostInWindow += tally.count(device.id, index) == 0 ? 1 : 0
+                    #expect(tally.count(device.id, index) <= 1, "\(device.id) swing \(index) at \(start) s published twice (freeze at \(stoppedAt) s)")
+                } else {
+                    #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(start) s; freeze at \(stoppedAt) s, thaw at \(thawedAt) s")
+                }
+                if victims.contains(device.id), start > thawedAt + 4 { afterThaw += 1 }
+            }
+        }
+        #expect(tally.duplicates == 0, "\(tally)")
+        #expect(afterThaw > 0, "gw-b's watches swung after it joined again")
+        #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
+        #expect(Self.metric(messages, "gw-b", "gateway_cluster_self_lapses_total") ?? 0 >= 1, "gw-b found itself expired")
+        #expect(
+            Self.metric(messages, "gw-b", "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(2 * victims.count),
+            "gw-b gained its watches at the start and again after joining anew")
+        print("cluster freeze: \(victims.count) watches of gw-b; SIGSTOP at \(stoppedAt) s, SIGCONT at \(thawedAt) s; \(lostInWindow) swings lost in the window \(window); \(afterThaw) of its swings started after the thaw + 4 s; \(tally)")
+        await run.shutdown()
+    }
+
     @Test("a fourth instance joining mid-session warms up and takes over its share: every swing exactly once")
     func fourthInstanceJoins() async throws {
         var run = try await Run.start(swings: 8)
