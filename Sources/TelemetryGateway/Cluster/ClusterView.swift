@@ -43,12 +43,13 @@ final class ClusterView: Sendable {
     /// The plan at `now` (a frame's arrival): switched to its next ownership if `now` has
     /// reached it, and without this instance if it was not live at `now` (``SelfLiveness``).
     func plan(at now: Double) -> OwnershipPlan {
-        let (plan, switched) = state.withLock { state in
+        let (plan, switched, lapsed) = state.withLock { state in
             let lapsed = checksSelf && state.liveness.check(at: now) && Self.dropSelf(&state, at: now)
             let switched = state.plan.advance(to: now)
-            return (state.plan, switched || lapsed)
+            return (state.plan, switched, lapsed)
         }
-        if switched { recordChange(plan) }
+        if lapsed { metrics.lapses.increment() }
+        if switched || lapsed { recordChange(plan) }
         return plan
     }
 
