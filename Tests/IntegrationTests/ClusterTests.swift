@@ -111,6 +111,25 @@ struct ClusterTests {
             try await collector.wait(timeout: 60, "\(expected) swings") { [fleet] in fleet.tally($0).published >= expected }
         }
 
+        /// Ends the sessions and waits until every swing has been published except those of
+        /// `watches` starting within `window` (session seconds: a hand-over may lose them).
+        /// - Returns: whether a swing is in that window (at risk).
+        func endAndWaitForAll(but watches: Set<String>, startingIn window: ClosedRange<Double>, _ playing: Task<Void, any Error>) async throws
+            -> @Sendable (SwingFleetSession.Device, Int) -> Bool
+        {
+            try await playing.value
+            try await fleet.end(with: devices)
+            let atRisk: @Sendable (SwingFleetSession.Device, Int) -> Bool = { device, index in
+                watches.contains(device.id) && window.contains(device.sessionTime(device.expected[index]))
+            }
+            let settled = fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) }.count }.reduce(0, +)
+            try await collector.wait(timeout: 60, "\(settled) swings outside the window \(window)") { [fleet] messages in
+                let tally = fleet.tally(messages)
+                return fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) && tally.count(device.id, $0) > 0 }.count }.reduce(0, +) >= settled
+            }
+            return atRisk
+        }
+
         func shutdown() async {
             await devices.shutdown()
             await observer.shutdown()
@@ -155,19 +174,10 @@ struct ClusterTests {
             }
         }
         let takeoverSeconds = (ContinuousClock.now - takeover) / .seconds(1)
-        try await playing.value
-        try await fleet.end(with: run.devices)
         let survivors = [gateways[0], gateways[2]]
         // Settled: every swing outside the hand-over window of the victims' watches has arrived.
         let window = (killedAt - 3)...(killedAt + 2)
-        @Sendable func atRisk(_ device: SwingFleetSession.Device, _ index: Int) -> Bool {
-            victims.contains(device.id) && window.contains(device.sessionTime(device.expected[index]))
-        }
-        let settled = fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) }.count }.reduce(0, +)
-        try await collector.wait(timeout: 60, "\(settled) swings outside the hand-over window") { messages in
-            let tally = fleet.tally(messages)
-            return fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) && tally.count(device.id, $0) > 0 }.count }.reduce(0, +) >= settled
-        }
+        let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await Self.stop(survivors, collector: collector)
 
         let tally = fleet.tally(collector.messages)
@@ -212,19 +222,10 @@ struct ClusterTests {
         gateways[1].signal(SIGCONT)
         let thawedAt = (ContinuousClock.now - clockStart) / .seconds(1)
         try await Self.waitLive(collector, run.names, count: 3)
-        try await playing.value
-        try await fleet.end(with: run.devices)
         // Swings of gw-b's watches starting while nobody processed them (from the freeze until
         // the others expired gw-b) may be lost; nothing may be published twice.
         let window = (stoppedAt - 3)...(stoppedAt + 6)
-        @Sendable func atRisk(_ device: SwingFleetSession.Device, _ index: Int) -> Bool {
-            victims.contains(device.id) && window.contains(device.sessionTime(device.expected[index]))
-        }
-        let settled = fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) }.count }.reduce(0, +)
-        try await collector.wait(timeout: 60, "\(settled) swings outside the freeze window") { messages in
-            let tally = fleet.tally(messages)
-            return fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) && tally.count(device.id, $0) > 0 }.count }.reduce(0, +) >= settled
-        }
+        let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await Self.stop(gateways, collector: collector)
 
         let messages = collector.messages
