@@ -111,6 +111,25 @@ struct ClusterTests {
             try await collector.wait(timeout: 60, "\(expected) swings") { [fleet] in fleet.tally($0).published >= expected }
         }
 
+        /// Ends the sessions and waits until every swing has been published except those of
+        /// `watches` starting within `window` (session seconds: a hand-over may lose them).
+        /// - Returns: whether a swing is in that window (at risk).
+        func endAndWaitForAll(but watches: Set<String>, startingIn window: ClosedRange<Double>, _ playing: Task<Void, any Error>) async throws
+            -> @Sendable (SwingFleetSession.Device, Int) -> Bool
+        {
+            try await playing.value
+            try await fleet.end(with: devices)
+            let atRisk: @Sendable (SwingFleetSession.Device, Int) -> Bool = { device, index in
+                watches.contains(device.id) && window.contains(device.sessionTime(device.expected[index]))
+            }
+            let settled = fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) }.count }.reduce(0, +)
+            try await collector.wait(timeout: 60, "\(settled) swings outside the window \(window)") { [fleet] messages in
+                let tally = fleet.tally(messages)
+                return fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) && tally.count(device.id, $0) > 0 }.count }.reduce(0, +) >= settled
+            }
+            return atRisk
+        }
+
         func shutdown() async {
             await devices.shutdown()
             await observer.shutdown()
@@ -155,19 +174,10 @@ struct ClusterTests {
             }
         }
         let takeoverSeconds = (ContinuousClock.now - takeover) / .seconds(1)
-        try await playing.value
-        try await fleet.end(with: run.devices)
         let survivors = [gateways[0], gateways[2]]
         // Settled: every swing outside the hand-over window of the victims' watches has arrived.
         let window = (killedAt - 3)...(killedAt + 2)
-        @Sendable func atRisk(_ device: SwingFleetSession.Device, _ index: Int) -> Bool {
-            victims.contains(device.id) && window.contains(device.sessionTime(device.expected[index]))
-        }
-        let settled = fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) }.count }.reduce(0, +)
-        try await collector.wait(timeout: 60, "\(settled) swings outside the hand-over window") { messages in
-            let tally = fleet.tally(messages)
-            return fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) && tally.count(device.id, $0) > 0 }.count }.reduce(0, +) >= settled
-        }
+        let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await Self.stop(survivors, collector: collector)
 
         let tally = fleet.tally(collector.messages)
@@ -185,6 +195,63 @@ struct ClusterTests {
         #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
         #expect(collector.messages.contains { $0.topic == "gateway/instances/gw-b" && $0.payloadString.contains(#""reason":"connectionLost""#) })
         print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; \(lostInWindow) swings lost in the window \(window); \(tally)")
+        await run.shutdown()
+    }
+
+    @Test("SIGSTOP of one instance past the expiry, then SIGCONT: it publishes nothing of what queued meanwhile, joins again, every swing at most once")
+    func freezeAndThaw() async throws {
+        // WG_FAULT_SELF_EXPIRY_OFF=1 (inherited by the instances) runs the control: the thawed
+        // instance does not notice it was expired, and publishes its backlog as owner.
+        let run = try await Run.start(swings: 12)
+        let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
+        defer { gateways[1].signal(SIGCONT) }  // never leave it stopped, whatever fails
+        let victims = run.watches(of: "gw-b", among: run.names)
+        let (clockStart, playing) = run.play()
+        try await run.waitForSwings(of: victims, 15, "15 swings of gw-b's watches")
+        gateways[1].signal(SIGSTOP)
+        let stoppedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        // Frozen until the others expired it (cluster.expiry, 3 s) and published a swing of its
+        // watches that started after the freeze: the broker queued those frames for gw-b too.
+        try await Self.waitLive(collector, ["gw-a", "gw-c"], count: 2)
+        try await collector.wait(timeout: 15, "a swing of gw-b's watches that started after the freeze, from the others") { messages in
+            let tally = fleet.tally(messages)
+            return fleet.devices.contains { device in
+                victims.contains(device.id) && device.expected.indices.contains { device.sessionTime(device.expected[$0]) > stoppedAt && tally.count(device.id, $0) > 0 }
+            }
+        }
+        gateways[1].signal(SIGCONT)
+        let thawedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        try await Self.waitLive(collector, run.names, count: 3)
+        // Swings of gw-b's watches starting while nobody processed them (from the freeze until
+        // the others expired gw-b) may be lost; nothing may be published twice.
+        let window = (stoppedAt - 3)...(stoppedAt + 6)
+        let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
+        try await Self.stop(gateways, collector: collector)
+
+        let messages = collector.messages
+        let tally = fleet.tally(messages)
+        var lostInWindow = 0
+        var afterThaw = 0
+        for device in fleet.devices {
+            for index in device.expected.indices {
+                let start = device.sessionTime(device.expected[index])
+                if atRisk(device, index) {
+                    lostInWindow += tally.count(device.id, index) == 0 ? 1 : 0
+                    #expect(tally.count(device.id, index) <= 1, "\(device.id) swing \(index) at \(start) s published twice (freeze at \(stoppedAt) s)")
+                } else {
+                    #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(start) s; freeze at \(stoppedAt) s, thaw at \(thawedAt) s")
+                }
+                if victims.contains(device.id), start > thawedAt + 4 { afterThaw += 1 }
+            }
+        }
+        #expect(tally.duplicates == 0, "\(tally)")
+        #expect(afterThaw > 0, "gw-b's watches swung after it joined again")
+        #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
+        #expect(Self.metric(messages, "gw-b", "gateway_cluster_self_lapses_total") ?? 0 >= 1, "gw-b found itself expired")
+        #expect(
+            Self.metric(messages, "gw-b", "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(2 * victims.count),
+            "gw-b gained its watches at the start and again after joining anew")
+        print("cluster freeze: \(victims.count) watches of gw-b; SIGSTOP at \(stoppedAt) s, SIGCONT at \(thawedAt) s; \(lostInWindow) swings lost in the window \(window); \(afterThaw) of its swings started after the thaw + 4 s; \(tally)")
         await run.shutdown()
     }
 

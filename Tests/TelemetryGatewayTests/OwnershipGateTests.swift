@@ -14,9 +14,11 @@ import Testing
         return (InboundFrame(topic: topic, payload: Array(payload.utf8), receivedAt: time), TopicScheme.routingKey(of: topic, inboundRoot: "wearables")!)
     }
 
-    static func gate(me: String, warmup: Double = 0) -> (ClusterView, OwnershipGate) {
+    /// - Parameter checksSelf: whether the view judges this instance's own liveness by the echoes
+    ///   of its announcements (``SelfLivenessTests``); off where a test feeds no heartbeats.
+    static func gate(me: String, warmup: Double = 0, checksSelf: Bool = false) -> (ClusterView, OwnershipGate) {
         let metrics = ClusterMetrics(factory: NOOPMetricsHandler.instance)
-        let view = ClusterView(me: me, expiry: 5, warmup: warmup, metrics: metrics)
+        let view = ClusterView(me: me, expiry: 5, warmup: warmup, metrics: metrics, checksSelf: checksSelf)
         return (view, OwnershipGate(view: view, scheme: scheme, contextDevices: 100, metrics: metrics))
     }
 

@@ -30,7 +30,8 @@ import TelemetrySimulation
         let owner = try #require(RendezvousOwnership(instances: ["gw-1", "gw-2"]).owner(of: scenario.deviceId))
         let other = owner == "gw-1" ? "gw-2" : "gw-1"
         let metrics = ClusterMetrics(factory: NOOPMetricsHandler.instance)
-        let view = ClusterView(me: other, expiry: 5, warmup: 0, metrics: metrics)
+        // No heartbeats are fed here: this instance does not judge its own liveness.
+        let view = ClusterView(me: other, expiry: 5, warmup: 0, metrics: metrics, checksSelf: false)
         let gate = OwnershipGate(
             view: view, scheme: TopicScheme(), contextDevices: 10, metrics: metrics, snapshots: sharing ? SnapshotCache(limit: 1 << 24, horizon: 7) : nil)
         view.announce(owner, .online, date: start - 10, at: start - 10)

@@ -13,6 +13,9 @@ final class ClusterMetrics: Sendable {
     let devicesLost: Counter
     /// Changes of the live instance set as this instance saw them.
     let membershipChanges: Counter
+    /// Times this instance found itself expired (its own announcements did not come back for
+    /// `cluster.expiry`: frozen, or its will published) and stopped owning until it joined again.
+    let lapses: Counter
     /// Live instances, this one included once it announced itself online.
     let liveInstances: Gauge
     /// Devices this instance holds state for as their owner.
@@ -25,6 +28,9 @@ final class ClusterMetrics: Sendable {
     let snapshotsNotSent: Counter
     /// Other instances' snapshots read (kept unless older than the one kept, or the device is processed here).
     let snapshotsReceived: Counter
+    /// Owned devices' snapshots published again because another instance's older one arrived
+    /// (it may have replaced the newer retained copy).
+    let snapshotsRepublished: Counter
     /// Snapshots restored into a gained device before its first frame here.
     let snapshotsRestored: Counter
     /// Snapshots at a gain that could not be restored (unreadable, another format): the device
@@ -43,12 +49,14 @@ final class ClusterMetrics: Sendable {
         devicesGained = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "gained")], factory: factory)
         devicesLost = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "lost")], factory: factory)
         membershipChanges = Counter(label: "gateway_cluster_membership_changes_total", factory: factory)
+        lapses = Counter(label: "gateway_cluster_self_lapses_total", factory: factory)
         liveInstances = Gauge(label: "gateway_cluster_live_instances", factory: factory)
         ownedDevices = Gauge(label: "gateway_cluster_owned_devices", factory: factory)
         contextDevices = Gauge(label: "gateway_cluster_context_devices", factory: factory)
         snapshotsSent = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "sent")], factory: factory)
         snapshotsNotSent = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "notSent")], factory: factory)
         snapshotsReceived = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "received")], factory: factory)
+        snapshotsRepublished = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "republished")], factory: factory)
         snapshotsRestored = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "restored")], factory: factory)
         snapshotsDiscarded = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "discarded")], factory: factory)
         framesReplayed = Counter(label: "gateway_cluster_trail_frames_replayed_total", factory: factory)

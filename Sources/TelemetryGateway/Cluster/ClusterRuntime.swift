@@ -28,13 +28,17 @@ final class ClusterRuntime: Sendable {
     let statePrefix: String
     /// Snapshots of owned devices waiting to be published.
     let outbox = SnapshotOutbox()
+    /// The snapshots this instance published last (to publish again over a stale retained one).
+    let ledger = LockedState(SnapshotLedger())
 
     init(configuration: GatewayConfiguration, scheme: TopicScheme, metrics: ClusterMetrics, startedAt: Double) {
         mode = configuration.cluster.mode
         instance = configuration.cluster.instanceName
         self.metrics = metrics
         sharesState = mode == .partitioned && configuration.cluster.shareState
-        view = ClusterView(me: instance, expiry: configuration.cluster.expiry, warmup: configuration.cluster.handoverWarmup, metrics: metrics)
+        view = ClusterView(
+            me: instance, expiry: configuration.cluster.expiry, warmup: configuration.cluster.handoverWarmup, metrics: metrics,
+            checksSelf: ProcessInfo.processInfo.environment["WG_FAULT_SELF_EXPIRY_OFF"] != "1")
         // A trail frame is covered by a snapshot within a snapshot interval, unless its owner
         // froze: then it is expired (and the device taken over) after cluster.expiry.
         let horizon = configuration.cluster.expiry + 2 * configuration.state.snapshotInterval + 1
@@ -88,7 +92,12 @@ final class ClusterRuntime: Sendable {
         }
         let user = Dictionary(message.properties.userProperties.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         guard let lastSeen = user["lastSeen"].flatMap(Double.init) else { return }
-        if user["instance"] != instance { metrics.snapshotsReceived.increment() }
+        let fromOther = user["instance"] != instance
+        if fromOther { metrics.snapshotsReceived.increment() }
         gate.keepSnapshot(message.payload, lastSeen: lastSeen, device: device)
+        let owned = view.plan(at: Date().timeIntervalSince1970).current.owns(instance, device)
+        if ledger.withLock({ $0.received(device: device, lastSeen: lastSeen, fromOther: fromOther, owned: owned) }) {
+            outbox.requestRepublish(device)
+        }
     }
 }

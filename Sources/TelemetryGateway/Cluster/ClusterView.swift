@@ -15,6 +15,8 @@ final class ClusterView: Sendable {
     private struct State {
         var table: MembershipTable
         var plan: OwnershipPlan
+        /// Whether this instance may count itself live (its own echoes), checked at every frame.
+        var liveness: SelfLiveness
         /// Whether the retained announcements were all read (the subscriber may start).
         var known = false
         var waiters: [CheckedContinuation<Bool, Never>] = []
@@ -27,20 +29,60 @@ final class ClusterView: Sendable {
     private let state: LockedState<State>
     private let metrics: ClusterMetrics
 
-    init(me: String, expiry: Double, warmup: Double, metrics: ClusterMetrics) {
+    /// Whether a lapse of this instance's own echoes takes its devices away (off only for the
+    /// control run of the frozen-instance test, `WG_FAULT_SELF_EXPIRY_OFF=1`).
+    private let checksSelf: Bool
+
+    init(me: String, expiry: Double, warmup: Double, metrics: ClusterMetrics, checksSelf: Bool = true) {
         self.me = me
         self.metrics = metrics
-        state = LockedState(State(table: MembershipTable(me: me, expiry: expiry), plan: OwnershipPlan(warmup: warmup)))
+        self.checksSelf = checksSelf
+        state = LockedState(State(table: MembershipTable(me: me, expiry: expiry), plan: OwnershipPlan(warmup: warmup), liveness: SelfLiveness(expiry: expiry)))
     }
 
-    /// The plan after switching to its next ownership if `now` has reached it.
+    /// The plan at `now` (a frame's arrival): switched to its next ownership if `now` has
+    /// reached it, and without this instance if it was not live at `now` (``SelfLiveness``).
     func plan(at now: Double) -> OwnershipPlan {
-        let (plan, switched) = state.withLock { state in
+        let (plan, switched, lapsed) = state.withLock { state in
+            let lapsed = checksSelf && state.liveness.check(at: now) && Self.dropSelf(&state, at: now)
             let switched = state.plan.advance(to: now)
-            return (state.plan, switched)
+            return (state.plan, switched, lapsed)
         }
-        if switched { recordChange(plan) }
+        if lapsed { metrics.lapses.increment() }
+        if switched || lapsed { recordChange(plan) }
         return plan
+    }
+
+    /// Whether this instance found itself expired and has not joined again yet.
+    var lapsed: Bool { state.withLock { $0.liveness.lapsed } }
+
+    /// One of this instance's own announcements came back at `now` (on the membership
+    /// connection's thread, as it is read).
+    func echoed(at now: Double) {
+        lapse(at: now) { $0.echo(at: now) }
+    }
+
+    /// The broker published this instance's will: the others dropped it.
+    func willFired(at now: Double) {
+        lapse(at: now) { $0.lapse() }
+    }
+
+    private func lapse(at now: Double, _ find: (inout SelfLiveness) -> Bool) {
+        let plan: OwnershipPlan? = state.withLock { state in
+            checksSelf && find(&state.liveness) && Self.dropSelf(&state, at: now) ? state.plan : nil
+        }
+        if let plan {
+            metrics.lapses.increment()
+            recordChange(plan)
+        }
+    }
+
+    /// After a lapse: this instance owns nothing until it joins again (``setSelf(_:date:at:)``
+    /// with `online`, which starts a warm-up like a newcomer's).
+    private static func dropSelf(_ state: inout State, at now: Double) -> Bool {
+        state.table.setSelf(.idle)
+        state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), date: now)
+        return true
     }
 
     /// The instances whose ownership is in force.
@@ -49,13 +91,17 @@ final class ClusterView: Sendable {
     /// Records another instance's announcement (`date`: its own timestamp); returns the plan when it changed.
     @discardableResult
     func announce(_ instance: String, _ phase: MembershipTable.Phase, date: Double, at now: Double) -> OwnershipPlan? {
-        update(date: date, at: now) { $0.announce(instance, phase, at: now) }
+        update(date: date, at: now, expiringFirst: true) { $0.announce(instance, phase, at: now) }
     }
 
-    /// Sets this instance's own phase, announced at `date`; returns the plan when it changed.
+    /// Sets this instance's own phase, announced at `date` (its announcement came back at `now`,
+    /// from when its liveness counts); returns the plan when it changed.
     @discardableResult
     func setSelf(_ phase: MembershipTable.Phase, date: Double, at now: Double) -> OwnershipPlan? {
-        update(date: date, at: now) { $0.setSelf(phase) }
+        state.withLock { state in
+            if phase == .idle { state.liveness.stop() } else { state.liveness.begin(at: now) }
+        }
+        return update(date: date, at: now) { $0.setSelf(phase) }
     }
 
     /// Takes the instances announced so far as settled (their ownership in force, no warm-up):
@@ -75,12 +121,16 @@ final class ClusterView: Sendable {
         update(date: now, at: now) { $0.prune(at: now) }
     }
 
-    private func update(date: Double, at now: Double, _ change: (inout MembershipTable) -> Void) -> OwnershipPlan? {
+    /// - Parameter expiringFirst: apply expiry at `now` before the change: an instance silent for
+    ///   `cluster.expiry` (frozen) that announces itself again joins anew, with a warm-up, whether
+    ///   or not a heartbeat tick expired it in between; it judges itself the same way (``SelfLiveness``).
+    private func update(date: Double, at now: Double, expiringFirst: Bool = false, _ change: (inout MembershipTable) -> Void) -> OwnershipPlan? {
         let changed: OwnershipPlan? = state.withLock { state in
+            let expired = expiringFirst && state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), date: now)
             change(&state.table)
             let updated = state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), date: date)
             let switched = state.plan.advance(to: now)
-            return updated || switched ? state.plan : nil
+            return updated || switched || expired ? state.plan : nil
         }
         if let changed { recordChange(changed) }
         return changed

@@ -69,14 +69,10 @@ struct MembershipService: Service {
                         logger.info("cluster: an instance left; \(runtime.scheme.statusTopic) is online again")
                     case .willFired:
                         // After a reconnect the resubscription shows the will the broker published
-                        // while we were away: the others own our devices now. Join again, with a
-                        // warm-up, instead of publishing for them at once (twice).
+                        // while we were away: the others own our devices now. Own nothing until
+                        // joined again, with a warm-up (the heartbeat loop does it).
                         guard live.value else { continue }
-                        cluster.view.setSelf(.idle, date: now, at: now)
-                        let date = now
-                        try? await client.send(cluster.status.message(.online, beat: beat.next(), date: date))
-                        cluster.view.setSelf(.online, date: date, at: now)
-                        logger.warning("cluster: the broker had declared this instance gone (connection lost); joined again, taking devices over after the warm-up")
+                        cluster.view.willFired(at: now)
                     }
                 }
             }
@@ -86,6 +82,13 @@ struct MembershipService: Service {
                 live.set(true)
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(runtime.configuration.cluster.heartbeatInterval))
+                    // Checked before announcing: after a freeze, this beat's echo must not be the
+                    // first the others read (their warm-up would count from its date, not the rejoin's).
+                    _ = cluster.view.plan(at: now)
+                    if cluster.view.lapsed {
+                        try await rejoin(client, echoes: echoes, beat: beat)
+                        continue
+                    }
                     try? await client.send(cluster.status.message(.online, beat: beat.next()))
                     if cluster.view.expire(at: now) != nil {
                         logger.notice("cluster: instances in force now \(cluster.view.owners.joined(separator: ", "))")
@@ -125,6 +128,21 @@ struct MembershipService: Service {
         cluster.view.markKnown()
         logger.info("cluster: instance \(cluster.instance) (\(cluster.mode.rawValue)) found instances \(cluster.view.owners.joined(separator: ", "))")
         guard await cluster.view.waitUntilInboundReady() else { throw CancellationError() }
+        try await announceOnline(client, echoes: echoes, beat: beat)
+        logger.notice("cluster: instance \(cluster.instance) online; instances in force \(cluster.view.owners.joined(separator: ", "))")
+    }
+
+    /// After a lapse (frozen for `cluster.expiry`, or the broker published the will): the others
+    /// took this instance's devices over. Announce `online` again and take devices back only after
+    /// the warm-up from that announcement's date, as a newcomer does.
+    private func rejoin(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async throws {
+        runtime.logger.warning("cluster: this instance's own announcements did not come back for cluster.expiry (frozen?) or its will was published: the others took its devices over; owning nothing until joined again")
+        try await announceOnline(client, echoes: echoes, beat: beat)
+        runtime.logger.notice("cluster: joined again; taking devices over after the warm-up")
+    }
+
+    /// Announces `online` until the announcement comes back, then counts this instance in.
+    private func announceOnline(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async throws {
         while true {
             try Task.checkCancellation()
             let number = beat.next()
@@ -133,10 +151,9 @@ struct MembershipService: Service {
             if await echoes.wait(for: number, timeout: runtime.configuration.mqtt.connectTimeout) {
                 // The others read it at the same time: all count the warm-up from its date.
                 cluster.view.setSelf(.online, date: date, at: now)
-                break
+                return
             }
         }
-        logger.notice("cluster: instance \(cluster.instance) online; instances in force \(cluster.view.owners.joined(separator: ", "))")
     }
 
     /// Step 4: drain (the next owners warm up while this instance still publishes), then leave.
@@ -180,6 +197,9 @@ struct MembershipService: Service {
             guard let parsed = InstanceStatusMessage.parse(message.payload) else { return }
             if parsed.instance == cluster.instance {
                 guard parsed.incarnation == cluster.status.incarnation, let beat = parsed.beat else { return }
+                // Recorded here, as it is read, so frames read later on other threads are judged
+                // against it (SelfLiveness).
+                if beat != 0 { cluster.view.echoed(at: Date().timeIntervalSince1970) }
                 // Beat 0 is only ever the will.
                 sink.yield(beat == 0 ? .willFired : .echo(beat))
                 return

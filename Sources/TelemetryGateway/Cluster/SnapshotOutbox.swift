@@ -8,6 +8,8 @@ import TelemetryCore
 /// publishing falls.
 final class SnapshotOutbox: Sendable {
     private let pending = LockedState<[DeviceID: DeviceSnapshot]>([:])
+    /// Devices whose published snapshot is to be published again (``SnapshotLedger``).
+    private let republish = LockedState<Set<String>>([])
     /// Wakes the publishing service (one wake-up stands for any number of offers).
     let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
@@ -30,6 +32,20 @@ final class SnapshotOutbox: Sendable {
         pending.withLock { pending in
             defer { pending.removeAll() }
             return pending.map { ($0.key, $0.value) }
+        }
+    }
+
+    /// Asks for a device's last published snapshot to be published again.
+    func requestRepublish(_ device: String) {
+        republish.withLock { _ = $0.insert(device) }
+        wake.yield()
+    }
+
+    /// Takes the devices to publish again.
+    func takeRepublish() -> Set<String> {
+        republish.withLock { devices in
+            defer { devices.removeAll() }
+            return devices
         }
     }
 

@@ -33,30 +33,48 @@ struct SnapshotShareService: Service {
 
     private func publishPending() async {
         let pending = cluster.outbox.take()
-        guard !pending.isEmpty else { return }
-        let messages = await Self.encode(pending, prefix: cluster.statePrefix, instance: cluster.instance)
-        cluster.metrics.snapshotsNotSent.increment(by: pending.count - messages.count)
-        for message in messages {
-            do {
-                try await runtime.publisher.client.send(message)
+        if !pending.isEmpty {
+            let messages = await Self.encode(pending, prefix: cluster.statePrefix, instance: cluster.instance)
+            cluster.metrics.snapshotsNotSent.increment(by: pending.count - messages.count)
+            for (device, lastSeen, message) in messages where await send(message) {
+                cluster.ledger.withLock { $0.sent(message, device: device, lastSeen: lastSeen) }
                 cluster.metrics.snapshotsSent.increment()
-            } catch {
-                cluster.metrics.snapshotsNotSent.increment()
-                runtime.logger.debug("cluster: could not publish \(message.topic): \(error)")
             }
+        }
+        // After the fresh ones, on the same connection: what goes out again is the newest sent.
+        for device in cluster.outbox.takeRepublish() {
+            guard let message = cluster.ledger.withLock({ $0.message(of: device) }), await send(message) else { continue }
+            cluster.metrics.snapshotsRepublished.increment()
         }
     }
 
-    /// The messages of `snapshots`, encoded on ``encoding``; one that fails to encode is left out.
-    static func encode(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)], prefix: String, instance: String) async -> [MQTTMessage] {
+    private func send(_ message: MQTTMessage) async -> Bool {
+        do {
+            try await runtime.publisher.client.send(message)
+            return true
+        } catch {
+            cluster.metrics.snapshotsNotSent.increment()
+            runtime.logger.debug("cluster: could not publish \(message.topic): \(error)")
+            return false
+        }
+    }
+
+    /// The messages of `snapshots` (with their device and `lastSeen`), encoded on ``encoding``;
+    /// one that fails to encode is left out.
+    static func encode(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)], prefix: String, instance: String) async -> [(
+        device: String, lastSeen: Double, message: MQTTMessage
+    )] {
         await withCheckedContinuation { continuation in
             encoding.async {
                 let encoder = JSONEncoder()
-                let messages = snapshots.compactMap { device, snapshot -> MQTTMessage? in
+                let messages = snapshots.compactMap { device, snapshot -> (String, Double, MQTTMessage)? in
                     guard let json = try? encoder.encode(snapshot) else { return nil }
                     var properties = MQTTProperties(contentType: "application/json")
                     properties.userProperties = [.init(name: "lastSeen", value: "\(snapshot.lastSeen)"), .init(name: "instance", value: instance)]
-                    return MQTTMessage(topic: prefix + device.rawValue, payload: [UInt8](json), qos: .atLeastOnce, retain: true, properties: properties)
+                    return (
+                        device.rawValue, snapshot.lastSeen,
+                        MQTTMessage(topic: prefix + device.rawValue, payload: [UInt8](json), qos: .atLeastOnce, retain: true, properties: properties)
+                    )
                 }
                 continuation.resume(returning: messages)
             }

@@ -26,7 +26,7 @@ extension GatewayConfiguration {
         ) { $0.cluster.heartbeatInterval = $1 },
         .number(
             "cluster.expiry",
-            "Seconds without an announcement after which an instance counts as gone and its devices move (a frozen process; a dead one leaves at once through its will).",
+            "Seconds without an announcement after which an instance counts as gone and its devices move (a frozen process; a dead one leaves at once through its will); an instance whose own announcements did not come back for as long drops what it reads and joins again.",
             default: 5, in: 0.1...86_400
         ) { $0.cluster.expiry = $1 },
         .number(
