@@ -1,5 +1,6 @@
 #include "CSimdjsonDecoding.h"
 #include "DocumentReader.hpp"
+#include "OnDemandBatch.hpp"
 
 namespace {
 
@@ -52,7 +53,7 @@ extern "C" wg_decode_status wg_decode_members(const uint8_t *data, size_t length
     });
 }
 
-extern "C" wg_decode_status wg_decode_accelerometer_batch(const uint8_t *data, size_t length,
+extern "C" wg_decode_status wg_decode_accelerometer_batch_dom(const uint8_t *data, size_t length,
                                                           wg_json_members *members,
                                                           wg_accelerometer_sample *samples, size_t capacity,
                                                           size_t *count, wg_decode_problem *problem) {
@@ -62,6 +63,28 @@ extern "C" wg_decode_status wg_decode_accelerometer_batch(const uint8_t *data, s
                            return reader.requiredNumber(object, location, "timestamp", sample.timestamp)
                                && reader.requiredVector(object, location, "acceleration", sample.acceleration);
                        });
+}
+
+extern "C" wg_decode_status wg_decode_accelerometer_batch_on_demand(const uint8_t *data, size_t length,
+                                                                    wg_json_members *members,
+                                                                    wg_accelerometer_sample *samples, size_t capacity,
+                                                                    size_t *count, wg_decode_problem *problem) {
+    return wg::guarded(problem, [&]() -> wg_decode_status {
+        bool read = wg::fast::decodeBatch(data, length, members, samples, capacity, count, [](auto object, auto members, auto &sample) {
+            return wg::fast::accelerometerSample(object, members, sample);
+        });
+        return read ? WG_DECODE_OK : WG_DECODE_DECLINED;
+    });
+}
+
+extern "C" wg_decode_status wg_decode_accelerometer_batch(const uint8_t *data, size_t length,
+                                                          wg_json_members *members,
+                                                          wg_accelerometer_sample *samples, size_t capacity,
+                                                          size_t *count, wg_decode_problem *problem) {
+    if (wg_decode_accelerometer_batch_on_demand(data, length, members, samples, capacity, count, problem) == WG_DECODE_OK) {
+        return WG_DECODE_OK;
+    }
+    return wg_decode_accelerometer_batch_dom(data, length, members, samples, capacity, count, problem);
 }
 
 extern "C" wg_decode_status wg_decode_recorded_accelerometer_batch(const uint8_t *data, size_t length,
@@ -78,7 +101,7 @@ extern "C" wg_decode_status wg_decode_recorded_accelerometer_batch(const uint8_t
                        });
 }
 
-extern "C" wg_decode_status wg_decode_device_motion_batch(const uint8_t *data, size_t length,
+extern "C" wg_decode_status wg_decode_device_motion_batch_dom(const uint8_t *data, size_t length,
                                                           wg_json_members *members,
                                                           wg_device_motion_sample *samples, size_t capacity,
                                                           size_t *count, wg_decode_problem *problem) {
@@ -106,4 +129,26 @@ extern "C" wg_decode_status wg_decode_device_motion_batch(const uint8_t *data, s
                            return reader.vectorComponents(field, inner, sample.magnetic_field)
                                && reader.scalarMember(field, inner, "accuracy", sample.magnetic_field_accuracy);
                        });
+}
+
+extern "C" wg_decode_status wg_decode_device_motion_batch_on_demand(const uint8_t *data, size_t length,
+                                                                    wg_json_members *members,
+                                                                    wg_device_motion_sample *samples, size_t capacity,
+                                                                    size_t *count, wg_decode_problem *problem) {
+    return wg::guarded(problem, [&]() -> wg_decode_status {
+        bool read = wg::fast::decodeBatch(data, length, members, samples, capacity, count, [](auto object, auto members, auto &sample) {
+            return wg::fast::deviceMotionSample(object, members, sample);
+        });
+        return read ? WG_DECODE_OK : WG_DECODE_DECLINED;
+    });
+}
+
+extern "C" wg_decode_status wg_decode_device_motion_batch(const uint8_t *data, size_t length,
+                                                          wg_json_members *members,
+                                                          wg_device_motion_sample *samples, size_t capacity,
+                                                          size_t *count, wg_decode_problem *problem) {
+    if (wg_decode_device_motion_batch_on_demand(data, length, members, samples, capacity, count, problem) == WG_DECODE_OK) {
+        return WG_DECODE_OK;
+    }
+    return wg_decode_device_motion_batch_dom(data, length, members, samples, capacity, count, problem);
 }
