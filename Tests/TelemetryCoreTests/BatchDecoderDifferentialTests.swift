@@ -175,19 +175,23 @@ struct BatchDecoderDifferentialTests {
         "{\"samples\":[],\"s\":\"\u{1}\"}",
     ]
 
-    @Test("edge cases and malformed accelerometer batches: identical results")
-    func accelerometerEdgeCases() {
+    /// Checks that the full decoder gives the DOM path's outcome on every case; returns how many
+    /// cases the fast path read.
+    static func compare(_ cases: [[UInt8]], _ decode: ([UInt8]) -> (fast: Outcome, dom: Outcome, onDemand: Outcome)) -> Int {
         var accepted = 0
-        for text in Self.accelerometerCases {
-            let (fast, dom, onDemand) = Self.accelerometer(Array(text.utf8))
-            #expect(fast == dom, "\(text)")
+        for payload in cases {
+            let (fast, dom, onDemand) = decode(payload)
+            #expect(fast == dom, "\(String(decoding: payload, as: UTF8.self))")
             accepted += onDemand.status == WG_DECODE_OK.rawValue ? 1 : 0
         }
-        // Invalid UTF-8 in a string, and a NUL byte.
-        for bytes in [Array(#"{"samples":[],"s":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8), Array(#"{"samples":[]}"#.utf8) + [0]] {
-            let (fast, dom, _) = Self.accelerometer(bytes)
-            #expect(fast == dom, "\(bytes)")
-        }
+        return accepted
+    }
+
+    @Test("edge cases and malformed accelerometer batches: identical results")
+    func accelerometerEdgeCases() {
+        // Besides the texts: invalid UTF-8 in a string, and a NUL byte.
+        let bytes = [Array(#"{"samples":[],"s":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8), Array(#"{"samples":[]}"#.utf8) + [0]]
+        let accepted = Self.compare(Self.accelerometerCases.map { Array($0.utf8) } + bytes, Self.accelerometer)
         #expect(accepted >= 6, "canonical layouts, spaces and the sequence's forms take the fast path")
     }
 
@@ -217,12 +221,7 @@ struct BatchDecoderDifferentialTests {
 
     @Test("edge cases and malformed device-motion batches: identical results")
     func deviceMotionEdgeCases() {
-        var accepted = 0
-        for text in Self.deviceMotionCases {
-            let (fast, dom, onDemand) = Self.deviceMotion(Array(text.utf8))
-            #expect(fast == dom, "\(text)")
-            accepted += onDemand.status == WG_DECODE_OK.rawValue ? 1 : 0
-        }
+        let accepted = Self.compare(Self.deviceMotionCases.map { Array($0.utf8) }, Self.deviceMotion)
         #expect(accepted >= 6, "every encoder layout takes the fast path")
     }
 
