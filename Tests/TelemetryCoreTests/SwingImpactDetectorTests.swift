@@ -7,14 +7,14 @@ import Testing
 struct SwingImpactDetectorTests {
     static let configuration = SwingConfiguration()
 
-    /// Feeds `batches` one by one, scanning after each, and returns every impact found.
+    /// Feeds `batches` one by one (each in the window's chunks, scanned after each), and
+    /// returns every impact found.
     static func impacts(_ batches: [[AccelerometerSample]], final: Bool = false) -> [Impact] {
         var window = BatchAlignmentWindow(configuration: configuration)
         var detector = ImpactDetector(configuration: configuration)
         var found: [Impact] = []
         for batch in batches {
-            window.append(accelerometer: batch)
-            _ = detector.scan(window) { found.append($0) }
+            _ = detector.append(batch, to: &window) { found.append($0) }
         }
         if final { _ = detector.scan(window, final: true) { found.append($0) } }
         return found

@@ -175,7 +175,7 @@ extension GatewayConfiguration {
             "derivation.submersion.temperature.convergedBelow", "Water temperature is flagged converged once a reading of the dive has an uncertainty below this (°C).",
             default: 0.5, in: 0.01...10
         ) { $0.derivation.submersion.temperatureConvergedBelow = $1 },
-        .number("derivation.swing.alignmentWindow", "Seconds of each batched stream kept per device to align them (swings are measured across batches).", default: 4, in: 2...30) {
+        .number("derivation.swing.alignmentWindow", "Seconds of device motion kept per device to align it with the accelerometer (swings are measured across batches).", default: 4, in: 2...30) {
             $0.derivation.swing.alignmentWindow = $1
         },
         .number("derivation.swing.highPassCutoff", "Cutoff (Hz) of the Butterworth high-pass on accelerometer z that isolates ball impacts.", default: 30, in: 5...200) {

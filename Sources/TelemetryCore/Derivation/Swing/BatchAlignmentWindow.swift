@@ -30,54 +30,76 @@ public struct RotationPoint: Sendable, Equatable {
     }
 }
 
-/// The last seconds of a device's two batched streams, on one time axis.
+/// The recent samples of a device's two batched streams, on one time axis.
 ///
 /// CMBatchedSensorManager delivers `batched/accelerometer` (800 Hz) and `batched/device-motion`
 /// (200 Hz) as separate one-second batches, in either order and sometimes with a batch
-/// missing. The window appends each stream's samples in timestamp order to its own fixed ring
-/// (``SwingConfiguration/alignmentWindow`` seconds of each), so a swing that starts in one
-/// batch and hits in the next is seen as one continuous stretch of both signals, exactly as
-/// if it lay inside a batch. The accelerometer's z axis is high-passed on arrival, sample by
-/// sample, with the filter's state carried across batches (so the filtered signal does not
-/// depend on where batches split).
+/// missing. The window appends each stream's samples in timestamp order, so a swing that
+/// starts in one batch and hits in the next is seen as one continuous stretch of both signals,
+/// exactly as if it lay inside a batch. What it keeps of each stream is what the swing detector
+/// reads back:
+///
+/// - device motion: ``SwingConfiguration/alignmentWindow`` seconds of the rotation rate about
+///   gravity (a ``RotationRing``, 8 bytes a sample), which the start search and the rotation
+///   integral scan back over from an impact that may be decided a lagging batch later;
+/// - accelerometer: only the newest ``accelerometerCapacity`` samples (a fraction of a second),
+///   because the ``ImpactDetector`` examines each sample once, as it arrives, and looks back no
+///   further than ``SwingConfiguration/impactOnsetLookback``; batches are appended in chunks of
+///   ``accelerometerChunk`` (``ImpactDetector/append(_:to:found:)``). Whether the accelerometer
+///   covered a stretch without a gap is answered by a ``StreamCoverage`` record.
+///
+/// The accelerometer's z axis is high-passed on arrival, sample by sample, with the filter's
+/// state carried across batches (so the filtered signal does not depend on where batches split).
 ///
 /// Samples not newer than the stream's newest (a replayed or duplicated batch) are dropped
 /// and counted. A jump between timestamps larger than ``SwingConfiguration/gapTolerance``
-/// sample periods is a gap: the filter restarts after it, and ``isContinuous`` says no across it.
+/// sample periods is a gap: the filter restarts after it, and the coverage says no across it.
 public struct BatchAlignmentWindow: Sendable {
-    /// The accelerometer z axis, raw and high-passed, oldest first.
+    /// The newest accelerometer samples, z raw and high-passed, oldest first.
     public private(set) var accelerometer: SampleRing<AccelerometerPoint>
     /// The rotation rate about gravity, oldest first.
-    public private(set) var motion: SampleRing<RotationPoint>
+    public private(set) var motion: RotationRing
+    /// Where the accelerometer samples cover time without a gap (since the last ``removeAll()``).
+    public private(set) var accelerometerCoverage: StreamCoverage
     /// Samples dropped because they were not newer than their stream's newest.
     public private(set) var staleSamples: UInt64 = 0
     /// Largest step between accelerometer timestamps that is not a gap, s.
-    public let accelerometerGap: Double
+    public var accelerometerGap: Double { accelerometerCoverage.tolerance }
     /// Largest step between device-motion timestamps that is not a gap, s.
     public let motionGap: Double
+    /// The most accelerometer samples appended at once before the impact detector scans them:
+    /// half of ``accelerometerCapacity``, and at least four times the samples an impact spans at
+    /// the nominal rate (peak window and onset look-back), so a scan never loses a candidate.
+    public let accelerometerChunk: Int
     private let filterDesign: Biquad
     private var filter: Biquad
 
     /// Creates an empty window sized by `configuration`.
     public init(configuration: SwingConfiguration) {
-        let accelerometerCapacity = Int((configuration.alignmentWindow * configuration.accelerometerRate).rounded(.up))
+        let impactSpan = (configuration.impactPeakWindow + configuration.impactOnsetLookback) * configuration.accelerometerRate
+        accelerometerChunk = max(128, Int((4 * impactSpan).rounded(.up)))
         let motionCapacity = Int((configuration.alignmentWindow * configuration.deviceMotionRate).rounded(.up))
-        accelerometer = SampleRing(capacity: max(16, accelerometerCapacity), filler: AccelerometerPoint(timestamp: 0, z: 0, filtered: 0))
-        motion = SampleRing(capacity: max(16, motionCapacity), filler: RotationPoint(timestamp: 0, rate: 0))
-        accelerometerGap = configuration.gapTolerance / configuration.accelerometerRate
+        accelerometer = SampleRing(capacity: 2 * accelerometerChunk, filler: AccelerometerPoint(timestamp: 0, z: 0, filtered: 0))
+        motion = RotationRing(capacity: max(16, motionCapacity))
+        accelerometerCoverage = StreamCoverage(tolerance: configuration.gapTolerance / configuration.accelerometerRate)
         motionGap = configuration.gapTolerance / configuration.deviceMotionRate
         filterDesign = Biquad.highPass(cutoff: configuration.highPassCutoff, sampleRate: configuration.accelerometerRate)
         filter = filterDesign
     }
+
+    /// The most accelerometer samples held.
+    public var accelerometerCapacity: Int { accelerometer.capacity }
 
     /// Timestamp of the newest accelerometer sample.
     public var accelerometerEnd: Double? { accelerometer.last?.timestamp }
     /// Timestamp of the newest device-motion sample.
     public var motionEnd: Double? { motion.last?.timestamp }
 
-    /// Appends accelerometer samples (oldest first), high-passing z.
-    /// - Parameter samples: a `batched/accelerometer` batch.
-    public mutating func append(accelerometer samples: [AccelerometerSample]) {
+    /// Appends accelerometer samples (oldest first), high-passing z. Samples beyond
+    /// ``accelerometerCapacity`` overwrite the oldest: append a batch through
+    /// ``ImpactDetector/append(_:to:found:)``, which scans between chunks.
+    /// - Parameter samples: a `batched/accelerometer` batch or a part of one.
+    public mutating func append(accelerometer samples: some Sequence<AccelerometerSample>) {
         for sample in samples {
             let z = sample.acceleration.z
             if let last = accelerometer.last {
@@ -89,6 +111,7 @@ public struct BatchAlignmentWindow: Sendable {
             } else {
                 filter.reset(steadyInput: z)
             }
+            accelerometerCoverage.extend(to: sample.timestamp)
             accelerometer.append(AccelerometerPoint(timestamp: sample.timestamp, z: z, filtered: filter.process(z)))
         }
     }
@@ -97,52 +120,36 @@ public struct BatchAlignmentWindow: Sendable {
     /// - Parameter samples: a `batched/device-motion` batch.
     public mutating func append(deviceMotion samples: [DeviceMotion]) {
         for sample in samples {
-            if let last = motion.last, sample.timestamp <= last.timestamp {
-                staleSamples &+= 1
-                continue
-            }
             let gravity = sample.gravity.norm
             let rate = gravity > 0 ? sample.rotationRate.dot(sample.gravity) / gravity : 0
-            motion.append(RotationPoint(timestamp: sample.timestamp, rate: rate))
+            if !motion.append(timestamp: sample.timestamp, rate: rate) { staleSamples &+= 1 }
         }
     }
 
     /// Forgets both streams (a new workout, or after the final flush).
     public mutating func removeAll() {
         accelerometer.removeAll()
+        accelerometerCoverage.removeAll()
         motion.removeAll()
         filter = filterDesign
     }
 
     /// Whether the accelerometer samples cover `[start, end]` without a gap.
     public func accelerometerCovers(from start: Double, through end: Double) -> Bool {
-        Self.covers(accelerometer, from: start, through: end, gap: accelerometerGap)
+        accelerometerCoverage.covers(from: start, through: end)
     }
 
     /// Whether the device-motion samples cover `[start, end]` without a gap.
     public func motionCovers(from start: Double, through end: Double) -> Bool {
-        Self.covers(motion, from: start, through: end, gap: motionGap)
-    }
-
-    /// The absolute index of the newest sample at or before `time` in `ring`, if any.
-    static func lastIndex<Point: TimestampedPoint>(in ring: SampleRing<Point>, atOrBefore time: Double) -> Int? {
-        var low = 0
-        var high = ring.count  // first position with timestamp > time
-        while low < high {
-            let middle = (low + high) / 2
-            if ring[middle].timestamp <= time { low = middle + 1 } else { high = middle }
+        guard let first = motion.first, let last = motion.last, first.timestamp <= start + motionGap, last.timestamp >= end - motionGap else {
+            return false
         }
-        return low == 0 ? nil : ring.startIndex + low - 1
-    }
-
-    private static func covers<Point: TimestampedPoint>(_ ring: SampleRing<Point>, from start: Double, through end: Double, gap: Double) -> Bool {
-        guard let first = ring.first, let last = ring.last, first.timestamp <= start + gap, last.timestamp >= end - gap else { return false }
-        var index = lastIndex(in: ring, atOrBefore: start) ?? ring.startIndex
-        var previous = ring[absolute: index].timestamp
+        var index = motion.lastIndex(atOrBefore: start) ?? motion.startIndex
+        var previous = motion[absolute: index].timestamp
         index += 1
-        while index < ring.endIndex {
-            let timestamp = ring[absolute: index].timestamp
-            if timestamp - previous > gap { return false }
+        while index < motion.endIndex {
+            let timestamp = motion[absolute: index].timestamp
+            if timestamp - previous > motionGap { return false }
             if timestamp >= end { return true }
             previous = timestamp
             index += 1
@@ -150,11 +157,3 @@ public struct BatchAlignmentWindow: Sendable {
         return true
     }
 }
-
-/// A sample with a timestamp (seconds since boot).
-protocol TimestampedPoint {
-    var timestamp: Double { get }
-}
-
-extension AccelerometerPoint: TimestampedPoint {}
-extension RotationPoint: TimestampedPoint {}

@@ -45,6 +45,25 @@ public struct ImpactDetector: Sendable {
         lastPeak = -.infinity
     }
 
+    /// Appends a batch to `window` in chunks of ``BatchAlignmentWindow/accelerometerChunk``
+    /// samples, examining each chunk before the next: the window keeps fewer samples than a batch.
+    /// - Parameters:
+    ///   - samples: a `batched/accelerometer` batch, oldest first.
+    ///   - window: the window to append to.
+    ///   - found: called with each impact, in time order.
+    /// - Returns: every impact with a timestamp up to this time has been reported.
+    public mutating func append(_ samples: [AccelerometerSample], to window: inout BatchAlignmentWindow, found: (Impact) -> Void) -> Double {
+        var knownThrough = -Double.infinity
+        var from = samples.startIndex
+        repeat {
+            let to = min(samples.endIndex, from + window.accelerometerChunk)
+            window.append(accelerometer: samples[from..<to])
+            knownThrough = scan(window, found: found)
+            from = to
+        } while from < samples.endIndex
+        return knownThrough
+    }
+
     /// Examines the window's samples not seen yet.
     /// - Parameters:
     ///   - window: the window, after new accelerometer samples were appended.

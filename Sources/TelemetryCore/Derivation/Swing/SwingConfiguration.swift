@@ -14,13 +14,14 @@ public struct SwingConfiguration: Sendable, Equatable, ConfigurationChecking, Co
     /// Nominal rate of `batched/device-motion`, Hz. CMBatchedSensorManager reports 200 Hz
     /// (WWDC23). Sizes the window and converts ``startConsistency`` to samples.
     public var deviceMotionRate: Double = 200
-    /// Seconds of each batched stream kept per device. Both streams come as one batch a second,
-    /// in either order: a swing is only measured when both streams cover it, so the window must
-    /// hold the stream that arrived first for as long as the other one may lag (one batch, 1 s)
-    /// plus the longest swing before its impact (``maxSwingDuration``, 0.6 s), the follow-through
-    /// a miss is judged over (up to ``maxRotationDuration``, 1.5 s) and the impact search
-    /// margins (≈ 0.1 s): 3.2 s. Default 4 s (3,200 + 800 samples, about 100 KB per device);
-    /// a stream lagging more than this loses the swings of the uncovered time.
+    /// Seconds of device motion kept per device. Both streams come as one batch a second, in
+    /// either order: a swing is only measured when both streams cover it, so the rotation rate
+    /// must be kept for as long as the accelerometer may lag (one batch, 1 s) plus the
+    /// follow-through a miss is judged over (up to ``maxRotationDuration``, 1.5 s), the longest
+    /// swing before its anchor (``maxSwingDuration``, 0.6 s) and the search margins (≈ 0.1 s):
+    /// 3.2 s. Default 4 s (800 samples, 6.4 KB per device). The accelerometer needs no such
+    /// window: its impacts are found as its samples arrive and only its gaps are remembered.
+    /// A device-motion stream lagging more than this loses the swings of the uncovered time.
     public var alignmentWindow: Double = 4
     /// A jump between consecutive timestamps above this many nominal sample periods is a gap
     /// (a lost batch): the high-pass filter restarts after it and no swing is measured across it.

@@ -53,8 +53,7 @@ public struct SwingDetector: Sendable {
     ///   - samples: the batch's samples, oldest first.
     ///   - output: receives the swings decided now, in time order.
     public mutating func receive(accelerometer samples: [AccelerometerSample], into output: inout [SwingEvent]) {
-        window.append(accelerometer: samples)
-        impactsKnownThrough = impacts.scan(window) { pendingImpacts.appendCounting($0, dropped: &droppedCandidates) }
+        impactsKnownThrough = impacts.append(samples, to: &window) { pendingImpacts.appendCounting($0, dropped: &droppedCandidates) }
         decide(final: false, into: &output)
     }
 

@@ -60,7 +60,7 @@ public struct SwingStartDetector: Sendable {
     public func findStart(in window: BatchAlignmentWindow, anchor: Double) -> Result<SwingStart, Failure> {
         let ring = window.motion
         let threshold = configuration.startRate
-        guard let anchorIndex = BatchAlignmentWindow.lastIndex(in: ring, atOrBefore: anchor),
+        guard let anchorIndex = ring.lastIndex(atOrBefore: anchor),
             anchor - ring[absolute: anchorIndex].timestamp <= window.motionGap
         else { return .failure(.notCovered) }
 
@@ -144,7 +144,7 @@ public struct SwingStartDetector: Sendable {
         in window: BatchAlignmentWindow, from start: Double, to end: Double, direction: Double
     ) -> (peak: Double, angle: Double) {
         let ring = window.motion
-        guard end > start, var index = BatchAlignmentWindow.lastIndex(in: ring, atOrBefore: start) ?? (ring.isEmpty ? nil : ring.startIndex) else {
+        guard end > start, var index = ring.lastIndex(atOrBefore: start) ?? (ring.isEmpty ? nil : ring.startIndex) else {
             return (0, 0)
         }
         var peak = 0.0
