@@ -28,7 +28,6 @@ extension GatewayMetrics {
             queueDepth[shard].record(queue.depth)
         }
         bufferedBytes.record(runtime.budget.bufferedBytes)
-        retainedEvicted.record(Double(runtime.publisher.retained.evictedCount))
         if let journal = runtime.journal { sample(journal: journal.statistics) }
         if publisher.publishesAcknowledged > previous.publishesAcknowledged {
             publisherAcknowledged.increment(by: Int64(publisher.publishesAcknowledged - previous.publishesAcknowledged))

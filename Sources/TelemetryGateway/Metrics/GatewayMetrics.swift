@@ -66,7 +66,7 @@ final class GatewayMetrics: Sendable {
     /// Retained device topics published again after the broker lost them.
     let retainedReannounced: Counter
     /// Retained topics dropped from the re-announce cache to stay within `retained.cacheBytes`.
-    let retainedEvicted: Gauge
+    let retainedEvicted: Counter
     /// Frames of an earlier run replayed from the journal at start.
     let journalReplayed: Counter
     /// Frames handed on without a journal record because the journal stayed full.
@@ -123,7 +123,7 @@ final class GatewayMetrics: Sendable {
             uniqueKeysWithValues: names.map { ($0, Counter(label: "mqtt_session_takeovers_total", dimensions: [("connection", $0)], factory: factory)) })
         publishRetries = Counter(label: "gateway_publish_retries_total", factory: factory)
         retainedReannounced = Counter(label: "gateway_retained_reannounced_total", factory: factory)
-        retainedEvicted = Gauge(label: "gateway_retained_cache_evicted", factory: factory)
+        retainedEvicted = Counter(label: "gateway_retained_cache_evicted_total", factory: factory)
         journalReplayed = Counter(label: "gateway_journal_replayed_total", factory: factory)
         journalBypassed = Counter(label: "gateway_journal_bypassed_total", factory: factory)
         journalWaitSeconds = FloatingPointCounter(label: "gateway_journal_wait_seconds_total", factory: factory)

@@ -99,7 +99,7 @@ final class GatewayRuntime: Sendable {
                 sink.yield(event)
             })
         publisher = OutboundPublisher(
-            client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes), metrics: metrics, operations: operations,
+            client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             logger: logger)
     }
 

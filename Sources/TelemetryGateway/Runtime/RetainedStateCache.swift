@@ -34,26 +34,30 @@ final class RetainedStateCache: Sendable {
     /// The bound in bytes (topic plus payload).
     let limit: Int
     private let state = LockedState(State())
+    /// Counts the topics dropped to stay within the bound.
+    private let evictions: Counter?
 
-    /// Creates a cache bounded to `limit` bytes.
-    init(limit: Int) {
+    /// Creates a cache bounded to `limit` bytes; `evictions` counts what the bound drops.
+    init(limit: Int, evictions: Counter? = nil) {
         self.limit = limit
+        self.evictions = evictions
     }
 
     /// Remembers a retained message (an empty payload deletes the topic's entry, as it deletes
     /// the broker's retained message). Non-retained messages are ignored.
     func record(_ message: OutboundMessage) {
         guard message.retain else { return }
-        state.withLock { state in
+        let evicted = state.withLock { state -> Int in
             if let old = state.messages.removeValue(forKey: message.topic) {
                 state.bytes -= Self.size(old.message)
             }
-            guard !message.payload.isEmpty else { return }
+            guard !message.payload.isEmpty else { return 0 }
             state.nextOrder += 1
             state.messages[message.topic] = Entry(message: Self.compacted(message), order: state.nextOrder)
             state.bytes += Self.size(message)
-            if state.bytes > limit { evictOldest(&state) }
+            return state.bytes > limit ? evictOldest(&state) : 0
         }
+        if evicted > 0 { evictions?.increment(by: Int64(evicted)) }
     }
 
     /// Every remembered message, oldest first (the order they were last written).
@@ -67,14 +71,18 @@ final class RetainedStateCache: Sendable {
     /// Topics remembered now.
     var count: Int { state.withLock { $0.messages.count } }
 
-    private func evictOldest(_ state: inout State) {
+    /// Drops the oldest-written topics until the bound holds; returns how many.
+    private func evictOldest(_ state: inout State) -> Int {
         // Rare (the bound is far above a normal fleet's state): a sort is fine here.
+        var dropped = 0
         for (topic, entry) in state.messages.sorted(by: { $0.value.order < $1.value.order }) {
             guard state.bytes > limit else { break }
             state.messages.removeValue(forKey: topic)
             state.bytes -= Self.size(entry.message)
             state.evicted += 1
+            dropped += 1
         }
+        return dropped
     }
 
     private static func size(_ message: OutboundMessage) -> Int { message.topic.utf8.count + message.payload.count }
