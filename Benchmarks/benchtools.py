@@ -39,6 +39,21 @@ def write_broker_config(path, port, extra_lines=()):
             f.write(line + "\n")
 
 
+def wait_on(condition, ready, timeout):
+    """Waits on a threading.Condition (not held by the caller) until `ready()`, called with it
+    held, returns something truthy, which is returned; None after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    with condition:
+        while True:
+            value = ready()
+            if value:
+                return value
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            condition.wait(remaining)
+
+
 def wait_for_broker(process, port, log, timeout=10):
     """Returns once the port accepts connections; exits naming `log` if the broker died or did
     not open it within `timeout` seconds."""

@@ -27,7 +27,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "Benchmarks"))
-from benchtools import TICKS, cpu_seconds, free_port, stop_processes, wait_for_broker, write_broker_config  # noqa: E402
+from benchtools import TICKS, cpu_seconds, free_port, stop_processes, wait_for_broker, wait_on, write_broker_config  # noqa: E402
 
 
 def thread_cpu(pid):
@@ -102,15 +102,8 @@ class MetricsFollower:
             self.lock.notify_all()
 
     def wait(self, predicate, timeout):
-        deadline = time.monotonic() + timeout
-        with self.lock:
-            while True:
-                if self.samples and predicate(self.samples[-1][1]):
-                    return self.samples[-1]
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None
-                self.lock.wait(remaining)
+        return wait_on(self.lock, lambda: self.samples[-1] if self.samples and predicate(self.samples[-1][1]) else None,
+                       timeout)
 
     def stop(self):
         self.process.kill()

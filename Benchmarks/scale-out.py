@@ -60,15 +60,7 @@ class InstanceMetrics:
                 current.append(line)
 
     def wait(self, predicate, timeout):
-        deadline = time.monotonic() + timeout
-        with self.lock:
-            while True:
-                if predicate(self.latest):
-                    return time.monotonic(), dict(self.latest)
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None
-                self.lock.wait(remaining)
+        return e2e.wait_on(self.lock, lambda: (time.monotonic(), dict(self.latest)) if predicate(self.latest) else None, timeout)
 
     def stop(self):
         self.process.kill()
