@@ -65,9 +65,4 @@ struct DeviceTable<Value: Sendable>: Sendable {
             }
         }
     }
-
-    /// Removes every device.
-    mutating func removeAll() {
-        boxes.removeAll()
-    }
 }
