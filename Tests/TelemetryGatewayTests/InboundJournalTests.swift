@@ -85,6 +85,7 @@ struct InboundJournalTests {
             switch journal.append(Self.record(index, payloadBytes: 1000), maxWait: 0.01) {
             case .stored(let ticket, _): live.append(ticket)
             case .full: refused = true
+            case .failed(_, let reason): Issue.record("failed: \(reason)")
             case .closed: Issue.record("closed")
             }
             if refused { break }

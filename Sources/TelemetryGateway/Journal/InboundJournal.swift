@@ -14,6 +14,9 @@ import Glibc
 /// released, before it subscribes: at least once, never lost. Outputs carry deterministic
 /// event ids, so a replay yields duplicates, never gaps.
 ///
+/// Records are written through the file (`pwritev`) and read back through the mapping; both are
+/// the same page cache.
+///
 /// Power loss is bounded by ``sync()`` (called every `journal.flushInterval`), which writes the
 /// dirty pages to disk.
 ///
@@ -27,6 +30,9 @@ final class InboundJournal: @unchecked Sendable {
         /// No room within the allowed wait (or the record is larger than half the ring): the
         /// frame goes on unjournaled and the caller counts it.
         case full(waited: Double)
+        /// The file did not take the record (a full disk, an I/O error; `reason` says which): the
+        /// frame goes on unjournaled and the caller counts it.
+        case failed(waited: Double, reason: String)
         /// The journal is closed.
         case closed
     }
@@ -169,10 +175,11 @@ final class InboundJournal: @unchecked Sendable {
             guard !closed else { return .closed }
             guard hasRoom(for: size) else { return .full(waited: waited) }
         }
-        padToEndIfNeeded(for: size)
+        guard padToEndIfNeeded(for: size), write(record, sequence: nextSequence, state: .live, at: head, size: size) else {
+            return .failed(waited: waited, reason: String(cString: strerror(errno)))
+        }
         let sequence = nextSequence
         nextSequence += 1
-        write(record, sequence: sequence, state: .live, at: head, size: size)
         entries.append(Entry(sequence: sequence, position: head, released: false))
         liveCount += 1
         head += UInt64(size)
@@ -188,48 +195,110 @@ final class InboundJournal: @unchecked Sendable {
     }
 
     /// Covers the rest of the ring with a skip record when the next record does not fit there.
-    private func padToEndIfNeeded(for size: Int) {
+    /// False (`errno` set) when the skip record cannot be written: the head stays.
+    private func padToEndIfNeeded(for size: Int) -> Bool {
         let offset = Int(head % UInt64(capacity))
         let rest = capacity - offset
-        guard rest < size else { return }
+        guard rest < size else { return true }
         if rest >= JournalLayout.recordSize(topicBytes: 0, contentTypeBytes: 0, payloadBytes: 0) {
             let sequence = nextSequence
+            let header = JournalRecordHeader(
+                state: JournalLayout.State.skip.rawValue, flags: 0, topicLength: 0, contentTypeLength: 0, payloadLength: 0, totalLength: UInt32(rest),
+                sequence: sequence, receivedAtBits: 0)
+            let written = withUnsafeTemporaryAllocation(byteCount: JournalLayout.recordHeaderSize, alignment: 8) { scratch in
+                header.store(into: scratch.baseAddress!)
+                return writeBytes(UnsafeRawBufferPointer(scratch), at: offset)
+            }
+            let commit = (sequence ^ JournalLayout.commitSalt).littleEndian
+            guard written, withUnsafeBytes(of: commit, { writeBytes($0, at: offset + rest - JournalLayout.trailerSize) }) else { return false }
             nextSequence += 1
-            writeHeader(at: offset, state: .skip, flags: 0, topicLength: 0, contentTypeLength: 0, payloadLength: 0, totalLength: rest, sequence: sequence, receivedAt: 0)
-            ring.storeBytes(of: (sequence ^ JournalLayout.commitSalt).littleEndian, toByteOffset: offset + rest - JournalLayout.trailerSize, as: UInt64.self)
         }
         head += UInt64(rest)
         // Nothing live between the tail and here means the tail may jump too.
         if entries.count == first { tail = head; storeTail() }
+        return true
     }
 
-    private var ring: UnsafeMutableRawPointer { base + JournalLayout.fileHeaderSize }
-
-    private func write(_ record: JournalRecord, sequence: UInt64, state: JournalLayout.State, at position: UInt64, size: Int) {
+    /// Writes a whole record with one `pwritev`: header, topic, content type, payload, padding
+    /// and the commit word last (the kernel copies in file order, so a write cut short by a crash
+    /// leaves no commit word and the record is not replayed). Through the file, not the mapping:
+    /// storing into fresh mapped pages costs two page faults per 4 KiB page (a zero-filled read
+    /// fault, then `page_mkwrite`) and again after every writeback, ≈ 8 % of the gateway's CPU
+    /// with batched frames; `pwritev` copies into the same page cache without faulting. False
+    /// when the file cannot take it (a full disk, an I/O error), with `errno` set.
+    private func write(_ record: JournalRecord, sequence: UInt64, state: JournalLayout.State, at position: UInt64, size: Int) -> Bool {
         let offset = Int(position % UInt64(capacity))
-        var cursor = offset + JournalLayout.recordHeaderSize
-        let topic = Array(record.topic.utf8)
-        let contentType = Array((record.contentType ?? "").utf8)
-        for bytes in [topic, contentType, record.payload] where !bytes.isEmpty {
-            bytes.withUnsafeBytes { (ring + cursor).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            cursor += bytes.count
-        }
+        var topic = record.topic
+        var contentType = record.contentType ?? ""
+        let topicLength = topic.utf8.count
+        let contentTypeLength = contentType.utf8.count
         let flags: UInt8 = (record.retained ? 1 : 0) | (record.contentType != nil ? 2 : 0)
-        writeHeader(
-            at: offset, state: state, flags: flags, topicLength: topic.count, contentTypeLength: contentType.count,
-            payloadLength: record.payload.count, totalLength: size, sequence: sequence, receivedAt: record.receivedAt)
-        // The commit word goes last: a record cut short by a crash has none and is not replayed.
-        ring.storeBytes(of: (sequence ^ JournalLayout.commitSalt).littleEndian, toByteOffset: offset + size - JournalLayout.trailerSize, as: UInt64.self)
-    }
-
-    private func writeHeader(
-        at offset: Int, state: JournalLayout.State, flags: UInt8, topicLength: Int, contentTypeLength: Int, payloadLength: Int,
-        totalLength: Int, sequence: UInt64, receivedAt: Double
-    ) {
         let header = JournalRecordHeader(
             state: state.rawValue, flags: flags, topicLength: UInt16(topicLength), contentTypeLength: UInt16(contentTypeLength),
-            payloadLength: UInt32(payloadLength), totalLength: UInt32(totalLength), sequence: sequence, receivedAtBits: receivedAt.bitPattern)
-        header.store(into: ring + offset)
+            payloadLength: UInt32(record.payload.count), totalLength: UInt32(size), sequence: sequence, receivedAtBits: record.receivedAt.bitPattern)
+        let bodyLength = JournalLayout.recordHeaderSize + topicLength + contentTypeLength + record.payload.count
+        let padding = size - JournalLayout.trailerSize - bodyLength
+        return withUnsafeTemporaryAllocation(byteCount: JournalLayout.recordHeaderSize + 16, alignment: 8) { scratch in
+            let headerBytes = scratch.baseAddress!
+            header.store(into: headerBytes)
+            // Padding (< 8 zero bytes) and the commit word, contiguous.
+            let trailer = headerBytes + JournalLayout.recordHeaderSize
+            trailer.initializeMemory(as: UInt8.self, repeating: 0, count: 16)
+            trailer.storeBytes(of: (sequence ^ JournalLayout.commitSalt).littleEndian, toByteOffset: padding, as: UInt64.self)
+            return topic.withUTF8 { topicBytes in
+                contentType.withUTF8 { contentTypeBytes in
+                    record.payload.withUnsafeBytes { payloadBytes in
+                        var vectors: [iovec] = []
+                        vectors.reserveCapacity(5)
+                        for (start, count) in [
+                            (UnsafeRawPointer(headerBytes), JournalLayout.recordHeaderSize),
+                            (UnsafeRawPointer(topicBytes.baseAddress), topicLength),
+                            (UnsafeRawPointer(contentTypeBytes.baseAddress), contentTypeLength),
+                            (payloadBytes.baseAddress, payloadBytes.count),
+                            (UnsafeRawPointer(trailer), padding + JournalLayout.trailerSize),
+                        ] where count > 0 {
+                            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: start), iov_len: count))
+                        }
+                        return writeFully(&vectors, at: offset, total: size)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `pwritev` at ring offset `offset` until `total` bytes are written (a regular file may take
+    /// fewer bytes per call); false on an error.
+    private func writeFully(_ vectors: inout [iovec], at offset: Int, total: Int) -> Bool {
+        var written = 0
+        var index = 0
+        while written < total {
+            let result = vectors.withUnsafeBufferPointer { buffer in
+                pwritev(descriptor, buffer.baseAddress! + index, Int32(buffer.count - index), off_t(JournalLayout.fileHeaderSize + offset + written))
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if result == 0 { errno = EIO; return false }
+            written += result
+            // Drop the vectors written whole and trim a partly written one.
+            var rest = result
+            while index < vectors.count && rest >= vectors[index].iov_len {
+                rest -= vectors[index].iov_len
+                index += 1
+            }
+            if rest > 0 {
+                vectors[index].iov_base += rest
+                vectors[index].iov_len -= rest
+            }
+        }
+        return true
+    }
+
+    /// Writes `bytes` at ring offset `offset` through the file (see ``write(_:sequence:state:at:size:)``).
+    private func writeBytes(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        var vectors = [iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)]
+        return writeFully(&vectors, at: offset, total: bytes.count)
     }
 
     // MARK: Releasing
@@ -242,7 +311,9 @@ final class InboundJournal: @unchecked Sendable {
         guard let index = index(of: ticket.sequence), !entries[index].released else { return }
         entries[index].released = true
         liveCount -= 1
-        ring.storeBytes(of: JournalLayout.State.released.rawValue, toByteOffset: Int(entries[index].position % UInt64(capacity)) + 4, as: UInt8.self)
+        // Through the file like the record itself (a store into the mapping would fault the page
+        // in). Should it fail, the record is replayed after a crash: a duplicate, never a loss.
+        _ = withUnsafeBytes(of: JournalLayout.State.released.rawValue) { writeBytes($0, at: Int(entries[index].position % UInt64(capacity)) + 4) }
         guard index == first else { return }
         while first < entries.count && entries[first].released { first += 1 }
         tail = first < entries.count ? entries[first].position : head

@@ -120,6 +120,14 @@ final class InboundRouter: Sendable {
                     "the journal is full (journal.sizeBytes \(journal.capacity)); frames go on unjournaled and would not survive a crash (see gateway_journal_bypassed_total)")
             }
             return nil
+        case .failed(let waited, let reason):
+            runtime.metrics.journalWaitSeconds.increment(by: waited)
+            runtime.metrics.journalBypassed.increment()
+            if overload.shouldLog() {
+                runtime.logger.error(
+                    "cannot write the journal \(journal.path): \(reason); frames go on unjournaled and would not survive a crash (see gateway_journal_bypassed_total)")
+            }
+            return nil
         case .closed:
             return nil
         }
