@@ -311,10 +311,14 @@ final class InboundJournal: @unchecked Sendable {
         guard let index = index(of: ticket.sequence), !entries[index].released else { return }
         entries[index].released = true
         liveCount -= 1
-        // Through the file like the record itself (a store into the mapping would fault the page
-        // in). Should it fail, the record is replayed after a crash: a duplicate, never a loss.
-        _ = withUnsafeBytes(of: JournalLayout.State.released.rawValue) { writeBytes($0, at: Int(entries[index].position % UInt64(capacity)) + 4) }
-        guard index == first else { return }
+        guard index == first else {
+            // Past the tail only its state byte keeps a released record from being replayed;
+            // written through the file like the record (a store into the mapping would fault the
+            // page in). Should it fail, the record is replayed after a crash: a duplicate, never
+            // a loss. The oldest record needs no byte: the tail moves past it below.
+            _ = withUnsafeBytes(of: JournalLayout.State.released.rawValue) { writeBytes($0, at: Int(entries[index].position % UInt64(capacity)) + 4) }
+            return
+        }
         while first < entries.count && entries[first].released { first += 1 }
         tail = first < entries.count ? entries[first].position : head
         storeTail()
