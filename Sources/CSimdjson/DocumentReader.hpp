@@ -15,6 +15,15 @@
 /// Forces inlining of the per-sample readers: as calls they would compare keys with out-of-line
 /// strlen/memcmp instead of constant-length comparisons.
 #define WG_ALWAYS_INLINE inline __attribute__((always_inline))
+/// The same for a lambda (after its parameter list), for clang (which SwiftPM builds with): it
+/// keeps the on-demand fast path's per-member lambdas out of line and passes their on-demand
+/// value through memory; inlined, with NDEBUG (Package.swift), that path takes half the time.
+/// GCC passes the value in registers and is slower with them inlined (docs/performance.md).
+#if defined(__clang__)
+#define WG_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#define WG_INLINE_LAMBDA
+#endif
 
 namespace wg {
 

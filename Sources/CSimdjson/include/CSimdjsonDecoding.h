@@ -1,7 +1,9 @@
 #ifndef WEARABLE_GATEWAY_CSIMDJSON_DECODING_H
 #define WEARABLE_GATEWAY_CSIMDJSON_DECODING_H
 
-// Frame decoders for the wire contract's JSON payloads (simdjson DOM, runtime CPU dispatch).
+// Frame decoders for the wire contract's JSON payloads (simdjson DOM, runtime CPU dispatch; the
+// two batched streams first try simdjson's on-demand API on the encoders' canonical layout and
+// fall back to the DOM path for anything else, so results and problems are the DOM path's).
 //
 // One call decodes one frame: the document is parsed once, the requested top-level members are
 // reported as tagged scalars (`wg_json_members`), and the high-rate decoders also copy every
@@ -28,6 +30,7 @@ typedef enum wg_decode_status {
     WG_DECODE_WRONG_TYPE = 3,   ///< a member has another JSON type than the contract's
     WG_DECODE_CAPACITY = 4,     ///< a caller buffer is too small (a caller bug: size them as documented)
     WG_DECODE_INTERNAL = 5,     ///< an unexpected C++ exception, such as running out of memory
+    WG_DECODE_DECLINED = 6,     ///< only from the `*_on_demand` fast paths: not read, use the full decoder
 } wg_decode_status;
 
 /// Sizes of the text fields of `wg_decode_problem`, NUL included; longer text is cut.
@@ -145,6 +148,18 @@ wg_decode_status wg_decode_accelerometer_batch(const uint8_t *data, size_t lengt
                                                wg_accelerometer_sample *samples, size_t capacity, size_t *count,
                                                wg_decode_problem *problem);
 
+/// The two halves of `wg_decode_accelerometer_batch`, exported for the differential tests. The
+/// on-demand fast path reads only the encoders' canonical layout (members in their order, nothing
+/// unknown or repeated) and returns WG_DECODE_DECLINED for anything else, malformed input
+/// included; the DOM path reads and reports everything. The full decoder runs the first, then,
+/// if it declined, the second.
+wg_decode_status wg_decode_accelerometer_batch_on_demand(const uint8_t *data, size_t length, wg_json_members *members,
+                                                         wg_accelerometer_sample *samples, size_t capacity,
+                                                         size_t *count, wg_decode_problem *problem);
+wg_decode_status wg_decode_accelerometer_batch_dom(const uint8_t *data, size_t length, wg_json_members *members,
+                                                   wg_accelerometer_sample *samples, size_t capacity, size_t *count,
+                                                   wg_decode_problem *problem);
+
 /// Decodes `{"samples":[{"timestamp","startDate","acceleration":{x,y,z}}…], …}` (`recorder/accelerometer`).
 wg_decode_status wg_decode_recorded_accelerometer_batch(const uint8_t *data, size_t length,
                                                         wg_json_members *members,
@@ -158,6 +173,15 @@ wg_decode_status wg_decode_recorded_accelerometer_batch(const uint8_t *data, siz
 wg_decode_status wg_decode_device_motion_batch(const uint8_t *data, size_t length, wg_json_members *members,
                                                wg_device_motion_sample *samples, size_t capacity, size_t *count,
                                                wg_decode_problem *problem);
+
+/// The two halves of `wg_decode_device_motion_batch` (as for the accelerometer above; the fast
+/// path takes `sensorLocation` required, then `magneticField` and `heading` optional, in this order).
+wg_decode_status wg_decode_device_motion_batch_on_demand(const uint8_t *data, size_t length, wg_json_members *members,
+                                                         wg_device_motion_sample *samples, size_t capacity,
+                                                         size_t *count, wg_decode_problem *problem);
+wg_decode_status wg_decode_device_motion_batch_dom(const uint8_t *data, size_t length, wg_json_members *members,
+                                                   wg_device_motion_sample *samples, size_t capacity, size_t *count,
+                                                   wg_decode_problem *problem);
 
 #ifdef __cplusplus
 }

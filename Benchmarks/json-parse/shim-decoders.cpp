@@ -1,0 +1,89 @@
+// CPU time per batch of the shim's batch decoders as the gateway links them (the object files
+// SwiftPM builds for Sources/CSimdjson), on the batched frames of `wearable-sim generate
+// --encoding json`: the DOM path, the on-demand fast path, the full decoder (fast path, DOM path
+// if it declines) and simdjson's on-demand API called directly, interleaved in one process in
+// rotating order, so that a busy machine slows all of them alike.
+// Command and figures: docs/performance.md ("JSON decoding: DOM or on-demand").
+#include "CSimdjsonDecoding.h"
+#include "frames.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+using bench::Frame;
+
+enum Variant { dom, onDemand, full, standAlone, variants };
+const char *const names[variants] = {"shim DOM path", "shim on-demand path", "shim full decoder", "on-demand, stand-alone"};
+
+std::vector<wg_accelerometer_sample> accelerometerSamples(1 << 16);
+std::vector<wg_device_motion_sample> deviceMotionSamples(1 << 16);
+std::vector<uint8_t> strings(1 << 20);
+
+/// One call of a shim decoder as FrameDecoder makes it (`sequence` requested); its status.
+wg_decode_status decode(Variant variant, const Frame &frame) {
+    wg_json_scalar sequence;
+    wg_json_members members{"sequence\0", 1, &sequence, strings.data(), strings.size(), 0};
+    wg_decode_problem problem;
+    const uint8_t *data = reinterpret_cast<const uint8_t *>(frame.json.data());
+    size_t length = frame.json.size(), count = 0;
+    wg_decode_status status;
+    if (frame.accelerometer) {
+        auto decoder = variant == dom ? wg_decode_accelerometer_batch_dom
+            : variant == onDemand     ? wg_decode_accelerometer_batch_on_demand
+                                      : wg_decode_accelerometer_batch;
+        status = decoder(data, length, &members, accelerometerSamples.data(), accelerometerSamples.size(), &count, &problem);
+        bench::sink += accelerometerSamples[count / 2].acceleration.x;
+    } else {
+        auto decoder = variant == dom ? wg_decode_device_motion_batch_dom
+            : variant == onDemand     ? wg_decode_device_motion_batch_on_demand
+                                      : wg_decode_device_motion_batch;
+        status = decoder(data, length, &members, deviceMotionSamples.data(), deviceMotionSamples.size(), &count, &problem);
+        bench::sink += deviceMotionSamples[count / 2].gravity.x;
+    }
+    return status;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    std::vector<Frame> frames;
+    int rounds = 0;
+    if (int status = bench::readArguments(argc, argv, frames, rounds)) { return status; }
+    for (const Frame &frame : frames) {
+        if (decode(onDemand, frame) != WG_DECODE_OK) {
+            std::fprintf(stderr, "the fast path declined a frame of the simulator\n");
+            return 1;
+        }
+    }
+    simdjson::ondemand::parser parser;
+    std::printf("per batch, median over %d rounds (min-max):\n", rounds);
+    for (bool accelerometer : {true, false}) {
+        size_t batches = std::count_if(frames.begin(), frames.end(), [&](const Frame &frame) { return frame.accelerometer == accelerometer; });
+        std::vector<double> perBatch[variants];
+        for (int round = 0; round < rounds; round++) {
+            for (int step = 0; step < variants; step++) {
+                Variant variant = Variant((step + round) % variants);
+                double start = bench::cpuMicroseconds();
+                for (const Frame &frame : frames) {
+                    if (frame.accelerometer != accelerometer) { continue; }
+                    if (variant == standAlone) {
+                        bench::onDemandDecode(parser, frame);
+                    } else {
+                        decode(variant, frame);
+                    }
+                }
+                perBatch[variant].push_back((bench::cpuMicroseconds() - start) / batches);
+            }
+        }
+        for (int variant = 0; variant < variants; variant++) {
+            std::vector<double> &times = perBatch[variant];
+            std::sort(times.begin(), times.end());
+            std::printf("%-22s %-23s %4zu batches: %6.1f µs (%.1f-%.1f)\n", accelerometer ? "batched/accelerometer" : "batched/device-motion",
+                        names[variant], batches, times[times.size() / 2], times.front(), times.back());
+        }
+    }
+    return bench::sink == 0.123 ? 1 : 0;
+}

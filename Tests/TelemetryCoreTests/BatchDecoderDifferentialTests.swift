@@ -1,0 +1,253 @@
+import CSimdjson
+import Foundation
+import TelemetryCore
+import TelemetrySimulation
+import Testing
+
+/// The batch decoders' on-demand fast path against the DOM path alone: on every payload (the
+/// simulator's frames of every device and stream the decoders serve, layouts the fast path
+/// declines, malformed input, seeded byte mutations) both give the same status, problem, count,
+/// samples (bit for bit) and members.
+@Suite("Batch decoder: on-demand fast path against the DOM path")
+struct BatchDecoderDifferentialTests {
+    /// A C batch decoder: payload, length, members, samples, capacity, count, problem.
+    typealias Decoder<Raw> = (
+        UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<wg_json_members>?, UnsafeMutablePointer<Raw>?, Int,
+        UnsafeMutablePointer<Int>?, UnsafeMutablePointer<wg_decode_problem>?
+    ) -> wg_decode_status
+
+    /// Everything a call reports, comparable: numbers as bit patterns, strings resolved.
+    struct Outcome: Equatable, CustomStringConvertible {
+        var status: UInt32
+        var field: String
+        var message: String
+        var count: Int
+        var samples: [[UInt64]]
+        var members: [[UInt64]]
+
+        var description: String { "status \(status) \(field) \(message), \(count) samples \(samples.prefix(2).map { $0.map { Double(bitPattern: $0) } }), members \(members)" }
+    }
+
+    static func scalar(_ value: wg_json_scalar, _ strings: [UInt8]) -> [UInt64] {
+        var bits: [UInt64] = [UInt64(value.type.rawValue), UInt64(value.boolean), UInt64(bitPattern: value.int64), value.uint64, value.number.bitPattern]
+        if value.type == WG_JSON_STRING { bits += strings[value.string_offset..<(value.string_offset + value.string_length)].map { UInt64($0) } }
+        return bits
+    }
+
+    static func run<Raw>(_ decoder: Decoder<Raw>, _ payload: [UInt8], sampleBits: (Raw, [UInt8]) -> [UInt64]) -> Outcome {
+        let capacity = payload.count / 48 + 1
+        var raw = [Raw](unsafeUninitializedCapacity: capacity) { buffer, used in
+            // Garbage the fast path might leave must never show: fill with a pattern first.
+            memset(buffer.baseAddress!, 0xA5, capacity * MemoryLayout<Raw>.stride)
+            used = capacity
+        }
+        var values = [wg_json_scalar](repeating: wg_json_scalar(), count: 1)
+        var strings = [UInt8](repeating: 0, count: payload.count + 1)
+        var problem = wg_decode_problem()
+        var count = 0
+        var used = 0
+        let status = "sequence\0".withCString { keys in
+            values.withUnsafeMutableBufferPointer { values in
+                strings.withUnsafeMutableBufferPointer { strings in
+                    raw.withUnsafeMutableBufferPointer { samples in
+                        payload.withUnsafeBufferPointer { payload in
+                            var members = wg_json_members(
+                                keys: keys, count: 1, values: values.baseAddress, strings: strings.baseAddress, string_capacity: strings.count,
+                                string_length: 0)
+                            defer { used = members.string_length }
+                            return decoder(payload.baseAddress, payload.count, &members, samples.baseAddress, capacity, &count, &problem)
+                        }
+                    }
+                }
+            }
+        }
+        let field = withUnsafeBytes(of: problem.field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let message = withUnsafeBytes(of: problem.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let ok = status == WG_DECODE_OK
+        let used_strings = Array(strings.prefix(used))
+        return Outcome(
+            status: status.rawValue, field: field, message: message, count: count,
+            samples: ok ? raw.prefix(count).map { sampleBits($0, used_strings) } : [],
+            members: ok ? values.map { scalar($0, used_strings) } : [])
+    }
+
+    static func accelerometer(_ payload: [UInt8]) -> (fast: Outcome, dom: Outcome, onDemand: Outcome) {
+        let bits = { (sample: wg_accelerometer_sample, _: [UInt8]) -> [UInt64] in
+            [sample.timestamp, sample.acceleration.x, sample.acceleration.y, sample.acceleration.z].map(\.bitPattern)
+        }
+        return (
+            run(wg_decode_accelerometer_batch, payload, sampleBits: bits), run(wg_decode_accelerometer_batch_dom, payload, sampleBits: bits),
+            run(wg_decode_accelerometer_batch_on_demand, payload, sampleBits: bits)
+        )
+    }
+
+    static func deviceMotion(_ payload: [UInt8]) -> (fast: Outcome, dom: Outcome, onDemand: Outcome) {
+        let bits = { (s: wg_device_motion_sample, strings: [UInt8]) -> [UInt64] in
+            let numbers = [
+                s.timestamp, s.attitude.x, s.attitude.y, s.attitude.z, s.attitude.w, s.rotation_rate.x, s.rotation_rate.y, s.rotation_rate.z,
+                s.gravity.x, s.gravity.y, s.gravity.z, s.user_acceleration.x, s.user_acceleration.y, s.user_acceleration.z,
+            ]
+            var result = numbers.map(\.bitPattern) + [UInt64(s.has_magnetic_field)]
+            if s.has_magnetic_field != 0 { result += [s.magnetic_field.x, s.magnetic_field.y, s.magnetic_field.z].map(\.bitPattern) }
+            return result + scalar(s.magnetic_field_accuracy, strings) + scalar(s.sensor_location, strings) + scalar(s.heading, strings)
+        }
+        return (
+            run(wg_decode_device_motion_batch, payload, sampleBits: bits), run(wg_decode_device_motion_batch_dom, payload, sampleBits: bits),
+            run(wg_decode_device_motion_batch_on_demand, payload, sampleBits: bits)
+        )
+    }
+
+    /// The simulator's frames of the streams the two decoders serve.
+    static let simulatorFrames: [(stream: String, payload: [UInt8])] = {
+        let devices: [SimulatedDevice] = [
+            .appleWatchSeries9(id: "w1", activity: .tennis), .appleWatchSeries9(id: "w2", activity: .baseball), .appleWatchUltra2(id: "u1"),
+            .airPodsPro2(id: "b1"),
+        ]
+        var generator = TrafficGenerator(seed: 11, devices: devices, startDate: 1_700_000_000)
+        let streams: Set<String> = ["batched/accelerometer", "batched/device-motion", "motion", "headphone/motion"]
+        return generator.advance(to: 3.5).filter { streams.contains($0.stream) }.map { ($0.stream, $0.payload) }
+    }()
+
+    @Test("the simulator's frames: the fast path reads every one, with the DOM path's results")
+    func simulatorFrames() {
+        #expect(Set(Self.simulatorFrames.map(\.stream)).count == 4)
+        for (stream, payload) in Self.simulatorFrames {
+            let (fast, dom, onDemand) = stream == "batched/accelerometer" ? Self.accelerometer(payload) : Self.deviceMotion(payload)
+            #expect(fast == dom, "\(stream)")
+            #expect(onDemand == dom, "\(stream): the fast path read it")
+            #expect(dom.status == WG_DECODE_OK.rawValue && dom.count > 0, "\(stream): \(dom)")
+        }
+    }
+
+    static let accelerometerCases: [String] = [
+        #"{"sequence":7,"samples":[{"timestamp":1.5,"acceleration":{"x":0.1,"y":-2,"z":3e-2}}]}"#,
+        #"{"samples":[{"timestamp":734646.41925000001,"acceleration":{"x":-0.12345678901234568,"y":1.0000000000000002,"z":-9.8765432109876543e-5}}]}"#,
+        #"{"samples":[{"timestamp":12345678901234567890,"acceleration":{"x":0.000000000012345678901234567,"y":1234567890123456789,"z":-1234567890123456789}}]}"#,
+        #"{"samples":[],"sequence":8}"#,
+        #"{"samples":[]}"#,
+        #" { "samples" : [ { "timestamp" : 1 , "acceleration" : { "x" : 1 , "y" : 2 , "z" : 3 } } ] } "#,
+        #"{"samples":[{"acceleration":{"x":1,"y":2,"z":3},"timestamp":1}]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"z":3,"y":2,"x":1}}]}"#,
+        #"{"samples":[{"timestamp":1,"timestamp":2,"acceleration":{"x":1,"y":2,"z":3}}]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3},"extra":[1,{"a":null}]}]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3,"w":4}}]}"#,
+        #"{"samples":[{"timestamp":-0,"acceleration":{"x":-0.0,"y":0,"z":-0e5}}]}"#,
+        #"{"samples":[{"timestamp":9007199254740993,"acceleration":{"x":18446744073709551615,"y":18446744073709551616,"z":1e308}}]}"#,
+        #"{"samples":[{"timestamp":123456789012345678901234567890,"acceleration":{"x":1,"y":2,"z":3}}]}"#,
+        #"{"samples":[{"timestamp":1e400,"acceleration":{"x":1,"y":2,"z":3}}]}"#,
+        #"{"samples":[{"timestamp":"1","acceleration":{"x":1,"y":2,"z":3}}]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2}}]}"#,
+        #"{"samples":[{"timestamp":1}]}"#,
+        #"{"samples":[1]}"#,
+        #"{"samples":{}}"#,
+        #"{"sequence":1}"#,
+        #"{"sequence":1,"sequence":2,"samples":[]}"#,
+        #"{"sequence":"7","samples":[]}"#,
+        #"{"sequence":null,"samples":[]}"#,
+        #"{"sequence":true,"samples":[]}"#,
+        #"{"sequence":-3,"samples":[]}"#,
+        #"{"sequence":18446744073709551615,"samples":[]}"#,
+        #"{"sequence":1.5,"samples":[]}"#,
+        #"{"sequence":123456789012345678901234567890,"samples":[]}"#,
+        #"{"sequence":123456.789012345678901234567890,"samples":[]}"#,
+        #"{"samples":[{"timestamp":123456.789012345678901234567890,"acceleration":{"x":0.1000000000000000055511151231257827,"y":2.2250738585072011e-308,"z":4.9e-324}}]}"#,
+        #"{"sequence":-9223372036854775809,"samples":[]}"#,
+        #"{"samples":[{"timestamp":-9223372036854775809,"acceleration":{"x":1e19,"y":-1e300,"z":1}}]}"#,
+        #"{"sequence":[1],"samples":[]}"#,
+        #"{"sequence":{"a":1},"samples":[]}"#,
+        #"{"deviceId":"x","samples":[]}"#,
+        #"{"samples":[],"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}}]}"#,
+        #"{"sampl\u0065s":[]}"#,
+        #"{"samples":[]} x"#,
+        #"{"samples":[]}{}"#,
+        #"{"samples":[]"#,
+        #"{"samples":[{"timestamp":1 "acceleration":{"x":1,"y":2,"z":3}}]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}},]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}} {"timestamp":2}]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}}],}"#,
+        #"{"samples":[{"timestamp":01,"acceleration":{"x":1,"y":2,"z":3}}]}"#,
+        #"{"samples":[{"timestamp":1.,"acceleration":{"x":1,"y":2,"z":3}}]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":tru,"y":2,"z":3}}]}"#,
+        #"[{"samples":[]}]"#,
+        #""samples""#,
+        "",
+        "\u{FEFF}{\"samples\":[]}",
+        "{\"samples\":[],\"s\":\"\u{1}\"}",
+    ]
+
+    /// Checks that the full decoder gives the DOM path's outcome on every case; returns how many
+    /// cases the fast path read.
+    static func compare(_ cases: [[UInt8]], _ decode: ([UInt8]) -> (fast: Outcome, dom: Outcome, onDemand: Outcome)) -> Int {
+        var accepted = 0
+        for payload in cases {
+            let (fast, dom, onDemand) = decode(payload)
+            #expect(fast == dom, "\(String(decoding: payload, as: UTF8.self))")
+            accepted += onDemand.status == WG_DECODE_OK.rawValue ? 1 : 0
+        }
+        return accepted
+    }
+
+    @Test("edge cases and malformed accelerometer batches: identical results")
+    func accelerometerEdgeCases() {
+        // Besides the texts: invalid UTF-8 in a string, and a NUL byte.
+        let bytes = [Array(#"{"samples":[],"s":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8), Array(#"{"samples":[]}"#.utf8) + [0]]
+        let accepted = Self.compare(Self.accelerometerCases.map { Array($0.utf8) } + bytes, Self.accelerometer)
+        #expect(accepted >= 6, "canonical layouts, spaces and the sequence's forms take the fast path")
+    }
+
+    static let motionSample = #"{"timestamp":2,"attitude":{"x":0,"y":0,"z":0,"w":1},"rotationRate":{"x":1,"y":2,"z":3},"gravity":{"x":0,"y":0,"z":-1},"userAcceleration":{"x":0.5,"y":0,"z":0}"#
+
+    static let deviceMotionCases: [String] = [
+        #"{"samples":[\#(motionSample),"sensorLocation":"default"}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"headphoneLeft","heading":12.5}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":{"x":1,"y":2,"z":3,"accuracy":"high"},"heading":-1}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":{"x":1,"y":2,"z":3,"accuracy":2}}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":{"x":1,"y":2,"z":3}}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":null}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":[1]}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","heading":12,"magneticField":{"x":1,"y":2,"z":3,"accuracy":"low"}}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","heading":null}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","heading":"north"}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","heading":1,"heading":2}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":null}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":7}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"de\"fault\u00e9"}]}"#,
+        #"{"samples":[\#(motionSample)}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","extra":1}]}"#,
+        #"{"samples":[{"timestamp":2,"attitude":{"x":0,"y":0,"z":0},"rotationRate":{"x":1,"y":2,"z":3},"gravity":{"x":0,"y":0,"z":-1},"userAcceleration":{"x":0,"y":0,"z":0},"sensorLocation":"default"}]}"#,
+        #"{"samples":[{"timestamp":2,"rotationRate":{"x":1,"y":2,"z":3},"attitude":{"x":0,"y":0,"z":0,"w":1},"gravity":{"x":0,"y":0,"z":-1},"userAcceleration":{"x":0,"y":0,"z":0},"sensorLocation":"default"}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default"},\#(motionSample),"sensorLocation":"default","heading":3}],"sequence":4}"#,
+    ]
+
+    @Test("edge cases and malformed device-motion batches: identical results")
+    func deviceMotionEdgeCases() {
+        let accepted = Self.compare(Self.deviceMotionCases.map { Array($0.utf8) }, Self.deviceMotion)
+        #expect(accepted >= 6, "every encoder layout takes the fast path")
+    }
+
+    @Test("seeded mutations of the simulator's frames and the edge cases: identical results")
+    func mutations() {
+        var generator = SplitMix64(seed: 5)
+        let bases = Self.simulatorFrames.prefix(6).map { (accelerometer: $0.stream == "batched/accelerometer", payload: $0.payload) }
+            + Self.accelerometerCases.map { (accelerometer: true, payload: Array($0.utf8)) }
+            + Self.deviceMotionCases.map { (accelerometer: false, payload: Array($0.utf8)) }
+        let alphabet = Array(#"{}[],:"\ -+.0123456789eEtrufalsn"#.utf8)
+        var declined = 0
+        for (accelerometer, base) in bases where !base.isEmpty {
+            for _ in 0..<150 {
+                var payload = base
+                let position = Int(generator.next() % UInt64(payload.count))
+                switch generator.next() % 4 {
+                case 0: payload[position] = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                case 1: payload.remove(at: position)
+                case 2: payload.insert(alphabet[Int(generator.next() % UInt64(alphabet.count))], at: position)
+                default: payload = Array(payload.prefix(position))
+                }
+                let (fast, dom, _) = accelerometer ? Self.accelerometer(payload) : Self.deviceMotion(payload)
+                #expect(fast == dom, "\(String(decoding: payload.prefix(400), as: UTF8.self))")
+                if dom.status != WG_DECODE_OK.rawValue { declined += 1 }
+            }
+        }
+        #expect(declined > 100, "the mutations reach the error paths")
+    }
+}
