@@ -248,18 +248,20 @@ final class InboundJournal: @unchecked Sendable {
             return topic.withUTF8 { topicBytes in
                 contentType.withUTF8 { contentTypeBytes in
                     record.payload.withUnsafeBytes { payloadBytes in
-                        var vectors: [iovec] = []
-                        vectors.reserveCapacity(5)
-                        for (start, count) in [
-                            (UnsafeRawPointer(headerBytes), JournalLayout.recordHeaderSize),
-                            (UnsafeRawPointer(topicBytes.baseAddress), topicLength),
-                            (UnsafeRawPointer(contentTypeBytes.baseAddress), contentTypeLength),
-                            (payloadBytes.baseAddress, payloadBytes.count),
-                            (UnsafeRawPointer(trailer), padding + JournalLayout.trailerSize),
-                        ] where count > 0 {
-                            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: start), iov_len: count))
+                        withUnsafeTemporaryAllocation(of: iovec.self, capacity: 5) { vectors in
+                            var count = 0
+                            func add(_ start: UnsafeRawPointer?, _ length: Int) {
+                                guard length > 0 else { return }
+                                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: start), iov_len: length)
+                                count += 1
+                            }
+                            add(headerBytes, JournalLayout.recordHeaderSize)
+                            add(topicBytes.baseAddress, topicLength)
+                            add(contentTypeBytes.baseAddress, contentTypeLength)
+                            add(payloadBytes.baseAddress, payloadBytes.count)
+                            add(trailer, padding + JournalLayout.trailerSize)
+                            return writeFully(UnsafeMutableBufferPointer(rebasing: vectors[..<count]), at: offset, total: size)
                         }
-                        return writeFully(&vectors, at: offset, total: size)
                     }
                 }
             }
@@ -268,13 +270,11 @@ final class InboundJournal: @unchecked Sendable {
 
     /// `pwritev` at ring offset `offset` until `total` bytes are written (a regular file may take
     /// fewer bytes per call); false on an error.
-    private func writeFully(_ vectors: inout [iovec], at offset: Int, total: Int) -> Bool {
+    private func writeFully(_ vectors: UnsafeMutableBufferPointer<iovec>, at offset: Int, total: Int) -> Bool {
         var written = 0
         var index = 0
         while written < total {
-            let result = vectors.withUnsafeBufferPointer { buffer in
-                pwritev(descriptor, buffer.baseAddress! + index, Int32(buffer.count - index), off_t(JournalLayout.fileHeaderSize + offset + written))
-            }
+            let result = pwritev(descriptor, vectors.baseAddress! + index, Int32(vectors.count - index), off_t(JournalLayout.fileHeaderSize + offset + written))
             if result < 0 {
                 if errno == EINTR { continue }
                 return false
@@ -297,8 +297,10 @@ final class InboundJournal: @unchecked Sendable {
 
     /// Writes `bytes` at ring offset `offset` through the file (see ``write(_:sequence:state:at:size:)``).
     private func writeBytes(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
-        var vectors = [iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)]
-        return writeFully(&vectors, at: offset, total: bytes.count)
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: 1) { vector in
+            vector[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
+            return writeFully(vector, at: offset, total: bytes.count)
+        }
     }
 
     // MARK: Releasing
