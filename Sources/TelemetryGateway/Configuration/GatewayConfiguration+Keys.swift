@@ -75,7 +75,7 @@ extension GatewayConfiguration {
             "topics.outboundRoot", "Root the gateway publishes under.", default: "gateway",
             validate: { TopicScheme.validateRoot($0) }
         ) { $0.topics.outboundRoot = $1 ?? "gateway" },
-        .integer("pipeline.workers", "Worker tasks devices are sharded over by a hash of the id (0: one per core).", default: 0, in: 0...1024) {
+        .integer("pipeline.workers", "Worker tasks devices are sharded over by a hash of the id (0: one per core; with the broker on the same 2 cores, 1 sustained more: performance.md).", default: 0, in: 0...1024) {
             $0.pipeline.workers = $1
         },
         .integer("pipeline.queueCapacity", "Frames each worker queue holds before the subscriber applies backpressure.", default: 8192, in: 16...10_000_000) {
