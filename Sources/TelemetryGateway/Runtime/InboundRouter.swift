@@ -113,23 +113,23 @@ final class InboundRouter: Sendable {
             if waited > 0 { runtime.metrics.journalWaitSeconds.increment(by: waited) }
             return ticket
         case .full(let waited):
-            runtime.metrics.journalWaitSeconds.increment(by: waited)
-            runtime.metrics.journalBypassed.increment()
-            if overload.shouldLog() {
-                runtime.logger.warning(
-                    "the journal is full (journal.sizeBytes \(journal.capacity)); frames go on unjournaled and would not survive a crash (see gateway_journal_bypassed_total)")
-            }
+            bypassJournal(waited: waited, level: .warning, because: "the journal is full (journal.sizeBytes \(journal.capacity))")
             return nil
         case .failed(let waited, let reason):
-            runtime.metrics.journalWaitSeconds.increment(by: waited)
-            runtime.metrics.journalBypassed.increment()
-            if overload.shouldLog() {
-                runtime.logger.error(
-                    "cannot write the journal \(journal.path): \(reason); frames go on unjournaled and would not survive a crash (see gateway_journal_bypassed_total)")
-            }
+            bypassJournal(waited: waited, level: .error, because: "cannot write the journal \(journal.path): \(reason)")
             return nil
         case .closed:
             return nil
+        }
+    }
+
+    /// Counts a frame that goes on without its journal record, and says why (rate-limited).
+    private func bypassJournal(waited: Double, level: Logger.Level, because reason: @autoclosure () -> String) {
+        runtime.metrics.journalWaitSeconds.increment(by: waited)
+        runtime.metrics.journalBypassed.increment()
+        if overload.shouldLog() {
+            runtime.logger.log(
+                level: level, "\(reason()); frames go on unjournaled and would not survive a crash (see gateway_journal_bypassed_total)")
         }
     }
 
