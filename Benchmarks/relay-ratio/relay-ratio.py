@@ -443,6 +443,7 @@ def main():
           "swing latency p50 / p99 | resident per watch |")
     print("|---|---|---|---|---|")
     best = {}
+    path_cpu = {}
     for side in sides:
         best[side] = sustained(side)
         r = next((r for r in results if r["side"] == side and r["watches"] == best[side]), None)
@@ -458,12 +459,21 @@ def main():
             lat = r["latencies"]
             latency = f"{fmt(percentile(lat, 50), '.3f')} s / {fmt(percentile(lat, 99), '.3f')} s ({len(lat)} swings)"
             per_watch = (f"{(r['anonAfter'] - r['anonBefore']) / r['watches'] / 1024:.0f} KB heap "
-                         f"({(r['rssAfter'] - r['rssBefore']) / r['watches'] / 1024:.0f} KB with the journal's mapped pages)")
+                         f"({(r['rssAfter'] - r['rssBefore']) / r['watches'] / 1024:.0f} KB resident, mapped file pages included)")
         print(f"| {side} | {best[side]} | {cpu} | {latency} | {per_watch} |")
+        parts = [r.get(f"cpu_{n}") for n in ("subject", "broker", "loadgen")]
+        if None not in parts:
+            path_cpu[side] = sum(parts) / frames
     if "relay" in best and "gateway" in best and best["relay"]:
         print()
         print(f"ratio gateway / relay: {best['gateway'] / best['relay']:.2f} "
               f"(a side that sustained the largest count tried may sustain more: add counts with --watches)")
+    if "relay" in path_cpu and "gateway" in path_cpu:
+        # On a machine the three processes share, the count ratio tends to the ratio of what a
+        # frame costs on each side's whole path; steadier than the counts on a busy machine.
+        print(f"ratio predicted by CPU per frame (side + broker + load generator): "
+              f"{path_cpu['relay'] / path_cpu['gateway']:.2f} "
+              f"({path_cpu['relay'] * 1000:.3f} / {path_cpu['gateway'] * 1000:.3f} ms)")
     with open(os.path.join(args.logs, "results.json"), "w") as f:
         json.dump([{k: v for k, v in r.items() if k != "latencies"} | {"swings": len(r.get("latencies", []))}
                    for r in results], f, indent=1)
