@@ -3,13 +3,12 @@
 namespace wg {
 namespace {
 
-/// One DOM parser and padded input copy per thread: parsers are not thread-safe, and reusing them
-/// keeps calls allocation-free once they have seen the largest payload. The DOM parser (unlike
+/// One DOM parser per thread: parsers are not thread-safe, and reusing one keeps calls
+/// allocation-free once it has seen the largest payload. The DOM parser (unlike
 /// on-demand, which is compiled for the build machine's baseline CPU) picks the best SIMD kernel at
 /// run time, and it validates the whole document, ignored members included.
 struct ReaderThreadState {
     simdjson::dom::parser parser;
-    std::vector<uint8_t> padded;
 };
 
 ReaderThreadState &readerThreadState() {
@@ -28,18 +27,20 @@ void append(char *buffer, size_t capacity, size_t &length, std::string_view text
 
 } // namespace
 
+PaddedInput paddedCopy(const uint8_t *data, size_t length) {
+    thread_local std::vector<uint8_t> padded;
+    if (padded.size() < length + simdjson::SIMDJSON_PADDING) { padded.resize(length + simdjson::SIMDJSON_PADDING); }
+    std::memcpy(padded.data(), data, length);
+    return PaddedInput{padded.data(), padded.size()};
+}
+
 bool DocumentReader::parseRoot(const uint8_t *data, size_t length, simdjson::dom::object &root) {
     if (data == nullptr || length == 0) {
         return failPayload(WG_DECODE_NOT_OBJECT, "payload is not a JSON object: ", "empty payload");
     }
-    ReaderThreadState &state = readerThreadState();
-    // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy into a padded buffer.
-    if (state.padded.size() < length + simdjson::SIMDJSON_PADDING) {
-        state.padded.resize(length + simdjson::SIMDJSON_PADDING);
-    }
-    std::memcpy(state.padded.data(), data, length);
+    PaddedInput input = paddedCopy(data, length);
     simdjson::dom::element element;
-    simdjson::error_code error = state.parser.parse(state.padded.data(), length, false).get(element);
+    simdjson::error_code error = readerThreadState().parser.parse(input.bytes, length, false).get(element);
     if (error) {
         return failPayload(WG_DECODE_NOT_OBJECT, "payload is not a JSON object: ", simdjson::error_message(error));
     }

@@ -53,6 +53,18 @@ WG_ALWAYS_INLINE bool findMember(simdjson::dom::object object, std::string_view 
     return false;
 }
 
+/// A copy of an input that simdjson may read past the end of (by up to SIMDJSON_PADDING bytes).
+struct PaddedInput {
+    const uint8_t *bytes;
+    /// The buffer's whole size, padding included (what on-demand `iterate` takes as capacity).
+    size_t capacity;
+};
+
+/// Copies `data` into the calling thread's padded buffer, one for both parsers: it grows to the
+/// largest payload seen and is reused, so a call allocates nothing after that. Valid until the
+/// thread's next call.
+PaddedInput paddedCopy(const uint8_t *data, size_t length);
+
 /// Decodes one document: owns the status of the call and writes the caller's problem report.
 /// Every reader returns false after recording the first problem; callers stop there.
 class DocumentReader {

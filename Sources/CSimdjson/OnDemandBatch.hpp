@@ -19,22 +19,17 @@
 #include <cstring>
 #include <simdjson.h>
 #include <string_view>
-#include <vector>
 
 namespace wg {
 namespace fast {
 
 namespace od = simdjson::ondemand;
 
-/// One on-demand parser and padded input copy per thread, as the DOM path keeps its own.
-struct OnDemandThreadState {
-    od::parser parser;
-    std::vector<uint8_t> padded;
-};
-
-inline OnDemandThreadState &onDemandThreadState() {
-    thread_local OnDemandThreadState state;
-    return state;
+/// One on-demand parser per thread, as the DOM path keeps its own (the padded input copy is
+/// shared: ``paddedCopy``).
+inline od::parser &onDemandParser() {
+    thread_local od::parser parser;
+    return parser;
 }
 
 /// Whether the on-demand parser reads this number token exactly as the DOM parser does: up to 19
@@ -165,12 +160,10 @@ template <typename Sample, typename ReadSample>
 bool decodeBatch(const uint8_t *data, size_t length, wg_json_members *members, Sample *samples, size_t capacity,
                  size_t *count, ReadSample readSample) {
     if (data == nullptr || length == 0 || samples == nullptr || (members != nullptr && members->count > 64)) { return false; }
-    OnDemandThreadState &state = onDemandThreadState();
-    if (state.padded.size() < length + simdjson::SIMDJSON_PADDING) { state.padded.resize(length + simdjson::SIMDJSON_PADDING); }
-    std::memcpy(state.padded.data(), data, length);
+    PaddedInput input = paddedCopy(data, length);
     od::document document;
     od::object root;
-    if (state.parser.iterate(state.padded.data(), length, state.padded.size()).get(document) || document.get_object().get(root)) {
+    if (onDemandParser().iterate(input.bytes, length, input.capacity).get(document) || document.get_object().get(root)) {
         return false;
     }
     if (members != nullptr) {
