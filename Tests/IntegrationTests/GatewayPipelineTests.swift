@@ -93,6 +93,9 @@ struct GatewayPipelineTests {
             try await device.send(MQTTMessage(topic: "wearables/flood-1/altimeter", string: "garbage"))
         }
         #expect(await device.flush(timeout: 20))
+        // The broker's acknowledgements to the device do not mean the gateway has them all yet:
+        // stopping earlier would leave the rest in the broker's queue, uncounted.
+        try await run.waitForMetric("gateway_frames_processed_total", atLeast: 500)
         try await gateway.stop()
         // Shutdown flushes open windows: one immediate event (count 1) and one with the rest.
         let received = try await collector.wait("the aggregated error events") { messages in
