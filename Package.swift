@@ -41,6 +41,9 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-O3"]), .define("NDEBUG")],
             linkerSettings: [.linkedLibrary("simdjson")]
         ),
+        // posix_spawn with the GNU extensions Swift's Glibc module hides: the tests' and the kit's
+        // child processes (ChildProcess) inherit nothing but their standard streams.
+        .target(name: "CSpawn"),
         // The pure core is optimised in debug builds too: its tests push hours of seeded signals
         // through it, and the fault suite's debug gateway must answer a 100,000-device storm
         // within the time bound (docs/reliability.md). Debugging it is still possible with -Onone.
@@ -85,7 +88,7 @@ let package = Package(
         .target(
             name: "WearableGatewayTesting",
             dependencies: [
-                "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport",
+                "CSpawn", "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -158,7 +161,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system && target.name != "CSimdjson" {
+for target in package.targets where target.type != .system && !["CSimdjson", "CSpawn"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -6,8 +6,7 @@ import Glibc
 
 /// A private mosquitto on a free loopback port, started and killed by the test itself.
 ///
-/// Killed with SIGKILL by pid: a child started by Foundation's `Process` can inherit a signal
-/// mask that blocks SIGTERM, which mosquitto would then ignore.
+/// Killed with SIGKILL, as a crash would end it.
 public final class TestBroker: @unchecked Sendable {
     /// The loopback port it listens on.
     public private(set) var port: Int
@@ -16,7 +15,7 @@ public final class TestBroker: @unchecked Sendable {
     private let allowAnonymous: Bool
     /// A complete configuration that replaces the generated one (``init(completeConfiguration:port:)``).
     private let completeConfiguration: String?
-    private var process: Process?
+    private var process: ChildProcess?
     private let logURL: URL
 
     /// The broker's URL for clients.
@@ -116,15 +115,8 @@ public final class TestBroker: @unchecked Sendable {
             """
         let configURL = directory.appendingPathComponent("mosquitto.conf")
         try config.write(to: configURL, atomically: true, encoding: .utf8)
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logURL)
-        log.seekToEndOfFile()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestBroker.mosquittoBinary)
-        process.arguments = ["-c", configURL.path]
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        let process = try ChildProcess(
+            URL(fileURLWithPath: TestBroker.mosquittoBinary), ["-c", configURL.path], standardOutput: .file(logURL))
         self.process = process
         try waitUntilRunning(process, timeout: 10)
         try TestBroker.waitUntilAccepting(port: port, timeout: 10) { [log = logURL] in
@@ -135,15 +127,15 @@ public final class TestBroker: @unchecked Sendable {
     /// Waits until this mosquitto logged that it runs (its listener is open), so a connection
     /// to the port reaches this broker and not another one on the same port.
     /// - Throws: ``PortInUse`` when it exited because the port was taken.
-    private func waitUntilRunning(_ process: Process, timeout: Double) throws {
+    private func waitUntilRunning(_ process: ChildProcess, timeout: Double) throws {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while Date() < deadline {
             if log.contains(" running") { return }
-            if !process.isRunning {
+            if let termination = process.termination {
                 let text = log
                 self.process = nil
                 if text.contains("Address already in use") { throw PortInUse(description: "port \(port) is in use:\n\(text)") }
-                throw TestFailure("mosquitto exited with \(process.terminationStatus):\n\(text)")
+                throw TestFailure("mosquitto ended (\(termination)):\n\(text)")
             }
             usleep(10_000)
         }
@@ -167,24 +159,23 @@ public final class TestBroker: @unchecked Sendable {
 
     /// Kills the broker at once (no clean shutdown), as a crash or power loss would.
     public func kill() {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        Glibc.kill(process.processIdentifier, SIGCONT)
-        process.waitUntilExit()
+        guard let process else { return }
+        process.signal(SIGKILL)
+        process.signal(SIGCONT)
+        // SIGKILL cannot be caught; the bound only keeps a kernel hiccup from hanging a test.
+        process.waitUntilExit(timeout: 30)
         self.process = nil
     }
 
     /// Freezes the broker (SIGSTOP): connections stay open but nothing is answered, as with a
     /// hung broker or a stalled network.
     public func freeze() {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGSTOP)
+        process?.signal(SIGSTOP)
     }
 
     /// Lets a frozen broker run again (SIGCONT).
     public func thaw() {
-        guard let process else { return }
-        Glibc.kill(process.processIdentifier, SIGCONT)
+        process?.signal(SIGCONT)
     }
 
     /// Kills the broker and deletes its directory (configuration, log, the gateway's recorder

@@ -8,7 +8,7 @@ import Glibc
 /// The real `wearable-gateway` executable as a child process, for what only a process can
 /// show: signals and crashes.
 final class GatewayProcess: @unchecked Sendable {
-    private let process = Process()
+    private let process: ChildProcess
     let logURL: URL
 
     /// The built executable: next to the test bundle, or `WG_GATEWAY_BIN`.
@@ -25,11 +25,7 @@ final class GatewayProcess: @unchecked Sendable {
         instance = arguments.last { $0.hasPrefix("cluster.instance=") }.map { String($0.dropFirst("cluster.instance=".count)) }
         let data = dataDirectory ?? broker.directory.appendingPathComponent("gw-data-\(UUID().uuidString.prefix(6))")
         logURL = broker.directory.appendingPathComponent("gateway-\(UUID().uuidString.prefix(6)).log")
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logURL)
-        process.executableURL = Self.executable
-        process.currentDirectoryURL = TestBroker.repositoryRoot
-        process.arguments =
+        let arguments =
             [
                 "run", "--broker", broker.url, "--set", "mqtt.clientId=\(defaultClientID)", "--set", "mqtt.reconnect.maxDelay=0.5",
                 "--set", "journal.path=\(data.appendingPathComponent("journal.bin").path)", "--set", "journal.sizeBytes=33554432",
@@ -37,9 +33,7 @@ final class GatewayProcess: @unchecked Sendable {
                 "--set", "state.path=\(data.appendingPathComponent("state.sqlite").path)",
             ]
             + arguments
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        process = try ChildProcess(Self.executable, arguments, in: TestBroker.repositoryRoot, standardOutput: .file(logURL))
     }
 
     /// The `mqtt.clientId` the process runs with (its subscriber is `<clientId>-in`, or
@@ -58,13 +52,9 @@ final class GatewayProcess: @unchecked Sendable {
         try await broker.waitForSubscription(clientID: subscriberClientID, filter: "wearables/+/#")
     }
 
-    deinit {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-    }
-
     /// The process's peak resident memory (VmHWM), in bytes, while it runs.
     var peakResidentBytes: Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
             let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         else { return nil }
@@ -73,21 +63,16 @@ final class GatewayProcess: @unchecked Sendable {
 
     /// Sends a signal.
     func signal(_ signal: Int32) {
-        Glibc.kill(process.processIdentifier, signal)
+        process.signal(signal)
     }
 
-    /// Waits (off the cooperative pool) for the process to exit; returns its status.
+    /// Waits (off the cooperative pool) for the process to end; returns its exit status (or the
+    /// number of the signal that ended it).
     func waitForExit(timeout: Double) async throws -> Int32 {
-        let process = process
-        let exited = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Thread {
-                let deadline = Date(timeIntervalSinceNow: timeout)
-                while process.isRunning && Date() < deadline { usleep(10_000) }
-                continuation.resume(returning: !process.isRunning)
-            }.start()
+        guard let termination = await process.exited(timeout: timeout) else {
+            throw TestFailure("gateway did not exit within \(timeout) s; \(process.diagnosis)\nlog:\n\(log)")
         }
-        guard exited else { throw TestFailure("gateway did not exit within \(timeout) s; log:\n\(log)") }
-        return process.terminationStatus
+        return termination.status
     }
 
     /// Waits (off the cooperative pool) until the log contains `text`, e.g. "subscribed to":

@@ -8,13 +8,12 @@ import Glibc
 /// The real `wearable-sim` executable as a child process: its standard output is collected
 /// line by line, so a test can wait for a line (e.g. "recording …") under a deadline.
 final class SimulatorProcess: @unchecked Sendable {
-    private let process = Process()
+    private let process: ChildProcess
     private let condition = NSCondition()
     private var lines: [String] = []
     private var outputClosed = false
     let arguments: [String]
     let errorLogURL: URL
-    private let input = Pipe()
 
     /// The built executable: next to the test bundle, or `WG_SIM_BIN`.
     static var executable: URL { builtExecutable("wearable-sim", override: "WG_SIM_BIN") }
@@ -23,16 +22,9 @@ final class SimulatorProcess: @unchecked Sendable {
     init(_ arguments: [String], directory: URL) throws {
         self.arguments = arguments
         errorLogURL = directory.appendingPathComponent("wearable-sim-\(UUID().uuidString.prefix(6)).log")
-        _ = FileManager.default.createFile(atPath: errorLogURL.path, contents: nil)
-        let pipe = Pipe()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.standardOutput = pipe
-        process.standardError = try FileHandle(forWritingTo: errorLogURL)
-        // A pipe held open until ``closeInput()``: `testbed` stops at the end of its stdin.
-        process.standardInput = input
-        try process.run()
-        let reader = pipe.fileHandleForReading
+        // Standard input is a pipe held open until ``closeInput()``: `testbed` stops at the end of it.
+        process = try ChildProcess(Self.executable, arguments, standardInput: .pipe, standardOutput: .pipe, standardError: .file(errorLogURL))
+        let reader = process.output!
         Thread { [self] in
             var buffer = Data()
             while true {
@@ -57,7 +49,6 @@ final class SimulatorProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         closeInput()
     }
 
@@ -84,27 +75,29 @@ final class SimulatorProcess: @unchecked Sendable {
     }
 
     /// Closes the process's standard input.
-    func closeInput() { try? input.fileHandleForWriting.close() }
+    func closeInput() { try? process.input?.close() }
 
     /// Sends a signal.
-    func signal(_ signal: Int32) { Glibc.kill(process.processIdentifier, signal) }
+    func signal(_ signal: Int32) { process.signal(signal) }
 
     /// Waits for the process to exit and its output to close; returns its exit status.
     func waitForExit(timeout: Double = 120) async throws -> Int32 {
-        let process = process
-        let exited = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        guard let termination = await process.exited(timeout: timeout) else {
+            throw TestFailure(
+                "wearable-sim \(arguments.joined(separator: " ")) still runs after \(timeout) s; \(process.diagnosis)\nstderr:\n\(errorLog)")
+        }
+        // Only the child held the pipe's writing end: its output is complete once the reader drains it.
+        let drained = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             Thread { [self] in
-                let deadline = Date(timeIntervalSinceNow: timeout)
                 condition.lock()
                 while !outputClosed && condition.wait(until: deadline) {}
                 condition.unlock()
-                // The output closes when the process exits; the exit status follows at once.
-                while process.isRunning && Date() < deadline { usleep(10_000) }
-                continuation.resume(returning: !process.isRunning)
+                continuation.resume(returning: condition.withLock { outputClosed })
             }.start()
         }
-        guard exited else { throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) still runs after \(timeout) s; stderr:\n\(errorLog)") }
-        return process.terminationStatus
+        guard drained else { throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) exited but its output did not close") }
+        return termination.status
     }
 
     /// Waits for the process to exit; throws unless it exited with 0.

@@ -1,0 +1,171 @@
+import CSpawn
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A process the tests start (mosquitto, the gateway, the simulator, openssl): it inherits only
+/// its three standard streams, no blocked or ignored signal, and its exit is seen by `waitpid`
+/// on a thread of its own.
+///
+/// Foundation's `Process` is not used for this: it notices an exit when a socket it hands to the
+/// child reaches end of file, and it closes the parent's other descriptors in the child from a
+/// list taken before spawning. With tests starting processes in parallel, a child could inherit
+/// another child's socket or output pipe; that child's exit or end of output then went unnoticed
+/// until the inheriting process ended (a gateway that had stopped was reported as running).
+public final class ChildProcess: @unchecked Sendable {
+    /// Where a standard stream of the child goes.
+    public enum Stream: Sendable {
+        /// `/dev/null`.
+        case null
+        /// A file, created if missing, appended to.
+        case file(URL)
+        /// A pipe: the parent's end is ``input`` (standard input) or ``output`` (standard output).
+        case pipe
+        /// Standard error only: wherever standard output goes.
+        case standardOutput
+    }
+
+    /// How the child ended.
+    public enum Termination: Equatable, Sendable, CustomStringConvertible {
+        case exited(Int32)
+        case signalled(Int32)
+
+        /// The exit status, or the number of the signal that ended it (as Foundation's `Process` reports).
+        public var status: Int32 {
+            switch self {
+            case .exited(let code), .signalled(let code): code
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .exited(let code): "exit status \(code)"
+            case .signalled(let signal): "signal \(signal)"
+            }
+        }
+    }
+
+    /// The child's process id.
+    public let pid: pid_t
+    /// The writing end of the child's standard input, for ``Stream/pipe``.
+    public let input: FileHandle?
+    /// The reading end of the child's standard output (and standard error, with
+    /// ``Stream/standardOutput``), for ``Stream/pipe``.
+    public let output: FileHandle?
+
+    private let condition = NSCondition()
+    private var ended: Termination?
+
+    /// Starts `executable` with `arguments` in `directory` (nil: the current one), with this
+    /// process's environment.
+    public init(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, standardInput: Stream = .null,
+        standardOutput: Stream = .null, standardError: Stream = .standardOutput
+    ) throws {
+        var closeAfterSpawn: [Int32] = []
+        defer { closeAfterSpawn.forEach { _ = Glibc.close($0) } }
+        func open(_ stream: Stream, writing: Bool) throws -> (child: Int32, parent: FileHandle?) {
+            switch stream {
+            case .null, .standardOutput:
+                let fd = Glibc.open("/dev/null", (writing ? O_WRONLY : O_RDONLY) | O_CLOEXEC)
+                guard fd >= 0 else { throw TestFailure("cannot open /dev/null: \(String(cString: strerror(errno)))") }
+                closeAfterSpawn.append(fd)
+                return (fd, nil)
+            case .file(let url):
+                let fd = Glibc.open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+                guard fd >= 0 else { throw TestFailure("cannot open \(url.path): \(String(cString: strerror(errno)))") }
+                closeAfterSpawn.append(fd)
+                return (fd, nil)
+            case .pipe:
+                var ends: [Int32] = [-1, -1]
+                guard wg_pipe_cloexec(&ends) == 0 else { throw TestFailure("pipe2 failed: \(String(cString: strerror(errno)))") }
+                let (childEnd, parentEnd) = writing ? (ends[1], ends[0]) : (ends[0], ends[1])
+                closeAfterSpawn.append(childEnd)
+                return (childEnd, FileHandle(fileDescriptor: parentEnd, closeOnDealloc: true))
+            }
+        }
+        let stdin = try open(standardInput, writing: false)
+        let stdout = try open(standardOutput, writing: true)
+        let stderr = if case .standardOutput = standardError { stdout } else { try open(standardError, writing: true) }
+        input = stdin.parent
+        output = stdout.parent
+
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child = pid_t()
+        let rc = wg_spawn(&child, executable.path, argv, environ, directory?.path, stdin.child, stdout.child, stderr.child)
+        guard rc == 0 else { throw TestFailure("cannot start \(executable.path): \(String(cString: strerror(rc)))") }
+        pid = child
+
+        let reaper = Thread { [self, child] in
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+            // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
+            let termination: Termination = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
+            condition.withLock {
+                ended = termination
+                condition.broadcast()
+            }
+        }
+        reaper.name = "reaper-\(child)"
+        reaper.start()
+    }
+
+    deinit {
+        if isRunning { Glibc.kill(pid, SIGKILL) }
+    }
+
+    /// How it ended, or nil while it runs.
+    public var termination: Termination? { condition.withLock { ended } }
+
+    /// Whether it still runs (it has not been reaped yet).
+    public var isRunning: Bool { termination == nil }
+
+    /// Sends `signal` unless it has ended (its pid may belong to another process by then).
+    public func signal(_ signal: Int32) {
+        condition.withLock {
+            if ended == nil { Glibc.kill(pid, signal) }
+        }
+    }
+
+    /// Blocks until it ends or `timeout` seconds pass (nil: however long it takes); nil on timeout.
+    @discardableResult
+    public func waitUntilExit(timeout: Double? = nil) -> Termination? {
+        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
+        return condition.withLock {
+            while ended == nil {
+                if let deadline {
+                    if !condition.wait(until: deadline) { break }
+                } else {
+                    condition.wait()
+                }
+            }
+            return ended
+        }
+    }
+
+    /// Waits, off Swift's cooperative pool, until it ends or `timeout` seconds pass; nil on timeout.
+    public func exited(timeout: Double) async -> Termination? {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.waitUntilExit(timeout: timeout)) }.start()
+        }
+    }
+
+    /// What the kernel says the process is doing, for a failure message when it does not end:
+    /// its state and each thread's name, state and wait channel.
+    public var diagnosis: String {
+        guard isRunning else { return "ended (\(termination.map(\.description) ?? ""))" }
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let threads = tasks.sorted().map { tid -> String in
+            func read(_ name: String) -> String {
+                ((try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/\(name)", encoding: .utf8)) ?? "?")
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let state = read("stat").split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
+            return "\(tid) \(read("comm")) \(state) \(read("wchan"))"
+        }
+        return "pid \(pid) running; threads (tid name state wait-channel):\n" + threads.joined(separator: "\n")
+    }
+}
