@@ -113,8 +113,13 @@ struct ClusterStateHandoverTests {
         #expect(abs(startDate - (Self.start + scenario.submergeTime)) < 0.001, "the dive began at the first owner")
         #expect(abs(maxDepth - scenario.reportedMaxDepth()) < 1e-6, "\(maxDepth) m, expected \(scenario.reportedMaxDepth()) m")
         let events = messages.filter { $0.topic.hasPrefix("gateway/\(device)/submersion/") }
-        let eventIds = events.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any])?["eventId"] as? String }
-        #expect(Set(eventIds).count == eventIds.count, "no submersion event published twice")
+        let identified = events.compactMap { event in
+            ((try? JSONSerialization.jsonObject(with: Data(event.payload)) as? [String: Any])?["eventId"] as? String).map { ($0, event) }
+        }
+        let repeated = Dictionary(grouping: identified) { $0.0 }.values.filter { $0.count > 1 }.map { $0.map { "\($0.1.topic) \($0.1.payloadString)" } }
+        #expect(
+            repeated.isEmpty,
+            "no submersion event published twice; the joiner was killed after frame \(joinedAt) (t = \(frames[joinedAt].time - Self.start) s); repeated: \(repeated)")
         let restored = ([second, joiner]).map { ClusterTests.metric(messages, $0, "gateway_cluster_snapshots_total", labels: ["event": "restored"]) ?? 0 }
         if control.isEmpty {
             #expect(restored[0] >= 2 && restored[1] >= 1, "\(second) restored the diver's snapshot twice, \(joiner) once: \(restored)")
