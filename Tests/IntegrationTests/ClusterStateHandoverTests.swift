@@ -116,10 +116,16 @@ struct ClusterStateHandoverTests {
         let identified = events.compactMap { event in
             ((try? JSONSerialization.jsonObject(with: Data(event.payload)) as? [String: Any])?["eventId"] as? String).map { ($0, event) }
         }
-        let repeated = Dictionary(grouping: identified) { $0.0 }.values.filter { $0.count > 1 }.map { $0.map { "\($0.1.topic) \($0.1.payloadString)" } }
+        // Two graceful switches (the drain, the join): a frame arriving within the instances'
+        // delivery skew of a switch instant may be handled by both owners (docs/scale-out.md), and
+        // a temperature event is derived from every temperature frame (≈ 1,900 here). The death
+        // allows none, but the events do not say who published them: the bound is one repeat per
+        // graceful switch, and the failure message gives the dates to place a repeat.
+        let repeated = Dictionary(grouping: identified) { $0.0 }.values.filter { $0.count > 1 }
+        let shown = repeated.map { $0.map { "\($0.1.topic) \($0.1.payloadString)" } }
         #expect(
-            repeated.isEmpty,
-            "no submersion event published twice; the joiner was killed after frame \(joinedAt) (t = \(frames[joinedAt].time - Self.start) s); repeated: \(repeated)")
+            repeated.count <= 2 && repeated.allSatisfy { $0.count == 2 },
+            "at most one submersion event published twice per graceful switch; the joiner was killed after frame \(joinedAt) (t = \(frames[joinedAt].time - Self.start) s); repeated: \(shown)")
         let restored = ([second, joiner]).map { ClusterTests.metric(messages, $0, "gateway_cluster_snapshots_total", labels: ["event": "restored"]) ?? 0 }
         if control.isEmpty {
             #expect(restored[0] >= 2 && restored[1] >= 1, "\(second) restored the diver's snapshot twice, \(joiner) once: \(restored)")
