@@ -55,8 +55,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// ``Stream/standardOutput``), for ``Stream/pipe``.
     public let output: FileHandle?
 
-    private let condition = NSCondition()
-    private var ended: Termination?
+    private let watch = ExitWatch()
 
     /// Starts `executable` with `arguments` in `directory` (nil: the current one), with this
     /// process's environment.
@@ -99,15 +98,12 @@ public final class ChildProcess: @unchecked Sendable {
         guard rc == 0 else { throw TestFailure("cannot start \(executable.path): \(String(cString: strerror(rc)))") }
         pid = child
 
-        let reaper = Thread { [self, child] in
+        // The reaper holds only the watch, not this handle, so dropping the handle kills the child.
+        let reaper = Thread { [watch, child] in
             var status: Int32 = 0
             while waitpid(child, &status, 0) == -1 && errno == EINTR {}
             // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
-            let termination: Termination = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
-            condition.withLock {
-                ended = termination
-                condition.broadcast()
-            }
+            watch.end(status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f))
         }
         reaper.name = "reaper-\(child)"
         reaper.start()
@@ -118,15 +114,15 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// How it ended, or nil while it runs.
-    public var termination: Termination? { condition.withLock { ended } }
+    public var termination: Termination? { watch.condition.withLock { watch.ended } }
 
     /// Whether it still runs (it has not been reaped yet).
     public var isRunning: Bool { termination == nil }
 
     /// Sends `signal` unless it has ended (its pid may belong to another process by then).
     public func signal(_ signal: Int32) {
-        condition.withLock {
-            if ended == nil { Glibc.kill(pid, signal) }
+        watch.condition.withLock {
+            if watch.ended == nil { Glibc.kill(pid, signal) }
         }
     }
 
@@ -134,15 +130,15 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public func waitUntilExit(timeout: Double? = nil) -> Termination? {
         let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
-        return condition.withLock {
-            while ended == nil {
+        return watch.condition.withLock {
+            while watch.ended == nil {
                 if let deadline {
-                    if !condition.wait(until: deadline) { break }
+                    if !watch.condition.wait(until: deadline) { break }
                 } else {
-                    condition.wait()
+                    watch.condition.wait()
                 }
             }
-            return ended
+            return watch.ended
         }
     }
 
@@ -167,5 +163,19 @@ public final class ChildProcess: @unchecked Sendable {
             return "\(tid) \(read("comm")) \(state) \(read("wchan"))"
         }
         return "pid \(pid) running; threads (tid name state wait-channel):\n" + threads.joined(separator: "\n")
+    }
+}
+
+/// What the reaper thread shares with the ``ChildProcess`` handle: the child's end, once seen.
+private final class ExitWatch: @unchecked Sendable {
+    let condition = NSCondition()
+    /// Set once, under `condition`.
+    var ended: ChildProcess.Termination?
+
+    func end(_ termination: ChildProcess.Termination) {
+        condition.withLock {
+            ended = termination
+            condition.broadcast()
+        }
     }
 }

@@ -58,6 +58,19 @@ struct ChildProcessTests {
         #expect(!sleeper.isRunning)
     }
 
+    @Test("dropping the handle of a running child kills it")
+    func droppedHandleKills() async throws {
+        var sleeper: ChildProcess? = try ChildProcess(URL(fileURLWithPath: "/bin/sleep"), ["60"])
+        let pid = try #require(sleeper?.pid)
+        #expect(Glibc.kill(pid, 0) == 0)
+        sleeper = nil
+        // Gone once reaped: the reaper thread outlives the handle.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while Glibc.kill(pid, 0) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(Glibc.kill(pid, 0) == -1 && errno == ESRCH, "sleep \(pid) still exists")
+        _ = sleeper
+    }
+
     @Test("standard error can follow standard output into one pipe; a working directory is honoured")
     func outputAndDirectory() async throws {
         let directory = FileManager.default.temporaryDirectory.resolvingSymlinksInPath()
