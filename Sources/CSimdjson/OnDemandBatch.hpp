@@ -74,14 +74,20 @@ WG_ALWAYS_INLINE bool member(od::object_iterator &field, const od::object_iterat
 /// Whether the object has no member left (an error after the last one also counts as one left).
 WG_ALWAYS_INLINE bool finished(const od::object_iterator &field, const od::object_iterator &end) { return !(field != end); }
 
+/// The members `"x"`, `"y"`, `"z"` next, in this order: a vector's, or the start of a quaternion's.
+template <typename Components>
+WG_ALWAYS_INLINE bool xyz(od::object_iterator &field, const od::object_iterator &end, Components &out) {
+    return member(field, end, "x", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.x); })
+        && member(field, end, "y", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.y); })
+        && member(field, end, "z", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.z); });
+}
+
 /// `{"x","y","z"}`, in this order, nothing else.
 WG_ALWAYS_INLINE bool vector(od::value value, wg_vector3 &out) {
     od::object object;
     if (value.get_object().get(object)) { return false; }
     od::object_iterator field = object.begin(), end = object.end();
-    return member(field, end, "x", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.x); })
-        && member(field, end, "y", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.y); })
-        && member(field, end, "z", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.z); }) && finished(field, end);
+    return xyz(field, end, out) && finished(field, end);
 }
 
 /// `{"x","y","z","w"}`, in this order, nothing else.
@@ -89,10 +95,8 @@ WG_ALWAYS_INLINE bool quaternion(od::value value, wg_quaternion &out) {
     od::object object;
     if (value.get_object().get(object)) { return false; }
     od::object_iterator field = object.begin(), end = object.end();
-    return member(field, end, "x", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.x); })
-        && member(field, end, "y", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.y); })
-        && member(field, end, "z", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.z); })
-        && member(field, end, "w", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.w); }) && finished(field, end);
+    return xyz(field, end, out) && member(field, end, "w", [&](od::value v) WG_INLINE_LAMBDA { return number(v, out.w); })
+        && finished(field, end);
 }
 
 /// A member reported as a tagged scalar, typed as the DOM path types it; strings are copied into
