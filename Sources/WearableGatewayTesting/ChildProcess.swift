@@ -144,9 +144,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Waits, off Swift's cooperative pool, until it ends or `timeout` seconds pass; nil on timeout.
     public func exited(timeout: Double) async -> Termination? {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.waitUntilExit(timeout: timeout)) }.start()
-        }
+        await offPool { self.waitUntilExit(timeout: timeout) }
     }
 
     /// What the kernel says the process is doing, for a failure message when it does not end:

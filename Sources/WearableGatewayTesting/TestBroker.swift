@@ -63,14 +63,7 @@ public final class TestBroker: @unchecked Sendable {
 
     /// Kills and starts the broker again, like ``restart()``, off the cooperative pool.
     public func restarted() async throws {
-        try await Self.offPool { try self.restart() }
-    }
-
-    /// Runs blocking work (process start, polling) on its own thread.
-    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
+        try await offPool { try self.restart() }
     }
 
     /// mosquitto exited because its port was taken.
