@@ -52,10 +52,12 @@ let package = Package(
             dependencies: ["CSimdjson", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
+        // Blocking waits whose deadlines no step of the wall clock moves (MonotonicCondition).
+        .target(name: "MonotonicWait"),
         .target(
             name: "MQTTTransport",
             dependencies: [
-                "CMosquitto",
+                "CMosquitto", "MonotonicWait",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -71,6 +73,7 @@ let package = Package(
             dependencies: [
                 "TelemetryCore",
                 "MQTTTransport",
+                "MonotonicWait",
                 "RecorderStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -88,7 +91,7 @@ let package = Package(
         .target(
             name: "WearableGatewayTesting",
             dependencies: [
-                "CSpawn", "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport",
+                "CSpawn", "MonotonicWait", "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -112,6 +115,7 @@ let package = Package(
                 "WearableGatewayTesting",
                 "TelemetryGateway",
                 "MQTTTransport",
+                "MonotonicWait",
                 "TelemetryCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -128,7 +132,7 @@ let package = Package(
         // recorder); re-exports the testing kit, which holds the broker and gateway harness.
         .target(
             name: "BrokerTestSupport",
-            dependencies: ["MQTTTransport", "WearableGatewayTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MQTTTransport", "MonotonicWait", "WearableGatewayTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/BrokerTestSupport"
         ),
         .testTarget(
@@ -146,13 +150,13 @@ let package = Package(
         // The testing kit's pure parts: capture format, fault schedules, ground-truth diffs.
         .testTarget(
             name: "WearableGatewayTestingTests",
-            dependencies: ["WearableGatewayTesting", "MQTTTransport", "TelemetryCore"]
+            dependencies: ["WearableGatewayTesting", "MQTTTransport", "MonotonicWait", "TelemetryCore"]
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport", "RecorderStore",
-                "WearableGatewayTesting",
+                "WearableGatewayTesting", "MonotonicWait",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,6 +1,7 @@
 internal import CMosquitto
 import Foundation
 import Logging
+import MonotonicWait
 
 /// The handle libmosquitto gives us. libmosquitto locks its own client state, and every call
 /// we make on it after `start()` is either from the network thread or one of the calls
@@ -47,7 +48,7 @@ final class ClientCore: Sendable {
     private let handle: MosquittoHandle
     private let state: LockedState<State>
     /// Wakes the network thread from a backoff sleep when the client is shut down.
-    private let wakeup = NSCondition()
+    private let wakeup = MonotonicCondition()
     /// Signalled (under `wakeup`) when the network thread has finished.
     private let finished = LockedState(false)
 
@@ -272,12 +273,8 @@ final class ClientCore: Sendable {
 
     /// Waits until `instant`, woken early by a shutdown.
     private func sleep(until instant: ContinuousClock.Instant) {
-        let remaining = instant - .now
-        guard remaining > .zero else { return }
-        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) * 1e-18
         wakeup.lock()
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while !isStopRequested, wakeup.wait(until: deadline) {}
+        while !isStopRequested, wakeup.wait(until: instant) {}
         wakeup.unlock()
     }
 

@@ -4,6 +4,7 @@ import Logging
 import MQTTTransport
 import TelemetryCore
 import TelemetrySimulation
+import WearableGatewayTesting
 
 /// `wearable-sim load`: the end-to-end load tool. Publishes pre-generated traffic as fast as
 /// the broker takes it and measures, through the gateway's own `gateway/metrics`, how fast the
@@ -112,56 +113,39 @@ struct LoadCommand: AsyncParsableCommand {
 }
 
 /// Follows `gateway_messages_received_total` on the retained metrics topic.
-final class MetricsWatcher: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var latest: Double?
-    private var updates = 0
+final class MetricsWatcher: Sendable {
+    /// The latest count.
+    private let latest = WatchedState<Double?>(nil)
 
     var handler: MQTTClient.MessageHandler {
-        { [self] message in
+        { [latest] message in
             let text = String(decoding: message.payload, as: UTF8.self)
             let value = text.split(separator: "\n").first { $0.hasPrefix("gateway_messages_received_total ") }
                 .flatMap { Double($0.split(separator: " ").last ?? "") }
-            condition.lock()
-            if let value { latest = value }
-            updates += 1
-            condition.broadcast()
-            condition.unlock()
+            if let value { latest.update { $0 = value } }
         }
     }
 
     func nextValue(after: Double?, timeout: Double) async throws -> Double {
-        try await waitUntil(timeout: timeout, "the gateway's metrics (is the gateway running with metrics.publishInterval > 0?)") { latest, _ in latest }
+        try await waitUntil(timeout: timeout, "the gateway's metrics (is the gateway running with metrics.publishInterval > 0?)") { $0 }
     }
 
     func waitUntil(atLeast target: Double, timeout: Double) async throws -> Double {
         do {
-            return try await waitUntil(timeout: timeout, "the gateway to count \(Int(target)) messages") { latest, _ in
+            return try await waitUntil(timeout: timeout, "the gateway to count \(Int(target)) messages") { latest in
                 latest.flatMap { $0 >= target ? $0 : nil }
             }
         } catch {
-            FileHandle.standardError.write(Data("timed out; last count \(latest.map { Int($0) } ?? -1)\n".utf8))
-            return latest ?? 0
+            let last = latest.value
+            FileHandle.standardError.write(Data("timed out; last count \(last.map { Int($0) } ?? -1)\n".utf8))
+            return last ?? 0
         }
     }
 
-    private func waitUntil(timeout: Double, _ what: String, _ check: @escaping @Sendable (Double?, Int) -> Double?) async throws -> Double {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Double, any Error>) in
-            Thread { [self] in
-                let deadline = Date(timeIntervalSinceNow: timeout)
-                condition.lock()
-                defer { condition.unlock() }
-                while true {
-                    if let value = check(latest, updates) {
-                        continuation.resume(returning: value)
-                        return
-                    }
-                    if !condition.wait(until: deadline) && check(latest, updates) == nil {
-                        continuation.resume(throwing: ValidationError("timed out after \(timeout) s waiting for \(what)"))
-                        return
-                    }
-                }
-            }.start()
+    private func waitUntil(timeout: Double, _ what: String, _ check: @escaping @Sendable (Double?) -> Double?) async throws -> Double {
+        guard let value = await latest.wait(timeout: timeout, until: check) else {
+            throw ValidationError("timed out after \(timeout) s waiting for \(what)")
         }
+        return value
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MQTTTransport
+import MonotonicWait
 
 /// Records every message on a topic filter into a capture file (``SessionCapture``), as it
 /// arrives: `wearable-sim record`, and usable from tests.
@@ -16,7 +17,7 @@ public final class CaptureRecorder: @unchecked Sendable {
     public let header: SessionCapture.Header
     private let client: MQTTClient
     private let markerTopic: String
-    private let lock = NSCondition()
+    private let lock = MonotonicCondition()
     private let file: FileHandle
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
@@ -63,18 +64,15 @@ public final class CaptureRecorder: @unchecked Sendable {
     /// Waits (off the cooperative pool) until `count` frames were recorded.
     /// - Throws: when that takes longer than `timeout` seconds.
     public func waitForFrames(_ count: Int, timeout: Double = 30) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread { [self] in
-                let deadline = Date(timeIntervalSinceNow: timeout)
-                lock.lock()
-                defer { lock.unlock() }
-                while frameCount < count {
-                    if !lock.wait(until: deadline), frameCount < count {
-                        return continuation.resume(throwing: TestFailure("recorded \(frameCount) of \(count) frames within \(timeout) s"))
+        try await offPool { () throws(TestFailure) in
+            let deadline = ContinuousClock.now + .seconds(timeout)
+            try self.lock.withLock { () throws(TestFailure) in
+                while self.frameCount < count {
+                    if !self.lock.wait(until: deadline), self.frameCount < count {
+                        throw TestFailure("recorded \(self.frameCount) of \(count) frames within \(timeout) s")
                     }
                 }
-                continuation.resume()
-            }.start()
+            }
         }
     }
 

@@ -55,13 +55,14 @@ public final class ChildProcess: @unchecked Sendable {
     /// ``Stream/standardOutput``), for ``Stream/pipe``.
     public let output: FileHandle?
 
-    private let watch = ExitWatch()
+    /// The child's end, once the reaper saw it.
+    private let watch = WatchedState<Termination?>(nil)
 
     /// Starts `executable` with `arguments` in `directory` (nil: the current one), with this
-    /// process's environment.
+    /// process's environment plus (replacing variables of the same name) `environment`.
     public init(
-        _ executable: URL, _ arguments: [String], in directory: URL? = nil, standardInput: Stream = .null,
-        standardOutput: Stream = .null, standardError: Stream = .standardOutput
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+        standardInput: Stream = .null, standardOutput: Stream = .null, standardError: Stream = .standardOutput
     ) throws {
         var closeAfterSpawn: [Int32] = []
         defer { closeAfterSpawn.forEach { _ = Glibc.close($0) } }
@@ -93,8 +94,11 @@ public final class ChildProcess: @unchecked Sendable {
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var child = pid_t()
-        let rc = wg_spawn(&child, executable.path, argv, environ, directory?.path, stdin.child, stdout.child, stderr.child)
+        let rc = wg_spawn(&child, executable.path, argv, envp, directory?.path, stdin.child, stdout.child, stderr.child)
         guard rc == 0 else { throw TestFailure("cannot start \(executable.path): \(String(cString: strerror(rc)))") }
         pid = child
 
@@ -103,7 +107,7 @@ public final class ChildProcess: @unchecked Sendable {
             var status: Int32 = 0
             while waitpid(child, &status, 0) == -1 && errno == EINTR {}
             // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
-            watch.end(status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f))
+            watch.update { $0 = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f) }
         }
         reaper.name = "reaper-\(child)"
         reaper.start()
@@ -114,32 +118,22 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// How it ended, or nil while it runs.
-    public var termination: Termination? { watch.condition.withLock { watch.ended } }
+    public var termination: Termination? { watch.value }
 
     /// Whether it still runs (it has not been reaped yet).
     public var isRunning: Bool { termination == nil }
 
     /// Sends `signal` unless it has ended (its pid may belong to another process by then).
     public func signal(_ signal: Int32) {
-        watch.condition.withLock {
-            if watch.ended == nil { Glibc.kill(pid, signal) }
+        watch.update { ended in
+            if ended == nil { Glibc.kill(pid, signal) }
         }
     }
 
     /// Blocks until it ends or `timeout` seconds pass (nil: however long it takes); nil on timeout.
     @discardableResult
     public func waitUntilExit(timeout: Double? = nil) -> Termination? {
-        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
-        return watch.condition.withLock {
-            while watch.ended == nil {
-                if let deadline {
-                    if !watch.condition.wait(until: deadline) { break }
-                } else {
-                    watch.condition.wait()
-                }
-            }
-            return watch.ended
-        }
+        watch.blockingWait(timeout: timeout) { $0 }
     }
 
     /// Waits, off Swift's cooperative pool, until it ends or `timeout` seconds pass; nil on timeout.
@@ -161,19 +155,5 @@ public final class ChildProcess: @unchecked Sendable {
             return "\(tid) \(read("comm")) \(state) \(read("wchan"))"
         }
         return "pid \(pid) running; threads (tid name state wait-channel):\n" + threads.joined(separator: "\n")
-    }
-}
-
-/// What the reaper thread shares with the ``ChildProcess`` handle: the child's end, once seen.
-private final class ExitWatch: @unchecked Sendable {
-    let condition = NSCondition()
-    /// Set once, under `condition`.
-    var ended: ChildProcess.Termination?
-
-    func end(_ termination: ChildProcess.Termination) {
-        condition.withLock {
-            ended = termination
-            condition.broadcast()
-        }
     }
 }

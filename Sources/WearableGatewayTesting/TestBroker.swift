@@ -121,8 +121,8 @@ public final class TestBroker: @unchecked Sendable {
     /// to the port reaches this broker and not another one on the same port.
     /// - Throws: ``PortInUse`` when it exited because the port was taken.
     private func waitUntilRunning(_ process: ChildProcess, timeout: Double) throws {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
             if log.contains(" running") { return }
             if let termination = process.termination {
                 let text = log
@@ -140,14 +140,22 @@ public final class TestBroker: @unchecked Sendable {
     /// itself, such as the gateway's inbound connection.
     /// - Throws: when no such subscription shows within `timeout` seconds.
     public func waitForSubscription(clientID: String, filter: String, timeout: Double = 20) async throws {
-        let entry = ": \(clientID) "
+        try await waitForSubscription(clientIDStartingWith: clientID + " ", filter: filter, timeout: timeout)
+    }
+
+    /// Waits until the broker logged that a client whose id starts with `prefix` subscribed to
+    /// `filter`: for clients that add a random suffix to their id (`wearable-sim publish
+    /// --expect` connects as `wearable-sim-expect-…`).
+    /// - Throws: when no such subscription shows within `timeout` seconds.
+    public func waitForSubscription(clientIDStartingWith prefix: String, filter: String, timeout: Double = 20) async throws {
+        let entry = ": \(prefix)"
         let deadline = ContinuousClock.now + .seconds(timeout)
         while ContinuousClock.now < deadline {
             // A subscription line is "<time>: <client id> <qos> <filter>".
             if log.split(separator: "\n").contains(where: { $0.contains(entry) && $0.hasSuffix(" " + filter) }) { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw TestFailure("\(clientID) did not subscribe to \(filter) within \(timeout) s; broker log:\n\(log)")
+        throw TestFailure("no client \(prefix)… subscribed to \(filter) within \(timeout) s; broker log:\n\(log)")
     }
 
     /// Kills the broker at once (no clean shutdown), as a crash or power loss would.
@@ -224,8 +232,8 @@ public final class TestBroker: @unchecked Sendable {
 
     /// Polls until a TCP connection to the port succeeds: readiness, not a fixed sleep.
     public static func waitUntilAccepting(port: Int, timeout: Double, diagnostics: () -> String) throws {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
             if canConnect(port: port) { return }
             usleep(20_000)
         }

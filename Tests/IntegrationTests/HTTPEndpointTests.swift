@@ -28,9 +28,9 @@ import FoundationNetworking
     /// Polls `url` until `predicate` holds for its answer; fails after `timeout` seconds.
     @discardableResult
     private static func waitFor(_ url: URL, timeout: Double, _ what: String, until predicate: (Answer) -> Bool) async throws -> Answer {
-        let deadline = Date(timeIntervalSinceNow: timeout)
+        let deadline = ContinuousClock.now + .seconds(timeout)
         var last: Answer?
-        while Date() < deadline {
+        while ContinuousClock.now < deadline {
             if let answer = await get(url) {
                 last = answer
                 if predicate(answer) { return answer }
@@ -67,9 +67,9 @@ import FoundationNetworking
         #expect(metrics.body.contains("# TYPE gateway_event_latency_seconds histogram"))
 
         broker.kill()
-        let stoppedAt = Date()
+        let stoppedAt = ContinuousClock.now
         let down = try await Self.waitFor(base.appendingPathComponent("readyz"), timeout: 10, "/readyz 503 after the broker stopped") { $0.status == 503 }
-        #expect(Date().timeIntervalSince(stoppedAt) < 10)
+        #expect(ContinuousClock.now - stoppedAt < .seconds(10))
         #expect(down.body.contains("connection to the broker is down"))
         #expect(await Self.get(base.appendingPathComponent("healthz"))?.status == 200, "a broker outage is not a liveness failure")
 

@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import MQTTTransport
+import MonotonicWait
 import Testing
 
 /// What every device does after a broker restart: say hello. The gateway must answer each with
@@ -28,7 +29,7 @@ struct HelloStormTests {
             try await storm.send(MQTTMessage(topic: "wearables/storm-\(index)/hello", string: Self.hello(index)))
         }
         // Both figures are reported even when the time goal is missed.
-        let answeredInTime = (try? await counter.wait(forAtLeast: deviceCount, timeout: 30 - (ContinuousClock.now - started).seconds)) != nil
+        let answeredInTime = (try? await counter.wait(forAtLeast: deviceCount, timeout: 30 - (ContinuousClock.now - started).inSeconds)) != nil
         let elapsed = ContinuousClock.now - started
         let resident = try #require(gateway.peakResidentBytes)
         print("hello storm: \(counter.count) of \(deviceCount) availabilities in \(elapsed); gateway peak resident \(resident / 1_048_576) MB")
@@ -44,47 +45,26 @@ struct HelloStormTests {
 }
 
 /// Counts distinct topics ending in a suffix, waking waiters on each new one.
-final class TopicCounter: @unchecked Sendable {
+final class TopicCounter: Sendable {
     private let suffix: String
-    private let condition = NSCondition()
-    private var topics = Set<String>()
+    private let topics = WatchedState<Set<String>>([])
 
     init(suffix: String) {
         self.suffix = suffix
     }
 
     var handler: MQTTClient.MessageHandler {
-        { [self] message in
+        { [suffix, topics] message in
             guard message.topic.hasSuffix(suffix) else { return }
-            condition.lock()
-            topics.insert(message.topic)
-            condition.broadcast()
-            condition.unlock()
+            topics.update { _ = $0.insert(message.topic) }
         }
     }
 
-    var count: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return topics.count
-    }
+    var count: Int { topics.value.count }
 
     func wait(forAtLeast target: Int, timeout: Double) async throws {
-        let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Thread { [self] in
-                let deadline = Date(timeIntervalSinceNow: max(0, timeout))
-                condition.lock()
-                while topics.count < target, condition.wait(until: deadline) {}
-                let done = topics.count >= target
-                condition.unlock()
-                continuation.resume(returning: done)
-            }.start()
+        guard await topics.wait(timeout: max(0, timeout), until: { $0.count >= target }) else {
+            throw TestFailure("saw \(count) of \(target) topics ending in \(suffix) within \(timeout) s")
         }
-        if !reached { throw TestFailure("saw \(count) of \(target) topics ending in \(suffix) within \(timeout) s") }
     }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

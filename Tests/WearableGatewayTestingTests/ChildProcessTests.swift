@@ -79,8 +79,19 @@ struct ChildProcessTests {
         #expect(output == "\(directory.path)\noops\n")
     }
 
-    private func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) async throws -> (termination: ChildProcess.Termination?, output: String) {
-        let child = try ChildProcess(executable, arguments, in: directory, standardOutput: .pipe)
+    @Test("added environment variables reach the child, replacing inherited ones of the same name; the rest is inherited")
+    func environmentAdded() async throws {
+        let inheritedPath = try #require(ProcessInfo.processInfo.environment["PATH"])
+        let (status, output) = try await run(
+            Self.shell, ["-c", #"printf '%s|%s|%s' "$WG_CHILD_TEST" "$HOME" "$PATH""#], environment: ["WG_CHILD_TEST": "added", "HOME": "/replaced"])
+        #expect(status == .exited(0))
+        #expect(output == "added|/replaced|\(inheritedPath)")
+    }
+
+    private func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+    ) async throws -> (termination: ChildProcess.Termination?, output: String) {
+        let child = try ChildProcess(executable, arguments, in: directory, environment: environment, standardOutput: .pipe)
         let output = String(decoding: child.output!.readDataToEndOfFile(), as: UTF8.self)
         return (await child.exited(timeout: 30), output)
     }

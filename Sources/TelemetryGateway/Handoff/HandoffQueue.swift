@@ -1,4 +1,5 @@
 import Foundation
+import MonotonicWait
 
 /// The bounded hand-off between libmosquitto's network thread (one producer) and one worker
 /// task (the consumer).
@@ -26,7 +27,7 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     let capacity: Int
     /// The byte bound shared by all queues (nil: counted elements only).
     let budget: BufferBudget?
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private var buffer: [Element] = []
     /// Bytes of the queued elements, given back to the budget when the consumer takes them.
     private var bufferedBytes = 0
@@ -51,15 +52,15 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         var waited = reserved.waited
         var overCapacity = reserved.overLimit
         if buffer.count >= capacity && !closed {
-            let start = Date()
-            let deadline = start.addingTimeInterval(max(0, maxWait - waited))
+            let start = ContinuousClock.now
+            let deadline = start + .seconds(max(0, maxWait - waited))
             while buffer.count >= capacity && !closed {
                 if !condition.wait(until: deadline) {
                     overCapacity = buffer.count >= capacity
                     break
                 }
             }
-            waited += Date().timeIntervalSince(start)
+            waited += (ContinuousClock.now - start).inSeconds
         }
         if closed {
             condition.unlock()

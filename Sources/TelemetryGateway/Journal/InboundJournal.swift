@@ -1,4 +1,5 @@
 import Foundation
+import MonotonicWait
 
 #if canImport(Glibc)
 import Glibc
@@ -67,7 +68,7 @@ final class InboundJournal: @unchecked Sendable {
     private let mappedSize: Int
     /// Kept open for the exclusive lock: one journal, one gateway process.
     private let descriptor: Int32
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private var head: UInt64
     private var tail: UInt64
     private var nextSequence: UInt64
@@ -166,12 +167,12 @@ final class InboundJournal: @unchecked Sendable {
         guard size <= capacity / 2 else { return .full(waited: 0) }
         var waited = 0.0
         if !hasRoom(for: size) {
-            let start = Date()
-            let deadline = start.addingTimeInterval(maxWait)
+            let start = ContinuousClock.now
+            let deadline = start + .seconds(maxWait)
             while !hasRoom(for: size) && !closed {
                 if !condition.wait(until: deadline) { break }
             }
-            waited = Date().timeIntervalSince(start)
+            waited = (ContinuousClock.now - start).inSeconds
             guard !closed else { return .closed }
             guard hasRoom(for: size) else { return .full(waited: waited) }
         }

@@ -4,6 +4,7 @@ import Logging
 import MQTTTransport
 import ServiceLifecycle
 import TelemetryCore
+import MonotonicWait
 
 /// A bound, in bytes, on what all the hand-off queues hold together (`pipeline.maxBufferedBytes`).
 ///
@@ -14,7 +15,7 @@ import TelemetryCore
 final class BufferBudget: @unchecked Sendable {
     /// The bound in bytes.
     let limit: Int
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private var used = 0
     private var cancelled = false
 
@@ -33,15 +34,15 @@ final class BufferBudget: @unchecked Sendable {
         var waited = 0.0
         var overLimit = false
         if !fits(bytes) {
-            let start = Date()
-            let deadline = start.addingTimeInterval(maxWait)
+            let start = ContinuousClock.now
+            let deadline = start + .seconds(maxWait)
             while !fits(bytes) && !cancelled {
                 if !condition.wait(until: deadline) {
                     overLimit = !fits(bytes)
                     break
                 }
             }
-            waited = Date().timeIntervalSince(start)
+            waited = (ContinuousClock.now - start).inSeconds
         }
         used += bytes
         return (waited, overLimit)

@@ -2,11 +2,13 @@ import CoreMetrics
 import Foundation
 import Logging
 import MQTTTransport
+import MonotonicWait
 import ServiceLifecycle
 import TelemetryCore
 
 #if canImport(Glibc)
 import Glibc
+import MonotonicWait
 #endif
 
 /// The time budget of a graceful shutdown: it starts when the subscriber stops, the workers
@@ -36,9 +38,7 @@ final class ShutdownDeadline: Sendable {
 
     private func remaining(until offset: Double) -> Double {
         guard let start = startedAt.withLock({ $0 }) else { return offset }
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        return max(0, offset - seconds)
+        return max(0, offset - (ContinuousClock.now - start).inSeconds)
     }
 
     /// Ends the process with `code` if it is still running `2 × drainTimeout` after the shutdown

@@ -82,9 +82,9 @@ final class GatewayProcess: @unchecked Sendable {
         let logURL = logURL
         let found = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             Thread {
-                let deadline = Date(timeIntervalSinceNow: timeout)
+                let deadline = ContinuousClock.now + .seconds(timeout)
                 func contains() -> Bool { ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").contains(text) }
-                while !contains() && Date() < deadline { usleep(10_000) }
+                while !contains() && ContinuousClock.now < deadline { usleep(10_000) }
                 continuation.resume(returning: contains())
             }.start()
         }

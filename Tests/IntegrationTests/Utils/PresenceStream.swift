@@ -23,11 +23,10 @@ struct PresenceStream {
 }
 
 /// Counts the distinct frames seen through `gateway/{id}/connection` messages of one device.
-final class PresenceCounter: @unchecked Sendable {
+final class PresenceCounter: Sendable {
     private let stream: PresenceStream
-    private let condition = NSCondition()
-    private var seen = Set<Int>()
-    private var messages = 0
+    /// Distinct frame indices seen, and messages received (duplicates included).
+    private let state = WatchedState<(seen: Set<Int>, messages: Int)>(([], 0))
 
     init(_ stream: PresenceStream) {
         self.stream = stream
@@ -36,30 +35,28 @@ final class PresenceCounter: @unchecked Sendable {
     /// The handler for an observer subscribed to `gateway/{id}/connection`.
     var handler: MQTTClient.MessageHandler {
         let topic = "gateway/\(stream.device)/connection"
-        return { [self] message in
+        let baseDate = stream.baseDate
+        return { [state] message in
             guard message.topic == topic,
                 let object = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any],
                 let date = object["date"] as? Double
             else { return }
-            condition.lock()
-            seen.insert(Int(date) - stream.baseDate)
-            messages += 1
-            condition.broadcast()
-            condition.unlock()
+            state.update {
+                $0.seen.insert(Int(date) - baseDate)
+                $0.messages += 1
+            }
         }
     }
 
     /// Distinct frames seen, and messages received (duplicates included).
     var counts: (distinct: Int, messages: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (seen.count, messages)
+        let value = state.value
+        return (value.seen.count, value.messages)
     }
 
     /// Frame indices never seen.
     var missing: [Int] {
-        condition.lock()
-        defer { condition.unlock() }
+        let seen = state.value.seen
         return (0..<stream.count).filter { !seen.contains($0) }
     }
 
@@ -74,19 +71,7 @@ final class PresenceCounter: @unchecked Sendable {
     }
 
     private func wait(timeout: Double, _ what: String, until predicate: @escaping @Sendable (Set<Int>) -> Bool) async throws {
-        let done = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Thread { [self] in
-                let deadline = Date(timeIntervalSinceNow: timeout)
-                condition.lock()
-                while !predicate(seen) {
-                    if !condition.wait(until: deadline) { break }
-                }
-                let reached = predicate(seen)
-                condition.unlock()
-                continuation.resume(returning: reached)
-            }.start()
-        }
-        if !done {
+        guard await state.wait(timeout: timeout, until: { predicate($0.seen) }) else {
             let missing = missing
             throw TestFailure(
                 "waited \(timeout) s for \(what) in vain: saw \(counts.distinct) of \(stream.count) frames; \(missing.count) missing, first: \(missing.prefix(10))")

@@ -1,5 +1,6 @@
 import BrokerTestSupport
 import Foundation
+import MonotonicWait
 
 #if canImport(Glibc)
 import Glibc
@@ -7,43 +8,42 @@ import Glibc
 
 /// The real `wearable-sim` executable as a child process: its standard output is collected
 /// line by line, so a test can wait for a line (e.g. "recording …") under a deadline.
-final class SimulatorProcess: @unchecked Sendable {
+final class SimulatorProcess: Sendable {
     private let process: ChildProcess
-    private let condition = NSCondition()
-    private var lines: [String] = []
-    private var outputClosed = false
+    /// Standard output's lines so far, and whether it closed.
+    private let standardOutput = WatchedState<(lines: [String], closed: Bool)>(([], false))
     let arguments: [String]
     let errorLogURL: URL
 
     /// The built executable: next to the test bundle, or `WG_SIM_BIN`.
     static var executable: URL { builtExecutable("wearable-sim", override: "WG_SIM_BIN") }
 
-    /// Starts `wearable-sim arguments…`; stderr goes to a log file in `directory`.
-    init(_ arguments: [String], directory: URL) throws {
+    /// Starts `wearable-sim arguments…` with `environment` added to this process's; stderr goes
+    /// to a log file in `directory`.
+    init(_ arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
         self.arguments = arguments
         errorLogURL = directory.appendingPathComponent("wearable-sim-\(UUID().uuidString.prefix(6)).log")
         // Standard input is a pipe held open until ``closeInput()``: `testbed` stops at the end of it.
-        process = try ChildProcess(Self.executable, arguments, standardInput: .pipe, standardOutput: .pipe, standardError: .file(errorLogURL))
+        process = try ChildProcess(Self.executable, arguments, environment: environment, standardInput: .pipe, standardOutput: .pipe, standardError: .file(errorLogURL))
         let reader = process.output!
-        Thread { [self] in
+        Thread { [standardOutput] in
             var buffer = Data()
             while true {
                 let chunk = reader.availableData
-                condition.lock()
                 if chunk.isEmpty {
-                    if !buffer.isEmpty { lines.append(String(decoding: buffer, as: UTF8.self)) }
-                    outputClosed = true
-                    condition.broadcast()
-                    condition.unlock()
+                    standardOutput.update {
+                        if !buffer.isEmpty { $0.lines.append(String(decoding: buffer, as: UTF8.self)) }
+                        $0.closed = true
+                    }
                     return
                 }
                 buffer.append(chunk)
+                var complete: [String] = []
                 while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                    complete.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
                     buffer = Data(buffer[buffer.index(after: newline)...])
                 }
-                condition.broadcast()
-                condition.unlock()
+                if !complete.isEmpty { standardOutput.update { $0.lines += complete } }
             }
         }.start()
     }
@@ -53,25 +53,19 @@ final class SimulatorProcess: @unchecked Sendable {
     }
 
     /// Standard output so far, one entry per line.
-    var output: [String] { condition.withLock { lines } }
+    var output: [String] { standardOutput.value.lines }
 
     /// Waits for a line starting with `prefix` and returns it.
     func waitForLine(startingWith prefix: String, timeout: Double = 60) async throws -> String {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-            Thread { [self] in
-                let deadline = Date(timeIntervalSinceNow: timeout)
-                condition.lock()
-                defer { condition.unlock() }
-                while true {
-                    if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return continuation.resume(returning: line) }
-                    if outputClosed || !condition.wait(until: deadline) {
-                        if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return continuation.resume(returning: line) }
-                        return continuation.resume(
-                            throwing: TestFailure("wearable-sim \(arguments.joined(separator: " ")) printed no '\(prefix)' line; stdout: \(lines); stderr:\n\(errorLog)"))
-                    }
-                }
-            }.start()
+        // Done when the line is there, or when no line can come any more.
+        let found = await standardOutput.wait(timeout: timeout) { output -> String?? in
+            if let line = output.lines.first(where: { $0.hasPrefix(prefix) }) { return .some(line) }
+            return output.closed ? .some(nil) : nil
         }
+        guard let line = found ?? nil else {
+            throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) printed no '\(prefix)' line; stdout: \(output); stderr:\n\(errorLog)")
+        }
+        return line
     }
 
     /// Closes the process's standard input.
@@ -82,20 +76,13 @@ final class SimulatorProcess: @unchecked Sendable {
 
     /// Waits for the process to exit and its output to close; returns its exit status.
     func waitForExit(timeout: Double = 120) async throws -> Int32 {
-        let deadline = Date(timeIntervalSinceNow: timeout)
+        let deadline = ContinuousClock.now + .seconds(timeout)
         guard let termination = await process.exited(timeout: timeout) else {
             throw TestFailure(
                 "wearable-sim \(arguments.joined(separator: " ")) still runs after \(timeout) s; \(process.diagnosis)\nstderr:\n\(errorLog)")
         }
         // Only the child held the pipe's writing end: its output is complete once the reader drains it.
-        let drained = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Thread { [self] in
-                condition.lock()
-                while !outputClosed && condition.wait(until: deadline) {}
-                condition.unlock()
-                continuation.resume(returning: condition.withLock { outputClosed })
-            }.start()
-        }
+        let drained = await standardOutput.wait(timeout: max(0, (deadline - .now).inSeconds)) { $0.closed }
         guard drained else { throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) exited but its output did not close") }
         return termination.status
     }
