@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "TelemetrySimulation", targets: ["TelemetrySimulation"]),
         // The testing kit for users' own integration tests (docs/testing.md).
         .library(name: "WearableGatewayTesting", targets: ["WearableGatewayTesting"]),
+        // Preloaded into a child process by tests that step its wall clock (docs/testing.md).
+        .library(name: "WallClockShim", type: .dynamic, targets: ["CWallClockShim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -44,6 +46,8 @@ let package = Package(
         // posix_spawn with the GNU extensions Swift's Glibc module hides: the tests' and the kit's
         // child processes (ChildProcess) inherit nothing but their standard streams.
         .target(name: "CSpawn"),
+        // The wall-clock offset preloaded into children by the clock-step tests (WallClockShim).
+        .target(name: "CWallClockShim"),
         // The pure core is optimised in debug builds too: its tests push hours of seeded signals
         // through it, and the fault suite's debug gateway must answer a 100,000-device storm
         // within the time bound (docs/reliability.md). Debugging it is still possible with -Onone.
@@ -165,7 +169,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system && !["CSimdjson", "CSpawn"].contains(target.name) {
+for target in package.targets where target.type != .system && !["CSimdjson", "CSpawn", "CWallClockShim"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

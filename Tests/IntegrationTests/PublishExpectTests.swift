@@ -1,5 +1,6 @@
 import BrokerTestSupport
 import Foundation
+import MQTTTransport
 import TelemetryGateway
 import Testing
 
@@ -7,19 +8,21 @@ import Testing
 /// the scenario's ground truth and fails, with a diff, when the gateway derives something else.
 @Suite("wearable-sim publish --expect through a real broker")
 struct PublishExpectTests {
-    static func publishDive(to run: GatewayRun) throws -> SimulatorProcess {
+    static func publishDive(to broker: TestBroker, logLevel: String = "warning", environment: [String: String] = [:]) throws -> SimulatorProcess {
         try SimulatorProcess(
-            ["publish", "--broker", run.broker.url, "--scenario", "dive", "--speed", "20", "--expect", "--expect-timeout", "60", "--log-level", "warning"],
-            directory: run.broker.directory)
+            ["publish", "--broker", broker.url, "--scenario", "dive", "--speed", "20", "--expect", "--expect-timeout", "60", "--log-level", logLevel],
+            directory: broker.directory, environment: environment)
+    }
+
+    static func shippedRegistry(_ configuration: inout GatewayConfiguration) {
+        configuration.registryFile = TestBroker.repositoryRoot.appendingPathComponent("config/devices.yml").path
     }
 
     @Test("the shipped registry (6 m limit): the dive's depth states match, exit 0")
     func matchingDive() async throws {
         let broker = try await TestBroker.started()
-        let run = try await GatewayRun.start(broker) { configuration in
-            configuration.registryFile = TestBroker.repositoryRoot.appendingPathComponent("config/devices.yml").path
-        }
-        let publisher = try Self.publishDive(to: run)
+        let run = try await GatewayRun.start(broker, configure: Self.shippedRegistry)
+        let publisher = try Self.publishDive(to: broker)
         try await publisher.waitForSuccess()
         #expect(publisher.output.contains("expectation met: the gateway's output matches the ground truth"), "\(publisher.output)")
         try await run.stop()
@@ -29,12 +32,35 @@ struct PublishExpectTests {
     func differingDive() async throws {
         let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
-        let publisher = try Self.publishDive(to: run)
+        let publisher = try Self.publishDive(to: broker)
         #expect(try await publisher.waitForExit() == 1)
         let output = publisher.output
         #expect(output.first?.hasPrefix("expectation failed:") == true, "\(output)")
         #expect(output.contains("- 4 approachingMaxDepth"), "\(output)")
         #expect(output.contains("  1 notSubmerged"), "\(output)")
+        try await run.stop()
+    }
+
+    @Test("the wall clock stepped an hour ahead while --expect waits for the gateway: it keeps waiting, then passes")
+    func wallClockStep() async throws {
+        let broker = try await TestBroker.started()
+        let clock = try SteppedWallClock(directory: broker.directory)
+        // No gateway yet: --expect waits (30 s) for the gateway's retained metrics.
+        let publisher = try Self.publishDive(to: broker, logLevel: "info", environment: clock.environment)
+        try await broker.waitForSubscription(clientIDStartingWith: "wearable-sim-expect-", filter: "gateway/metrics")
+        try clock.step(to: 3600)
+        // Wake the waiting --expect with a message it follows that does not end its wait: a
+        // deadline on the wall clock would now count as passed.
+        let observer = try await TestClients.connected(try TestClients.configuration(broker))
+        try await observer.publish(MQTTMessage(topic: "gateway/watch-ultra-1/connection", string: #"{"state":"online"}"#, qos: .atLeastOnce))
+        let run = try await GatewayRun.start(broker, configure: Self.shippedRegistry)
+        try await publisher.waitForSuccess()
+        #expect(publisher.output.contains("expectation met: the gateway's output matches the ground truth"), "\(publisher.output)")
+        // The step reached the simulator: its log line after publishing is dated an hour ahead.
+        let done = publisher.errorLog.split(separator: "\n").first { $0.contains(" done: ") }
+        let loggedAt = done.flatMap { try? Date($0.prefix { $0 != " " }, strategy: .iso8601) }
+        #expect(loggedAt.map { $0.timeIntervalSinceNow > 3000 } == true, "the simulator's log:\n\(publisher.errorLog)")
+        await observer.shutdown()
         try await run.stop()
     }
 }
