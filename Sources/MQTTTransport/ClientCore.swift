@@ -273,8 +273,9 @@ final class ClientCore: Sendable {
 
     /// Waits until `instant`, woken early by a shutdown.
     private func sleep(until instant: ContinuousClock.Instant) {
+        let deadline = SuspendingClock.now + (instant - ContinuousClock.now)
         wakeup.lock()
-        while !isStopRequested, wakeup.wait(until: instant) {}
+        while !isStopRequested, wakeup.wait(until: deadline) {}
         wakeup.unlock()
     }
 

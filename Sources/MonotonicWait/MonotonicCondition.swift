@@ -9,8 +9,9 @@ import Musl
 /// Foundation's `NSCondition.wait(until:)` takes a wall-clock `Date`: when the system clock is
 /// stepped (an NTP correction, a virtual machine resumed) while a thread waits, the wait ends at
 /// once (a step forward) or lasts as long again as the step (a step back). Deadlines here are
-/// `ContinuousClock` instants, which no step moves, and the condition variable waits on
-/// `CLOCK_MONOTONIC`.
+/// `SuspendingClock` instants, which on Linux read `CLOCK_MONOTONIC`, the clock the condition
+/// variable waits on: no step of the wall clock moves them, and time the machine spent suspended
+/// (a paused virtual machine) does not count.
 ///
 /// Use it like `NSCondition`: lock, check the condition, wait while it does not hold, unlock.
 public final class MonotonicCondition: @unchecked Sendable {
@@ -67,7 +68,7 @@ public final class MonotonicCondition: @unchecked Sendable {
     /// return.
     /// - Returns: false once `deadline` has passed (check the condition once more), true when
     ///   woken before it (possibly without a signal: check the condition in a loop).
-    public func wait(until deadline: ContinuousClock.Instant) -> Bool {
+    public func wait(until deadline: SuspendingClock.Instant) -> Bool {
         let remaining = deadline - .now
         guard remaining > .zero else { return false }
         var time = timespec()

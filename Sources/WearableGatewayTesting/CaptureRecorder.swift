@@ -65,7 +65,7 @@ public final class CaptureRecorder: @unchecked Sendable {
     /// - Throws: when that takes longer than `timeout` seconds.
     public func waitForFrames(_ count: Int, timeout: Double = 30) async throws {
         try await offPool { () throws(TestFailure) in
-            let deadline = ContinuousClock.now + .seconds(timeout)
+            let deadline = SuspendingClock.now + .seconds(timeout)
             try self.lock.withLock { () throws(TestFailure) in
                 while self.frameCount < count {
                     if !self.lock.wait(until: deadline), self.frameCount < count {

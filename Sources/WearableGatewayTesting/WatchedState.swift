@@ -33,7 +33,7 @@ public final class WatchedState<State: Sendable>: @unchecked Sendable {
     /// however long it takes).
     /// - Returns: what `check` returned, or nil on timeout.
     public func blockingWait<Value>(timeout: Double?, until check: (State) -> Value?) -> Value? {
-        let deadline = timeout.map { ContinuousClock.now + .seconds(max(0, $0)) }
+        let deadline = timeout.map { SuspendingClock.now + .seconds(max(0, $0)) }
         return condition.withLock {
             while true {
                 if let value = check(state) { return value }

@@ -10,19 +10,19 @@ struct MonotonicConditionTests {
     @Test("a timed wait nobody signals returns false, and not before its deadline")
     func timesOut() {
         let condition = MonotonicCondition()
-        let deadline = ContinuousClock.now + .milliseconds(200)
+        let deadline = SuspendingClock.now + .milliseconds(200)
         var woken = 0
         condition.withLock {
             // Spurious wake-ups return true; the loop goes on waiting until the deadline.
             while condition.wait(until: deadline) { woken += 1 }
         }
-        #expect(ContinuousClock.now >= deadline, "returned early after \(woken) wake-ups")
+        #expect(SuspendingClock.now >= deadline, "returned early after \(woken) wake-ups")
     }
 
     @Test("a deadline already passed returns false without waiting for a signal")
     func pastDeadline() {
         let condition = MonotonicCondition()
-        let result = condition.withLock { condition.wait(until: ContinuousClock.now - .seconds(1)) }
+        let result = condition.withLock { condition.wait(until: SuspendingClock.now - .seconds(1)) }
         #expect(result == false)
     }
 
@@ -33,7 +33,7 @@ struct MonotonicConditionTests {
         let woken = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             Thread {
                 let result = condition.withLock { () -> Bool in
-                    let deadline = ContinuousClock.now + .seconds(600)
+                    let deadline = SuspendingClock.now + .seconds(600)
                     flags.waiting = true
                     while !flags.set {
                         if !condition.wait(until: deadline) { return false }

@@ -19,10 +19,10 @@ struct WatchedStateTests {
     @Test("a check that never holds gives nil once the timeout has passed, not before")
     func timeout() async {
         let state = WatchedState(0)
-        let start = ContinuousClock.now
+        let start = SuspendingClock.now
         let found = await state.wait(timeout: 0.3) { $0 > 0 }
         #expect(found == false)
-        #expect(ContinuousClock.now - start >= .milliseconds(300))
+        #expect(SuspendingClock.now - start >= .milliseconds(300))
     }
 
     @Test("a blocking wait without timeout returns once the check holds")

@@ -52,7 +52,7 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         var waited = reserved.waited
         var overCapacity = reserved.overLimit
         if buffer.count >= capacity && !closed {
-            let start = ContinuousClock.now
+            let start = SuspendingClock.now
             let deadline = start + .seconds(max(0, maxWait - waited))
             while buffer.count >= capacity && !closed {
                 if !condition.wait(until: deadline) {
@@ -60,7 +60,7 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
                     break
                 }
             }
-            waited += (ContinuousClock.now - start).inSeconds
+            waited += (SuspendingClock.now - start).inSeconds
         }
         if closed {
             condition.unlock()

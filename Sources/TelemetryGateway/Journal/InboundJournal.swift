@@ -167,12 +167,12 @@ final class InboundJournal: @unchecked Sendable {
         guard size <= capacity / 2 else { return .full(waited: 0) }
         var waited = 0.0
         if !hasRoom(for: size) {
-            let start = ContinuousClock.now
+            let start = SuspendingClock.now
             let deadline = start + .seconds(maxWait)
             while !hasRoom(for: size) && !closed {
                 if !condition.wait(until: deadline) { break }
             }
-            waited = (ContinuousClock.now - start).inSeconds
+            waited = (SuspendingClock.now - start).inSeconds
             guard !closed else { return .closed }
             guard hasRoom(for: size) else { return .full(waited: waited) }
         }

@@ -34,7 +34,7 @@ final class BufferBudget: @unchecked Sendable {
         var waited = 0.0
         var overLimit = false
         if !fits(bytes) {
-            let start = ContinuousClock.now
+            let start = SuspendingClock.now
             let deadline = start + .seconds(maxWait)
             while !fits(bytes) && !cancelled {
                 if !condition.wait(until: deadline) {
@@ -42,7 +42,7 @@ final class BufferBudget: @unchecked Sendable {
                     break
                 }
             }
-            waited = (ContinuousClock.now - start).inSeconds
+            waited = (SuspendingClock.now - start).inSeconds
         }
         used += bytes
         return (waited, overLimit)
