@@ -6,7 +6,7 @@
 #   WG_REPO_ROOT   absolute path of the repository
 #   MOSQUITTO_BIN  the mosquitto broker binary (kept if already set)
 # Functions: log, die, mosquitto_bin, ensure_packages, free_port, render_broker_config,
-# detached, wait_for_port, start_broker, stop_pid, terminate_pid.
+# detached, monotonic_ms, wait_for_port, start_broker, stop_pid, terminate_pid.
 
 WG_REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export WG_REPO_ROOT
@@ -126,6 +126,14 @@ render_broker_config() {
 		chown -R mosquitto: "$dir"
 	fi
 	printf '%s\n' "$dir/mosquitto.conf"
+}
+
+# monotonic_ms: milliseconds since boot (/proc/uptime, 10 ms resolution), for deadlines and
+# durations: unlike `date`, no step of the wall clock (NTP, a resumed VM) moves it.
+monotonic_ms() {
+	local up _
+	read -r up _ </proc/uptime
+	printf '%s\n' $((${up%.*} * 1000 + 10#${up#*.} * 10))
 }
 
 # wait_for_port PORT [PID] [TRIES]: poll (every 0.1 s, TRIES times, default 100 = 10 s)
