@@ -45,22 +45,29 @@ struct PublishExpectTests {
     func wallClockStep() async throws {
         let broker = try await TestBroker.started()
         let clock = try SteppedWallClock(directory: broker.directory)
-        // No gateway yet: --expect waits (30 s) for the gateway's retained metrics.
+        // No periodic metrics: the gateway publishes them only once more when it stops, so
+        // --expect's last wait (for the processed count) lasts until the test stops it.
+        let run = try await GatewayRun.start(broker) { configuration in
+            Self.shippedRegistry(&configuration)
+            configuration.metrics.publishInterval = 3600
+        }
+        // The starting count --expect reads first (the gateway has processed nothing yet).
+        let observer = try await TestClients.connected(try TestClients.configuration(broker))
+        try await observer.publish(MQTTMessage(topic: "gateway/metrics", string: "gateway_frames_processed_total 0\n", qos: .atLeastOnce, retain: true))
         let publisher = try Self.publishDive(to: broker, logLevel: "info", environment: clock.environment)
-        try await broker.waitForSubscription(clientIDStartingWith: "wearable-sim-expect-", filter: "gateway/metrics")
+        // Logged once every frame is sent, right before the last wait begins.
+        try await publisher.waitForErrorLog(containing: " done: ")
         try clock.step(to: 3600)
         // Wake the waiting --expect with a message it follows that does not end its wait: a
         // deadline on the wall clock would now count as passed.
-        let observer = try await TestClients.connected(try TestClients.configuration(broker))
         try await observer.publish(MQTTMessage(topic: "gateway/watch-ultra-1/connection", string: #"{"state":"online"}"#, qos: .atLeastOnce))
-        let run = try await GatewayRun.start(broker, configure: Self.shippedRegistry)
+        try await run.stop()
         try await publisher.waitForSuccess()
         #expect(publisher.output.contains("expectation met: the gateway's output matches the ground truth"), "\(publisher.output)")
-        // The step reached the simulator: its log line after publishing is dated an hour ahead.
-        let done = publisher.errorLog.split(separator: "\n").first { $0.contains(" done: ") }
-        let loggedAt = done.flatMap { try? Date($0.prefix { $0 != " " }, strategy: .iso8601) }
+        // The step reached the simulator: its last log line is dated an hour ahead.
+        let last = publisher.errorLog.split(separator: "\n").last { $0.hasPrefix("20") }
+        let loggedAt = last.flatMap { try? Date($0.prefix { $0 != " " }, strategy: .iso8601) }
         #expect(loggedAt.map { $0.timeIntervalSinceNow > 3000 } == true, "the simulator's log:\n\(publisher.errorLog)")
         await observer.shutdown()
-        try await run.stop()
     }
 }

@@ -68,6 +68,17 @@ final class SimulatorProcess: Sendable {
         return line
     }
 
+    /// Waits until its standard error (the log file) contains `text`.
+    func waitForErrorLog(containing text: String, timeout: Double = 60) async throws {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while !errorLog.contains(text) {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) logged no '\(text)' within \(timeout) s; stderr:\n\(errorLog)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Closes the process's standard input.
     func closeInput() { try? process.input?.close() }
 
