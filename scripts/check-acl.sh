@@ -300,6 +300,7 @@ open_session app-2 app-2 'replies/#'
 	--broker "mqtts://127.0.0.1:$GATEWAY_PORT" --set mqtt.clientId=wearable-gateway \
 	--set "mqtt.tls.caFile=$PKI/ca.crt" --set "mqtt.tls.certFile=$PKI/gateway.crt" --set "mqtt.tls.keyFile=$PKI/gateway.key" \
 	--set "recorder.database=$WORK/recorder.sqlite" --set "state.path=$WORK/state.sqlite" --set capabilities.file="$WG_REPO_ROOT/config/capabilities.yml" \
+	--set "journal.path=$WORK/journal.bin" --set http.listen=off \
 	>"$WORK/gateway.log" 2>&1 &
 GATEWAY_PID=$!
 # Ready = retained gateway/status online (the gateway subscribes before it publishes it).

@@ -89,7 +89,8 @@ start_broker "$CONF" "$BROKER_PORT" "$WORK/broker.log"
 detached "$GATEWAY" run --broker "mqtt://127.0.0.1:$BROKER_PORT" \
 	--set "http.listen=127.0.0.1:$HTTP_PORT" --set deadLetter.enabled=true --set logging.format=json \
 	--set mqtt.reconnect.maxDelay=0.5 --set metrics.publishInterval=1 \
-	--set "recorder.database=$WORK/recorder.sqlite" --set "state.path=$WORK/state.sqlite" >"$WORK/gateway.log" 2>&1 &
+	--set "recorder.database=$WORK/recorder.sqlite" --set "state.path=$WORK/state.sqlite" --set "journal.path=$WORK/journal.bin" \
+	>"$WORK/gateway.log" 2>&1 &
 GATEWAY_PID=$!
 wait_until 60 "gateway /readyz answers 200" status_is 200 "$BASE/readyz"
 ok "/readyz 200 once both broker connections are up"
