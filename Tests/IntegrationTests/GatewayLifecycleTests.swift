@@ -40,6 +40,31 @@ struct GatewayLifecycleTests {
         await observer.shutdown()
     }
 
+    @Test("gateway/status online comes only once the inbound connection has subscribed")
+    func onlineAfterSubscription() async throws {
+        let broker = try await TestBroker.started()
+        let collector = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(["gateway/status"], qos: .atLeastOnce)
+        let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "registry.file=null"])
+        try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
+        // The broker logs a SUBSCRIBE before it answers it: a device publishing on seeing online
+        // reaches the gateway's subscription.
+        #expect(
+            broker.log.split(separator: "\n").contains { $0.hasSuffix(" wearables/+/#") },
+            "online before the broker saw the inbound subscription; broker log:\n\(broker.log)")
+        // The gateway's own order (the publisher connects first, so without the wait it announced
+        // online before its subscriber had subscribed).
+        try await gateway.waitForLog("published gateway/status online", timeout: 20)
+        let log = gateway.log
+        let subscribed = try #require(log.range(of: "subscribed to"), "log:\n\(log)")
+        let online = try #require(log.range(of: "published gateway/status online"))
+        #expect(subscribed.lowerBound < online.lowerBound, "log:\n\(log)")
+        gateway.signal(SIGTERM)
+        #expect(try await gateway.waitForExit(timeout: 20) == 0, "log:\n\(gateway.log)")
+        await observer.shutdown()
+    }
+
     @Test("kill -9 makes the broker publish the will: gateway/status offline, retained")
     func crashFiresWill() async throws {
         let broker = try await TestBroker.started()

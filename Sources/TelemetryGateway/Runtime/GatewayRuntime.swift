@@ -35,6 +35,11 @@ final class GatewayRuntime: Sendable {
     let publisher: OutboundPublisher
     /// Connection events of the publisher, consumed by the publisher service.
     let publisherEvents: AsyncStream<MQTTClientEvent>
+    /// Ends once the broker answered the subscriber's first subscription: the publisher service
+    /// announces `gateway/status` online only then, so a client that sees it online and publishes
+    /// is heard (the subscriber connects after the publisher).
+    let inboundSubscribed: AsyncStream<Never>
+    private let inboundSubscribedSink: AsyncStream<Never>.Continuation
     /// Health, readiness, the fleet view and latency histograms (read by the HTTP service).
     let operations: GatewayOperations
     /// Membership and ownership of clustered modes; nil in single mode.
@@ -87,6 +92,7 @@ final class GatewayRuntime: Sendable {
 
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
+        (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
         cluster =
             configuration.cluster.isClustered
             ? ClusterRuntime(configuration: configuration, scheme: scheme, metrics: ClusterMetrics(factory: metricsFactory), startedAt: startedAt) : nil
@@ -104,6 +110,9 @@ final class GatewayRuntime: Sendable {
     }
 
     var shardCount: Int { queues.count }
+
+    /// The broker answered the subscriber's first subscription (see ``inboundSubscribed``).
+    func markInboundSubscribed() { inboundSubscribedSink.finish() }
 }
 
 /// The gateway could not start; the message names the configuration key involved.

@@ -6,7 +6,8 @@ import ServiceLifecycle
 import TelemetryCore
 
 /// The publisher connection as a service, first to start and last to stop: announces
-/// `gateway/status` online on every connection (a restarted broker may have lost it),
+/// `gateway/status` online on every connection (a restarted broker may have lost it), the
+/// first time only once the subscriber has subscribed (online means frames are heard),
 /// re-announces all retained device state when the broker kept no session for us, and at the
 /// end publishes offline and waits (bounded) for every acknowledgement.
 struct PublisherService: Service {
@@ -20,6 +21,9 @@ struct PublisherService: Service {
         client.start()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
+                // Ends when the subscriber has subscribed, or when shutdown cancels this task;
+                // connection events wait in their stream meanwhile.
+                for await _ in runtime.inboundSubscribed {}
                 for await event in runtime.publisherEvents {
                     guard case .connected(let sessionPresent) = event else { continue }
                     do {

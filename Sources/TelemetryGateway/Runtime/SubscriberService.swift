@@ -34,6 +34,7 @@ struct SubscriberService: Service {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await subscribe(subscriber)
+                runtime.markInboundSubscribed()
                 runtime.cluster?.view.markInboundReady()
             }
             try? await gracefulShutdown()
