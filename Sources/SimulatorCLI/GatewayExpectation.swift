@@ -3,7 +3,7 @@ import Logging
 import MQTTTransport
 import WearableGatewayTesting
 
-/// `publish --expect`: watches one device's derived topics and the gateway's retained
+/// `publish --expect`: watches one device's derived topics and the gateway's retained status and
 /// metrics, so the output can be compared once the gateway processed everything published.
 struct GatewayExpectation {
     private let client: MQTTClient
@@ -12,7 +12,9 @@ struct GatewayExpectation {
     private let baseline: Double
     private static let processed = "gateway_frames_processed_total"
 
-    /// Subscribes before anything is published; reads the gateway's current frame count.
+    /// Subscribes before anything is published; waits until the gateway is online (it says so
+    /// once its inbound connection has subscribed, so what is published next is heard) and reads
+    /// its current frame count.
     init(connection: ConnectionOptions, outboundRoot: String, device: String, logger: Logger) async throws {
         metricsTopic = "\(outboundRoot)/metrics"
         client = try MQTTClient(
@@ -20,11 +22,14 @@ struct GatewayExpectation {
             logger: logger, onMessage: collector.handler)
         client.start()
         try await client.waitUntilConnected(timeout: 30)
-        try await client.subscribe(["\(outboundRoot)/\(device)/#", metricsTopic], qos: .atLeastOnce)
+        let statusTopic = "\(outboundRoot)/status"
+        try await client.subscribe(["\(outboundRoot)/\(device)/#", metricsTopic, statusTopic], qos: .atLeastOnce)
         let topic = metricsTopic
         let first = try await collector.wait(
-            timeout: 30, "the gateway's retained \(topic) (is the gateway running, with metrics.publishInterval > 0?)"
-        ) { $0.contains { $0.topic == topic } }
+            timeout: 30, "the gateway online on \(statusTopic) and its retained \(topic) (is the gateway running, with metrics.publishInterval > 0?)"
+        ) { messages in
+            messages.contains { $0.topic == topic } && messages.last { $0.topic == statusTopic }?.payloadString.contains(#""state":"online""#) == true
+        }
         baseline = Self.count(in: first, topic: topic)
     }
 
