@@ -15,14 +15,23 @@ struct GatewayLifecycleTests {
         try messages.filter { $0.topic == "gateway/status" }.compactMap { try json($0)["state"] as? String }
     }
 
-    @Test("SIGTERM drains and publishes offline; exit status 0", arguments: [SIGTERM, SIGINT])
-    func gracefulSignal(signal: Int32) async throws {
+    /// A broker, an observer of `filters`, and the gateway executable, returned once the
+    /// observer saw it online.
+    private func startOnline(
+        observing filters: [String], arguments: [String] = []
+    ) async throws -> (broker: TestBroker, collector: MessageCollector, observer: MQTTClient, gateway: GatewayProcess) {
         let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
-        let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "registry.file=null"])
+        try await observer.subscribe(filters, qos: .atLeastOnce)
+        let gateway = try GatewayProcess(broker: broker, arguments: arguments)
         try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
+        return (broker, collector, observer, gateway)
+    }
+
+    @Test("SIGTERM drains and publishes offline; exit status 0", arguments: [SIGTERM, SIGINT])
+    func gracefulSignal(signal: Int32) async throws {
+        let (broker, collector, observer, gateway) = try await startOnline(observing: ["gateway/#"], arguments: ["--set", "registry.file=null"])
 
         try await gateway.waitForLog("subscribed to", timeout: 20)
 
@@ -42,12 +51,7 @@ struct GatewayLifecycleTests {
 
     @Test("gateway/status online comes only once the inbound connection has subscribed")
     func onlineAfterSubscription() async throws {
-        let broker = try await TestBroker.started()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/status"], qos: .atLeastOnce)
-        let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "registry.file=null"])
-        try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
+        let (broker, _, observer, gateway) = try await startOnline(observing: ["gateway/status"], arguments: ["--set", "registry.file=null"])
         // The broker logs a SUBSCRIBE before it answers it: a device publishing on seeing online
         // reaches the gateway's subscription.
         #expect(
@@ -67,12 +71,7 @@ struct GatewayLifecycleTests {
 
     @Test("kill -9 makes the broker publish the will: gateway/status offline, retained")
     func crashFiresWill() async throws {
-        let broker = try await TestBroker.started()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/status"], qos: .atLeastOnce)
-        let gateway = try GatewayProcess(broker: broker)
-        try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
+        let (broker, collector, observer, gateway) = try await startOnline(observing: ["gateway/status"])
         gateway.signal(SIGKILL)
         _ = try await gateway.waitForExit(timeout: 10)
         let received = try await collector.wait("the will") { (try? self.statusStates($0).last) == "offline" }
