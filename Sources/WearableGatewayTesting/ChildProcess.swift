@@ -136,6 +136,21 @@ public final class ChildProcess: @unchecked Sendable {
         watch.blockingWait(timeout: timeout) { $0 }
     }
 
+    /// Runs a program to its end, off Swift's cooperative pool (a blocking wait there, such as
+    /// openssl making RSA keys under load, stalls every other test's tasks).
+    /// - Returns: how it ended and everything it wrote to standard output and standard error.
+    public static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+    ) async throws -> (termination: Termination, output: String) {
+        let child = try ChildProcess(executable, arguments, in: directory, environment: environment, standardOutput: .pipe)
+        return await offPool {
+            // The pipe's writing end exists only in the child, so its end of file is the child's.
+            let output = String(decoding: child.output!.readDataToEndOfFile(), as: UTF8.self)
+            // Without a timeout the wait returns only once the child has ended.
+            return (child.waitUntilExit()!, output)
+        }
+    }
+
     /// Waits, off Swift's cooperative pool, until it ends or `timeout` seconds pass; nil on timeout.
     public func exited(timeout: Double) async -> Termination? {
         await offPool { self.waitUntilExit(timeout: timeout) }

@@ -149,12 +149,11 @@ public final class TestBroker: @unchecked Sendable {
     /// - Throws: when no such subscription shows within `timeout` seconds.
     public func waitForSubscription(clientIDStartingWith prefix: String, filter: String, timeout: Double = 20) async throws {
         let entry = ": \(prefix)"
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            // A subscription line is "<time>: <client id> <qos> <filter>".
-            if log.split(separator: "\n").contains(where: { $0.contains(entry) && $0.hasSuffix(" " + filter) }) { return }
-            try await Task.sleep(for: .milliseconds(10))
+        // A subscription line is "<time>: <client id> <qos> <filter>".
+        let subscribed = await poll(logURL, timeout: timeout) { log in
+            log.split(separator: "\n").contains { $0.contains(entry) && $0.hasSuffix(" " + filter) }
         }
+        if subscribed { return }
         throw TestFailure("no client \(prefix)… subscribed to \(filter) within \(timeout) s; broker log:\n\(log)")
     }
 

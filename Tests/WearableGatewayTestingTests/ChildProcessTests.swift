@@ -18,7 +18,7 @@ struct ChildProcessTests {
         defer { leaky.forEach { close($0) } }
         // The shell lists its open descriptors; its own listing may open one more, so only the
         // parent's pipe is checked for, by number.
-        let (status, output) = try await run(Self.shell, ["-c", "ls /proc/self/fd"])
+        let (status, output) = try await ChildProcess.run(Self.shell, ["-c", "ls /proc/self/fd"])
         #expect(status == .exited(0))
         let descriptors = Set(output.split(separator: "\n").compactMap { Int32($0) })
         #expect(descriptors.isSuperset(of: [0, 1, 2]))
@@ -48,7 +48,7 @@ struct ChildProcessTests {
 
     @Test("exit status and terminating signal are reported; a running child's threads are described")
     func terminationReported() async throws {
-        #expect(try await run(Self.shell, ["-c", "exit 7"]).termination == .exited(7))
+        #expect(try await ChildProcess.run(Self.shell, ["-c", "exit 7"]).termination == .exited(7))
         let sleeper = try ChildProcess(URL(fileURLWithPath: "/bin/sleep"), ["60"])
         #expect(sleeper.isRunning)
         #expect(await sleeper.exited(timeout: 0.05) == nil)
@@ -74,7 +74,7 @@ struct ChildProcessTests {
     @Test("standard error can follow standard output into one pipe; a working directory is honoured")
     func outputAndDirectory() async throws {
         let directory = FileManager.default.temporaryDirectory.resolvingSymlinksInPath()
-        let (termination, output) = try await run(Self.shell, ["-c", "pwd; echo oops >&2"], in: directory)
+        let (termination, output) = try await ChildProcess.run(Self.shell, ["-c", "pwd; echo oops >&2"], in: directory)
         #expect(termination == .exited(0))
         #expect(output == "\(directory.path)\noops\n")
     }
@@ -82,17 +82,9 @@ struct ChildProcessTests {
     @Test("added environment variables reach the child, replacing inherited ones of the same name; the rest is inherited")
     func environmentAdded() async throws {
         let inheritedPath = try #require(ProcessInfo.processInfo.environment["PATH"])
-        let (status, output) = try await run(
+        let (status, output) = try await ChildProcess.run(
             Self.shell, ["-c", #"printf '%s|%s|%s' "$WG_CHILD_TEST" "$HOME" "$PATH""#], environment: ["WG_CHILD_TEST": "added", "HOME": "/replaced"])
         #expect(status == .exited(0))
         #expect(output == "added|/replaced|\(inheritedPath)")
-    }
-
-    private func run(
-        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
-    ) async throws -> (termination: ChildProcess.Termination?, output: String) {
-        let child = try ChildProcess(executable, arguments, in: directory, environment: environment, standardOutput: .pipe)
-        let output = String(decoding: child.output!.readDataToEndOfFile(), as: UTF8.self)
-        return (await child.exited(timeout: 30), output)
     }
 }

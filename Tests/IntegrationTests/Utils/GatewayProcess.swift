@@ -46,8 +46,8 @@ final class GatewayProcess: @unchecked Sendable {
     private let broker: TestBroker
 
     /// Returns once the gateway's subscriber has subscribed to the device topics (the broker
-    /// logs it): `gateway/status` online comes from the publisher, possibly earlier, and frames
-    /// published before the subscription would reach no one.
+    /// logs it). The gateway announces `gateway/status` online only after that on its first
+    /// start, but after a broker restart its publisher may announce online again first.
     func waitUntilSubscribed() async throws {
         try await broker.waitForSubscription(clientID: subscriberClientID, filter: "wearables/+/#")
     }
@@ -75,20 +75,11 @@ final class GatewayProcess: @unchecked Sendable {
         return termination.status
     }
 
-    /// Waits (off the cooperative pool) until the log contains `text`, e.g. "subscribed to":
-    /// `gateway/status` online comes from the publisher connection, before the subscriber has
-    /// necessarily subscribed, so a frame sent right after it could reach no subscription.
+    /// Waits until the log contains `text`, e.g. "subscribed to".
     func waitForLog(_ text: String, timeout: Double) async throws {
-        let logURL = logURL
-        let found = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Thread {
-                let deadline = ContinuousClock.now + .seconds(timeout)
-                func contains() -> Bool { ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").contains(text) }
-                while !contains() && ContinuousClock.now < deadline { usleep(10_000) }
-                continuation.resume(returning: contains())
-            }.start()
+        guard await poll(logURL, timeout: timeout, until: { $0.contains(text) }) else {
+            throw TestFailure("the gateway did not log '\(text)' within \(timeout) s; log:\n\(log)")
         }
-        guard found else { throw TestFailure("the gateway did not log '\(text)' within \(timeout) s; log:\n\(log)") }
     }
 
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }

@@ -70,12 +70,9 @@ final class SimulatorProcess: Sendable {
 
     /// Waits until its standard error (the log file) contains `text`.
     func waitForErrorLog(containing text: String, timeout: Double = 60) async throws {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while !errorLog.contains(text) {
-            guard ContinuousClock.now < deadline, process.isRunning else {
-                throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) logged no '\(text)' within \(timeout) s; stderr:\n\(errorLog)")
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        let process = process
+        guard await poll(errorLogURL, timeout: timeout, while: { process.isRunning }, until: { $0.contains(text) }) else {
+            throw TestFailure("wearable-sim \(arguments.joined(separator: " ")) logged no '\(text)' within \(timeout) s; stderr:\n\(errorLog)")
         }
     }
 
