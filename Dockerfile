@@ -11,7 +11,7 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 FROM ${SWIFT_IMAGE} AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
-    && apt-get install -y -q --no-install-recommends libmosquitto-dev libsimdjson-dev libsqlite3-dev pkg-config \
+    && apt-get install -y -q --no-install-recommends libmosquitto-dev libsimdjson-dev libsqlite3-dev libxxhash-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies in their own layer, so a source change does not refetch them.
@@ -30,7 +30,7 @@ RUN swift build -c release --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
-    && apt-get install -y -q --no-install-recommends libmosquitto1 libsimdjson14 libsqlite3-0 ca-certificates tzdata curl \
+    && apt-get install -y -q --no-install-recommends libmosquitto1 libsimdjson14 libsqlite3-0 libxxhash0 ca-certificates tzdata curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin wearable
 COPY --from=build /out/wearable-gateway /out/wearable-sim /usr/local/bin/

@@ -34,6 +34,8 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"]), .brew(["mosquitto"])]
         ),
+        // xxHash (Debian libxxhash-dev): checksums of the inbound journal's records.
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"]), .brew(["xxhash"])]),
         // simdjson (Debian libsimdjson-dev) behind a C header, for the hot-path decoders. NDEBUG in
         // every configuration: without it simdjson's on-demand code (compiled here, from its header)
         // turns its internal assumptions into assert() calls, out-of-line checks at every step of its
@@ -79,6 +81,7 @@ let package = Package(
                 "MQTTTransport",
                 "MonotonicWait",
                 "RecorderStore",
+                "CXXHash",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -22,7 +22,7 @@ export PATH
 # the testbed (Examples/pytest) runs in a virtual environment; chromium renders the fleet page
 # (driven by scripts/fleet-page-check.py through python3-websocket) and prometheus (with
 # promtool) scrapes the gateway in scripts/check-operations.sh; curl asks the HTTP endpoints.
-WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev openssl python3 python3-venv
+WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev libxxhash-dev openssl python3 python3-venv
 	chromium prometheus curl python3-websocket)
 
 # log MESSAGE...: a progress line ("==> building").

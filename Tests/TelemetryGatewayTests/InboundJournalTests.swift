@@ -1,4 +1,5 @@
 import Foundation
+import TelemetrySimulation
 import Testing
 
 @testable import TelemetryGateway
@@ -85,6 +86,7 @@ struct InboundJournalTests {
             switch journal.append(Self.record(index, payloadBytes: 1000), maxWait: 0.01) {
             case .stored(let ticket, _): live.append(ticket)
             case .full: refused = true
+            case .bypassed: Issue.record("bypassed before any wait timed out")
             case .failed(_, let reason): Issue.record("failed: \(reason)")
             case .closed: Issue.record("closed")
             }
@@ -147,9 +149,139 @@ struct InboundJournalTests {
         _ = try InboundJournal(path: other, capacity: 1 << 16)
         #expect(throws: JournalError.self) { try InboundJournal(path: other, capacity: 1 << 17) }
     }
+
+    /// Appends `count` records through a small ring (many laps), releasing each a few records
+    /// later and in a shuffled order, except those `keep` picks; returns the kept records in
+    /// order and the highest ticket. Mixed sizes, or one size (`fixedSize`): then every lap's
+    /// records start at the same offsets, so the head always meets a whole record of the
+    /// previous lap, as with a device sending frames of one size.
+    private static func churn(
+        _ journal: InboundJournal, count: Int, seed: UInt64, fixedSize: Int? = nil, keep: (Int) -> Bool
+    ) throws -> (kept: [JournalRecord], highest: JournalTicket) {
+        var generator = SplitMix64(seed: seed)
+        var window: [(index: Int, ticket: JournalTicket)] = []
+        var kept: [JournalRecord] = []
+        var highest = JournalTicket(sequence: 0)
+        for index in 0..<count {
+            let record = Self.record(index, payloadBytes: fixedSize ?? Int.random(in: 1...3000, using: &generator))
+            let ticket = try Self.ticket(journal.append(record, maxWait: 0))
+            highest = max(highest, ticket)
+            if keep(index) { kept.append(record) } else { window.append((index, ticket)) }
+            if window.count > 16 {
+                window.shuffle(using: &generator)
+                journal.release(window.removeLast().ticket)
+            }
+        }
+        window.forEach { journal.release($0.ticket) }
+        return (kept, highest)
+    }
+
+    @Test("a clean restart after many laps replays nothing, and sequence numbers continue across restarts")
+    func cleanRestartAfterManyLaps() throws {
+        let path = Self.temporaryPath()
+        var highest = JournalTicket(sequence: 0)
+        for run in 0..<3 {
+            let journal = try InboundJournal(path: path, capacity: 1 << 20)
+            // The issue's failure: stale records of earlier laps replayed after a clean stop.
+            #expect(journal.recovered.count == 0, "run \(run) replayed \(journal.recovered.count) records that were done with")
+            #expect(journal.openReport.stoppedAt == nil)
+            let churned = try Self.churn(journal, count: 20_000, seed: UInt64(run + 1), fixedSize: run == 1 ? nil : 1000) { _ in false }
+            #expect(churned.highest > highest)
+            highest = churned.highest
+            #expect(journal.statistics.liveRecords == 0)
+        }
+    }
+
+    @Test("a crash after many laps replays exactly the unfinished records, in order", arguments: [nil, 1000])
+    func crashAfterManyLapsReplaysExactlyTheUnfinished(fixedSize: Int?) throws {
+        let path = Self.temporaryPath()
+        var kept: [JournalRecord] = []
+        do {
+            let journal = try InboundJournal(path: path, capacity: 1 << 20)
+            // Keep (never release) a handful of records near the end, as a crash would leave them.
+            kept = try Self.churn(journal, count: 20_000, seed: 7, fixedSize: fixedSize) { $0 >= 19_900 && $0 % 9 == 0 }.kept
+        }
+        let reopened = try InboundJournal(path: path, capacity: 1 << 20)
+        #expect(reopened.recovered.map(\.record) == kept)
+        #expect(reopened.openReport.corruptRecords == 0 && reopened.openReport.stoppedAt == nil)
+    }
+
+    /// Offset in the file of the record with index `index` among `records` appended to a new journal.
+    private static func fileOffset(of index: Int, in records: [JournalRecord]) -> UInt64 {
+        UInt64(JournalLayout.fileHeaderSize + records[..<index].reduce(0) { $0 + $1.journalSize })
+    }
+
+    private static func overwrite(_ path: String, at offset: UInt64, with bytes: [UInt8]) throws {
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.seek(toOffset: offset)
+        handle.write(Data(bytes))
+        try handle.close()
+    }
+
+    @Test("a record whose body fails its checksum (a torn page) is skipped and counted; the rest is replayed")
+    func tornBodyIsSkipped() throws {
+        let path = Self.temporaryPath()
+        let records = (0..<6).map { Self.record($0, payloadBytes: 500) }
+        do {
+            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            for record in records { _ = try Self.ticket(journal.append(record, maxWait: 0)) }
+        }
+        // Flip payload bytes of the third record: its header and commit word stay whole.
+        let payloadStart = Self.fileOffset(of: 2, in: records) + UInt64(JournalLayout.recordHeaderSize + records[2].topic.utf8.count + 100)
+        try Self.overwrite(path, at: payloadStart, with: [0xDE, 0xAD, 0xBE, 0xEF])
+        let reopened = try InboundJournal(path: path, capacity: 1 << 16)
+        #expect(reopened.recovered.map(\.record) == records.enumerated().filter { $0.offset != 2 }.map(\.element))
+        #expect(reopened.openReport.corruptRecords == 1)
+        #expect(reopened.openReport.stoppedAt == nil)
+    }
+
+    @Test("a scan that meets a bad header stops there and says so; what came before is replayed")
+    func badHeaderStopsTheScan() throws {
+        let path = Self.temporaryPath()
+        let records = (0..<6).map { Self.record($0, payloadBytes: 200) }
+        do {
+            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            for record in records { _ = try Self.ticket(journal.append(record, maxWait: 0)) }
+        }
+        // Change the fourth record's payload length field: its header check no longer matches.
+        try Self.overwrite(path, at: Self.fileOffset(of: 3, in: records) + 12, with: [0x77])
+        let reopened = try InboundJournal(path: path, capacity: 1 << 16)
+        #expect(reopened.recovered.map(\.record) == Array(records[..<3]))
+        let stopped = try #require(reopened.openReport.stoppedAt)
+        #expect(stopped.reason.contains("check"))
+        // New records go after the good ones and survive the next reopening.
+        let next = try Self.ticket(reopened.append(Self.record(42), maxWait: 0))
+        #expect(next > reopened.recovered.last!.ticket)
+    }
+
+    @Test("after a wait for room times out, appends bypass at once until the ring is half empty")
+    func bypassUntilLowWater() throws {
+        let capacity = 1 << 15
+        let journal = try InboundJournal(path: Self.temporaryPath(), capacity: capacity)
+        var tickets: [JournalTicket] = []
+        while case .stored(let ticket, _) = journal.append(Self.record(0, payloadBytes: 1000), maxWait: 0) { tickets.append(ticket) }
+        // The ring is full: one append waits and gives up...
+        guard case .full(let waited) = journal.append(Self.record(1, payloadBytes: 1000), maxWait: 0.05) else {
+            Issue.record("expected a full journal")
+            return
+        }
+        #expect(waited >= 0.05)
+        #expect(journal.statistics.bypassing)
+        // ...and the next ones do not wait again, even with a long allowed wait and some room made.
+        journal.release(tickets.removeFirst())
+        #expect(journal.append(Self.record(2, payloadBytes: 1000), maxWait: 30) == .bypassed)
+        // Once at most half the ring is in use, appends are journaled again.
+        while journal.statistics.usedBytes > journal.lowWaterBytes { journal.release(tickets.removeFirst()) }
+        guard case .stored = journal.append(Self.record(3, payloadBytes: 1000), maxWait: 0) else {
+            Issue.record("expected the append to be journaled below the low-water mark")
+            return
+        }
+        #expect(!journal.statistics.bypassing)
+    }
 }
 
 struct JournalTestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+

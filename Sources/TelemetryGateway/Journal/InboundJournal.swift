@@ -29,8 +29,13 @@ final class InboundJournal: @unchecked Sendable {
         /// long the producer waited for room (0 when there was room).
         case stored(JournalTicket, waited: Double)
         /// No room within the allowed wait (or the record is larger than half the ring): the
-        /// frame goes on unjournaled and the caller counts it.
+        /// frame goes on unjournaled and the caller counts it. The journal then bypasses
+        /// (``bypassed``) until its use falls to the low-water mark.
         case full(waited: Double)
+        /// A wait for room timed out recently and the ring has not drained to its low-water mark
+        /// since: handed on at once, unjournaled (the caller counts it), so a ring pinned by slow
+        /// outputs costs one `journal.maxWait`, not one per frame.
+        case bypassed
         /// The file did not take the record (a full disk, an I/O error; `reason` says which): the
         /// frame goes on unjournaled and the caller counts it.
         case failed(waited: Double, reason: String)
@@ -46,6 +51,20 @@ final class InboundJournal: @unchecked Sendable {
         var capacityBytes: Int
         /// Records not released yet.
         var liveRecords: Int
+        /// Whether appends bypass the journal (see ``AppendOutcome/bypassed``).
+        var bypassing: Bool
+    }
+
+    /// What opening the file found, for the start-up log and metrics.
+    struct OpenReport: Sendable {
+        /// Records to replay.
+        var liveRecords: Int
+        /// Live records skipped because their body failed its checksum (torn pages).
+        var corruptRecords: Int
+        /// Where the scan stopped at a bad record instead of the end of the lap, and why.
+        var stoppedAt: (position: UInt64, reason: String)?
+        /// The file was version 1 and was upgraded.
+        var upgraded: Bool
     }
 
     private struct Entry {
@@ -56,6 +75,10 @@ final class InboundJournal: @unchecked Sendable {
 
     let path: String
     let capacity: Int
+    /// Bytes in use below which a bypassing journal takes records again.
+    let lowWaterBytes: Int
+    /// What the scan at open found.
+    let openReport: OpenReport
     /// Records found live when the file was opened, oldest first, until ``takeRecovered()``.
     var recovered: [(ticket: JournalTicket, record: JournalRecord)] {
         condition.lock()
@@ -77,6 +100,7 @@ final class InboundJournal: @unchecked Sendable {
     private var first = 0
     private var liveCount = 0
     private var closed = false
+    private var bypassing = false
 
     /// Opens (or creates) the journal at `path` with a ring of `capacity` bytes. An existing
     /// file of another capacity or format is an error (it may hold frames: never overwritten).
@@ -98,6 +122,7 @@ final class InboundJournal: @unchecked Sendable {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw JournalError("cannot stat \(path): \(String(cString: strerror(errno)))") }
         let isNew = status.st_size == 0
+        lowWaterBytes = capacity / 2
         if !isNew && Int(status.st_size) != mappedSize {
             throw JournalError(
                 "\(path) has \(status.st_size) bytes but journal.sizeBytes asks for a \(capacity)-byte ring (\(mappedSize) bytes with its header); replay it with the old size or move it away")
@@ -116,26 +141,35 @@ final class InboundJournal: @unchecked Sendable {
             JournalLayout.fileMagic.withUnsafeBytes { [mapping] in mapping.copyMemory(from: $0.baseAddress!, byteCount: 8) }
             base.storeBytes(of: JournalLayout.version.littleEndian, toByteOffset: 8, as: UInt32.self)
             base.storeBytes(of: UInt64(capacity).littleEndian, toByteOffset: 16, as: UInt64.self)
-            base.storeBytes(of: UInt64(0), toByteOffset: 24, as: UInt64.self)
-        } else {
+            base.storeBytes(of: UInt64(0), toByteOffset: JournalLayout.tailOffset, as: UInt64.self)
+            base.storeBytes(of: UInt64(1).littleEndian, toByteOffset: JournalLayout.tailSequenceOffset, as: UInt64.self)
+        }
+        var version = JournalLayout.version
+        if !isNew {
             let magic = Array(UnsafeRawBufferPointer(start: base, count: 8))
-            let version = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+            version = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
             let storedCapacity = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-            guard magic == JournalLayout.fileMagic, version == JournalLayout.version, storedCapacity == UInt64(capacity) else {
+            guard magic == JournalLayout.fileMagic, JournalLayout.readableVersions.contains(version), storedCapacity == UInt64(capacity) else {
                 munmap(base, mappedSize)
                 Glibc.close(descriptor)
                 throw JournalError("\(path) is not a version-\(JournalLayout.version) journal with a \(capacity)-byte ring")
             }
         }
+        // Version 1 kept no tail sequence (the field was zero): the scan then takes any first one.
+        let storedTailSequence = version == 1 ? 0 : UInt64(littleEndian: base.loadUnaligned(fromByteOffset: JournalLayout.tailSequenceOffset, as: UInt64.self))
         let scan = JournalScanner(ring: base + JournalLayout.fileHeaderSize, capacity: capacity)
-            .scan(from: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+            .scan(from: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: JournalLayout.tailOffset, as: UInt64.self)), tailSequence: storedTailSequence)
         tail = scan.tail
         head = scan.head
-        nextSequence = scan.lastSequence + 1
+        nextSequence = scan.nextSequence
         pendingReplay = scan.live.map { (JournalTicket(sequence: $0.sequence), $0.record) }
         entries = scan.live.map { Entry(sequence: $0.sequence, position: $0.position, released: false) }
         liveCount = entries.count
+        openReport = OpenReport(
+            liveRecords: scan.live.count, corruptRecords: scan.corruptRecords, stoppedAt: scan.stoppedAt.map { ($0.position, $0.reason.description) },
+            upgraded: version < JournalLayout.version)
         storeTail()
+        base.storeBytes(of: JournalLayout.version.littleEndian, toByteOffset: 8, as: UInt32.self)
     }
 
     deinit {
@@ -165,6 +199,10 @@ final class InboundJournal: @unchecked Sendable {
         defer { condition.unlock() }
         guard !closed else { return .closed }
         guard size <= capacity / 2 else { return .full(waited: 0) }
+        if bypassing {
+            guard Int(head - tail) <= lowWaterBytes else { return .bypassed }
+            bypassing = false
+        }
         var waited = 0.0
         if !hasRoom(for: size) {
             let start = SuspendingClock.now
@@ -174,7 +212,11 @@ final class InboundJournal: @unchecked Sendable {
             }
             waited = (SuspendingClock.now - start).inSeconds
             guard !closed else { return .closed }
-            guard hasRoom(for: size) else { return .full(waited: waited) }
+            guard hasRoom(for: size) else {
+                // Only a wait that timed out starts bypassing (maxWait 0 never waits anyway).
+                bypassing = maxWait > 0
+                return .full(waited: waited)
+            }
         }
         guard padToEndIfNeeded(for: size), write(record, sequence: nextSequence, state: .live, at: head, size: size) else {
             return .failed(waited: waited, reason: String(cString: strerror(errno)))
@@ -233,10 +275,19 @@ final class InboundJournal: @unchecked Sendable {
         var contentType = record.contentType ?? ""
         let topicLength = topic.utf8.count
         let contentTypeLength = contentType.utf8.count
-        let flags: UInt8 = (record.retained ? 1 : 0) | (record.contentType != nil ? 2 : 0)
+        let flags: UInt8 =
+            (record.retained ? JournalLayout.retainedFlag : 0) | (record.contentType != nil ? JournalLayout.contentTypeFlag : 0) | JournalLayout.bodyChecksumFlag
+        let checksum = topic.withUTF8 { topicBytes in
+            contentType.withUTF8 { contentTypeBytes in
+                record.payload.withUnsafeBytes { payloadBytes in
+                    JournalLayout.bodyChecksum(topic: UnsafeRawBufferPointer(topicBytes), contentType: UnsafeRawBufferPointer(contentTypeBytes), payload: payloadBytes)
+                }
+            }
+        }
         let header = JournalRecordHeader(
             state: state.rawValue, flags: flags, topicLength: UInt16(topicLength), contentTypeLength: UInt16(contentTypeLength),
-            payloadLength: UInt32(record.payload.count), totalLength: UInt32(size), sequence: sequence, receivedAtBits: record.receivedAt.bitPattern)
+            payloadLength: UInt32(record.payload.count), totalLength: UInt32(size), sequence: sequence, receivedAtBits: record.receivedAt.bitPattern,
+            bodyChecksum: checksum)
         let bodyLength = JournalLayout.recordHeaderSize + topicLength + contentTypeLength + record.payload.count
         let padding = size - JournalLayout.trailerSize - bodyLength
         return withUnsafeTemporaryAllocation(byteCount: JournalLayout.recordHeaderSize + 16, alignment: 8) { scratch in
@@ -342,8 +393,12 @@ final class InboundJournal: @unchecked Sendable {
         return low < entries.count && entries[low].sequence == sequence ? low : nil
     }
 
+    /// Stores the tail and then its sequence (the scan accepts a newer sequence at the tail, so
+    /// a crash between the two stores is harmless); records before it are done with.
     private func storeTail() {
-        base.storeBytes(of: tail.littleEndian, toByteOffset: 24, as: UInt64.self)
+        let tailSequence = first < entries.count ? entries[first].sequence : nextSequence
+        base.storeBytes(of: tail.littleEndian, toByteOffset: JournalLayout.tailOffset, as: UInt64.self)
+        base.storeBytes(of: tailSequence.littleEndian, toByteOffset: JournalLayout.tailSequenceOffset, as: UInt64.self)
     }
 
     // MARK: Durability and state
@@ -380,7 +435,7 @@ final class InboundJournal: @unchecked Sendable {
     var statistics: Statistics {
         condition.lock()
         defer { condition.unlock() }
-        return Statistics(usedBytes: Int(head - tail), capacityBytes: capacity, liveRecords: liveCount)
+        return Statistics(usedBytes: Int(head - tail), capacityBytes: capacity, liveRecords: liveCount, bypassing: bypassing)
     }
 }
 

@@ -1,23 +1,40 @@
+import CXXHash
 import Foundation
-/// The on-disk format of the inbound journal (version 1), in one place.
+/// The on-disk format of the inbound journal (version 2), in one place.
 ///
 /// ```
 /// file   = header (4096 bytes) + ring (capacity bytes)
 /// header = magic "WGJOURN1" | version u32 | reserved u32 | capacity u64 | tail u64 (logical position)
+///          | tailSequence u64 (sequence of the record at the tail, or of the next record when none is live)
 /// record = magic u32 | state u8 | flags u8 | topicLength u16 | contentTypeLength u16 | reserved u16
 ///          | payloadLength u32 | totalLength u32 | check u32 | sequence u64 | receivedAt f64 bits
-///          | reserved u64 | topic | contentType | payload | padding to 8 | commit u64
+///          | bodyChecksum u64 | topic | contentType | payload | padding to 8 | commit u64
 /// ```
 /// All integers little-endian. Positions are logical (they only grow); the byte offset in the
 /// ring is `position % capacity`. A record never straddles the ring's end: the rest of the ring
 /// is covered by a skip record (or, if less than a header is left, skipped implicitly).
 /// `check` is FNV-1a over the header fields other than `state` and `check`; `commit` is the
 /// sequence number XOR ``commitSalt``, written last, so a record cut short by a crash is not
-/// mistaken for a whole one. Sequence numbers strictly increase, which tells the records of the
-/// current lap from stale ones of the previous lap.
+/// mistaken for a whole one. `bodyChecksum` (XXH3-64 of topic, content type and payload, present
+/// when flag ``bodyChecksumFlag`` is set) finds a record whose header is whole but whose body is
+/// not (a page torn by a power loss): it is counted and skipped, never replayed as garbage.
+///
+/// Sequence numbers go up by one per record (skip records included) and continue across
+/// restarts: the file header keeps the tail's sequence, so a scan knows where the current lap
+/// begins and that every record before it — however many laps old — is done with. Version 1
+/// files (no `tailSequence`, no body checksums) are read and upgraded in place.
 enum JournalLayout {
     static let fileMagic: [UInt8] = Array("WGJOURN1".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
+    /// Versions this code opens (1 is upgraded to 2 on open).
+    static let readableVersions: ClosedRange<UInt32> = 1...2
+    /// Byte offsets of the file header's fields.
+    static let tailOffset = 24
+    static let tailSequenceOffset = 32
+    /// Record flags.
+    static let retainedFlag: UInt8 = 1
+    static let contentTypeFlag: UInt8 = 2
+    static let bodyChecksumFlag: UInt8 = 4
     static let fileHeaderSize = 4096
     static let recordMagic: UInt32 = 0x5247_4A57  // "WJGR"
     static let recordHeaderSize = 48
@@ -40,4 +57,12 @@ enum JournalLayout {
     }
 
     static func align8(_ value: Int) -> Int { (value + 7) & ~7 }
+
+    /// The record body's checksum: XXH3-64 chained over topic, content type and payload (each
+    /// part's hash seeds the next, so the parts need not be contiguous when writing).
+    static func bodyChecksum(topic: UnsafeRawBufferPointer, contentType: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) -> UInt64 {
+        let topicHash = XXH3_64bits(topic.baseAddress, topic.count)
+        let contentTypeHash = XXH3_64bits_withSeed(contentType.baseAddress, contentType.count, topicHash)
+        return XXH3_64bits_withSeed(payload.baseAddress, payload.count, contentTypeHash)
+    }
 }

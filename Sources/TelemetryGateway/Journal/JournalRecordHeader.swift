@@ -9,6 +9,8 @@ struct JournalRecordHeader: Equatable {
     var totalLength: UInt32
     var sequence: UInt64
     var receivedAtBits: UInt64
+    /// XXH3-64 of the record's body (topic, content type, payload); 0 when not computed.
+    var bodyChecksum: UInt64 = 0
 
     /// FNV-1a over every field but `state` (which changes on release) and the check itself.
     var check: UInt32 {
@@ -26,6 +28,8 @@ struct JournalRecordHeader: Equatable {
         mix(UInt64(totalLength), bytes: 4)
         mix(sequence, bytes: 8)
         mix(receivedAtBits, bytes: 8)
+        // Version 1 records have no body checksum and were checked without it.
+        if flags & JournalLayout.bodyChecksumFlag != 0 { mix(bodyChecksum, bytes: 8) }
         return hash
     }
 
@@ -40,7 +44,7 @@ struct JournalRecordHeader: Equatable {
         pointer.storeBytes(of: check.littleEndian, toByteOffset: 20, as: UInt32.self)
         pointer.storeBytes(of: sequence.littleEndian, toByteOffset: 24, as: UInt64.self)
         pointer.storeBytes(of: receivedAtBits.littleEndian, toByteOffset: 32, as: UInt64.self)
-        pointer.storeBytes(of: UInt64(0), toByteOffset: 40, as: UInt64.self)
+        pointer.storeBytes(of: bodyChecksum.littleEndian, toByteOffset: 40, as: UInt64.self)
         pointer.storeBytes(of: state, toByteOffset: 4, as: UInt8.self)
     }
 
@@ -56,7 +60,8 @@ struct JournalRecordHeader: Equatable {
             payloadLength: UInt32(littleEndian: pointer.loadUnaligned(fromByteOffset: 12, as: UInt32.self)),
             totalLength: UInt32(littleEndian: pointer.loadUnaligned(fromByteOffset: 16, as: UInt32.self)),
             sequence: UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 24, as: UInt64.self)),
-            receivedAtBits: UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 32, as: UInt64.self)))
+            receivedAtBits: UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 32, as: UInt64.self)),
+            bodyChecksum: UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 40, as: UInt64.self)))
         let stored = UInt32(littleEndian: pointer.loadUnaligned(fromByteOffset: 20, as: UInt32.self))
         return stored == header.check ? header : nil
     }

@@ -43,5 +43,6 @@ extension GatewayMetrics {
     func sample(journal: InboundJournal.Statistics) {
         journalUsedBytes.record(journal.usedBytes)
         journalLiveRecords.record(journal.liveRecords)
+        journalBypassing.record(journal.bypassing ? 1 : 0)
     }
 }

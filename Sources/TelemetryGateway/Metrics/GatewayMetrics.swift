@@ -76,6 +76,12 @@ final class GatewayMetrics: Sendable {
     /// Bytes of the journal in use, and records not released yet.
     let journalUsedBytes: Gauge
     let journalLiveRecords: Gauge
+    /// 1 while appends bypass the journal (it stayed full; until it is half empty again).
+    let journalBypassing: Gauge
+    /// Live records skipped at start because their body failed its checksum (torn pages).
+    let journalCorruptRecords: Counter
+    /// Starts whose journal scan stopped at a bad record rather than at the end of the lap.
+    let journalScanStopped: Counter
     /// Frames a cancelled drain left unprocessed (they are replayed from the journal).
     let framesLeftInJournal: Counter
     /// Bytes held by the hand-off queues (bounded by `pipeline.maxBufferedBytes`).
@@ -129,6 +135,9 @@ final class GatewayMetrics: Sendable {
         journalWaitSeconds = FloatingPointCounter(label: "gateway_journal_wait_seconds_total", factory: factory)
         journalUsedBytes = Gauge(label: "gateway_journal_used_bytes", factory: factory)
         journalLiveRecords = Gauge(label: "gateway_journal_live_records", factory: factory)
+        journalBypassing = Gauge(label: "gateway_journal_bypassing", factory: factory)
+        journalCorruptRecords = Counter(label: "gateway_journal_corrupt_records_total", factory: factory)
+        journalScanStopped = Counter(label: "gateway_journal_scan_stopped_total", factory: factory)
         framesLeftInJournal = Counter(label: "gateway_frames_left_in_journal_total", factory: factory)
         bufferedBytes = Gauge(label: "gateway_buffered_bytes", factory: factory)
     }

@@ -71,7 +71,9 @@ final class GatewayRuntime: Sendable {
         operations.watchQueues(queues, queries: queries, configuration: configuration)
         if let path = configuration.journal.path {
             do {
-                journal = try InboundJournal(path: path, capacity: configuration.journal.sizeBytes)
+                let opened = try InboundJournal(path: path, capacity: configuration.journal.sizeBytes)
+                Self.report(opened.openReport, path: path, metrics: metrics, logger: logger)
+                journal = opened
             } catch {
                 throw GatewayStartError("journal.path: \(error)")
             }
@@ -107,6 +109,22 @@ final class GatewayRuntime: Sendable {
         publisher = OutboundPublisher(
             client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             logger: logger)
+    }
+
+    /// Says what the journal's scan at open found: torn records skipped, a scan that stopped
+    /// at a bad record (whatever followed it is not replayed), an upgraded file.
+    private static func report(_ report: InboundJournal.OpenReport, path: String, metrics: GatewayMetrics, logger: Logger) {
+        if report.upgraded { logger.notice("journal.path: upgraded \(path) to format version \(JournalLayout.version)") }
+        if report.corruptRecords > 0 {
+            metrics.journalCorruptRecords.increment(by: report.corruptRecords)
+            logger.error(
+                "journal.path: \(report.corruptRecords) records of \(path) failed their checksum (a torn page) and are skipped, not replayed (gateway_journal_corrupt_records_total)")
+        }
+        if let stopped = report.stoppedAt {
+            metrics.journalScanStopped.increment()
+            logger.error(
+                "journal.path: the scan of \(path) stopped at a bad record at position \(stopped.position) (\(stopped.reason)); records after it are not replayed (gateway_journal_scan_stopped_total)")
+        }
     }
 
     var shardCount: Int { queues.count }

@@ -113,7 +113,12 @@ final class InboundRouter: Sendable {
             if waited > 0 { runtime.metrics.journalWaitSeconds.increment(by: waited) }
             return ticket
         case .full(let waited):
-            bypassJournal(waited: waited, level: .warning, because: "the journal is full (journal.sizeBytes \(journal.capacity))")
+            bypassJournal(
+                waited: waited, level: .warning,
+                because: "the journal stayed full for journal.maxWait (journal.sizeBytes \(journal.capacity)); it is bypassed without waiting until it is at most half full")
+            return nil
+        case .bypassed:
+            bypassJournal(waited: 0, level: .warning, because: "the journal is bypassed until it is at most half full (journal.sizeBytes \(journal.capacity))")
             return nil
         case .failed(let waited, let reason):
             bypassJournal(waited: waited, level: .error, because: "cannot write the journal \(journal.path): \(reason)")

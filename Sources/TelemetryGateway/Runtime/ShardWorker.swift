@@ -12,11 +12,6 @@ struct ShardWorker {
     let shard: Int
     let runtime: GatewayRuntime
 
-    /// Frames whose error was counted into an aggregate not yet published, with their arrival
-    /// time: a frame's aggregation window ends at most `pipeline.errorReportInterval` after it,
-    /// so the first flush after that reports it, and its journal record is released once that
-    /// flush is acknowledged.
-    private var heldForErrorFlush: [(countdown: ReleaseCountdown, receivedAt: Double)] = []
     /// Restores, snapshots and evicts this shard's devices.
     private var deviceStates: DeviceStateKeeper
 
@@ -53,7 +48,7 @@ struct ShardWorker {
                 case .frame(let frame, let ticket):
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now):
-                    await flush(shadows.visible(processor.flush(now: now)), now: now)
+                    await flush(shadows.visible(processor.flush(now: now)))
                     await deviceStates.persist(&processor, now: now, shadows: shadows)
                     await runtime.publisher.publish(await runtime.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
@@ -74,7 +69,7 @@ struct ShardWorker {
         }
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
-            await flush(shadows.visible(processor.finish()), now: nil)
+            await flush(shadows.visible(processor.finish()))
             await deviceStates.persist(&processor, now: nil, shadows: shadows)
         }
         health.retire("worker-\(shard)")
@@ -105,32 +100,18 @@ struct ShardWorker {
         if snapshotted, let countdown { deviceStates.holdUntilSnapshot(countdown) }
         await runtime.publisher.publish(messages, countdown: countdown)
         runtime.operations.derived(messages, receivedAt: frame.receivedAt)
-        if let countdown {
-            if case .rejected = result.outcome, processor.pendingErrorCount > 0 {
-                heldForErrorFlush.append((countdown, frame.receivedAt))
-            } else {
-                countdown.partDone()
-            }
-        }
+        // A rejected frame is done once processed: its error may sit in an aggregate until the
+        // window's report, but holding its record for that would let one device's garbage pin
+        // the journal (docs/reliability.md: a crash costs at most one window's error counts).
+        countdown?.partDone()
         // Counted once its messages are handed over, so a test (or an operator) that sees the
         // count also sees what the frame produced.
         runtime.metrics.record(result)
     }
 
-    /// Publishes flushed error reports; the frames held for reports that this flush covers
-    /// (their windows have ended) are released with its acknowledgement. `now` nil: the final
-    /// flush at shutdown, which covers every window.
-    private mutating func flush(_ messages: [OutboundMessage], now: Double?) async {
-        let newestCovered = now.map { $0 - runtime.configuration.pipeline.errorReportInterval } ?? .infinity
-        let covered = heldForErrorFlush.prefix { $0.receivedAt <= newestCovered }
-        guard !covered.isEmpty else {
-            await runtime.publisher.publish(messages)
-            return
-        }
-        heldForErrorFlush.removeFirst(covered.count)
-        let released = covered.map(\.countdown)
-        let countdown = ReleaseCountdown(parts: messages.count + 1) { released.forEach { $0.partDone() } }
-        await runtime.publisher.publish(messages, countdown: countdown)
-        countdown.partDone()
+    /// Publishes what a clock tick (or the final flush at shutdown) produced: aggregated error
+    /// reports, timeouts.
+    private func flush(_ messages: [OutboundMessage]) async {
+        await runtime.publisher.publish(messages)
     }
 }

@@ -1,0 +1,88 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+import TelemetryGateway
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The journal's fault paths seen from outside, through a real broker: a small ring that wraps
+/// many times and a clean restart (nothing replayed), and a full ring pinned by one device's
+/// garbage (another device's frames still flow). docs/reliability.md quotes them.
+@Suite("Journal: laps, clean restarts and a ring pinned by garbage")
+struct JournalFaultTests {
+    @Test("a small ring that wrapped many times: after SIGTERM the restarted gateway replays nothing")
+    func cleanRestartAfterManyLapsReplaysNothing() async throws {
+        let broker = try await TestBroker.started()
+        let stream = PresenceStream(device: "laps-1", count: 20_000)
+        let counter = PresenceCounter(stream)
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: counter.handler)
+        try await observer.subscribe(["gateway/laps-1/connection"], qos: .atLeastOnce)
+        let data = broker.directory.appendingPathComponent("gateway-data")
+        // 20,000 frames of ≈ 330 journal bytes through a 1 MiB ring: six laps.
+        let arguments = [
+            "--set", "mqtt.clientId=gw-laps", "--set", "registry.file=null", "--set", "journal.sizeBytes=1048576", "--set",
+            "pipeline.maxPayloadBytes=65536",
+        ]
+        let first = try GatewayProcess(broker: broker, arguments: arguments, dataDirectory: data)
+        try await first.waitUntilSubscribed()
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await stream.publish(with: device)
+        try await counter.wait(forDistinct: stream.count, timeout: 120)
+        first.signal(SIGTERM)
+        #expect(try await first.waitForExit(timeout: 40) == 0, "log:\n\(first.log)")
+
+        // The journal is replayed before subscribing, so once the process logs its subscription
+        // the replay (if any) is logged too. (The broker's log already holds the first process's
+        // subscription under the same client id, so it cannot tell.)
+        let second = try GatewayProcess(broker: broker, arguments: arguments, dataDirectory: data)
+        try await second.waitForLog("subscribed to", timeout: 30)
+        #expect(!second.log.contains("replaying"), "a clean restart replayed frames that were done with:\n\(second.log.prefix(2000))")
+        #expect(!second.log.contains("stopped at a bad record"))
+        #expect(counter.counts.messages == stream.count, "\(counter.counts.messages - stream.count) outputs repeated")
+        second.signal(SIGTERM)
+        #expect(try await second.waitForExit(timeout: 40) == 0, "log:\n\(second.log)")
+        await device.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("one device's 60 KB garbage keeps a 1 MiB journal full: another device's 40 presence changes still arrive within 15 s")
+    func garbageDoesNotStarveACalmDevice() async throws {
+        let broker = try await TestBroker.started()
+        let run = try await GatewayRun.start(broker) {
+            $0.journal.sizeBytes = 1_048_576
+            $0.pipeline.maximumPayloadBytes = 65_536
+            // A long aggregation window: before the fix, each rejected frame held its record until the window's report.
+            $0.pipeline.errorReportInterval = 30
+        }
+        let flooder = try await TestClients.connected(try TestClients.configuration(broker))
+        let garbage = [UInt8](repeating: UInt8(ascii: "x"), count: 60_000)
+        let flood = Task {
+            while !Task.isCancelled {
+                try await flooder.send(MQTTMessage(topic: "wearables/flood-1/status", payload: garbage))
+            }
+        }
+        // The flood is under way once the gateway has rejected a ring's worth of it.
+        try await run.waitForMetric("gateway_frames_rejected_total", atLeast: 40, timeout: 60)
+
+        let calm = PresenceStream(device: "calm-1", count: 40)
+        let counter = PresenceCounter(calm)
+        let listener = try await TestClients.connected(try TestClients.configuration(broker), onMessage: counter.handler)
+        try await listener.subscribe(["gateway/calm-1/connection"], qos: .atLeastOnce)
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        let started = ContinuousClock.now
+        try await calm.publish(with: device)
+        try await counter.wait(forDistinct: calm.count, timeout: 15)
+        let elapsed = ContinuousClock.now - started
+        print("40 presence changes of the calm device during the flood took \(elapsed)")
+        flood.cancel()
+        _ = await flood.result
+        #expect(counter.counts.distinct == calm.count)
+        await device.shutdown()
+        await listener.shutdown()
+        await flooder.shutdown()
+        try await run.stop()
+    }
+}
