@@ -20,6 +20,14 @@ public struct DeviceSnapshot: Sendable, Codable {
     public var connection: ConnectionState?
     /// The derivation state, if the device sent a frame a deriver uses.
     public var derivations: DeviceDerivations?
+    /// The journal sequence of the last frame this state contains (nil: none journaled, or a
+    /// snapshot from before it was kept). A device's frames are applied in journal order, so one
+    /// number per device tells every replayed frame already in the state from the rest.
+    public var appliedJournalSequence: UInt64?
+    /// Outputs of frames this state contains whose publishing the broker had not yet
+    /// acknowledged when the snapshot was taken: published again on restore, since the frames
+    /// that made them are not replayed (same event ids, so consumers deduplicate).
+    public var unacknowledgedOutputs: [OutboundMessage]?
 
     /// Whether a frame of this stream can change a device's snapshot. Batched samples only move
     /// sample windows, which snapshots leave out, so an 800 Hz stream never makes one stale.
@@ -34,5 +42,13 @@ public struct DeviceSnapshot: Sendable, Codable {
         self.access = access
         self.connection = connection
         self.derivations = derivations
+    }
+
+    /// Creates a snapshot in the current format with the last applied journal sequence.
+    public init(
+        lastSeen: Double, access: AccessControl.Tracked?, connection: ConnectionState?, derivations: DeviceDerivations?, appliedJournalSequence: UInt64?
+    ) {
+        self.init(lastSeen: lastSeen, access: access, connection: connection, derivations: derivations)
+        self.appliedJournalSequence = appliedJournalSequence
     }
 }

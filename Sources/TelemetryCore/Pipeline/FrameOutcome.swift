@@ -4,4 +4,7 @@ public enum FrameOutcome: Sendable, Equatable {
     case accepted(InboundStream)
     /// The frame was dropped; the stream is nil when the topic named none.
     case rejected(GatewayErrorCode, InboundStream?)
+    /// A journal replay of a frame the device's restored state already contains (its journal
+    /// sequence is at or below the snapshot's): not applied again, nothing published.
+    case alreadyApplied(InboundStream)
 }

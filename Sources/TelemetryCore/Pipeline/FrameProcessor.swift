@@ -43,6 +43,8 @@ public struct FrameProcessor: Sendable {
     private var deadLetterLimiter: DeadLetterLimiter?
     /// When each device with state last had a frame accepted (idle eviction).
     private var lastSeen: [DeviceID: Double] = [:]
+    /// The journal sequence of the last frame applied to each device with state.
+    private var appliedJournalSequences: [DeviceID: UInt64] = [:]
     /// Devices whose snapshot may differ from the one last taken (``takeChangedDevices()``).
     private var changed: Set<DeviceID> = []
 
@@ -79,6 +81,9 @@ public struct FrameProcessor: Sendable {
             id = device
             stream = parsedStream
         }
+        if let sequence = frame.journalSequence, let applied = appliedJournalSequences[id], sequence <= applied {
+            return FrameResult(outcome: .alreadyApplied(stream))
+        }
         if frame.payload.count > configuration.maxPayloadBytes {
             let detail = "payload has \(frame.payload.count) bytes; the limit is \(configuration.maxPayloadBytes) bytes (pipeline.maxPayloadBytes)"
             return reject(.invalidPayload, id, stream, detail: detail, frame: frame)
@@ -107,6 +112,7 @@ public struct FrameProcessor: Sendable {
             finishesSession = decision.finishesSession
             switch decision.verdict {
             case .denied(let code, let detail):
+                noteApplied(frame, to: id)
                 var rejected = reject(code, id, stream, detail: detail, frame: frame)
                 rejected.sequence = result.sequence
                 return rejected
@@ -131,7 +137,14 @@ public struct FrameProcessor: Sendable {
         }
         result.derived = derivations.tally.since(tallied)
         noteActivity(of: id, stream: stream, at: frame.receivedAt)
+        noteApplied(frame, to: id)
         return result
+    }
+
+    /// Remembers the journal sequence of a frame applied to a device with state.
+    private mutating func noteApplied(_ frame: InboundFrame, to id: DeviceID) {
+        guard let sequence = frame.journalSequence, lastSeen[id] != nil || hasState(id) else { return }
+        appliedJournalSequences[id] = sequence
     }
 
     /// Remembers when a device with state was last active and whether its snapshot changed.
@@ -154,6 +167,7 @@ public struct FrameProcessor: Sendable {
         derivations.forget(device)
         sequences.forget(device: device)
         lastSeen[device] = nil
+        appliedJournalSequences[device] = nil
         changed.remove(device)
     }
 
@@ -230,7 +244,9 @@ public struct FrameProcessor: Sendable {
     /// What is kept of a device across a restart or an eviction, or nil when it has no state.
     public func snapshot(of id: DeviceID) -> DeviceSnapshot? {
         guard let seen = lastSeen[id] else { return nil }
-        return DeviceSnapshot(lastSeen: seen, access: access?.tracked(id), connection: presence[id], derivations: derivations.state(of: id))
+        return DeviceSnapshot(
+            lastSeen: seen, access: access?.tracked(id), connection: presence[id], derivations: derivations.state(of: id),
+            appliedJournalSequence: appliedJournalSequences[id])
     }
 
     /// Takes back a device's state from a snapshot, before its first frame after a restart or
@@ -246,7 +262,10 @@ public struct FrameProcessor: Sendable {
             if presence.count < configuration.maxTrackedDevices { presence[id] = connection } else { complete = false }
         }
         if let state = snapshot.derivations { complete = derivations.restore(state, of: id) && complete }
-        if hasState(id) { lastSeen[id] = snapshot.lastSeen }
+        if hasState(id) {
+            lastSeen[id] = snapshot.lastSeen
+            appliedJournalSequences[id] = snapshot.appliedJournalSequence
+        }
         return complete
     }
 

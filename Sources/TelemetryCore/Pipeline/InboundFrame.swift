@@ -13,6 +13,10 @@ public struct InboundFrame: Sendable {
     /// The topic already parsed with the processor's ``TopicScheme`` (the router parses it once
     /// to choose the shard); nil lets ``FrameProcessor`` parse it.
     public var parsedTopic: InboundTopic?
+    /// The frame's record in the gateway's inbound journal (its sequence number, which goes up
+    /// in arrival order and continues across restarts); nil for a frame not journaled. A
+    /// replayed frame at or below its device's applied sequence is not applied again.
+    public var journalSequence: UInt64?
 
     /// Creates a frame.
     /// - Parameters:

@@ -1,5 +1,5 @@
 /// A message the gateway publishes, independent of the MQTT client library.
-public struct OutboundMessage: Sendable, Equatable {
+public struct OutboundMessage: Sendable, Equatable, Codable {
     /// The topic to publish on, e.g. `gateway/watch-1/connection`.
     public var topic: String
     /// The payload bytes (UTF-8 JSON unless ``contentType`` says otherwise).

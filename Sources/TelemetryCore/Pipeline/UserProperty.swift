@@ -1,5 +1,5 @@
 /// An MQTT 5 user property: a name–value pair sent with a message (names may repeat).
-public struct UserProperty: Sendable, Equatable {
+public struct UserProperty: Sendable, Equatable, Codable {
     /// The property name.
     public var name: String
     /// The property value.

@@ -78,6 +78,8 @@ final class GatewayMetrics: Sendable {
     let journalLiveRecords: Gauge
     /// 1 while appends bypass the journal (it stayed full; until it is half empty again).
     let journalBypassing: Gauge
+    /// Replayed frames not applied again: the device's restored snapshot already contained them.
+    let journalReplaySkipped: Counter
     /// Live records skipped at start because their body failed its checksum (torn pages).
     let journalCorruptRecords: Counter
     /// Starts whose journal scan stopped at a bad record rather than at the end of the lap.
@@ -136,6 +138,7 @@ final class GatewayMetrics: Sendable {
         journalUsedBytes = Gauge(label: "gateway_journal_used_bytes", factory: factory)
         journalLiveRecords = Gauge(label: "gateway_journal_live_records", factory: factory)
         journalBypassing = Gauge(label: "gateway_journal_bypassing", factory: factory)
+        journalReplaySkipped = Counter(label: "gateway_journal_replay_skipped_total", factory: factory)
         journalCorruptRecords = Counter(label: "gateway_journal_corrupt_records_total", factory: factory)
         journalScanStopped = Counter(label: "gateway_journal_scan_stopped_total", factory: factory)
         framesLeftInJournal = Counter(label: "gateway_frames_left_in_journal_total", factory: factory)
@@ -183,6 +186,8 @@ final class GatewayMetrics: Sendable {
             accepted[stream]?.increment()
         case .rejected(let code, let stream):
             rejected(code.rawValue, stream?.rawValue ?? "none").increment()
+        case .alreadyApplied:
+            journalReplaySkipped.increment()
         }
     }
 }

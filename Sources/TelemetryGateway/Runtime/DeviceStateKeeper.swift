@@ -26,6 +26,8 @@ struct DeviceStateKeeper {
     private var dormant: Set<DeviceID> = []
     /// Journal releases waiting for the next snapshot write.
     private var heldForSnapshot: [ReleaseCountdown] = []
+    /// Outputs of applied frames not acknowledged yet: snapshots carry them, restores republish them.
+    private var unacknowledged = UnacknowledgedOutputs()
     private var nextIdleScan = 0.0
     private var nextSnapshot = 0.0
 
@@ -45,8 +47,10 @@ struct DeviceStateKeeper {
     /// Whether frames are held for snapshots (a store is configured).
     var isDurable: Bool { store != nil }
 
-    /// Learns which of this shard's devices have a stored snapshot.
-    mutating func load(router: ShardRouter) async {
+    /// Learns which of this shard's devices have a stored snapshot; `unacknowledged` is the
+    /// worker's record of outputs not acknowledged yet, which snapshots carry.
+    mutating func load(router: ShardRouter, unacknowledged: UnacknowledgedOutputs) async {
+        self.unacknowledged = unacknowledged
         guard let store else { return }
         do {
             dormant = Set(try await store.devices().filter { router.shard(forRoutingKey: $0.rawValue) == shard })
@@ -57,11 +61,16 @@ struct DeviceStateKeeper {
         }
     }
 
-    /// Restores a device from the store if it has a snapshot and no state in memory.
-    mutating func restoreIfDormant(_ device: DeviceID, into processor: inout FrameProcessor) async {
-        guard let store, dormant.remove(device) != nil else { return }
+    /// Restores a device from the store if it has a snapshot and no state in memory; returns
+    /// the outputs the snapshot carries that the broker had not acknowledged, to publish again,
+    /// under the journal sequence to acknowledge them with (they stay with the device's
+    /// snapshots until acknowledged this time).
+    mutating func restoreIfDormant(_ device: DeviceID, into processor: inout FrameProcessor) async -> (sequence: UInt64, messages: [OutboundMessage])? {
+        guard let store, dormant.remove(device) != nil else { return nil }
+        let snapshot: DeviceSnapshot
         do {
-            guard let snapshot = try await store.snapshot(of: device) else { return }
+            guard let stored = try await store.snapshot(of: device) else { return nil }
+            snapshot = stored
             if processor.restore(snapshot, of: device) {
                 metrics.restored.increment()
             } else {
@@ -71,7 +80,13 @@ struct DeviceStateKeeper {
         } catch {
             metrics.restoreDiscarded.increment()
             logger.warning("the stored state of \(device) is unreadable; it starts fresh: \(error)")
+            return nil
         }
+        guard let outputs = snapshot.unacknowledgedOutputs, !outputs.isEmpty, processor.isResident(device) else { return nil }
+        let sequence = snapshot.appliedJournalSequence ?? 0
+        unacknowledged.register(device, sequence: sequence, outputs)
+        logger.info("publishing again \(outputs.count) outputs of \(device) that the broker had not acknowledged before the restart")
+        return (sequence, outputs)
     }
 
     /// Drops a device's stored snapshot from the restore list: another instance owned it since.
@@ -100,7 +115,7 @@ struct DeviceStateKeeper {
         var start = 0
         while store != nil || cluster != nil, start < changed.count {
             let slice = changed[start..<min(start + Self.snapshotsPerWrite, changed.count)]
-            let snapshots = slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } }
+            let snapshots = unacknowledged.attach(to: slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
             if let cluster {
                 let date = now ?? Date().timeIntervalSince1970
                 cluster.outbox.offer(snapshots.filter { !shadows.contains($0.device) && cluster.gate.owns($0.device, at: date) })
@@ -109,7 +124,7 @@ struct DeviceStateKeeper {
             start += Self.snapshotsPerWrite
         }
         if let now {
-            await save(evict(&processor, now: now))
+            await save(unacknowledged.attach(to: evict(&processor, now: now)))
         }
         metrics.resident[shard].record(processor.residentDeviceCount)
         held.forEach { $0.partDone() }

@@ -154,6 +154,7 @@ final class InboundRouter: Sendable {
                 topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained,
                 receivedAt: record.receivedAt)
             frame.parsedTopic = scheme.parseInbound(record.topic)
+            frame.journalSequence = ticket?.sequence
             item = shadow ? .shadow(frame) : .frame(frame, ticket)
         }
         push(item, bytes: record.payload.count + record.topic.utf8.count, shard: shard, topic: record.topic, ticket: ticket)

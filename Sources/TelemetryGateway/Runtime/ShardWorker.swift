@@ -14,6 +14,8 @@ struct ShardWorker {
 
     /// Restores, snapshots and evicts this shard's devices.
     private var deviceStates: DeviceStateKeeper
+    /// Outputs of applied frames not acknowledged yet, which the device snapshots carry.
+    private let unacknowledged = UnacknowledgedOutputs()
 
     init(shard: Int, runtime: GatewayRuntime) {
         self.shard = shard
@@ -30,7 +32,7 @@ struct ShardWorker {
                 scheme: runtime.scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
                 errorReportInterval: configuration.pipeline.errorReportInterval, maxTrackedDevices: configuration.state.maximumResidentDevices,
                 accessPolicy: runtime.accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy))
-        await deviceStates.load(router: ShardRouter(shardCount: runtime.shardCount))
+        await deviceStates.load(router: ShardRouter(shardCount: runtime.shardCount), unacknowledged: unacknowledged)
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = runtime.recorder.makeSchedule()
         // Partitioned mode: devices processed for their state only (the next owner warming up).
@@ -82,7 +84,13 @@ struct ShardWorker {
         let topic = frame.parsedTopic ?? runtime.scheme.parseInbound(frame.topic)
         var snapshotted = false
         if case .device(let device, let stream) = topic {
-            await deviceStates.restoreIfDormant(device, into: &processor)
+            // Outputs the stored state's frames made and the broker never acknowledged: those
+            // frames are not applied again, so their outputs go out from here.
+            if let restored = await deviceStates.restoreIfDormant(device, into: &processor) {
+                let unacknowledged = unacknowledged
+                let acknowledged = ReleaseCountdown(parts: restored.messages.count) { unacknowledged.acknowledged(device, sequence: restored.sequence) }
+                await runtime.publisher.publish(restored.messages, countdown: acknowledged)
+            }
             snapshotted = deviceStates.isDurable && DeviceSnapshot.canChange(from: stream)
         }
         var routed = frame
@@ -94,11 +102,26 @@ struct ShardWorker {
             messages += await runtime.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule)
         }
         let journal = runtime.journal
-        // One more part for a frame that may change its device's snapshot: released once the
-        // snapshot written after it is stored.
-        let countdown = ticket.map { ticket in ReleaseCountdown(parts: messages.count + 1 + (snapshotted ? 1 : 0)) { journal?.release(ticket) } }
+        // Parts: the outputs acknowledged, the frame processed, and for a frame that may change
+        // its device's snapshot, the snapshot written after it stored.
+        let countdown = ticket.map { ticket in ReleaseCountdown(parts: 2 + (snapshotted ? 1 : 0)) { journal?.release(ticket) } }
         if snapshotted, let countdown { deviceStates.holdUntilSnapshot(countdown) }
-        await runtime.publisher.publish(messages, countdown: countdown)
+        var outputs: ReleaseCountdown?
+        if let countdown, let ticket {
+            // Until acknowledged, a device's outputs travel with its snapshot (see UnacknowledgedOutputs).
+            var durableDevice: DeviceID?
+            if case .device(let id, _) = topic, deviceStates.isDurable {
+                durableDevice = id
+                unacknowledged.register(id, sequence: ticket.sequence, messages)
+            }
+            let device = durableDevice
+            let unacknowledged = unacknowledged
+            outputs = ReleaseCountdown(parts: messages.count) {
+                if let device { unacknowledged.acknowledged(device, sequence: ticket.sequence) }
+                countdown.partDone()
+            }
+        }
+        await runtime.publisher.publish(messages, countdown: outputs)
         runtime.operations.derived(messages, receivedAt: frame.receivedAt)
         // A rejected frame is done once processed: its error may sit in an aggregate until the
         // window's report, but holding its record for that would let one device's garbage pin
