@@ -82,14 +82,15 @@ public enum ConfigurationLoader {
     /// `WG_*` variables used by the project's scripts and tests, not configuration keys.
     private static let ignoredEnvironment: Set<String> = ["WG_REPO_ROOT", "WG_TEST_LOG_LEVEL", "WG_GATEWAY_BIN", "WG_SIM_BIN", "WG_SWIFT_FLAGS"]
 
-    private struct Entry {
+    /// One scalar of a YAML file at its dotted path.
+    struct Entry {
         var path: String
         var value: String?
         var line: Int
     }
 
     /// Flattens the YAML mapping into dotted paths with their line numbers.
-    private static func yamlEntries(file: String) throws -> [Entry] {
+    static func yamlEntries(file: String) throws -> [Entry] {
         let text: String
         do {
             text = try String(contentsOfFile: file, encoding: .utf8)
