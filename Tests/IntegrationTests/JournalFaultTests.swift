@@ -85,4 +85,40 @@ struct JournalFaultTests {
         await flooder.shutdown()
         try await run.stop()
     }
+
+    @Test("the wall clock stepped an hour back: device snapshots are still written, so held frames leave the journal")
+    func snapshotScheduleIgnoresAWallClockStep() async throws {
+        let broker = try await TestBroker.started()
+        let clock = try SteppedWallClock(directory: broker.directory)
+        let metrics = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
+        try await observer.subscribe(["gateway/metrics"], qos: .atLeastOnce)
+        let gateway = try GatewayProcess(
+            broker: broker, arguments: ["--set", "registry.file=null", "--set", "metrics.publishInterval=0.2"], environment: clock.environment)
+        try await gateway.waitForLog("subscribed to", timeout: 30)
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        // Status frames can change a device's snapshot: each keeps its journal record until the
+        // snapshot written after it is stored (every state.snapshotInterval, 0.5 s).
+        let before = PresenceStream(device: "step-1", count: 50)
+        try await before.publish(with: device)
+        try await Self.waitForEmptyJournal(metrics, processed: 50, "before the step")
+        try clock.step(to: -3600)
+        let after = PresenceStream(device: "step-2", count: 50)
+        try await after.publish(with: device)
+        // On the wall clock the next snapshot would be due an hour from now, pinning these frames.
+        try await Self.waitForEmptyJournal(metrics, processed: 100, "after the step")
+        gateway.signal(SIGTERM)
+        #expect(try await gateway.waitForExit(timeout: 40) == 0)
+        await device.shutdown()
+        await observer.shutdown()
+    }
+
+    /// Waits until the gateway's published metrics show `processed` accepted frames and no live journal record.
+    private static func waitForEmptyJournal(_ metrics: MessageCollector, processed: Double, _ when: String) async throws {
+        try await metrics.wait(timeout: 15, "\(Int(processed)) frames accepted and the journal empty \(when)") { messages in
+            guard let latest = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
+            let text = PrometheusText(text: latest.payloadString)
+            return text.sum("gateway_frames_accepted_total") >= processed && text.sum("gateway_journal_live_records") == 0
+        }
+    }
 }

@@ -29,7 +29,9 @@ struct DeviceStateKeeper {
     /// Outputs of applied frames not acknowledged yet: snapshots carry them, restores republish them.
     private var unacknowledged = UnacknowledgedOutputs()
     private var nextIdleScan = 0.0
-    private var nextSnapshot = 0.0
+    /// When the next snapshot write is due, on the monotonic clock: it releases held journal
+    /// records, so a step of the wall clock must not delay it.
+    private var nextSnapshot: SuspendingClock.Instant?
 
     /// Seconds between scans for idle devices (a scan sorts the shard's devices).
     private static let idleScanInterval = 10.0
@@ -99,14 +101,15 @@ struct DeviceStateKeeper {
         heldForSnapshot.append(countdown)
     }
 
-    /// Every `state.snapshotInterval` (and once at shutdown, `now` nil): writes the snapshots of
+    /// Every `state.snapshotInterval` of the monotonic clock (and once at shutdown, `now` and
+    /// `instant` nil): writes the snapshots of
     /// changed devices, queues those this instance owns now for publishing (not a shadow's, nor
     /// a device whose ownership just moved away), evicts what is due, then lets go of the held
     /// journal records. Called on every tick.
-    mutating func persist(_ processor: inout FrameProcessor, now: Double?, shadows: ShadowDevices) async {
-        if let now {
-            guard now >= nextSnapshot else { return }
-            nextSnapshot = now + settings.snapshotInterval
+    mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?, shadows: ShadowDevices) async {
+        if let instant {
+            if let nextSnapshot, instant < nextSnapshot { return }
+            nextSnapshot = instant + .seconds(settings.snapshotInterval)
         }
         let held = heldForSnapshot
         heldForSnapshot.removeAll()

@@ -19,7 +19,8 @@ struct TickerService: Service {
                 try await Task.sleep(for: .seconds(period))
                 runtime.operations.health.beat("ticker", every: period)
                 let now = Date().timeIntervalSince1970
-                for queue in runtime.queues { queue.pushControl(.tick(now)) }
+                let instant = SuspendingClock.now
+                for queue in runtime.queues { queue.pushControl(.tick(now, instant)) }
             }
         }
     }

@@ -49,9 +49,9 @@ struct ShardWorker {
                 switch item {
                 case .frame(let frame, let ticket):
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
-                case .tick(let now):
+                case .tick(let now, let instant):
                     await flush(shadows.visible(processor.flush(now: now)))
-                    await deviceStates.persist(&processor, now: now, shadows: shadows)
+                    await deviceStates.persist(&processor, now: now, at: instant, shadows: shadows)
                     await runtime.publisher.publish(await runtime.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
@@ -72,7 +72,7 @@ struct ShardWorker {
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
             await flush(shadows.visible(processor.finish()))
-            await deviceStates.persist(&processor, now: nil, shadows: shadows)
+            await deviceStates.persist(&processor, now: nil, at: nil, shadows: shadows)
         }
         health.retire("worker-\(shard)")
         runtime.logger.debug("worker \(shard) stopped")

@@ -11,8 +11,10 @@ enum WorkItem: Sendable {
     /// A frame to check and process; the ticket (nil when the journal is off or was full)
     /// releases its journal record once everything it produced is acknowledged.
     case frame(InboundFrame, JournalTicket?)
-    /// The current time, Unix epoch seconds.
-    case tick(Double)
+    /// The current time, Unix epoch seconds (for the core's timers, which compare devices'
+    /// dates), and the same instant on the monotonic clock (for the worker's own schedules,
+    /// which no step of the wall clock may stretch or cut short).
+    case tick(Double, SuspendingClock.Instant)
     /// A head-pose reset command for a device, in order with its frames.
     case resetPose(DeviceID, receivedAt: Double, retained: Bool, JournalTicket?)
     /// A reloaded registry and capability table, effective at the given Unix time (SIGHUP).

@@ -15,8 +15,9 @@ final class GatewayProcess: @unchecked Sendable {
     static var executable: URL { builtExecutable("wearable-gateway", override: "WG_GATEWAY_BIN") }
 
     /// Starts the executable against `broker`. Its journal and recorder store live in
-    /// `dataDirectory` (a fresh one per process unless a test restarts a gateway on the same data).
-    init(broker: TestBroker, arguments: [String] = [], dataDirectory: URL? = nil) throws {
+    /// `dataDirectory` (a fresh one per process unless a test restarts a gateway on the same data);
+    /// `environment` is added to this process's.
+    init(broker: TestBroker, arguments: [String] = [], dataDirectory: URL? = nil, environment: [String: String] = [:]) throws {
         self.broker = broker
         let defaultClientID = "gw-proc-\(UUID().uuidString.prefix(6))"
         // The last --set wins, as in the executable.
@@ -33,7 +34,7 @@ final class GatewayProcess: @unchecked Sendable {
                 "--set", "state.path=\(data.appendingPathComponent("state.sqlite").path)",
             ]
             + arguments
-        process = try ChildProcess(Self.executable, arguments, in: TestBroker.repositoryRoot, standardOutput: .file(logURL))
+        process = try ChildProcess(Self.executable, arguments, in: TestBroker.repositoryRoot, environment: environment, standardOutput: .file(logURL))
     }
 
     /// The `mqtt.clientId` the process runs with (its subscriber is `<clientId>-in`, or
