@@ -41,6 +41,10 @@ if grep -E "^$WG_REPO_ROOT/(Sources|Tests)/.*: warning:" "$build_log" | sort -u 
 	die "the build has warnings (listed above); fix them"
 fi
 
+log "docs against the code: configuration keys, metric names, flags, WG_* variables (scripts/check-docs.py)"
+python3 scripts/check-docs.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
+	die "the docs name keys, metrics, flags or variables the code does not have (listed above)"
+
 log "unit and integration tests (swift test)"
 test_log=$(mktemp)
 swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} 2>&1 | tee "$test_log"

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Finds drift between the docs and the code, mechanically.
+
+Checks every Markdown file of the repository (README.md, docs/, Examples/, config/ comments
+are not Markdown and are left alone) for names in backticks that must exist in the code:
+
+- configuration keys (`mqtt.keepalive`, `journal.sizeBytes`, ...): must be in the key table,
+  read from `wearable-gateway config-keys`; a key's section prefix alone (`derivation.swing`)
+  is fine when some key starts with it;
+- metric names (`gateway_...`, `mqtt_...`, `wearable_gateway_...`, `recorder_...`): must be
+  spelled in a string literal under Sources/ (Prometheus suffixes _bucket/_sum/_count and
+  label selectors `{...}` are stripped first);
+- command-line flags of the project's executables: in a backticked flag alone (`--set`) or in a
+  command line that starts with `wearable-gateway`/`wearable-sim` (in backticks or in a fenced
+  code block), each `--flag` must appear in the `--help` of an executable's command or
+  subcommand (both executables, every subcommand) or in a script under scripts/ or Benchmarks/;
+- environment variables `WG_*`: must be a key's variable, or spelled in Sources/, Tests/ or
+  scripts/.
+
+Usage: scripts/check-docs.py [--bin DIR]   (DIR: the built executables, default .build/debug)
+Exit status 1 and one line per finding when something drifted.
+"""
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+KEY_SECTIONS = ("registry", "capabilities", "mqtt", "topics", "pipeline", "journal", "retained", "state", "metrics",
+                "http", "logging", "recorder", "derivation", "session", "cluster", "deadLetters", "store", "tls")
+METRIC_PREFIXES = ("gateway_", "mqtt_", "wearable_gateway_", "recorder_")
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True, check=False).stdout
+
+
+def is_command(text):
+    """Whether `text` runs one of the project's executables."""
+    return re.match(r"^(\S*/)?(wearable-gateway|wearable-sim)\b", text) is not None
+
+
+def check_flags(text, where, flags, scripts):
+    """Findings for the flags in `text` that no --help and no script knows."""
+    return [f"{where}: flag `{flag}` is in no --help nor script"
+            for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", text) if flag not in flags and flag not in scripts]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", default=str(ROOT / ".build" / "debug"), help="directory of the built executables")
+    options = parser.parse_args()
+    binaries = pathlib.Path(options.bin)
+
+    key_table = run([str(binaries / "wearable-gateway"), "config-keys"])
+    keys = set(re.findall(r"^\| `([^`]+)` \| `(WG_[A-Z0-9_]+)`", key_table, re.M))
+    key_paths = {path for path, _ in keys}
+    key_variables = {variable for _, variable in keys}
+    if not key_paths:
+        sys.exit(f"error: `{binaries / 'wearable-gateway'} config-keys` printed no keys (build first)")
+
+    help_text = ""
+    for executable in ("wearable-gateway", "wearable-sim"):
+        top = run([str(binaries / executable), "--help"])
+        help_text += top
+        section = top.split("SUBCOMMANDS:", 1)[1] if "SUBCOMMANDS:" in top else ""
+        for subcommand in re.findall(r"^  ([a-z][a-z-]*)", section, re.M):
+            help_text += run([str(binaries / executable), subcommand, "--help"])
+    flags = set(re.findall(r"(--[a-z][a-z0-9-]*)", help_text))
+
+    sources = "\n".join(p.read_text(errors="replace") for p in (ROOT / "Sources").rglob("*") if p.suffix in (".swift", ".c", ".cpp", ".h", ".hpp"))
+    scripts = "\n".join(p.read_text(errors="replace") for d in ("scripts", "Benchmarks", "Tests", ".ci") for p in (ROOT / d).rglob("*")
+                        if p.is_file() and p.suffix in (".sh", ".py", ".swift", "") and ".build" not in p.parts)
+    literals = set(re.findall(r'"([a-z_][a-z0-9_]*)"', sources))
+
+    findings = []
+    markdown = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "Examples").rglob("*.md"))]
+    for document in markdown:
+        if ".build" in document.parts:
+            continue
+        for number, line in enumerate(document.read_text().splitlines(), start=1):
+            for token in re.findall(r"`([^`]+)`", line):
+                where = f"{document.relative_to(ROOT)}:{number}"
+                name = token.strip()
+                # configuration keys (maybe with "=value" or ": value")
+                candidate = re.split(r"[=: ]", name, maxsplit=1)[0]
+                if re.fullmatch(r"[a-z][A-Za-z]*(\.[a-z][A-Za-z0-9]*)+", candidate) and candidate.split(".")[0] in KEY_SECTIONS:
+                    if candidate not in key_paths and not any(path.startswith(candidate + ".") for path in key_paths):
+                        findings.append(f"{where}: configuration key `{candidate}` is not in the key table")
+                    continue
+                metric = re.sub(r"\{.*$", "", name)
+                if metric.startswith(METRIC_PREFIXES) and re.fullmatch(r"[a-z_][a-z0-9_]*", metric):
+                    base = re.sub(r"_(bucket|sum|count)$", "", metric)
+                    if metric not in literals and base not in literals:
+                        findings.append(f"{where}: metric `{metric}` is not spelled in Sources/")
+                    continue
+                if re.fullmatch(r"--[a-z][a-z0-9-]*([ =].*)?", name) or is_command(name):
+                    findings += check_flags(name, where, flags, scripts)
+                for variable in re.findall(r"\b(WG_[A-Z0-9_]+)\b", name):
+                    if variable not in key_variables and variable not in sources and variable not in scripts:
+                        findings.append(f"{where}: environment variable `{variable}` is neither a key's nor used in the code")
+        fenced = False
+        for number, line in enumerate(document.read_text().splitlines(), start=1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            elif fenced and is_command(line.strip()):
+                findings += check_flags(line, f"{document.relative_to(ROOT)}:{number}", flags, scripts)
+    for finding in findings:
+        print(finding)
+    print(f"docs check: {len(findings)} findings in {len(markdown)} Markdown files "
+          f"({len(key_paths)} keys, {len(flags)} flags known)")
+    sys.exit(1 if findings else 0)
+
+
+if __name__ == "__main__":
+    main()
