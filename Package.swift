@@ -152,6 +152,7 @@ let package = Package(
                 "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The testing kit's pure parts: capture format, fault schedules, ground-truth diffs.

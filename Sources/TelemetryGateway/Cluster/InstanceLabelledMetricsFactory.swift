@@ -1,15 +1,20 @@
 import CoreMetrics
 
-/// Adds `instance="{cluster.instance}"` to every metric another factory makes, so the series of
-/// several instances scraped into one Prometheus (or read from their
-/// `gateway/instances/{name}/metrics` topics) stay apart.
+/// Adds `gateway_instance="{cluster.instance}"` to every metric another factory makes, so the
+/// series of several instances scraped into one Prometheus (or read from their
+/// `gateway/instances/{name}/metrics` topics) stay apart. Not `instance`: Prometheus sets that
+/// label on every scraped series itself (the target's address) and would rename ours to
+/// `exported_instance`.
 struct InstanceLabelledMetricsFactory: MetricsFactory {
     let base: any MetricsFactory
     let instance: String
 
     private func labelled(_ dimensions: [(String, String)]) -> [(String, String)] {
-        [("instance", instance)] + dimensions.filter { $0.0 != "instance" }
+        [(Self.label, instance)] + dimensions.filter { $0.0 != Self.label }
     }
+
+    /// The label naming the instance.
+    static let label = "gateway_instance"
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
         base.makeCounter(label: label, dimensions: labelled(dimensions))

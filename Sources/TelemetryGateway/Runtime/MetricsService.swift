@@ -15,11 +15,16 @@ struct MetricsService: Service {
     func run() async {
         let interval = runtime.configuration.metrics.publishInterval
         let previous = LockedState(MQTTClientStatistics())
+        let process = ProcessMetrics(factory: runtime.metrics.factory)
+        // The queues' bound, so an alert can compare gateway_queue_depth with it.
+        Gauge(label: "gateway_queue_capacity", factory: runtime.metrics.factory).record(runtime.configuration.pipeline.queueCapacity)
+        process.sample()
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(interval > 0 ? interval : 1))
                 runtime.operations.health.beat("metrics", every: interval > 0 ? interval : 1)
                 sample(previous)
+                process.sample()
                 if interval > 0 { await publish() }
             }
         }
