@@ -15,7 +15,9 @@ are not Markdown and are left alone) for names in backticks that must exist in t
   code block), each `--flag` must appear in the `--help` of an executable's command or
   subcommand (both executables, every subcommand) or in a script under scripts/ or Benchmarks/;
 - environment variables `WG_*`: must be a key's variable, or spelled in Sources/, Tests/ or
-  scripts/.
+  scripts/;
+- the Debian package lists of README.md and docs/operations.md: each names every package of
+  `WG_PACKAGES` in scripts/lib.sh (what the scripts install).
 
 Usage: scripts/check-docs.py [--bin DIR]   (DIR: the built executables, default .build/debug)
 Exit status 1 and one line per finding when something drifted.
@@ -106,6 +108,12 @@ def main():
                 fenced = not fenced
             elif fenced and is_command(line.strip()):
                 findings += check_flags(line, f"{document.relative_to(ROOT)}:{number}", flags, scripts)
+    packages = re.search(r"WG_PACKAGES=\(([^)]*)\)", (ROOT / "scripts" / "lib.sh").read_text())
+    for document in (ROOT / "README.md", ROOT / "docs" / "operations.md"):
+        text = document.read_text()
+        for package in (packages.group(1).split() if packages else []):
+            if not re.search(rf"(?<![\w-]){re.escape(package)}(?![\w-])", text):
+                findings.append(f"{document.relative_to(ROOT)}: the Debian package list lacks {package} (WG_PACKAGES in scripts/lib.sh)")
     for finding in findings:
         print(finding)
     print(f"docs check: {len(findings)} findings in {len(markdown)} Markdown files "
