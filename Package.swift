@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "WearableGateway",
-    platforms: [.macOS(.v15)],
+    // Linux only (Debian's libmosquitto, simdjson, xxHash; the kit's process spawning is glibc's
+    // posix_spawn with GNU extensions): no Apple platform is declared.
     products: [
         .executable(name: "wearable-gateway", targets: ["GatewayCLI"]),
         .executable(name: "wearable-sim", targets: ["SimulatorCLI"]),
