@@ -48,6 +48,20 @@ struct InboundJournalTests {
         #expect(next > reopened.recovered.last!.ticket)
     }
 
+    @Test("a record's traceparent survives reopening; one without stays without")
+    func traceparentSurvives() throws {
+        let path = Self.temporaryPath()
+        var traced = Self.record(1)
+        traced.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        do {
+            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            _ = try Self.ticket(journal.append(traced, maxWait: 0))
+            _ = try Self.ticket(journal.append(Self.record(2), maxWait: 0))
+        }
+        let reopened = try InboundJournal(path: path, capacity: 1 << 16)
+        #expect(reopened.recovered.map(\.record) == [traced, Self.record(2)])
+    }
+
     @Test("a record cut short by a crash (no commit word) is not replayed, and what came before it is")
     func tornRecord() throws {
         let path = Self.temporaryPath()

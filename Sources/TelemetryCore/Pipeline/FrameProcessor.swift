@@ -72,6 +72,13 @@ public struct FrameProcessor: Sendable {
     /// - Parameter frame: the received frame.
     /// - Returns: the outcome, plus an error report (first of its window) or a presence change, if any.
     public mutating func process(_ frame: InboundFrame) -> FrameResult {
+        var result = evaluate(frame)
+        if let traceParent = frame.traceParent { result.messages = result.messages.map { $0.carrying(traceParent) } }
+        return result
+    }
+
+    /// ``process(_:)`` without the trace context.
+    private mutating func evaluate(_ frame: InboundFrame) -> FrameResult {
         let id: DeviceID
         let stream: InboundStream
         switch frame.parsedTopic ?? configuration.scheme.parseInbound(frame.topic) {

@@ -17,6 +17,9 @@ public struct InboundFrame: Sendable {
     /// in arrival order and continues across restarts); nil for a frame not journaled. A
     /// replayed frame at or below its device's applied sequence is not applied again.
     public var journalSequence: UInt64?
+    /// The publisher's trace context, if it sent a valid one: carried onto every message the
+    /// frame produces.
+    public var traceParent: TraceParent?
 
     /// Creates a frame.
     /// - Parameters:

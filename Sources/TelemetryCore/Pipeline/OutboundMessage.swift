@@ -45,4 +45,12 @@ public struct OutboundMessage: Sendable, Equatable, Codable {
 
     /// The payload as text (invalid UTF-8 is repaired), for logs and tests.
     public var payloadString: String { String(decoding: payload, as: UTF8.self) }
+
+    /// The message with the trace context of the frame that produced it as a user property.
+    public func carrying(_ traceParent: TraceParent?) -> OutboundMessage {
+        guard let traceParent else { return self }
+        var message = self
+        message.userProperties.append(UserProperty(name: TraceParent.propertyName, value: traceParent.value))
+        return message
+    }
 }

@@ -273,22 +273,31 @@ final class InboundJournal: @unchecked Sendable {
         let offset = Int(position % UInt64(capacity))
         var topic = record.topic
         var contentType = record.contentType ?? ""
-        let topicLength = topic.utf8.count
-        let contentTypeLength = contentType.utf8.count
+        var traceparent = record.traceparent ?? ""
         let flags: UInt8 =
             (record.retained ? JournalLayout.retainedFlag : 0) | (record.contentType != nil ? JournalLayout.contentTypeFlag : 0) | JournalLayout.bodyChecksumFlag
-        let checksum = topic.withUTF8 { topicBytes in
+        return topic.withUTF8 { topicBytes in
             contentType.withUTF8 { contentTypeBytes in
-                record.payload.withUnsafeBytes { payloadBytes in
-                    JournalLayout.bodyChecksum(topic: UnsafeRawBufferPointer(topicBytes), contentType: UnsafeRawBufferPointer(contentTypeBytes), payload: payloadBytes)
+                traceparent.withUTF8 { traceparentBytes in
+                    record.payload.withUnsafeBytes { payloadBytes in
+                        let header = JournalRecordHeader(
+                            state: state.rawValue, flags: flags, topicLength: UInt16(topicBytes.count), contentTypeLength: UInt16(contentTypeBytes.count),
+                            traceparentLength: UInt16(traceparentBytes.count), payloadLength: UInt32(payloadBytes.count), totalLength: UInt32(size),
+                            sequence: sequence, receivedAtBits: record.receivedAt.bitPattern,
+                            bodyChecksum: JournalLayout.bodyChecksum(
+                                topic: UnsafeRawBufferPointer(topicBytes), contentType: UnsafeRawBufferPointer(contentTypeBytes),
+                                traceparent: UnsafeRawBufferPointer(traceparentBytes), payload: payloadBytes))
+                        let parts = [UnsafeRawBufferPointer(topicBytes), UnsafeRawBufferPointer(contentTypeBytes), UnsafeRawBufferPointer(traceparentBytes), payloadBytes]
+                        return write(header, parts: parts, sequence: sequence, at: offset, size: size)
+                    }
                 }
             }
         }
-        let header = JournalRecordHeader(
-            state: state.rawValue, flags: flags, topicLength: UInt16(topicLength), contentTypeLength: UInt16(contentTypeLength),
-            payloadLength: UInt32(record.payload.count), totalLength: UInt32(size), sequence: sequence, receivedAtBits: record.receivedAt.bitPattern,
-            bodyChecksum: checksum)
-        let bodyLength = JournalLayout.recordHeaderSize + topicLength + contentTypeLength + record.payload.count
+    }
+
+    /// Writes a header, the body's parts, the padding and the commit word with one `pwritev`.
+    private func write(_ header: JournalRecordHeader, parts: [UnsafeRawBufferPointer], sequence: UInt64, at offset: Int, size: Int) -> Bool {
+        let bodyLength = JournalLayout.recordHeaderSize + parts.reduce(0) { $0 + $1.count }
         let padding = size - JournalLayout.trailerSize - bodyLength
         return withUnsafeTemporaryAllocation(byteCount: JournalLayout.recordHeaderSize + 16, alignment: 8) { scratch in
             let headerBytes = scratch.baseAddress!
@@ -297,25 +306,17 @@ final class InboundJournal: @unchecked Sendable {
             let trailer = headerBytes + JournalLayout.recordHeaderSize
             trailer.initializeMemory(as: UInt8.self, repeating: 0, count: 16)
             trailer.storeBytes(of: (sequence ^ JournalLayout.commitSalt).littleEndian, toByteOffset: padding, as: UInt64.self)
-            return topic.withUTF8 { topicBytes in
-                contentType.withUTF8 { contentTypeBytes in
-                    record.payload.withUnsafeBytes { payloadBytes in
-                        withUnsafeTemporaryAllocation(of: iovec.self, capacity: 5) { vectors in
-                            var count = 0
-                            func add(_ start: UnsafeRawPointer?, _ length: Int) {
-                                guard length > 0 else { return }
-                                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: start), iov_len: length)
-                                count += 1
-                            }
-                            add(headerBytes, JournalLayout.recordHeaderSize)
-                            add(topicBytes.baseAddress, topicLength)
-                            add(contentTypeBytes.baseAddress, contentTypeLength)
-                            add(payloadBytes.baseAddress, payloadBytes.count)
-                            add(trailer, padding + JournalLayout.trailerSize)
-                            return writeFully(UnsafeMutableBufferPointer(rebasing: vectors[..<count]), at: offset, total: size)
-                        }
-                    }
+            return withUnsafeTemporaryAllocation(of: iovec.self, capacity: parts.count + 2) { vectors in
+                var count = 0
+                func add(_ start: UnsafeRawPointer?, _ length: Int) {
+                    guard length > 0 else { return }
+                    vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: start), iov_len: length)
+                    count += 1
                 }
+                add(headerBytes, JournalLayout.recordHeaderSize)
+                for part in parts { add(part.baseAddress, part.count) }
+                add(trailer, padding + JournalLayout.trailerSize)
+                return writeFully(UnsafeMutableBufferPointer(rebasing: vectors[..<count]), at: offset, total: size)
             }
         }
     }

@@ -6,9 +6,9 @@ import Foundation
 /// file   = header (4096 bytes) + ring (capacity bytes)
 /// header = magic "WGJOURN1" | version u32 | reserved u32 | capacity u64 | tail u64 (logical position)
 ///          | tailSequence u64 (sequence of the record at the tail, or of the next record when none is live)
-/// record = magic u32 | state u8 | flags u8 | topicLength u16 | contentTypeLength u16 | reserved u16
+/// record = magic u32 | state u8 | flags u8 | topicLength u16 | contentTypeLength u16 | traceparentLength u16
 ///          | payloadLength u32 | totalLength u32 | check u32 | sequence u64 | receivedAt f64 bits
-///          | bodyChecksum u64 | topic | contentType | payload | padding to 8 | commit u64
+///          | bodyChecksum u64 | topic | contentType | traceparent | payload | padding to 8 | commit u64
 /// ```
 /// All integers little-endian. Positions are logical (they only grow); the byte offset in the
 /// ring is `position % capacity`. A record never straddles the ring's end: the rest of the ring
@@ -16,7 +16,7 @@ import Foundation
 /// `check` is FNV-1a over the header fields other than `state` and `check`; `commit` is the
 /// sequence number XOR ``commitSalt``, written last, so a record cut short by a crash is not
 /// mistaken for a whole one. `bodyChecksum` (XXH3-64 of topic, content type and payload, present
-/// when flag ``bodyChecksumFlag`` is set) finds a record whose header is whole but whose body is
+/// when flag ``bodyChecksumFlag`` is set; with the W3C `traceparent` too) finds a record whose header is whole but whose body is
 /// not (a page torn by a power loss): it is counted and skipped, never replayed as garbage.
 ///
 /// Sequence numbers go up by one per record (skip records included) and continue across
@@ -52,17 +52,19 @@ enum JournalLayout {
     }
 
     /// Bytes a record with these field sizes occupies.
-    static func recordSize(topicBytes: Int, contentTypeBytes: Int, payloadBytes: Int) -> Int {
-        align8(recordHeaderSize + topicBytes + contentTypeBytes + payloadBytes) + trailerSize
+    static func recordSize(topicBytes: Int, contentTypeBytes: Int, traceparentBytes: Int = 0, payloadBytes: Int) -> Int {
+        align8(recordHeaderSize + topicBytes + contentTypeBytes + traceparentBytes + payloadBytes) + trailerSize
     }
 
     static func align8(_ value: Int) -> Int { (value + 7) & ~7 }
 
-    /// The record body's checksum: XXH3-64 chained over topic, content type and payload (each
-    /// part's hash seeds the next, so the parts need not be contiguous when writing).
-    static func bodyChecksum(topic: UnsafeRawBufferPointer, contentType: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) -> UInt64 {
-        let topicHash = XXH3_64bits(topic.baseAddress, topic.count)
-        let contentTypeHash = XXH3_64bits_withSeed(contentType.baseAddress, contentType.count, topicHash)
-        return XXH3_64bits_withSeed(payload.baseAddress, payload.count, contentTypeHash)
+    /// The record body's checksum: XXH3-64 chained over topic, content type, traceparent and
+    /// payload (each part's hash seeds the next, so the parts need not be contiguous when writing).
+    static func bodyChecksum(
+        topic: UnsafeRawBufferPointer, contentType: UnsafeRawBufferPointer, traceparent: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer
+    ) -> UInt64 {
+        var hash = XXH3_64bits(topic.baseAddress, topic.count)
+        for part in [contentType, traceparent, payload] { hash = XXH3_64bits_withSeed(part.baseAddress, part.count, hash) }
+        return hash
     }
 }

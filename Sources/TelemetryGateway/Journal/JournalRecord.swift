@@ -12,10 +12,13 @@ struct JournalRecord: Sendable, Equatable {
     var retained: Bool
     /// When the gateway received it, Unix epoch seconds.
     var receivedAt: Double
+    /// The W3C trace context the publisher sent (MQTT 5 user property `traceparent`), if any.
+    var traceparent: String? = nil
 
     /// Bytes the record needs in the journal, header and trailer included.
     var journalSize: Int {
-        JournalLayout.recordSize(topicBytes: topic.utf8.count, contentTypeBytes: contentType?.utf8.count ?? 0, payloadBytes: payload.count)
+        JournalLayout.recordSize(
+            topicBytes: topic.utf8.count, contentTypeBytes: contentType?.utf8.count ?? 0, traceparentBytes: traceparent?.utf8.count ?? 0, payloadBytes: payload.count)
     }
 }
 

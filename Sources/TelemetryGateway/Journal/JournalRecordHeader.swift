@@ -5,6 +5,8 @@ struct JournalRecordHeader: Equatable {
     var flags: UInt8
     var topicLength: UInt16
     var contentTypeLength: UInt16
+    /// Bytes of the W3C `traceparent` the frame carried (0: none).
+    var traceparentLength: UInt16 = 0
     var payloadLength: UInt32
     var totalLength: UInt32
     var sequence: UInt64
@@ -29,7 +31,10 @@ struct JournalRecordHeader: Equatable {
         mix(sequence, bytes: 8)
         mix(receivedAtBits, bytes: 8)
         // Version 1 records have no body checksum and were checked without it.
-        if flags & JournalLayout.bodyChecksumFlag != 0 { mix(bodyChecksum, bytes: 8) }
+        if flags & JournalLayout.bodyChecksumFlag != 0 {
+            mix(bodyChecksum, bytes: 8)
+            mix(UInt64(traceparentLength), bytes: 2)
+        }
         return hash
     }
 
@@ -38,7 +43,7 @@ struct JournalRecordHeader: Equatable {
         pointer.storeBytes(of: flags, toByteOffset: 5, as: UInt8.self)
         pointer.storeBytes(of: topicLength.littleEndian, toByteOffset: 6, as: UInt16.self)
         pointer.storeBytes(of: contentTypeLength.littleEndian, toByteOffset: 8, as: UInt16.self)
-        pointer.storeBytes(of: UInt16(0), toByteOffset: 10, as: UInt16.self)
+        pointer.storeBytes(of: traceparentLength.littleEndian, toByteOffset: 10, as: UInt16.self)
         pointer.storeBytes(of: payloadLength.littleEndian, toByteOffset: 12, as: UInt32.self)
         pointer.storeBytes(of: totalLength.littleEndian, toByteOffset: 16, as: UInt32.self)
         pointer.storeBytes(of: check.littleEndian, toByteOffset: 20, as: UInt32.self)
@@ -57,6 +62,7 @@ struct JournalRecordHeader: Equatable {
             flags: pointer.load(fromByteOffset: 5, as: UInt8.self),
             topicLength: UInt16(littleEndian: pointer.loadUnaligned(fromByteOffset: 6, as: UInt16.self)),
             contentTypeLength: UInt16(littleEndian: pointer.loadUnaligned(fromByteOffset: 8, as: UInt16.self)),
+            traceparentLength: UInt16(littleEndian: pointer.loadUnaligned(fromByteOffset: 10, as: UInt16.self)),
             payloadLength: UInt32(littleEndian: pointer.loadUnaligned(fromByteOffset: 12, as: UInt32.self)),
             totalLength: UInt32(littleEndian: pointer.loadUnaligned(fromByteOffset: 16, as: UInt32.self)),
             sequence: UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 24, as: UInt64.self)),

@@ -136,15 +136,21 @@ struct JournalScanner {
     private func record(_ header: JournalRecordHeader, at offset: Int) -> JournalRecord?? {
         let topicLength = Int(header.topicLength)
         let contentTypeLength = Int(header.contentTypeLength)
+        let traceparentLength = Int(header.traceparentLength)
         let payloadLength = Int(header.payloadLength)
-        guard JournalLayout.recordSize(topicBytes: topicLength, contentTypeBytes: contentTypeLength, payloadBytes: payloadLength) == Int(header.totalLength)
+        guard
+            JournalLayout.recordSize(
+                topicBytes: topicLength, contentTypeBytes: contentTypeLength, traceparentBytes: traceparentLength, payloadBytes: payloadLength)
+                == Int(header.totalLength)
         else { return nil }
         let start = ring + offset + JournalLayout.recordHeaderSize
         let topicBytes = UnsafeRawBufferPointer(start: start, count: topicLength)
         let contentTypeBytes = UnsafeRawBufferPointer(start: start + topicLength, count: contentTypeLength)
-        let payloadBytes = UnsafeRawBufferPointer(start: start + topicLength + contentTypeLength, count: payloadLength)
+        let traceparentBytes = UnsafeRawBufferPointer(start: start + topicLength + contentTypeLength, count: traceparentLength)
+        let payloadBytes = UnsafeRawBufferPointer(start: start + topicLength + contentTypeLength + traceparentLength, count: payloadLength)
         if header.flags & JournalLayout.bodyChecksumFlag != 0,
-            JournalLayout.bodyChecksum(topic: topicBytes, contentType: contentTypeBytes, payload: payloadBytes) != header.bodyChecksum
+            JournalLayout.bodyChecksum(topic: topicBytes, contentType: contentTypeBytes, traceparent: traceparentBytes, payload: payloadBytes)
+                != header.bodyChecksum
         {
             return .some(nil)
         }
@@ -153,7 +159,8 @@ struct JournalScanner {
         let payload = Array(payloadBytes)
         return JournalRecord(
             topic: topic, payload: payload, contentType: header.flags & JournalLayout.contentTypeFlag != 0 ? contentType : nil,
-            retained: header.flags & JournalLayout.retainedFlag != 0, receivedAt: Double(bitPattern: header.receivedAtBits))
+            retained: header.flags & JournalLayout.retainedFlag != 0, receivedAt: Double(bitPattern: header.receivedAtBits),
+            traceparent: traceparentLength > 0 ? String(decoding: traceparentBytes, as: UTF8.self) : nil)
     }
 
 }

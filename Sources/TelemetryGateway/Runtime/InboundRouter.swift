@@ -52,7 +52,7 @@ final class InboundRouter: Sendable {
         }
         let record = JournalRecord(
             topic: message.topic, payload: message.payload, contentType: message.properties.contentType, retained: message.retain,
-            receivedAt: receivedAt)
+            receivedAt: receivedAt, traceparent: TraceParent.first(in: message.properties.userProperties.map { ($0.name, $0.value) })?.value)
         // Partitioned: another instance's device is dropped here, before the journal; the next
         // owner warming up processes it without a journal record (its owner keeps one).
         switch admit(record, replayed: false) {
@@ -155,6 +155,7 @@ final class InboundRouter: Sendable {
                 receivedAt: record.receivedAt)
             frame.parsedTopic = scheme.parseInbound(record.topic)
             frame.journalSequence = ticket?.sequence
+            frame.traceParent = record.traceparent.flatMap(TraceParent.init)
             item = shadow ? .shadow(frame) : .frame(frame, ticket)
         }
         push(item, bytes: record.payload.count + record.topic.utf8.count, shard: shard, topic: record.topic, ticket: ticket)

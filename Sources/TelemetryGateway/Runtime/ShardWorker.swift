@@ -99,7 +99,7 @@ struct ShardWorker {
         var messages = result.messages
         if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = topic {
             // Stored before the frame is counted, so a query after the count sees it.
-            messages += await runtime.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule)
+            messages += await runtime.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule).map { $0.carrying(frame.traceParent) }
         }
         let journal = runtime.journal
         // Parts: the outputs acknowledged, the frame processed, and for a frame that may change
