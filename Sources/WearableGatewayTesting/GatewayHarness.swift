@@ -28,7 +28,8 @@ public final class GatewayHarness: @unchecked Sendable {
         // Open registry (every device, every entitlement) unless a test names a registry; the
         // shipped capability table always applies.
         configuration.registryFile = nil
-        configuration.capabilitiesFile = TestBroker.repositoryRoot.appendingPathComponent("config/capabilities.yml").path
+        // (built into the kit: no checkout needed).
+        configuration.capabilitiesFile = try ShippedCapabilities.write(into: broker.directory.appendingPathComponent("config-\(clientID)"))
         // Each test's own recorder store (its directory is created on first use).
         configuration.recorder.database = broker.directory.appendingPathComponent("data/recorder.sqlite").path
         configuration.journal.path = broker.directory.appendingPathComponent("data/journal-\(clientID).bin").path

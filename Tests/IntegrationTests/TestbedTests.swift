@@ -9,12 +9,22 @@ import Testing
 /// its broker.
 @Suite("wearable-sim testbed")
 struct TestbedTests {
-    @Test("prints the broker first, answers a hello with availability, stops with its broker", arguments: ["stdin", "SIGTERM"])
+    /// `copied`: a copy of the executable run from a temporary directory with `WG_REPO_ROOT`
+    /// pointing there too, as on a machine without the checkout: the kit's capability table is
+    /// built in (a kit that read the repository's `config/` could not start the gateway).
+    @Test("prints the broker first, answers a hello with availability, stops with its broker", arguments: ["stdin", "SIGTERM", "copied"])
     func testbed(stop: String) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-testbed-test-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let testbed = try SimulatorProcess(["testbed"], directory: directory)
+        var executable = SimulatorProcess.executable
+        if stop == "copied" {
+            executable = directory.appendingPathComponent("wearable-sim")
+            try FileManager.default.copyItem(at: SimulatorProcess.executable, to: executable)
+        }
+        let testbed = try SimulatorProcess(
+            ["testbed"], directory: directory, environment: stop == "copied" ? ["WG_REPO_ROOT": directory.path] : [:], executable: executable,
+            workingDirectory: stop == "copied" ? directory : nil)
         _ = try await testbed.waitForLine(startingWith: "ready", timeout: 60)
         let first = try #require(testbed.output.first)
         #expect(first.hasPrefix("broker=mqtt://127.0.0.1:"), "\(testbed.output)")
@@ -34,7 +44,7 @@ struct TestbedTests {
         #expect(received.first?.jsonObject?["deviceId"] as? String == "tb-watch-1")
         await client.shutdown()
 
-        if stop == "stdin" { testbed.closeInput() } else { testbed.signal(SIGTERM) }
+        if stop == "SIGTERM" { testbed.signal(SIGTERM) } else { testbed.closeInput() }
         try await testbed.waitForSuccess(timeout: 30)
         #expect(!TestBroker.canConnect(port: port), "the testbed's broker is gone")
         // Its broker directory (configuration, log, recorder store) is gone too.

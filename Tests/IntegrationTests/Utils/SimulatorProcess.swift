@@ -18,13 +18,17 @@ final class SimulatorProcess: Sendable {
     /// The built executable: next to the test bundle, or `WG_SIM_BIN`.
     static var executable: URL { builtExecutable("wearable-sim", override: "WG_SIM_BIN") }
 
-    /// Starts `wearable-sim arguments…` with `environment` added to this process's; stderr goes
-    /// to a log file in `directory`.
-    init(_ arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
+    /// Starts `wearable-sim arguments…` (or `executable`, a copy of it) with `environment` added
+    /// to this process's, in `workingDirectory` if given; stderr goes to a log file in `directory`.
+    init(
+        _ arguments: [String], directory: URL, environment: [String: String] = [:], executable: URL = SimulatorProcess.executable,
+        workingDirectory: URL? = nil
+    ) throws {
         self.arguments = arguments
         errorLogURL = directory.appendingPathComponent("wearable-sim-\(UUID().uuidString.prefix(6)).log")
         // Standard input is a pipe held open until ``closeInput()``: `testbed` stops at the end of it.
-        process = try ChildProcess(Self.executable, arguments, environment: environment, standardInput: .pipe, standardOutput: .pipe, standardError: .file(errorLogURL))
+        process = try ChildProcess(
+            executable, arguments, in: workingDirectory, environment: environment, standardInput: .pipe, standardOutput: .pipe, standardError: .file(errorLogURL))
         let reader = process.output!
         Thread { [standardOutput] in
             var buffer = Data()
