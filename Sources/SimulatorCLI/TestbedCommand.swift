@@ -14,13 +14,15 @@ struct TestbedCommand: AsyncParsableCommand {
             Prints `key=value` lines, then `ready` once the gateway is online:
 
               broker=mqtt://127.0.0.1:PORT     (always the first line)
+              http=http://127.0.0.1:PORT       (with --http: metrics, health, the fleet page)
               ready
 
-            (An `http=` line will join them, before `ready`, when the gateway serves HTTP: read lines up to `ready`.) \
+            Read lines up to `ready`; more keys may come in later versions. \
             The broker is open (anonymous, no ACL); the gateway runs with the test defaults of the Swift testing kit \
-            (metrics every 0.2 s, error reports every second, an open registry unless --registry is given). Stops on \
-            SIGTERM, SIGINT or end of stdin, and removes its broker, temporary directory and recorder store. \
-            Needs mosquitto ($MOSQUITTO_BIN, else /usr/sbin/mosquitto).
+            (metrics every 0.2 s, error reports every second, an open registry unless --registry is given), changed \
+            by --set. Stops on SIGTERM, SIGINT or end of stdin, and removes its broker, temporary directory and \
+            recorder store. Needs mosquitto: $MOSQUITTO_BIN, else the first of /usr/sbin/mosquitto, \
+            /usr/local/sbin/mosquitto, /usr/bin/mosquitto, else `mosquitto` on the PATH.
             """)
 
     @Option(help: "Device registry file (YAML of config/devices.yml); default: open registry.")
@@ -28,6 +30,12 @@ struct TestbedCommand: AsyncParsableCommand {
 
     @Option(help: "Gateway log level on stderr: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "error"
+
+    @Flag(help: "Serve the gateway's HTTP endpoints on a free loopback port (printed as http=...).")
+    var http = false
+
+    @Option(name: .customLong("set"), help: ArgumentHelp("Set a gateway configuration key (repeatable), as `wearable-gateway --set`.", valueName: "key=value"))
+    var settings: [String] = []
 
     func run() async throws {
         let level = try bootstrapLogging(logLevel)
@@ -43,6 +51,8 @@ struct TestbedCommand: AsyncParsableCommand {
         defer { broker.shutdown() }
         var configuration = try GatewayHarness.configuration(broker: broker)
         if let registry { configuration.registryFile = URL(fileURLWithPath: registry).path }
+        if http { configuration.http.listen = HTTPListenAddress(host: "127.0.0.1", port: try TestBroker.freePort()) }
+        configuration = try Self.applying(settings, to: configuration)
         let gateway = try GatewayHarness(configuration: configuration, logLevel: level)
         gateway.start()
         let online = MessageCollector()
@@ -55,11 +65,25 @@ struct TestbedCommand: AsyncParsableCommand {
         try await GatewayRun.waitUntilSubscribed(broker, configuration: configuration)
 
         print("broker=\(broker.url)")
-        // An `http=` line goes here once the gateway serves HTTP.
+        if let listen = configuration.http.listen { print("http=http://\(listen.host):\(listen.port)") }
         print("ready")
         fflush(nil)  // stdout is a pipe for scripts: make the line visible now
 
         await stop.wait(upTo: nil)
         try await gateway.stop()
+    }
+
+    /// `configuration` with the `--set key=value` settings applied through the key table.
+    static func applying(_ settings: [String], to configuration: GatewayConfiguration) throws -> GatewayConfiguration {
+        var overrides: [(key: String, value: String)] = []
+        for setting in settings {
+            guard let equals = setting.firstIndex(of: "=") else { throw ValidationError("--set expects key=value, got '\(setting)'") }
+            overrides.append((String(setting[..<equals]), String(setting[setting.index(after: equals)...])))
+        }
+        do {
+            return try ConfigurationLoader.load(file: nil, environment: [:], overrides: overrides, base: configuration).configuration
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 }

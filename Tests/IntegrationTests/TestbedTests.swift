@@ -1,5 +1,6 @@
 import BrokerTestSupport
 import Foundation
+import FoundationNetworking
 import MQTTTransport
 import TelemetryCore
 import Testing
@@ -55,5 +56,25 @@ struct TestbedTests {
             return configuration?.contains("listener \(port) ") == true
         }
         #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test("--http serves the gateway's endpoints on the printed address; --set changes a key, and a bad key stops it naming the key")
+    func httpAndSettings() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-testbed-test-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let testbed = try SimulatorProcess(["testbed", "--http", "--set", "pipeline.errorReportInterval=7"], directory: directory)
+        _ = try await testbed.waitForLine(startingWith: "ready", timeout: 60)
+        let line = try #require(testbed.output.first { $0.hasPrefix("http=") }, "\(testbed.output)")
+        let base = try #require(URL(string: String(line.dropFirst("http=".count))))
+        let (data, response) = try await URLSession.shared.data(from: base.appendingPathComponent("metrics"))
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self).contains("gateway_messages_received_total"))
+        testbed.closeInput()
+        try await testbed.waitForSuccess(timeout: 30)
+
+        let refused = try SimulatorProcess(["testbed", "--set", "pipeline.errorReportIntervall=7"], directory: directory)
+        #expect(try await refused.waitForExit(timeout: 30) != 0)
+        #expect(refused.errorLog.contains("pipeline.errorReportIntervall"), "stderr:\n\(refused.errorLog)")
     }
 }

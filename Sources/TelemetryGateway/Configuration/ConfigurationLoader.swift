@@ -17,13 +17,15 @@ public enum ConfigurationLoader {
     ///   - file: the YAML file, or nil for defaults only.
     ///   - environment: the process environment (only `WG_*` variables are read).
     ///   - overrides: `(key, value)` pairs from flags, applied last.
+    ///   - base: what the sources change (the defaults unless given, e.g. the testing kit's).
     /// - Throws: ``ConfigurationError`` listing every problem, each naming its key and source.
     public static func load(
         file: String?,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        overrides: [(key: String, value: String)] = []
+        overrides: [(key: String, value: String)] = [],
+        base: GatewayConfiguration = GatewayConfiguration()
     ) throws(ConfigurationError) -> LoadedConfiguration {
-        var configuration = GatewayConfiguration()
+        var configuration = base
         var issues: [ConfigurationIssue] = []
         var warnings: [String] = []
         let keysByPath = Dictionary(uniqueKeysWithValues: GatewayConfiguration.keys.map { ($0.path, $0) })
