@@ -59,9 +59,12 @@ struct JournalFaultTests {
         }
         let flooder = try await TestClients.connected(try TestClients.configuration(broker))
         let garbage = [UInt8](repeating: UInt8(ascii: "x"), count: 60_000)
+        // 50 frames/s (3 MB/s): far below what the gateway processes even on a loaded machine, so
+        // only frames held after processing can fill the ring (16 frames fill it).
         let flood = Task {
             while !Task.isCancelled {
                 try await flooder.send(MQTTMessage(topic: "wearables/flood-1/status", payload: garbage))
+                try await Task.sleep(for: .milliseconds(20))
             }
         }
         // The flood is under way once the gateway has rejected a ring's worth of it.

@@ -17,8 +17,8 @@ struct DeviceSnapshotTests {
 
     static let policy = AccessPolicy(registry: .unrestricted, capabilities: AccessFixtures.table)
 
-    static func processor() -> FrameProcessor {
-        FrameProcessor(configuration: .init(accessPolicy: policy))
+    static func processor(journalIdentity: UInt64? = nil) -> FrameProcessor {
+        FrameProcessor(configuration: .init(accessPolicy: policy, journalIdentity: journalIdentity))
     }
 
     /// Feeds frames in order with a tick every half second of arrival time (as the gateway's
@@ -45,8 +45,8 @@ struct DeviceSnapshotTests {
     }
 
     /// A new processor with every device's snapshot, encoded and decoded as JSON.
-    static func restarted(_ old: FrameProcessor, devices: Set<String>) throws -> FrameProcessor {
-        var fresh = processor()
+    static func restarted(_ old: FrameProcessor, devices: Set<String>, journalIdentity: UInt64? = nil) throws -> FrameProcessor {
+        var fresh = processor(journalIdentity: journalIdentity)
         for id in devices.compactMap(DeviceID.init) {
             guard let snapshot = old.snapshot(of: id) else { continue }
             let stored = try JSONEncoder().encode(snapshot)

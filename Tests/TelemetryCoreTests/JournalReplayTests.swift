@@ -24,10 +24,10 @@ struct JournalReplayTests {
     /// snapshot came after those frames. Returns what was published from the ticks before frame
     /// `restartAt` on (replays apart) and the replayed frames' results. Without a restart, the
     /// uninterrupted run's messages from the same point.
-    static func run(_ frames: [TimedFrame], restartAt: Int, replayFrom: Int?, sequenced: Bool = true, tail: Double = 600) throws
-        -> (messages: [OutboundMessage], replayed: [FrameResult])
-    {
-        var processor = DeviceSnapshotTests.processor()
+    static func run(
+        _ frames: [TimedFrame], restartAt: Int, replayFrom: Int?, sequenced: Bool = true, journalAfterRestart: UInt64 = journal, tail: Double = 600
+    ) throws -> (messages: [OutboundMessage], replayed: [FrameResult]) {
+        var processor = DeviceSnapshotTests.processor(journalIdentity: journal)
         var messages: [OutboundMessage] = []
         var replayed: [FrameResult] = []
         var nextTick = (frames.first?.receivedAt ?? 0) + 0.5
@@ -41,7 +41,7 @@ struct JournalReplayTests {
             if index == restartAt { messages = [] }
             tick(until: timed.receivedAt)
             if index == restartAt, let replayFrom {
-                processor = try DeviceSnapshotTests.restarted(processor, devices: Set(frames.map(\.frame.deviceId)))
+                processor = try DeviceSnapshotTests.restarted(processor, devices: Set(frames.map(\.frame.deviceId)), journalIdentity: journalAfterRestart)
                 for replay in replayFrom..<index { replayed.append(processor.process(inbound(frames[replay], sequence: sequenced ? replay + 1 : nil))) }
             }
             messages += processor.process(inbound(timed, sequence: sequenced ? index + 1 : nil)).messages
@@ -49,6 +49,9 @@ struct JournalReplayTests {
         tick(until: (frames.last?.receivedAt ?? 0) + tail)
         return (messages, replayed)
     }
+
+    /// The identity of the journal the frames' sequences belong to.
+    static let journal: UInt64 = 0x5EED
 
     static func runFrames() -> [TimedFrame] {
         let start = 1_700_000_000.0
@@ -82,14 +85,22 @@ struct JournalReplayTests {
         #expect(DeviceSnapshotTests.text(interrupted.messages) != DeviceSnapshotTests.text(expected), "applying the replayed frames twice went unnoticed")
     }
 
+    @Test("a snapshot taken with another journal (another instance's, or one made anew) skips nothing: its numbers say nothing here")
+    func anotherJournalSkipsNothing() throws {
+        let frames = Self.runFrames()
+        let restartAt = frames.count / 2
+        let interrupted = try Self.run(frames, restartAt: restartAt, replayFrom: restartAt - 40, journalAfterRestart: 0xD1FF)
+        #expect(interrupted.replayed.allSatisfy { if case .alreadyApplied = $0.outcome { false } else { true } })
+    }
+
     @Test("a snapshot keeps the applied journal sequence and the unacknowledged outputs through JSON")
     func snapshotCarriesSequenceAndOutputs() throws {
-        var snapshot = DeviceSnapshot(lastSeen: 1, access: nil, connection: nil, derivations: nil, appliedJournalSequence: 41)
+        var snapshot = DeviceSnapshot(lastSeen: 1, access: nil, connection: nil, derivations: nil, appliedJournalSequence: 41, journalIdentity: 7)
         snapshot.unacknowledgedOutputs = [
             OutboundMessage(topic: "gateway/w/tennis/stroke", payload: Array(#"{"eventId":"e1"}"#.utf8), userProperties: [UserProperty(name: "a", value: "b")])
         ]
         let decoded = try JSONDecoder().decode(DeviceSnapshot.self, from: try JSONEncoder().encode(snapshot))
-        #expect(decoded.appliedJournalSequence == 41)
+        #expect(decoded.appliedJournalSequence == 41 && decoded.appliedJournalIdentity == 7)
         #expect(decoded.unacknowledgedOutputs == snapshot.unacknowledgedOutputs)
         // A snapshot stored before these fields existed still decodes.
         let old = try JSONDecoder().decode(DeviceSnapshot.self, from: Data(#"{"format":1,"lastSeen":5}"#.utf8))

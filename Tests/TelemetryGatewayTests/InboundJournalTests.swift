@@ -48,6 +48,17 @@ struct InboundJournalTests {
         #expect(next > reopened.recovered.last!.ticket)
     }
 
+    @Test("a journal keeps its identity across reopenings; another file has another")
+    func identity() throws {
+        let path = Self.temporaryPath()
+        var first: UInt64 = 0
+        do { first = try InboundJournal(path: path, capacity: 1 << 16).identity }
+        var again: UInt64 = 0
+        do { again = try InboundJournal(path: path, capacity: 1 << 16).identity }
+        let other = try InboundJournal(path: Self.temporaryPath(), capacity: 1 << 16).identity
+        #expect(first != 0 && first == again && other != first)
+    }
+
     @Test("a record's traceparent survives reopening; one without stays without")
     func traceparentSurvives() throws {
         let path = Self.temporaryPath()

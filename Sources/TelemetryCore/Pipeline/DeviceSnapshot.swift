@@ -24,6 +24,9 @@ public struct DeviceSnapshot: Sendable, Codable {
     /// snapshot from before it was kept). A device's frames are applied in journal order, so one
     /// number per device tells every replayed frame already in the state from the rest.
     public var appliedJournalSequence: UInt64?
+    /// The identity of the journal that sequence belongs to (see
+    /// ``FrameProcessor/Configuration/journalIdentity``).
+    public var appliedJournalIdentity: UInt64?
     /// Outputs of frames this state contains whose publishing the broker had not yet
     /// acknowledged when the snapshot was taken: published again on restore, since the frames
     /// that made them are not replayed (same event ids, so consumers deduplicate).
@@ -46,9 +49,11 @@ public struct DeviceSnapshot: Sendable, Codable {
 
     /// Creates a snapshot in the current format with the last applied journal sequence.
     public init(
-        lastSeen: Double, access: AccessControl.Tracked?, connection: ConnectionState?, derivations: DeviceDerivations?, appliedJournalSequence: UInt64?
+        lastSeen: Double, access: AccessControl.Tracked?, connection: ConnectionState?, derivations: DeviceDerivations?, appliedJournalSequence: UInt64?,
+        journalIdentity: UInt64? = nil
     ) {
         self.init(lastSeen: lastSeen, access: access, connection: connection, derivations: derivations)
         self.appliedJournalSequence = appliedJournalSequence
+        appliedJournalIdentity = appliedJournalSequence == nil ? nil : journalIdentity
     }
 }

@@ -28,6 +28,10 @@ extension FrameProcessor {
         /// Republish rejected frames as dead letters with this rate limit; nil: off
         /// (`deadLetter.enabled`).
         public var deadLetters: DeadLetterPolicy?
+        /// The identity of the journal whose sequence numbers frames carry (``InboundFrame/journalSequence``);
+        /// nil: no journal. A snapshot's applied sequence counts only for the journal it was
+        /// taken with: another instance's, or a journal made anew, numbers from elsewhere.
+        public var journalIdentity: UInt64?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -51,7 +55,8 @@ extension FrameProcessor {
             maxTrackedSequences: Int = 400_000,
             accessPolicy: AccessPolicy? = nil,
             derivation: DerivationConfiguration = DerivationConfiguration(),
-            deadLetters: DeadLetterPolicy? = nil
+            deadLetters: DeadLetterPolicy? = nil,
+            journalIdentity: UInt64? = nil
         ) {
             self.scheme = scheme
             self.maxPayloadBytes = maxPayloadBytes
@@ -63,6 +68,7 @@ extension FrameProcessor {
             self.accessPolicy = accessPolicy
             self.derivation = derivation
             self.deadLetters = deadLetters
+            self.journalIdentity = journalIdentity
         }
 
         /// Says why this configuration cannot be used; check it before creating a ``FrameProcessor``

@@ -253,7 +253,7 @@ public struct FrameProcessor: Sendable {
         guard let seen = lastSeen[id] else { return nil }
         return DeviceSnapshot(
             lastSeen: seen, access: access?.tracked(id), connection: presence[id], derivations: derivations.state(of: id),
-            appliedJournalSequence: appliedJournalSequences[id])
+            appliedJournalSequence: appliedJournalSequences[id], journalIdentity: configuration.journalIdentity)
     }
 
     /// Takes back a device's state from a snapshot, before its first frame after a restart or
@@ -271,7 +271,9 @@ public struct FrameProcessor: Sendable {
         if let state = snapshot.derivations { complete = derivations.restore(state, of: id) && complete }
         if hasState(id) {
             lastSeen[id] = snapshot.lastSeen
-            appliedJournalSequences[id] = snapshot.appliedJournalSequence
+            // Only a sequence of this very journal says which replayed frames the state contains.
+            let sameJournal = snapshot.appliedJournalIdentity != nil && snapshot.appliedJournalIdentity == configuration.journalIdentity
+            appliedJournalSequences[id] = sameJournal ? snapshot.appliedJournalSequence : nil
         }
         return complete
     }

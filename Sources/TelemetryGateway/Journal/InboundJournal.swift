@@ -79,6 +79,9 @@ final class InboundJournal: @unchecked Sendable {
     let lowWaterBytes: Int
     /// What the scan at open found.
     let openReport: OpenReport
+    /// Random, made with the file: device snapshots name the journal their applied sequence
+    /// belongs to, so a journal made anew (or another instance's) never skips a frame.
+    let identity: UInt64
     /// Records found live when the file was opened, oldest first, until ``takeRecovered()``.
     var recovered: [(ticket: JournalTicket, record: JournalRecord)] {
         condition.lock()
@@ -168,6 +171,13 @@ final class InboundJournal: @unchecked Sendable {
         openReport = OpenReport(
             liveRecords: scan.live.count, corruptRecords: scan.corruptRecords, stoppedAt: scan.stoppedAt.map { ($0.position, $0.reason.description) },
             upgraded: version < JournalLayout.version)
+        var identity = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: JournalLayout.identityOffset, as: UInt64.self))
+        if identity == 0 {
+            // A new file, or one from before identities.
+            identity = UInt64.random(in: 1...UInt64.max)
+            base.storeBytes(of: identity.littleEndian, toByteOffset: JournalLayout.identityOffset, as: UInt64.self)
+        }
+        self.identity = identity
         storeTail()
         base.storeBytes(of: JournalLayout.version.littleEndian, toByteOffset: 8, as: UInt32.self)
     }

@@ -6,6 +6,7 @@ import Foundation
 /// file   = header (4096 bytes) + ring (capacity bytes)
 /// header = magic "WGJOURN1" | version u32 | reserved u32 | capacity u64 | tail u64 (logical position)
 ///          | tailSequence u64 (sequence of the record at the tail, or of the next record when none is live)
+///          | identity u64 (random, set when the file is made: whose sequence numbers these are)
 /// record = magic u32 | state u8 | flags u8 | topicLength u16 | contentTypeLength u16 | traceparentLength u16
 ///          | payloadLength u32 | totalLength u32 | check u32 | sequence u64 | receivedAt f64 bits
 ///          | bodyChecksum u64 | topic | contentType | traceparent | payload | padding to 8 | commit u64
@@ -31,6 +32,7 @@ enum JournalLayout {
     /// Byte offsets of the file header's fields.
     static let tailOffset = 24
     static let tailSequenceOffset = 32
+    static let identityOffset = 40
     /// Record flags.
     static let retainedFlag: UInt8 = 1
     static let contentTypeFlag: UInt8 = 2

@@ -31,7 +31,8 @@ struct ShardWorker {
             configuration: .init(
                 scheme: runtime.scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
                 errorReportInterval: configuration.pipeline.errorReportInterval, maxTrackedDevices: configuration.state.maximumResidentDevices,
-                accessPolicy: runtime.accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy))
+                accessPolicy: runtime.accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
+                journalIdentity: runtime.journal?.identity))
         await deviceStates.load(router: ShardRouter(shardCount: runtime.shardCount), unacknowledged: unacknowledged)
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = runtime.recorder.makeSchedule()
