@@ -51,6 +51,14 @@ struct RecorderAnswerBudgetTests {
         #expect(budget.inFlight == 0)
         try await budget.acquire()
         #expect(budget.inFlight == 1)
+        // Already cancelled: refused even with a place free.
+        budget.release()
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await budget.acquire()
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(budget.inFlight == 0)
     }
 }
 

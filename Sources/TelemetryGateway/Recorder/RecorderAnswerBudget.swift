@@ -27,8 +27,10 @@ final class RecorderAnswerBudget: Sendable {
     var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Takes a place, waiting (first come, first served) while all are taken.
-    /// - Throws: `CancellationError` when the task is cancelled while it waits.
+    /// - Throws: `CancellationError` when the task is cancelled, before or while it waits (an
+    ///   answer in progress at the drain deadline stops at its next message).
     func acquire() async throws {
+        try Task.checkCancellation()
         let id: UInt64? = state.withLock { state in
             if state.free > 0 {
                 state.free -= 1
