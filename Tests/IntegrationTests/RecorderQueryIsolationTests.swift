@@ -5,6 +5,8 @@ import MonotonicWait
 import TelemetryCore
 import Testing
 
+@testable import TelemetryGateway
+
 /// Recorder queries must not hold up device traffic: a burst of whole-window queries from one
 /// app next to a device going online and offline, through a real mosquitto (docs/recorder.md,
 /// *Load*; docs/reliability.md).
@@ -99,6 +101,48 @@ struct RecorderQueryIsolationTests {
         #expect(RecorderRequester.object(try #require(small.last))["count"] as? Int == 0)
         await requester.shutdown()
         try await run.stop()
+    }
+
+    @Test("answers hold at most their budget of the publisher's in-flight slots: with the broker frozen, a device event is still handed over")
+    func answerBudgetLeavesSlots() async throws {
+        let broker = try await TestBroker.started()
+        var configuration = try TestClients.configuration(broker)
+        configuration.maximumInflightPublishes = 16
+        let client = try await TestClients.connected(configuration)
+        let budget = RecorderAnswerBudget(limit: 4)
+        // No acknowledgement comes back while the broker is frozen: whatever is handed over stays in flight.
+        broker.freeze()
+        defer { broker.thaw() }
+        let chunk = MQTTMessage(topic: "replies/app-1/answers", payload: [UInt8](repeating: 0x20, count: 100_000), qos: .atLeastOnce)
+        let answers = Task {
+            for _ in 0..<40 { try await budget.send(chunk, on: client) }
+        }
+        // Polls the budget's waiter count (bounded): the answers stop at their budget.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while budget.waiting < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(budget.waiting == 1, "the answers stopped at their budget, not at the connection's slots")
+        #expect(budget.inFlight == 4)
+        #expect(client.statistics.publishesInFlight == 4)
+        // A device event finds one of the 12 slots left; without the budget all 16 are answers
+        // and this send waits until the broker acknowledges again.
+        let event = MQTTMessage(topic: "gateway/watch-1/connection", string: #"{"state":"online"}"#, qos: .atLeastOnce)
+        let handedOver = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await client.send(event)) != nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5))  // the bound, not a synchronisation
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(handedOver, "the device event was not handed over within 5 s")
+        #expect(client.statistics.publishesInFlight == 5)
+        broker.thaw()
+        try await answers.value
+        #expect(await client.flush(timeout: 30))
+        #expect(budget.inFlight == 0)
+        await client.shutdown()
     }
 
     /// Sends `queryCount` queries as fast as the client's in-flight window allows.

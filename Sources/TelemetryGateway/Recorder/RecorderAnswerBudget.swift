@@ -64,6 +64,23 @@ final class RecorderAnswerBudget: Sendable {
         }
     }
 
+    /// Hands `message` to `client` once a place is free; the place is given back when the broker
+    /// acknowledges or refuses it, or at once when the client does not take it.
+    /// - Throws: what `client.send` throws, or `.shutdown` when the task was cancelled waiting.
+    func send(_ message: MQTTMessage, on client: MQTTClient) async throws {
+        do {
+            try await acquire()
+        } catch {
+            throw MQTTTransportError(.shutdown, "cancelled while waiting for the recorder answers' publish budget")
+        }
+        do {
+            try await client.send(message) { _ in self.release() }
+        } catch {
+            release()
+            throw error
+        }
+    }
+
     /// Gives a place back (the broker acknowledged or refused the publish, or it was never
     /// handed over); passes it to the first waiter. Never blocks: called on the network thread.
     func release() {

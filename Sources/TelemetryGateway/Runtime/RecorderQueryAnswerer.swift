@@ -36,24 +36,13 @@ struct RecorderQueryAnswerer {
         }
     }
 
-    /// Publishes one answer message once the budget has room; the place is given back when the
-    /// broker acknowledged (or refused) it, or when it never reached the client.
+    /// Publishes one answer message through the budget and counts it.
     private func sender() -> @Sendable (MQTTMessage) async throws -> Void {
         let client = runtime.publisher.client
         let metrics = runtime.metrics
         let budget = runtime.recorder.answerBudget
         return { message in
-            do {
-                try await budget.acquire()
-            } catch {
-                throw MQTTTransportError(.shutdown, "the recorder answerer was cancelled waiting for its publish budget")
-            }
-            do {
-                try await client.send(message) { _ in budget.release() }
-            } catch {
-                budget.release()
-                throw error
-            }
+            try await budget.send(message, on: client)
             metrics.published.increment()
             if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }  // a rejected query's event
         }
