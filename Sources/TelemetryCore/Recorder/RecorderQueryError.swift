@@ -11,6 +11,12 @@ public struct RecorderQueryError: Error, Sendable, Equatable {
         case rangeTooLong
         /// The gateway stores no recorder data (`recorder.database` is null) or the database failed.
         case storeUnavailable
+        /// The payload is larger than `recorder.maxQueryPayloadBytes`.
+        case payloadTooLarge
+        /// The requester already has `recorder.maxQueriesPerRequester` queries queued or running.
+        case tooManyQueries
+        /// `recorder.queryQueueCapacity` queries are queued or running: the gateway takes no more now.
+        case busy
     }
 
     /// The kind of failure.

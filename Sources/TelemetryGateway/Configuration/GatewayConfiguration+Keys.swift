@@ -121,9 +121,20 @@ extension GatewayConfiguration {
                 return nil
             }
         ) { $0.recorder.maximumQueryRange = $1.flatMap(Double.init) },
-        .integer("recorder.queryQueueCapacity", "Recorder queries waiting before the subscriber blocks.", default: 64, in: 1...100_000) {
+        .integer("recorder.queryQueueCapacity", "Recorder queries queued or running at once; more get the error answer busy at once.", default: 64, in: 1...100_000) {
             $0.recorder.queryQueueCapacity = $1
         },
+        .integer(
+            "recorder.maxQueriesPerRequester", "Recorder queries one requester may have queued or running; more get the error answer tooManyQueries at once.",
+            default: 4, in: 1...100_000
+        ) { $0.recorder.maximumQueriesPerRequester = $1 },
+        .integer("recorder.maxQueryPayloadBytes", "Largest recorder query payload (bytes); larger ones get the error answer payloadTooLarge.", default: 4096, in: 64...1_048_576) {
+            $0.recorder.maximumQueryPayloadBytes = $1
+        },
+        .integer(
+            "recorder.maxAnswerPublishesInFlight", "Recorder answer messages unacknowledged at once; must stay below mqtt.maxInflightPublishes, whose rest is kept for device events.",
+            default: 32, in: 1...65535
+        ) { $0.recorder.maximumAnswerPublishesInFlight = $1 },
         .number("recorder.tremor.grace", "Seconds past a minute's end the recorded data must reach before that minute's tremor result is published.", default: 5, in: 0...3600) {
             $0.recorder.tremorGrace = $1
         },
@@ -339,6 +350,12 @@ extension GatewayConfiguration {
                 .init(
                     key: "pipeline.maxHandoffWait", source: "configuration",
                     message: "must be under half of mqtt.keepalive (\(mqtt.keepalive) s), got \(pipeline.maximumHandoffWait): a longer block risks a keepalive timeout"))
+        }
+        if recorder.maximumAnswerPublishesInFlight >= mqtt.maximumInflightPublishes {
+            issues.append(
+                .init(
+                    key: "recorder.maxAnswerPublishesInFlight", source: "configuration",
+                    message: "must be below mqtt.maxInflightPublishes (\(mqtt.maximumInflightPublishes)), got \(recorder.maximumAnswerPublishesInFlight): recorder answers could take every slot device events need"))
         }
         issues += reliabilityIssues()
         issues += clusterIssues()

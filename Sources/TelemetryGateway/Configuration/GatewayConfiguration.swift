@@ -106,8 +106,16 @@ public struct GatewayConfiguration: Sendable {
         public var maximumQueryRange: Double?
         /// The query range limit in force: ``maximumQueryRange`` or, without one, ``retention``.
         public var effectiveQueryRange: Double { maximumQueryRange ?? retention }
-        /// Query requests waiting before the subscriber blocks.
+        /// Queries queued or running at once over all requesters; more are refused with `busy`.
         public var queryQueueCapacity = 64
+        /// Queries one requester may have queued or running at once; more are refused with
+        /// `tooManyQueries`.
+        public var maximumQueriesPerRequester = 4
+        /// The largest query payload accepted, bytes; larger ones are refused with `payloadTooLarge`.
+        public var maximumQueryPayloadBytes = 4096
+        /// Answer messages on the publisher connection not yet acknowledged, at most: the rest of
+        /// `mqtt.maxInflightPublishes` stays for device events.
+        public var maximumAnswerPublishesInFlight = 32
         /// Seconds past a minute's end the recorded data must reach before its tremor result is published.
         public var tremorGrace = 5.0
         /// Seconds without recorder chunks after which a device's last complete minute is published.

@@ -21,7 +21,8 @@ final class RecorderMetrics: Sendable {
     let databaseBytes: Gauge
     /// Tremor results published for complete minutes.
     let tremorResults: Counter
-    /// Queries by outcome (`answered`, an error code, `noResponseTopic`).
+    /// Queries by outcome (`answered`, an error code including the refusals on arrival, a
+    /// reply-check code such as `noResponseTopic`, `publishFailed`, `dropped`).
     private let queries: DimensionedCounters
     /// Query requests waiting for the query task.
     let queryQueueDepth: Gauge

@@ -16,4 +16,7 @@ struct RecorderRequest: Sendable {
     var correlationData: [UInt8]?
     /// When it arrived, Unix epoch seconds.
     var receivedAt: Double
+    /// Set when the query was refused on arrival (``RecorderQueryAdmission``): the error
+    /// answered instead of reading the store.
+    var refusal: RecorderQueryError?
 }

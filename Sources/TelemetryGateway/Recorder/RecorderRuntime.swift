@@ -18,6 +18,16 @@ final class RecorderRuntime: Sendable {
     private let logger: Logger
     let metrics: RecorderMetrics
     private let failureLog = RateLimitedLog(interval: 10)
+    /// Which queries are queued or running, per requester (taken on the network thread).
+    private let admission: LockedState<RecorderQueryAdmission>
+    /// Refused queries waiting for their error answer; filled without waiting (``submit(_:to:)``,
+    /// bounded by the admission's refusal capacity), emptied by the answerer's refusal task.
+    let refusals = HandoffQueue<RecorderRequest>(capacity: RecorderRuntime.refusalCapacity)
+    /// The publish budget every answer and refusal goes through.
+    let answerBudget: RecorderAnswerBudget
+
+    /// Refusals waiting to be published at most; a flood beyond it is only counted (`dropped`).
+    static let refusalCapacity = 1024
 
     /// Opens the store named by the configuration. A file that cannot be opened is logged and
     /// leaves the gateway running without a store (frames are still checked and derived from).
@@ -27,6 +37,11 @@ final class RecorderRuntime: Sendable {
         self.logger = logger
         self.metrics = metrics
         analyzer = TremorAnalyzer(configuration: configuration.derivation.tremor)
+        admission = LockedState(
+            RecorderQueryAdmission(
+                perRequester: configuration.recorder.maximumQueriesPerRequester, capacity: configuration.recorder.queryQueueCapacity,
+                maximumPayloadBytes: configuration.recorder.maximumQueryPayloadBytes, refusalCapacity: Self.refusalCapacity))
+        answerBudget = RecorderAnswerBudget(limit: configuration.recorder.maximumAnswerPublishesInFlight)
         if let path = configuration.recorder.database {
             do {
                 database = try RecorderDatabase(path: path)
@@ -108,10 +123,62 @@ final class RecorderRuntime: Sendable {
 
     // MARK: Queries
 
+    /// Queues a query for the answerer, or refuses it at once; never waits, since the network
+    /// thread calls it. The admission keeps the queries queued or running within the queue's
+    /// capacity, so the push finds room. Returns false when the queues are closed (shutdown).
+    func submit(_ request: RecorderRequest, to queue: HandoffQueue<RecorderRequest>) -> Bool {
+        let verdict = admission.withLock { $0.admit(requester: request.requester, payloadBytes: request.payload.count) }
+        switch verdict {
+        case .admitted:
+            guard queue.push(request, maxWait: 0) != .closed else {
+                finished(request)
+                return false
+            }
+        case .refused(let code):
+            var refused = request
+            refused.payload = []
+            refused.refusal = RecorderQueryError(code, detail: refusalDetail(code, payloadBytes: request.payload.count))
+            guard refusals.pushControl(refused) else {
+                admission.withLock { $0.refusalSent() }
+                return false
+            }
+        case .dropped:
+            metrics.query("dropped")
+            if failureLog.shouldLog() {
+                logger.warning("\(Self.refusalCapacity) refused recorder queries already wait for their answer: a query for \(request.device) gets none")
+            }
+        }
+        return true
+    }
+
+    /// An admitted query was answered: its requester's place is free.
+    func finished(_ request: RecorderRequest) {
+        admission.withLock { $0.finished(requester: request.requester) }
+    }
+
+    /// A refused query's answer went out.
+    func refusalSent() {
+        admission.withLock { $0.refusalSent() }
+    }
+
+    private func refusalDetail(_ code: RecorderQueryError.Code, payloadBytes: Int) -> String {
+        switch code {
+        case .payloadTooLarge:
+            "the query is \(payloadBytes) bytes; at most \(configuration.maximumQueryPayloadBytes) are accepted (recorder.maxQueryPayloadBytes)"
+        case .tooManyQueries:
+            "you have \(configuration.maximumQueriesPerRequester) queries queued or running (recorder.maxQueriesPerRequester); ask again once one is answered"
+        case .busy:
+            "the gateway has \(configuration.queryQueueCapacity) queries queued or running (recorder.queryQueueCapacity); ask again later"
+        default:
+            code.rawValue
+        }
+    }
+
     /// Answers one query on its response topic: ordered chunks and a final marker, or an error.
     /// A query whose requester is not proven by its topic, or whose response topic is not the
     /// requester's own (``RecorderReplyCheck``), gets no answer: it is counted and reported on
-    /// `gateway/{id}/errors` instead.
+    /// `gateway/{id}/errors` instead. A refused request (``RecorderRequest/refusal``) gets its
+    /// refusal as the error answer, without reading the store.
     /// - Parameters:
     ///   - request: the request as received.
     ///   - send: publishes one message (the gateway's publisher).
@@ -140,6 +207,11 @@ final class RecorderRuntime: Sendable {
             try await send(MQTTMessage(topic: responseTopic, payload: payload, qos: .atLeastOnce, retain: false, properties: properties))
         }
         do {
+            if let refusal = request.refusal {
+                metrics.query(refusal.code.rawValue)
+                try await reply(RecorderQueryResponse.error(device: request.device, refusal), chunk: nil)
+                return
+            }
             switch RecorderQuery.parse(request.payload, device: request.device, maximumRange: configuration.effectiveQueryRange) {
             case .failure(let error):
                 metrics.query(error.code.rawValue)

@@ -41,11 +41,12 @@ final class InboundRouter: Sendable {
                 return
             }
             // Queries read the store, which may take a while: they have their own task so device
-            // frames never wait behind them. A requester that gets no answer asks again.
+            // frames never wait behind them. This thread never waits for that task: a query
+            // that does not fit is refused at once (docs/recorder.md).
             let request = RecorderRequest(
                 device: address.device, requester: address.requester, payload: message.payload, responseTopic: message.properties.responseTopic,
                 correlationData: message.properties.correlationData, receivedAt: receivedAt)
-            if runtime.queries.push(request, maxWait: runtime.configuration.pipeline.maximumHandoffWait) == .closed {
+            if !runtime.recorder.submit(request, to: runtime.queries) {
                 metrics.handoffClosed.increment()
             }
             return

@@ -4,22 +4,47 @@ import Logging
 import MQTTTransport
 import ServiceLifecycle
 import TelemetryCore
-/// Answers recorder queries one after the other until the query queue is closed and empty.
+
+/// Answers recorder queries one after the other until the query queue is closed and empty, and
+/// publishes the error answers of refused queries on a task of their own, so a refusal never
+/// waits for the query being answered. Every answer message goes through the recorder's
+/// publish budget (``RecorderAnswerBudget``).
 struct RecorderQueryAnswerer {
     let runtime: GatewayRuntime
 
     func run() async {
-        let publisher = runtime.publisher
-        let metrics = runtime.metrics
-        while let batch = await runtime.queries.next() {
-            runtime.recorderMetrics.queryQueueDepth.record(runtime.queries.depth)
-            for request in batch where !Task.isCancelled {
-                await runtime.recorder.answer(request) { message in
-                    try await publisher.client.send(message)
-                    metrics.published.increment()
-                    if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }  // a rejected query's event
+        let recorder = runtime.recorder
+        let send = sender()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while let batch = await recorder.refusals.next() {
+                    for request in batch where !Task.isCancelled {
+                        await recorder.answer(request, send: send)
+                        recorder.refusalSent()
+                    }
                 }
             }
+            while let batch = await runtime.queries.next() {
+                runtime.recorderMetrics.queryQueueDepth.record(runtime.queries.depth)
+                for request in batch where !Task.isCancelled {
+                    await recorder.answer(request, send: send)
+                    recorder.finished(request)
+                }
+            }
+            // No query comes any more: the refusals still queued go out, then their task ends.
+            recorder.refusals.close()
+        }
+    }
+
+    /// Publishes one answer message through the budget and counts it.
+    private func sender() -> @Sendable (MQTTMessage) async throws -> Void {
+        let client = runtime.publisher.client
+        let metrics = runtime.metrics
+        let budget = runtime.recorder.answerBudget
+        return { message in
+            try await budget.send(message, on: client)
+            metrics.published.increment()
+            if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }  // a rejected query's event
         }
     }
 }
