@@ -39,7 +39,17 @@ final class ClientCore: Sendable {
         /// Subscriptions the broker refused, re-sent at `subscriptionRetryAt` while connected.
         var refusedSubscriptions: [Subscription] = []
         var subscriptionRetryAt = ContinuousClock.now
+        /// The last connection ended in a protocol error detected by libmosquitto: connect
+        /// with ``ClientCore/widenedReceiveMaximum`` until a connection ends otherwise.
+        var widenReceiveMaximum = false
     }
+
+    /// The receive maximum of a connection after a protocol error: libmosquitto refuses QoS 2
+    /// deliveries beyond its own receive maximum (and closes the connection), and a resumed
+    /// session can hold more in flight than that (a lower `receiveMaximum` than its creator's,
+    /// or mosquitto 2.0.11 overshooting it). The broker resends them all at every reconnect, so
+    /// only a receive maximum that covers them lets the session resume.
+    static let widenedReceiveMaximum = 65_535
 
     let configuration: MQTTClientConfiguration
     private let logger: Logger
@@ -215,6 +225,7 @@ final class ClientCore: Sendable {
             case .connect(let attempt):
                 emit(.connecting(attempt: attempt))
                 setConnection(.connecting)
+                applyReceiveMaximum()
                 let rc = mosquitto_connect_bind_v5(
                     mosq, configuration.broker.host, Int32(configuration.broker.port), Int32(configuration.keepalive), nil, connectProperties)
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
@@ -355,8 +366,26 @@ final class ClientCore: Sendable {
         }
     }
 
+    /// Sets the receive maximum the next CONNECT announces (and libmosquitto enforces).
+    private func applyReceiveMaximum() {
+        let widened = state.withLock { $0.widenReceiveMaximum }
+        let value = widened ? Self.widenedReceiveMaximum : configuration.receiveMaximum
+        _ = mosquitto_int_option(handle.pointer, MOSQ_OPT_RECEIVE_MAXIMUM, Int32(clamping: value))
+        if widened {
+            logger.warning(
+                "MQTT the last connection ended in a protocol error, as when the session holds more QoS 2 messages in flight than receive maximum \(configuration.receiveMaximum); connecting with receive maximum \(value) until a connection ends otherwise")
+        }
+    }
+
     fileprivate func didDisconnect(reasonCode: Int32) {
-        let reason = reasonCode == 0 ? "normal disconnect" : reasonCode >= 0x80 ? MosquittoLibrary.describeReason(reasonCode) : MosquittoLibrary.describe(reasonCode)
+        state.withLock { $0.widenReceiveMaximum = reasonCode == MOSQ_ERR_PROTOCOL.rawValue }
+        // libmosquitto reports its own errors (below 0x80, 0 being a normal DISCONNECT) through
+        // the same callback as a broker's DISCONNECT reason codes.
+        if reasonCode > 0, reasonCode < 0x80 {
+            perform(feed(.connectionLost(reason: MosquittoLibrary.describe(reasonCode))))
+            return
+        }
+        let reason = reasonCode == 0 ? "normal disconnect" : MosquittoLibrary.describeReason(reasonCode)
         perform(feed(.disconnected(reasonCode: reasonCode, reason: reason)))
     }
 
