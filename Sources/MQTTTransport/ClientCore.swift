@@ -3,6 +3,10 @@ import Foundation
 import Logging
 import MonotonicWait
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The handle libmosquitto gives us. libmosquitto locks its own client state, and every call
 /// we make on it after `start()` is either from the network thread or one of the calls
 /// documented as thread-safe (publish, subscribe, disconnect).
@@ -255,14 +259,58 @@ final class ClientCore: Sendable {
                     "MQTT session taken over: another client connected to \(configuration.broker) as '\(configuration.clientID)'; is a second gateway using the same mqtt.clientId? Waiting the longest backoff before reconnecting")
                 emit(.sessionTakenOver)
             case .disconnectAndStop:
-                // A normal DISCONNECT makes the broker discard our will.
-                mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
-                let deadline = ContinuousClock.now + .seconds(2)
-                while ContinuousClock.now < deadline, mosquitto_loop(mosq, 50, 1) == MOSQ_ERR_SUCCESS.rawValue {
-                    if state.withLock({ $0.connection != .connected }) { break }
-                }
+                disconnectCleanly(within: .seconds(2))
             }
         }
+    }
+
+    /// Sends DISCONNECT (so the broker discards our will) and closes the connection without the
+    /// broker taking it for lost. Two behaviours of libmosquitto 2.0 would otherwise fire the
+    /// will at a graceful stop under load:
+    /// - `mosquitto_disconnect` marks the client disconnected at once but queues DISCONNECT
+    ///   behind everything still unsent. Any packet read meanwhile (the PUBACK of a burst, a
+    ///   PINGRESP, an inbound PUBLISH) is then a protocol error, and libmosquitto closes the
+    ///   socket without ever sending the DISCONNECT. So from here on we only write.
+    /// - Right after writing DISCONNECT libmosquitto closes the socket; acknowledgements still
+    ///   unread make the kernel send a reset, and a broker still writing to us fails that write
+    ///   and drops the connection as lost before reading the DISCONNECT. So we hold a duplicate
+    ///   of the socket, half-close it once DISCONNECT is out, and read until the broker closes.
+    private func disconnectCleanly(within limit: Duration) {
+        let mosq = handle.pointer
+        let deadline = ContinuousClock.now + limit
+        let socket = mosquitto_socket(mosq)
+        let held = socket >= 0 ? dup(socket) : -1
+        defer { if held >= 0 { close(held) } }
+        guard mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil) == MOSQ_ERR_SUCCESS.rawValue else {
+            return
+        }
+        var sent = false
+        while ContinuousClock.now < deadline {
+            // libmosquitto closes its socket once the DISCONNECT is written.
+            if mosquitto_socket(mosq) < 0 {
+                sent = true
+                break
+            }
+            _ = isReady(socket, for: POLLOUT, withinMilliseconds: 50)
+            if mosquitto_loop_write(mosq, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
+        }
+        guard sent, held >= 0 else {
+            logger.warning("MQTT could not send DISCONNECT to \(configuration.broker) within \(limit): the broker may publish the will")
+            return
+        }
+        Glibc.shutdown(held, Int32(SHUT_WR))
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while ContinuousClock.now < deadline {
+            guard isReady(held, for: POLLIN, withinMilliseconds: 50) else { continue }
+            let count = read(held, &buffer, buffer.count)
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { break }
+        }
+    }
+
+    /// Waits up to `milliseconds` for `events` on `descriptor`; true when one is ready.
+    private func isReady(_ descriptor: Int32, for events: Int32, withinMilliseconds milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(events), revents: 0)
+        return poll(&entry, 1, milliseconds) > 0
     }
 
     /// Re-sends subscriptions the broker refused once their retry time has come (an ACL fixed
