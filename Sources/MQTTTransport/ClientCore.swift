@@ -230,10 +230,17 @@ final class ClientCore: Sendable {
                 emit(.connecting(attempt: attempt))
                 setConnection(.connecting)
                 applyReceiveMaximum()
-                let rc = mosquitto_connect_bind_v5(
-                    mosq, configuration.broker.host, Int32(configuration.broker.port), Int32(configuration.keepalive), nil, connectProperties)
+                // libmosquitto's TCP connect blocks; a broker that drops SYNs would hold this
+                // thread for the kernel's SYN retries (~2 min) instead of connectTimeout.
+                let (rc, timedOut) = BlockingConnectWatchdog.run(until: .now + .seconds(configuration.connectTimeout)) {
+                    mosquitto_connect_bind_v5(
+                        mosq, configuration.broker.host, Int32(configuration.broker.port), Int32(configuration.keepalive), nil,
+                        connectProperties)
+                }
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
                     perform(feed(.connectCallSent))
+                } else if timedOut {
+                    perform(feed(.connectCallFailed(reason: "no TCP connection to \(configuration.broker) within \(configuration.connectTimeout) s")))
                 } else {
                     let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : MosquittoLibrary.describe(rc)
                     perform(feed(.connectCallFailed(reason: "connect to \(configuration.broker) failed: \(reason)")))
