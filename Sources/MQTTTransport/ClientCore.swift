@@ -3,6 +3,10 @@ import Foundation
 import Logging
 import MonotonicWait
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The handle libmosquitto gives us. libmosquitto locks its own client state, and every call
 /// we make on it after `start()` is either from the network thread or one of the calls
 /// documented as thread-safe (publish, subscribe, disconnect).
@@ -39,7 +43,17 @@ final class ClientCore: Sendable {
         /// Subscriptions the broker refused, re-sent at `subscriptionRetryAt` while connected.
         var refusedSubscriptions: [Subscription] = []
         var subscriptionRetryAt = ContinuousClock.now
+        /// The last connection ended in a protocol error detected by libmosquitto: connect
+        /// with ``ClientCore/widenedReceiveMaximum`` until a connection ends otherwise.
+        var widenReceiveMaximum = false
     }
+
+    /// The receive maximum of a connection after a protocol error: libmosquitto refuses QoS 2
+    /// deliveries beyond its own receive maximum (and closes the connection), and a resumed
+    /// session can hold more in flight than that (a lower `receiveMaximum` than its creator's,
+    /// or mosquitto 2.0.11 overshooting it). The broker resends them all at every reconnect, so
+    /// only a receive maximum that covers them lets the session resume.
+    static let widenedReceiveMaximum = 65_535
 
     let configuration: MQTTClientConfiguration
     private let logger: Logger
@@ -215,10 +229,18 @@ final class ClientCore: Sendable {
             case .connect(let attempt):
                 emit(.connecting(attempt: attempt))
                 setConnection(.connecting)
-                let rc = mosquitto_connect_bind_v5(
-                    mosq, configuration.broker.host, Int32(configuration.broker.port), Int32(configuration.keepalive), nil, connectProperties)
+                applyReceiveMaximum()
+                // libmosquitto's TCP connect blocks; a broker that drops SYNs would hold this
+                // thread for the kernel's SYN retries (~2 min) instead of connectTimeout.
+                let (rc, timedOut) = BlockingConnectWatchdog.run(until: .now + .seconds(configuration.connectTimeout)) {
+                    mosquitto_connect_bind_v5(
+                        mosq, configuration.broker.host, Int32(configuration.broker.port), Int32(configuration.keepalive), nil,
+                        connectProperties)
+                }
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
                     perform(feed(.connectCallSent))
+                } else if timedOut {
+                    perform(feed(.connectCallFailed(reason: "no TCP connection to \(configuration.broker) within \(configuration.connectTimeout) s")))
                 } else {
                     let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : MosquittoLibrary.describe(rc)
                     perform(feed(.connectCallFailed(reason: "connect to \(configuration.broker) failed: \(reason)")))
@@ -244,14 +266,58 @@ final class ClientCore: Sendable {
                     "MQTT session taken over: another client connected to \(configuration.broker) as '\(configuration.clientID)'; is a second gateway using the same mqtt.clientId? Waiting the longest backoff before reconnecting")
                 emit(.sessionTakenOver)
             case .disconnectAndStop:
-                // A normal DISCONNECT makes the broker discard our will.
-                mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
-                let deadline = ContinuousClock.now + .seconds(2)
-                while ContinuousClock.now < deadline, mosquitto_loop(mosq, 50, 1) == MOSQ_ERR_SUCCESS.rawValue {
-                    if state.withLock({ $0.connection != .connected }) { break }
-                }
+                disconnectCleanly(within: .seconds(2))
             }
         }
+    }
+
+    /// Sends DISCONNECT (so the broker discards our will) and closes the connection without the
+    /// broker taking it for lost. Two behaviours of libmosquitto 2.0 would otherwise fire the
+    /// will at a graceful stop under load:
+    /// - `mosquitto_disconnect` marks the client disconnected at once but queues DISCONNECT
+    ///   behind everything still unsent. Any packet read meanwhile (the PUBACK of a burst, a
+    ///   PINGRESP, an inbound PUBLISH) is then a protocol error, and libmosquitto closes the
+    ///   socket without ever sending the DISCONNECT. So from here on we only write.
+    /// - Right after writing DISCONNECT libmosquitto closes the socket; acknowledgements still
+    ///   unread make the kernel send a reset, and a broker still writing to us fails that write
+    ///   and drops the connection as lost before reading the DISCONNECT. So we hold a duplicate
+    ///   of the socket, half-close it once DISCONNECT is out, and read until the broker closes.
+    private func disconnectCleanly(within limit: Duration) {
+        let mosq = handle.pointer
+        let deadline = ContinuousClock.now + limit
+        let socket = mosquitto_socket(mosq)
+        let held = socket >= 0 ? dup(socket) : -1
+        defer { if held >= 0 { close(held) } }
+        guard mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil) == MOSQ_ERR_SUCCESS.rawValue else {
+            return
+        }
+        var sent = false
+        while ContinuousClock.now < deadline {
+            // libmosquitto closes its socket once the DISCONNECT is written.
+            if mosquitto_socket(mosq) < 0 {
+                sent = true
+                break
+            }
+            _ = isReady(socket, for: POLLOUT, withinMilliseconds: 50)
+            if mosquitto_loop_write(mosq, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
+        }
+        guard sent, held >= 0 else {
+            logger.warning("MQTT could not send DISCONNECT to \(configuration.broker) within \(limit): the broker may publish the will")
+            return
+        }
+        Glibc.shutdown(held, Int32(SHUT_WR))
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while ContinuousClock.now < deadline {
+            guard isReady(held, for: POLLIN, withinMilliseconds: 50) else { continue }
+            let count = read(held, &buffer, buffer.count)
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { break }
+        }
+    }
+
+    /// Waits up to `milliseconds` for `events` on `descriptor`; true when one is ready.
+    private func isReady(_ descriptor: Int32, for events: Int32, withinMilliseconds milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(events), revents: 0)
+        return poll(&entry, 1, milliseconds) > 0
     }
 
     /// Re-sends subscriptions the broker refused once their retry time has come (an ACL fixed
@@ -355,8 +421,26 @@ final class ClientCore: Sendable {
         }
     }
 
+    /// Sets the receive maximum the next CONNECT announces (and libmosquitto enforces).
+    private func applyReceiveMaximum() {
+        let widened = state.withLock { $0.widenReceiveMaximum }
+        let value = widened ? Self.widenedReceiveMaximum : configuration.receiveMaximum
+        _ = mosquitto_int_option(handle.pointer, MOSQ_OPT_RECEIVE_MAXIMUM, Int32(clamping: value))
+        if widened {
+            logger.warning(
+                "MQTT the last connection ended in a protocol error, as when the session holds more QoS 2 messages in flight than receive maximum \(configuration.receiveMaximum); connecting with receive maximum \(value) until a connection ends otherwise")
+        }
+    }
+
     fileprivate func didDisconnect(reasonCode: Int32) {
-        let reason = reasonCode == 0 ? "normal disconnect" : reasonCode >= 0x80 ? MosquittoLibrary.describeReason(reasonCode) : MosquittoLibrary.describe(reasonCode)
+        state.withLock { $0.widenReceiveMaximum = reasonCode == MOSQ_ERR_PROTOCOL.rawValue }
+        // libmosquitto reports its own errors (below 0x80, 0 being a normal DISCONNECT) through
+        // the same callback as a broker's DISCONNECT reason codes.
+        if reasonCode > 0, reasonCode < 0x80 {
+            perform(feed(.connectionLost(reason: MosquittoLibrary.describe(reasonCode))))
+            return
+        }
+        let reason = reasonCode == 0 ? "normal disconnect" : MosquittoLibrary.describeReason(reasonCode)
         perform(feed(.disconnected(reasonCode: reasonCode, reason: reason)))
     }
 

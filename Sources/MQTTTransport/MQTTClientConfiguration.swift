@@ -80,6 +80,9 @@ public struct MQTTClientConfiguration: Sendable {
     /// Seconds the broker keeps the session after a disconnect (0: ends with the connection).
     public var sessionExpiry: UInt32
     /// MQTT 5 receive maximum: how many unacknowledged QoS 1/2 messages the broker may send us.
+    /// After a connection that libmosquitto ended with a protocol error (as when a resumed
+    /// session holds more QoS 2 messages in flight than this), the client announces 65,535
+    /// until a connection ends for another reason.
     public var receiveMaximum: Int
     /// Bound on this client's outstanding publishes; callers wait for a free slot beyond it.
     /// libmosquitto's own outgoing queue is unbounded, so this is what bounds memory.
@@ -90,7 +93,8 @@ public struct MQTTClientConfiguration: Sendable {
     public var tls: TLS?
     /// Backoff between connection attempts.
     public var reconnect: Reconnect
-    /// Seconds to wait for CONNACK before giving up on an attempt and retrying.
+    /// Seconds an attempt may take, TCP connect included, to get its CONNACK before it is given
+    /// up and retried (a blocking connect to an address that drops SYNs is interrupted).
     public var connectTimeout: Double
     /// MQTT 5 "retain as published" on every subscription: received messages keep the retain
     /// flag their publisher set, instead of it marking only deliveries from the broker's

@@ -19,24 +19,41 @@ struct FaultTests {
         return observer
     }
 
-    @Test("kill -9 during a 30,000-frame stream: after a restart every acknowledged frame is processed, ≤ 10 % twice")
-    func killMidStream() async throws {
+    /// A broker, an observer counting `stream`'s frames by their presence output, and a first
+    /// gateway process, returned once it has subscribed. `launch` starts another on the same
+    /// client id and data directory: the broker keeps the subscriber's session (queued frames)
+    /// and the journal keeps what was in flight.
+    private func crashScene(_ stream: PresenceStream, clientID: String, arguments extra: [String] = []) async throws -> (
+        broker: TestBroker, counter: PresenceCounter, observer: MQTTClient, first: GatewayProcess,
+        launch: @Sendable ([String]) throws -> GatewayProcess
+    ) {
         let broker = try await TestBroker.started()
-        let stream = PresenceStream(device: "crash-1", count: 30_000)
         let counter = PresenceCounter(stream)
-        let observer = try await observe(broker, ["gateway/crash-1/connection"], handler: counter.handler)
+        let observer = try await observe(broker, ["gateway/\(stream.device)/connection"], handler: counter.handler)
         let data = broker.directory.appendingPathComponent("gateway-data")
-        // The same client id and data directory across the restart: the broker keeps the
-        // subscriber's session (queued frames) and the journal keeps what was in flight.
+        let arguments = ["--set", "mqtt.clientId=\(clientID)", "--set", "registry.file=null"] + extra
+        let launch: @Sendable ([String]) throws -> GatewayProcess = { more in
+            try GatewayProcess(broker: broker, arguments: arguments + more, dataDirectory: data)
+        }
+        let first = try launch([])
+        try await first.waitUntilSubscribed()
+        return (broker, counter, observer, first, launch)
+    }
+
+    @Test(
+        "kill -9 during a 30,000-frame stream: after a restart every acknowledged frame is processed, ≤ 10 % twice",
+        arguments: [MQTTQoS.atLeastOnce, .exactlyOnce])
+    func killMidStream(publisherQoS: MQTTQoS) async throws {
+        let stream = PresenceStream(device: "crash-1", count: 30_000)
         // WG_FAULT_JOURNAL_OFF=1 runs the control experiment: the same test without the journal,
         // which is expected to FAIL with frames missing (docs/reliability.md quotes the counts).
         let control = ProcessInfo.processInfo.environment["WG_FAULT_JOURNAL_OFF"] == "1" ? ["--set", "journal.path=null"] : []
-        let arguments = ["--set", "mqtt.clientId=gw-crash", "--set", "registry.file=null"] + control
-        let first = try GatewayProcess(broker: broker, arguments: arguments, dataDirectory: data)
-        try await first.waitUntilSubscribed()
+        let (broker, counter, observer, first, launch) = try await crashScene(stream, clientID: "gw-crash", arguments: control)
 
         let device = try await TestClients.connected(try TestClients.configuration(broker))
-        let publishing = Task { try await stream.publish(with: device) }
+        // Every frame acknowledged to the device (PUBACK, or PUBCOMP at QoS 2) is the broker's
+        // to deliver.
+        let publishing = Task { try await stream.publish(with: device, qos: publisherQoS) }
         // Kill it once it is well into the stream (an observed count, not a sleep).
         try await counter.wait(forDistinct: 3_000, timeout: 60)
         first.signal(SIGKILL)
@@ -44,12 +61,40 @@ struct FaultTests {
         let atKill = counter.counts.distinct
         try await publishing.value
 
-        let second = try GatewayProcess(broker: broker, arguments: arguments, dataDirectory: data)
+        let second = try launch([])
         try await counter.wait(forDistinct: stream.count, timeout: 120)
         let counts = counter.counts
         #expect(atKill < stream.count, "the kill came after the whole stream was processed; the test proved nothing")
         #expect(counts.messages - stream.count <= stream.count / 10, "\(counts.messages - stream.count) duplicates")
         #expect(second.log.contains("replaying") || counts.messages > 0)
+        // The resumed subscriber is never cut off by its own library (QoS 2 deliveries over
+        // the receive maximum were, reconnect after reconnect).
+        #expect(!second.log.contains("protocol error"), "log:\n\(second.log)")
+        second.signal(SIGTERM)
+        #expect(try await second.waitForExit(timeout: 40) == 0, "log:\n\(second.log)")
+        await device.shutdown()
+        await observer.shutdown()
+    }
+
+    @Test("a resumed session with more messages in flight than mqtt.receiveMaximum resumes and delivers them all")
+    func resumeWithMoreInFlightThanReceiveMaximum() async throws {
+        let stream = PresenceStream(device: "inflight-1", count: 1_000)
+        let (broker, counter, observer, first, launch) = try await crashScene(stream, clientID: "gw-inflight")
+        // A stopped gateway acknowledges nothing: the broker puts the default receive maximum
+        // (256) of the QoS 2 frames in flight to it and queues the rest in its session.
+        first.signal(SIGSTOP)
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await stream.publish(with: device, qos: .exactlyOnce, timeout: 60)
+        first.signal(SIGKILL)
+        _ = try await first.waitForExit(timeout: 10)
+        #expect(counter.counts.distinct == 0, "the stopped gateway processed frames")
+
+        // The same session resumed by a gateway that allows only 16 in flight.
+        let second = try launch(["--set", "mqtt.receiveMaximum=16"])
+        try await counter.wait(forDistinct: stream.count, timeout: 60)
+        let resumed = second.log.split(separator: "\n").contains { $0.contains("gw-inflight-in") && $0.contains("session present: true") }
+        #expect(resumed, "the subscriber's session was not resumed; log:\n\(second.log)")
+        #expect(!second.log.contains("protocol error"), "log:\n\(second.log)")
         second.signal(SIGTERM)
         #expect(try await second.waitForExit(timeout: 40) == 0, "log:\n\(second.log)")
         await device.shutdown()

@@ -149,4 +149,32 @@ struct MQTTClientTests {
         await marker.shutdown()
         await watcher.shutdown()
     }
+
+    @Test("a graceful shutdown in the middle of a burst of publishes does not fire the will")
+    func shutdownDuringBurstKeepsWillUnsent() async throws {
+        let broker = try await TestBroker.started()
+        let collector = MessageCollector()
+        let watcher = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await watcher.subscribe(["will/#", "done/#"], qos: .atLeastOnce)
+        // Several rounds: whether an acknowledgement arrives while DISCONNECT waits behind the
+        // burst depends on timing, and one round may miss it.
+        for round in 0..<5 {
+            var configuration = try TestClients.configuration(broker)
+            configuration.will = MQTTMessage(topic: "will/client-\(round)", string: "gone")
+            configuration.maximumInflightPublishes = 5_000
+            let client = try await TestClients.connected(configuration)
+            for index in 0..<5_000 {
+                try await client.send(MQTTMessage(topic: "burst/\(round)", string: "\(index)"))
+            }
+            // Acknowledgements are streaming in while the client disconnects.
+            await client.shutdown()
+        }
+        let marker = try await TestClients.connected(try TestClients.configuration(broker))
+        try await marker.publish(MQTTMessage(topic: "done/marker", string: "x"))
+        let received = try await collector.wait("the marker") { $0.contains { $0.topic == "done/marker" } }
+        let wills = received.filter { $0.topic.hasPrefix("will/") }.map(\.topic)
+        #expect(wills.isEmpty, "the broker published the will of a client that disconnected normally: \(wills)")
+        await marker.shutdown()
+        await watcher.shutdown()
+    }
 }

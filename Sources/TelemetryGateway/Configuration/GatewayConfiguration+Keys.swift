@@ -44,13 +44,13 @@ extension GatewayConfiguration {
             "Seconds the broker keeps the subscriber session and queues QoS 1 frames while the gateway is away (0: clean start; clustered modes always start clean).",
             default: 3600, in: 0...Int(UInt32.max)
         ) { $0.mqtt.sessionExpiry = UInt32($1) },
-        .integer("mqtt.receiveMaximum", "MQTT 5 receive maximum of the subscriber (unacknowledged QoS 1/2 in flight).", default: 256, in: 1...65535) {
+        .integer("mqtt.receiveMaximum", "MQTT 5 receive maximum of the subscriber (unacknowledged QoS 1 frames in flight from the broker).", default: 256, in: 1...65535) {
             $0.mqtt.receiveMaximum = $1
         },
         .integer("mqtt.maxInflightPublishes", "Bound on outstanding publishes of the publisher connection.", default: 1024, in: 1...65535) {
             $0.mqtt.maximumInflightPublishes = $1
         },
-        .number("mqtt.connectTimeout", "Seconds to wait for CONNACK before retrying.", default: 10, in: 0.1...600) {
+        .number("mqtt.connectTimeout", "Seconds an attempt may take to open the TCP connection and get the CONNACK before it is given up and retried.", default: 10, in: 0.1...600) {
             $0.mqtt.connectTimeout = $1
         },
         .number("mqtt.reconnect.initialDelay", "First reconnect delay in seconds (doubles per failure).", default: 0.25, in: 0.01...60) {

@@ -61,7 +61,15 @@ struct SubscriberService: Service {
         while !Task.isCancelled {
             do {
                 try await subscriber.waitUntilConnected(timeout: runtime.configuration.mqtt.connectTimeout)
-                try await subscriber.subscribe(filters, qos: .exactlyOnce)
+                // QoS 1, not 2, even for devices publishing at QoS 2 (the broker downgrades
+                // the delivery): libmosquitto holds an inbound QoS 2 message in memory from its
+                // PUBREC until the PUBREL and only then calls us, so a crash in between loses it
+                // (the broker resends only the PUBREL), and it enforces our receive maximum on
+                // QoS 2 deliveries only, failing a resumed session that has more in flight with a
+                // protocol error, reconnect after reconnect. At QoS 1 the journal append before
+                // the PUBACK leaves the socket plus deterministic event ids give exactly-once in
+                // effect (docs/reliability.md).
+                try await subscriber.subscribe(filters, qos: .atLeastOnce)
                 runtime.logger.info("subscribed to \(filters.joined(separator: ", "))")
                 return
             } catch let error as MQTTTransportError where error.code == .rejectedByBroker {

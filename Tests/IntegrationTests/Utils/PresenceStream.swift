@@ -11,12 +11,14 @@ struct PresenceStream {
     /// The date of frame `index` is `baseDate + index`.
     let baseDate = 1_800_000_000
 
-    /// Publishes every frame at QoS 1 as fast as the in-flight window allows and waits until the
-    /// broker acknowledged all of them (the client reconnects and re-sends across faults).
-    func publish(with client: MQTTClient, timeout: Double = 120) async throws {
+    /// Publishes every frame at `qos` (QoS 1 unless told) as fast as the in-flight window allows
+    /// and waits until the broker acknowledged all of them (the client reconnects and re-sends
+    /// across faults).
+    func publish(with client: MQTTClient, qos: MQTTQoS = .atLeastOnce, timeout: Double = 120) async throws {
         for index in 0..<count {
             let state = index % 2 == 0 ? "online" : "offline"
-            try await client.send(MQTTMessage(topic: "wearables/\(device)/status", string: #"{"state":"\#(state)","date":\#(baseDate + index)}"#))
+            try await client.send(
+                MQTTMessage(topic: "wearables/\(device)/status", string: #"{"state":"\#(state)","date":\#(baseDate + index)}"#, qos: qos))
         }
         guard await client.flush(timeout: timeout) else { throw TestFailure("the broker did not acknowledge all \(count) frames within \(timeout) s") }
     }
