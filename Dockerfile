@@ -41,9 +41,13 @@ WORKDIR /srv/wearable-gateway
 COPY config/ ./config/
 RUN ln -s /srv/wearable-gateway/config /etc/wearable-gateway \
     && mkdir -p /var/lib/wearable-gateway && chown wearable /var/lib/wearable-gateway
-# The historical accelerometer store (docs/recorder.md) lives on a volume the gateway owns.
-ENV WG_RECORDER_DATABASE=/var/lib/wearable-gateway/recorder.sqlite
+# Everything the gateway writes lives on a volume it owns: the working directory is root's,
+# so a relative default (data/...) would not be writable. The inbound journal, the device
+# state store and the historical accelerometer store (docs/reliability.md, docs/recorder.md);
+# scripts/check-image.sh runs the binary this way and fails if one is missing.
 ENV WG_JOURNAL_PATH=/var/lib/wearable-gateway/journal.bin
+ENV WG_STATE_PATH=/var/lib/wearable-gateway/state.sqlite
+ENV WG_RECORDER_DATABASE=/var/lib/wearable-gateway/recorder.sqlite
 VOLUME /var/lib/wearable-gateway
 # The HTTP server (http.listen; compose sets 0.0.0.0:9464): /metrics, /healthz, /readyz, fleet page.
 # curl is installed for the compose healthcheck on /readyz.

@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "TelemetryGatewayTests",
             dependencies: [
-                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation",
+                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

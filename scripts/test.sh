@@ -79,6 +79,9 @@ WEARABLE_SIM="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"
 log "broker ACL (scripts/check-acl.sh)"
 bash scripts/check-acl.sh
 
+log "the image's run: the gateway as the Dockerfile runs it, unprivileged, writing only to the volume (scripts/check-image.sh)"
+bash scripts/check-image.sh
+
 log "operations: HTTP endpoints, Prometheus, dead letters, JSON logs, fleet page in Chromium (scripts/check-operations.sh)"
 bash scripts/check-operations.sh
 

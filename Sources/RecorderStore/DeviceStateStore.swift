@@ -9,9 +9,17 @@ import TelemetryCore
 /// One row per device, overwritten in place; the shard workers write the devices that changed
 /// in one transaction per tick. WAL mode with `synchronous = NORMAL`: a process crash loses
 /// nothing written, a power loss may lose the last transactions. Thread-safe (`Sendable`).
+///
+/// A file that cannot be opened as this store (not a database, damaged, a directory, not
+/// writable) is moved aside at open and a fresh store takes its place: the gateway loses the
+/// stored states, never its start (``onMovedAside`` says where the file went).
 public final class DeviceStateStore: @unchecked Sendable {
     /// The database file.
     public let path: String
+    /// The wall clock, for the name of a file moved aside.
+    private let now: @Sendable () -> Date
+    /// Told where an unusable file went and why it was unusable, before the fresh store opens.
+    private let onMovedAside: @Sendable (_ movedTo: String, _ error: any Error) -> Void
     /// Opened on first use, on ``openQueue`` (guarded by `lock`).
     private var pool: DatabasePool?
     private let lock = NSLock()
@@ -20,12 +28,21 @@ public final class DeviceStateStore: @unchecked Sendable {
     private static let openQueue = DispatchQueue(label: "device-state-open")
 
     /// Prepares the store at `path`, creating its directory; the file is opened on first use.
+    /// - Parameters:
+    ///   - path: the SQLite file.
+    ///   - now: the wall clock (names a file moved aside, `state.sqlite.corrupt-20261123T091500Z`).
+    ///   - onMovedAside: called when an unusable file was moved aside (see the type's description).
     /// - Throws: when the directory cannot be created.
-    public init(path: String) throws {
+    public init(
+        path: String, now: @escaping @Sendable () -> Date = { Date() },
+        onMovedAside: @escaping @Sendable (_ movedTo: String, _ error: any Error) -> Void = { _, _ in }
+    ) throws {
         // Made here, so a bad `state.path` stops the start with its name rather than the first write.
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.path = path
+        self.now = now
+        self.onMovedAside = onMovedAside
     }
 
     private func database() async throws -> DatabasePool {
@@ -40,6 +57,20 @@ public final class DeviceStateStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let pool { return pool }
+        let opened: DatabasePool
+        do {
+            opened = try open()
+        } catch {
+            // Not retried in a loop: a second failure on a fresh file is not the file's fault.
+            guard let movedTo = try StoreFileQuarantine(path: path).moveAside(after: error, at: now()) else { throw error }
+            onMovedAside(movedTo, error)
+            opened = try open()
+        }
+        pool = opened
+        return opened
+    }
+
+    private func open() throws -> DatabasePool {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(
@@ -51,9 +82,7 @@ public final class DeviceStateStore: @unchecked Sendable {
                     ) WITHOUT ROWID;
                     """)
         }
-        let opened = try DatabasePool.gatewayStore(path: path, label: "device-state", migrator: migrator)
-        pool = opened
-        return opened
+        return try DatabasePool.gatewayStore(path: path, label: "device-state", migrator: migrator)
     }
 
     /// Writes snapshots, replacing each device's previous one, in one transaction.

@@ -132,7 +132,7 @@ extension GatewayConfiguration {
             $0.recorder.maximumQueryPayloadBytes = $1
         },
         .integer(
-            "recorder.maxAnswerPublishesInFlight", "Recorder answer messages unacknowledged at once; must stay below mqtt.maxInflightPublishes, whose rest is kept for device events.",
+            "recorder.maxAnswerPublishesInFlight", "Recorder answer messages unacknowledged at once; at most half of mqtt.maxInflightPublishes is used (the rest is kept for device events).",
             default: 32, in: 1...65535
         ) { $0.recorder.maximumAnswerPublishesInFlight = $1 },
         .number("recorder.tremor.grace", "Seconds past a minute's end the recorded data must reach before that minute's tremor result is published.", default: 5, in: 0...3600) {
@@ -350,12 +350,6 @@ extension GatewayConfiguration {
                 .init(
                     key: "pipeline.maxHandoffWait", source: "configuration",
                     message: "must be under half of mqtt.keepalive (\(mqtt.keepalive) s), got \(pipeline.maximumHandoffWait): a longer block risks a keepalive timeout"))
-        }
-        if recorder.maximumAnswerPublishesInFlight >= mqtt.maximumInflightPublishes {
-            issues.append(
-                .init(
-                    key: "recorder.maxAnswerPublishesInFlight", source: "configuration",
-                    message: "must be below mqtt.maxInflightPublishes (\(mqtt.maximumInflightPublishes)), got \(recorder.maximumAnswerPublishesInFlight): recorder answers could take every slot device events need"))
         }
         issues += reliabilityIssues()
         issues += clusterIssues()

@@ -14,6 +14,8 @@ final class DeviceStateMetrics: Sendable {
     let snapshotsWritten: Counter
     /// Store reads or writes that failed (the state of those devices may be lost on a crash).
     let storeFailures: Counter
+    /// Store files that could not be opened and were moved aside for a fresh one (`state.path`).
+    let movedAside: Counter
     /// Devices with state in memory, per shard.
     let resident: [Gauge]
 
@@ -24,6 +26,7 @@ final class DeviceStateMetrics: Sendable {
         evictedOverCapacity = Counter(label: "gateway_devices_evicted_total", dimensions: [("reason", "overCapacity")], factory: factory)
         snapshotsWritten = Counter(label: "gateway_device_snapshots_written_total", factory: factory)
         storeFailures = Counter(label: "gateway_device_state_failures_total", factory: factory)
+        movedAside = Counter(label: "gateway_device_state_moved_aside_total", factory: factory)
         resident = (0..<shards).map { Gauge(label: "gateway_devices_resident", dimensions: [("shard", "\($0)")], factory: factory) }
     }
 }

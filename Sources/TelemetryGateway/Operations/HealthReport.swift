@@ -19,6 +19,27 @@ public struct HealthReport: Sendable, Equatable {
         }
     }
 
+    /// A store's writes, for the readiness body. A failing store does not make the gateway
+    /// unready: frames are still processed and published, only what survives a crash is less.
+    public struct StoreHealth: Sendable, Equatable {
+        /// The store's configuration key, e.g. `state.path`.
+        public var name: String
+        /// Whether its last write failed.
+        public var failing: Bool
+        /// Writes that failed since the start.
+        public var failures: Int
+        /// The last failure's error.
+        public var lastError: String?
+
+        /// Creates a store's health.
+        public init(name: String, failing: Bool, failures: Int, lastError: String?) {
+            self.name = name
+            self.failing = failing
+            self.failures = failures
+            self.lastError = lastError
+        }
+    }
+
     /// True when every check passed.
     public var ok: Bool { problems.isEmpty }
     /// Human-readable reasons, one per failed check.
@@ -27,15 +48,19 @@ public struct HealthReport: Sendable, Equatable {
     public var connections: [String: Bool] = [:]
     /// The queues checked, for the readiness body.
     public var queues: [QueueLoad] = []
+    /// The stores that reported writes, for the readiness body.
+    public var stores: [StoreHealth] = []
 
     /// Creates a report.
-    public init(problems: [String], connections: [String: Bool] = [:], queues: [QueueLoad] = []) {
+    public init(problems: [String], connections: [String: Bool] = [:], queues: [QueueLoad] = [], stores: [StoreHealth] = []) {
         self.problems = problems
         self.connections = connections
         self.queues = queues
+        self.stores = stores
     }
 
-    /// The JSON body: `{"status":"ok"|"unavailable","reasons":[...],...}`.
+    /// The JSON body: `{"status":"ok"|"unavailable","reasons":[...],...}`; a failing store shows
+    /// as `"stores":[{"name":"state.path","status":"failing","failures":3,"lastError":"..."}]`.
     public var json: [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.object {
@@ -55,6 +80,18 @@ public struct HealthReport: Sendable, Equatable {
                             $0.field("name", queue.name)
                             $0.field("depth", queue.depth)
                             $0.field("capacity", queue.capacity)
+                        }
+                    }
+                })
+            }
+            if !stores.isEmpty {
+                $0.field("stores", array: { list in
+                    for store in stores {
+                        list.object {
+                            $0.field("name", store.name)
+                            $0.field("status", store.failing ? "failing" : "ok")
+                            $0.field("failures", store.failures)
+                            if let error = store.lastError { $0.field("lastError", error) }
                         }
                     }
                 })

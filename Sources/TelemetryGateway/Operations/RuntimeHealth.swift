@@ -10,6 +10,7 @@ import Synchronization
 ///   and a broker round-trip probe is not outstanding longer than that while the publisher is
 ///   connected (a stalled publisher network thread never completes it).
 /// - **Readiness** (`/readyz`): both MQTT connections are up and every queue is below its limit.
+///   The stores' write health is in its body but does not decide it (``HealthReport/StoreHealth``).
 ///
 /// Thread-safe: loops, network threads and HTTP handlers call it concurrently.
 public final class RuntimeHealth: Sendable {
@@ -20,6 +21,7 @@ public final class RuntimeHealth: Sendable {
         var handlerEnteredAt: Double?
         var probeSentAt: Double?
         var queues: (@Sendable () -> [HealthReport.QueueLoad])?
+        var stores: [String: HealthReport.StoreHealth] = [:]
     }
 
     private let state = Mutex(State())
@@ -86,6 +88,22 @@ public final class RuntimeHealth: Sendable {
         state.withLock { $0.queues = loads }
     }
 
+    /// Records the outcome of a store's write (or open).
+    /// - Parameters:
+    ///   - store: the store's configuration key, e.g. `state.path`.
+    ///   - error: why the write failed; nil when it succeeded.
+    public func recordStore(_ store: String, error: String?) {
+        state.withLock { state in
+            var health = state.stores[store] ?? HealthReport.StoreHealth(name: store, failing: false, failures: 0, lastError: nil)
+            health.failing = error != nil
+            if let error {
+                health.failures += 1
+                health.lastError = error
+            }
+            state.stores[store] = health
+        }
+    }
+
     /// `/healthz`: the loops run.
     public func liveness() -> HealthReport {
         let date = now()
@@ -114,6 +132,7 @@ public final class RuntimeHealth: Sendable {
         for queue in queues where queue.depth >= queue.capacity {
             problems.append("queue \(queue.name) is full (\(queue.depth) of \(queue.capacity))")
         }
-        return HealthReport(problems: problems, connections: snapshot.connected, queues: queues)
+        let stores = snapshot.stores.values.sorted { $0.name < $1.name }
+        return HealthReport(problems: problems, connections: snapshot.connected, queues: queues, stores: stores)
     }
 }

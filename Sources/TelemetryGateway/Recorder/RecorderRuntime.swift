@@ -41,7 +41,10 @@ final class RecorderRuntime: Sendable {
             RecorderQueryAdmission(
                 perRequester: configuration.recorder.maximumQueriesPerRequester, capacity: configuration.recorder.queryQueueCapacity,
                 maximumPayloadBytes: configuration.recorder.maximumQueryPayloadBytes, refusalCapacity: Self.refusalCapacity))
-        answerBudget = RecorderAnswerBudget(limit: configuration.recorder.maximumAnswerPublishesInFlight)
+        // Capped at half the publisher's slots (at least one), so answers never take every slot
+        // device events need, whatever mqtt.maxInflightPublishes is lowered to.
+        answerBudget = RecorderAnswerBudget(
+            limit: min(configuration.recorder.maximumAnswerPublishesInFlight, max(1, configuration.mqtt.maximumInflightPublishes / 2)))
         if let path = configuration.recorder.database {
             do {
                 database = try RecorderDatabase(path: path)

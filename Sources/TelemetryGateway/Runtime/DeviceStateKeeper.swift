@@ -18,6 +18,8 @@ struct DeviceStateKeeper {
     /// Partitioned mode sharing state: where owned devices' snapshots go for publishing.
     private let cluster: ClusterRuntime?
     private let metrics: DeviceStateMetrics
+    /// Where the store's write failures show (`/readyz`).
+    private let health: RuntimeHealth
     private let logger: Logger
     private let settings: GatewayConfiguration.DeviceState
     /// This shard's share of `state.maxResidentDevices`.
@@ -28,6 +30,11 @@ struct DeviceStateKeeper {
     private var heldForSnapshot: [ReleaseCountdown] = []
     /// Outputs of applied frames not acknowledged yet: snapshots carry them, restores republish them.
     private var unacknowledged = UnacknowledgedOutputs()
+    /// Devices whose latest snapshot is not stored (its write failed): written again with the
+    /// next snapshots, and kept in memory until then.
+    private(set) var unsaved: Set<DeviceID> = []
+    /// One write failure logged per interval, however many ticks fail.
+    private let failureLog = RateLimitedLog(interval: 30)
     private var nextIdleScan = 0.0
     /// When the next snapshot write is due, on the monotonic clock: it releases held journal
     /// records, so a step of the wall clock must not delay it.
@@ -37,13 +44,24 @@ struct DeviceStateKeeper {
     private static let idleScanInterval = 10.0
 
     init(shard: Int, shardCount: Int, runtime: GatewayRuntime) {
+        self.init(
+            shard: shard, shardCount: shardCount, store: runtime.deviceStates, cluster: runtime.cluster.flatMap { $0.sharesState ? $0 : nil },
+            metrics: runtime.deviceStateMetrics, health: runtime.operations.health, logger: runtime.logger, settings: runtime.configuration.state)
+    }
+
+    /// The parts one by one (tests keep a shard's state without a running gateway).
+    init(
+        shard: Int, shardCount: Int, store: DeviceStateStore?, cluster: ClusterRuntime?, metrics: DeviceStateMetrics, health: RuntimeHealth,
+        logger: Logger, settings: GatewayConfiguration.DeviceState
+    ) {
         self.shard = shard
-        store = runtime.deviceStates
-        cluster = runtime.cluster.flatMap { $0.sharesState ? $0 : nil }
-        metrics = runtime.deviceStateMetrics
-        logger = runtime.logger
-        settings = runtime.configuration.state
-        residentShare = max(1, runtime.configuration.state.maximumResidentDevices / shardCount)
+        self.store = store
+        self.cluster = cluster
+        self.metrics = metrics
+        self.health = health
+        self.logger = logger
+        self.settings = settings
+        residentShare = max(1, settings.maximumResidentDevices / shardCount)
     }
 
     /// Whether frames are held for snapshots (a store is configured).
@@ -59,6 +77,7 @@ struct DeviceStateKeeper {
             if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
         } catch {
             metrics.storeFailures.increment()
+            health.recordStore("state.path", error: "\(error)")
             logger.error("state.path: cannot read the device state store \(store.path): \(error)")
         }
     }
@@ -113,7 +132,11 @@ struct DeviceStateKeeper {
         }
         let held = heldForSnapshot
         heldForSnapshot.removeAll()
-        let changed = processor.takeChangedDevices()
+        var changed = processor.takeChangedDevices()
+        if !unsaved.isEmpty {
+            unsaved = unsaved.filter { processor.isResident($0) }
+            changed = Array(Set(changed).union(unsaved)).sorted { $0.rawValue < $1.rawValue }
+        }
         // In slices, so a storm of changed devices never holds all their snapshots at once.
         var start = 0
         while store != nil || cluster != nil, start < changed.count {
@@ -127,7 +150,7 @@ struct DeviceStateKeeper {
             start += Self.snapshotsPerWrite
         }
         if let now {
-            await save(unacknowledged.attach(to: evict(&processor, now: now)))
+            await evict(&processor, now: now)
         }
         metrics.resident[shard].record(processor.residentDeviceCount)
         held.forEach { $0.partDone() }
@@ -136,33 +159,52 @@ struct DeviceStateKeeper {
     /// The most snapshots written in one transaction.
     private static let snapshotsPerWrite = 500
 
-    private func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async {
-        guard let store, !snapshots.isEmpty else { return }
+    /// Stores snapshots; returns whether they are stored (true without a store: nothing to keep).
+    @discardableResult
+    private mutating func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async -> Bool {
+        guard let store, !snapshots.isEmpty else { return true }
         do {
             try await store.save(snapshots)
             metrics.snapshotsWritten.increment(by: snapshots.count)
+            for (device, _) in snapshots { unsaved.remove(device) }
+            health.recordStore("state.path", error: nil)
+            return true
         } catch {
-            // Held frames are let go anyway: holding them would fill the journal.
+            // Held frames are let go anyway: holding them would fill the journal. The devices
+            // stay in memory (never evicted unsaved) and are written again with the next tick.
             metrics.storeFailures.increment()
-            logger.error("state.path: cannot write \(snapshots.count) device snapshots to \(store.path): \(error)")
+            for (device, _) in snapshots { unsaved.insert(device) }
+            health.recordStore("state.path", error: "\(error)")
+            if failureLog.shouldLog() {
+                logger.error(
+                    "state.path: cannot write \(snapshots.count) device snapshots to \(store.path): \(error); retrying every state.snapshotInterval, \(unsaved.count) devices of shard \(shard) unsaved (gateway_device_state_failures_total, /readyz)"
+                )
+            }
+            return false
         }
     }
 
     /// Evicts idle devices (every few seconds) and, beyond this shard's share of the resident
-    /// bound, the least recently active down to 90 % of it; returns their snapshots.
-    private mutating func evict(_ processor: inout FrameProcessor, now: Double) -> [(device: DeviceID, snapshot: DeviceSnapshot)] {
+    /// bound, the least recently active down to 90 % of it. Their snapshots are stored first: a
+    /// device whose snapshot cannot be stored stays in memory.
+    private mutating func evict(_ processor: inout FrameProcessor, now: Double) async {
         let overCapacity = processor.residentDeviceCount > residentShare
-        guard overCapacity || now >= nextIdleScan else { return [] }
+        guard overCapacity || now >= nextIdleScan else { return }
         nextIdleScan = now + Self.idleScanInterval
         let cutoff = now - settings.idleEviction
         let target = overCapacity ? residentShare * 9 / 10 : residentShare
-        var evicted: [(device: DeviceID, snapshot: DeviceSnapshot)] = []
-        for device in processor.evictionCandidates(idleSince: cutoff, maxResident: target) {
-            guard let snapshot = processor.evict(device) else { continue }
-            if snapshot.lastSeen < cutoff { metrics.evictedIdle.increment() } else { metrics.evictedOverCapacity.increment() }
-            if store != nil { dormant.insert(device) }
-            evicted.append((device, snapshot))
+        let candidates = processor.evictionCandidates(idleSince: cutoff, maxResident: target)
+        var start = 0
+        while start < candidates.count {
+            let slice = candidates[start..<min(start + Self.snapshotsPerWrite, candidates.count)]
+            start += Self.snapshotsPerWrite
+            let snapshots = unacknowledged.attach(to: slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
+            guard await save(snapshots) else { continue }
+            for (device, snapshot) in snapshots {
+                _ = processor.evict(device)
+                if snapshot.lastSeen < cutoff { metrics.evictedIdle.increment() } else { metrics.evictedOverCapacity.increment() }
+                if store != nil { dormant.insert(device) }
+            }
         }
-        return evicted
     }
 }

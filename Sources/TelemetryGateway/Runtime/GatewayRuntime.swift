@@ -80,16 +80,24 @@ final class GatewayRuntime: Sendable {
         } else {
             journal = nil
         }
+        let deviceStateMetrics = DeviceStateMetrics(factory: metricsFactory, shards: shardCount)
+        self.deviceStateMetrics = deviceStateMetrics
         if let path = configuration.state.path {
             do {
-                deviceStates = try DeviceStateStore(path: path)
+                deviceStates = try DeviceStateStore(
+                    path: path, now: { Date() },
+                    onMovedAside: { movedTo, error in
+                        deviceStateMetrics.movedAside.increment()
+                        logger.error(
+                            "state.path: \(path) could not be opened (\(error)); moved it aside to \(movedTo), devices start with no stored state (gateway_device_state_moved_aside_total)"
+                        )
+                    })
             } catch {
                 throw GatewayStartError("state.path: cannot open the device state store \(path): \(error)")
             }
         } else {
             deviceStates = nil
         }
-        deviceStateMetrics = DeviceStateMetrics(factory: metricsFactory, shards: shardCount)
         recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics)
 
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)

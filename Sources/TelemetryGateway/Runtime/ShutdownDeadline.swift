@@ -26,9 +26,18 @@ final class ShutdownDeadline: Sendable {
     }
 
     /// Marks the start of the shutdown (first call wins).
-    func start() {
-        startedAt.withLock { if $0 == nil { $0 = .now } }
+    /// - Returns: whether this call started it.
+    @discardableResult
+    func start() -> Bool {
+        startedAt.withLock {
+            guard $0 == nil else { return false }
+            $0 = .now
+            return true
+        }
     }
+
+    /// Whether the shutdown has started.
+    var hasStarted: Bool { startedAt.withLock { $0 != nil } }
 
     /// Seconds left until the workers must have drained.
     var drainRemaining: Double { remaining(until: drainTimeout) }

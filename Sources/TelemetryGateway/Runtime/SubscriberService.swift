@@ -18,37 +18,59 @@ struct SubscriberService: Service {
     func run() async throws {
         let router = InboundRouter(runtime: runtime)
         let logger = runtime.logger
-        // Clustered: read the membership first (who owns what) and subscribe before this
-        // instance announces itself online (so it receives every frame of the devices it gains).
-        if let cluster = runtime.cluster, !(await cluster.view.waitUntilKnown()) {
-            logger.notice("cluster: the membership ended before it was known; not subscribing")
-        }
-        await replayJournal(into: router)
-        let subscriber = try MQTTClient(
-            configuration: runtime.configuration.subscriberConfiguration(), logger: logger, onMessage: router.receive,
-            onEvent: { [metrics = runtime.metrics, health = runtime.operations.health] event in
-                metrics.recordConnectionEvent(event, connection: "subscriber")
-                health.record(event, connection: "subscriber")
-            })
-        subscriber.start()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await subscribe(subscriber)
-                runtime.markInboundSubscribed()
-                runtime.cluster?.view.markInboundReady()
+        // Set once the subscriber exists; before that, a shutdown has nothing to stop receiving.
+        let receiving = LockedState(false)
+        let subscriber: MQTTClient? = try await withGracefulShutdownHandler { () async throws -> MQTTClient? in
+            // Clustered: read the membership first (who owns what) and subscribe before this
+            // instance announces itself online (so it receives every frame of the devices it gains).
+            if let cluster = runtime.cluster, !(await cluster.view.waitUntilKnown()) {
+                logger.notice("cluster: the membership ended before it was known; not subscribing")
             }
-            try? await gracefulShutdown()
-            group.cancelAll()
+            guard await replayJournal(into: router) else { return nil }
+            let subscriber = try MQTTClient(
+                configuration: runtime.configuration.subscriberConfiguration(), logger: logger, onMessage: router.receive,
+                onEvent: { [metrics = runtime.metrics, health = runtime.operations.health] event in
+                    metrics.recordConnectionEvent(event, connection: "subscriber")
+                    health.record(event, connection: "subscriber")
+                })
+            receiving.withLock { $0 = true }
+            subscriber.start()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await subscribe(subscriber)
+                    runtime.markInboundSubscribed()
+                    runtime.cluster?.view.markInboundReady()
+                }
+                try? await gracefulShutdown()
+                group.cancelAll()
+            }
+            return subscriber
+        } onGracefulShutdown: {
+            // The shutdown's time bound runs from the signal, even when it comes during the
+            // start-up's journal replay: the replay stops and the queues close at once.
+            beginShutdown()
+            if !receiving.withLock({ $0 }) { closeQueues() }
         }
 
-        deadline.start()
-        if exitOnShutdownOverrun {
-            deadline.armProcessWatchdog(exitCode: ShutdownReport.incompleteExitCode) {
-                logger.critical("shutdown took longer than 2 × pipeline.drainTimeout (\(2 * deadline.drainTimeout) s); exiting; the journal keeps what was not drained")
-            }
-        }
+        beginShutdown()
         logger.info("shutting down: \(runtime.queues.map(\.depth).reduce(0, +)) frames queued")
-        await subscriber.shutdown()
+        await subscriber?.shutdown()
+        closeQueues()
+    }
+
+    /// Starts the shutdown's clock and, in the executable, the watchdog that ends the process
+    /// at its bound (once; later calls do nothing).
+    private func beginShutdown() {
+        guard deadline.start(), exitOnShutdownOverrun else { return }
+        let logger = runtime.logger
+        deadline.armProcessWatchdog(exitCode: ShutdownReport.incompleteExitCode) { [deadline] in
+            logger.critical("shutdown took longer than 2 × pipeline.drainTimeout (\(2 * deadline.drainTimeout) s); exiting; the journal keeps what was not drained")
+        }
+    }
+
+    /// Wakes whatever waits to queue a frame and closes the queues: the workers finish what is
+    /// queued, and the journal keeps everything else for the next start.
+    private func closeQueues() {
         runtime.budget.cancelWaits()
         runtime.journal?.close()
         runtime.queues.forEach { $0.close() }
@@ -84,17 +106,29 @@ struct SubscriberService: Service {
 
     /// Hands the frames an earlier run received but did not finish to the workers, before
     /// subscribing, so they come first in every device's order. Runs on a thread of its own:
-    /// the queues may block the pusher.
-    private func replayJournal(into router: InboundRouter) async {
-        guard let records = runtime.journal?.takeRecovered(), !records.isEmpty else { return }
+    /// the queues may block the pusher. Stops when the shutdown begins (the records not handed
+    /// on stay in the journal).
+    /// - Returns: false when the shutdown began during the replay.
+    private func replayJournal(into router: InboundRouter) async -> Bool {
+        guard let records = runtime.journal?.takeRecovered(), !records.isEmpty else { return !deadline.hasStarted }
         runtime.logger.notice("replaying \(records.count) frames the journal kept from the previous run")
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                for (ticket, record) in records { router.replay(record, ticket: ticket) }
-                continuation.resume()
+        let handedOn = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            let thread = Thread { [deadline] in
+                var handedOn = 0
+                for (ticket, record) in records {
+                    guard !deadline.hasStarted else { break }
+                    router.replay(record, ticket: ticket)
+                    handedOn += 1
+                }
+                continuation.resume(returning: handedOn)
             }
             thread.name = "journal-replay"
             thread.start()
         }
+        guard handedOn == records.count else {
+            runtime.logger.notice("shutdown during the journal replay: \(records.count - handedOn) of \(records.count) frames stay in the journal for the next start")
+            return false
+        }
+        return !deadline.hasStarted
     }
 }

@@ -1,0 +1,58 @@
+import CoreMetrics
+import Foundation
+import Logging
+import RecorderStore
+import Testing
+
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// A shard's device state while the store cannot be written: no device leaves memory unsaved,
+/// and the failure shows in the readiness body.
+@Suite("Device state keeper: a failing store")
+struct DeviceStateKeeperTests {
+    @Test("over capacity while the store fails: nothing is evicted; once it works again the snapshots are stored, then evicted")
+    func neverEvictsUnsaved() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-\(UUID().uuidString)/state")
+        let store = try DeviceStateStore(path: directory.appendingPathComponent("state.sqlite").path)
+        // A real fault that holds as root too: the store's directory is replaced by a file.
+        try FileManager.default.removeItem(at: directory)
+        try Data("not a directory".utf8).write(to: directory)
+
+        var settings = GatewayConfiguration.DeviceState()
+        settings.maximumResidentDevices = 1
+        let health = RuntimeHealth(stallTimeout: 30)
+        var keeper = DeviceStateKeeper(
+            shard: 0, shardCount: 1, store: store, cluster: nil, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
+            health: health, logger: Logger(label: "keeper-test"), settings: settings)
+        var processor = FrameProcessor()
+        let devices = ["state-a", "state-b", "state-c"].compactMap(DeviceID.init)
+        for device in devices {
+            _ = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), receivedAt: 1_000))
+        }
+        let shadows = ShadowDevices(outboundRoot: "gateway")
+        // Snapshot writes are due every state.snapshotInterval (0.5 s) of the monotonic clock.
+        let start = SuspendingClock.now
+
+        await keeper.persist(&processor, now: 1_000.5, at: start, shadows: shadows)
+        #expect(processor.residentDeviceCount == 3, "three devices over a bound of one, none stored: all stay in memory")
+        #expect(keeper.unsaved == Set(devices))
+        let failing = health.readiness()
+        #expect(failing.stores.map(\.name) == ["state.path"])
+        #expect(failing.stores.first?.failing == true)
+        #expect(!failing.problems.contains { $0.contains("state") }, "a failing store does not make the gateway unready")
+        #expect(String(decoding: failing.json, as: UTF8.self).contains(#""status":"failing""#))
+
+        // Still failing a tick later: still nothing evicted.
+        await keeper.persist(&processor, now: 1_001, at: start + .seconds(1), shadows: shadows)
+        #expect(processor.residentDeviceCount == 3)
+
+        try FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        await keeper.persist(&processor, now: 1_001.5, at: start + .seconds(2), shadows: shadows)
+        #expect(keeper.unsaved.isEmpty)
+        #expect(processor.residentDeviceCount == 0, "stored, then evicted down to 90 % of the bound")
+        #expect(Set(try await store.devices()) == Set(devices))
+        #expect(health.readiness().stores.first?.failing == false)
+    }
+}
