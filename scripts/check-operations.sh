@@ -3,7 +3,8 @@
 # a private mosquitto, `wearable-gateway run --set http.listen=... --set deadLetter.enabled=true
 # --set logging.format=json`, `wearable-sim` devices saying hello, then
 #   - /metrics parses as Prometheus text (promtool check metrics) and a real Prometheus
-#     scrapes it (its HTTP API answers up == 1) with the shipped alert rules loaded;
+#     scrapes it on the separate metrics listener (http.metricsListen, which answers 404 for
+#     the fleet data) until its HTTP API answers up == 1, with the shipped alert rules loaded;
 #   - promtool check rules / check config pass on config/prometheus/;
 #   - a garbage payload comes back byte for byte on gateway/{id}/dead-letter, with the
 #     MQTT 5 user properties code, detail, stream, sourceTopic;
@@ -81,13 +82,15 @@ status_is() { [ "$(http_status "$2")" = "$1" ]; }
 
 BROKER_PORT=$(free_port)
 HTTP_PORT=$(free_port)
+METRICS_PORT=$(free_port)
 BASE=http://127.0.0.1:$HTTP_PORT
+METRICS_BASE=http://127.0.0.1:$METRICS_PORT
 CONF=$(render_broker_config "$WG_REPO_ROOT/config/mosquitto/demo.conf" "$BROKER_PORT")
 log "operations check: mosquitto on 127.0.0.1:$BROKER_PORT, gateway HTTP on $BASE"
 start_broker "$CONF" "$BROKER_PORT" "$WORK/broker.log"
 
 detached "$GATEWAY" run --broker "mqtt://127.0.0.1:$BROKER_PORT" \
-	--set "http.listen=127.0.0.1:$HTTP_PORT" --set deadLetter.enabled=true --set logging.format=json \
+	--set "http.listen=127.0.0.1:$HTTP_PORT" --set "http.metricsListen=127.0.0.1:$METRICS_PORT" --set deadLetter.enabled=true --set logging.format=json \
 	--set mqtt.reconnect.maxDelay=0.5 --set metrics.publishInterval=1 \
 	--set "recorder.database=$WORK/recorder.sqlite" --set "state.path=$WORK/state.sqlite" --set "journal.path=$WORK/journal.bin" \
 	>"$WORK/gateway.log" 2>&1 &
@@ -132,11 +135,16 @@ ok "promtool check rules config/prometheus/alerts.yml"
 promtool check config config/prometheus/prometheus.yml >"$WORK/config.txt" 2>&1 || fail "promtool check config: $(cat "$WORK/config.txt")"
 ok "promtool check config config/prometheus/prometheus.yml"
 
-# --- A real Prometheus scrapes the gateway (the shipped file, pointed at this port).
+# --- A real Prometheus scrapes the gateway (the shipped file, pointed at the metrics-only listener).
+[ "$(http_status "$METRICS_BASE/metrics")" = 200 ] || fail "/metrics on http.metricsListen is not 200"
+for path in api/fleet "" healthz; do
+	[ "$(http_status "$METRICS_BASE/$path")" = 404 ] || fail "/$path on http.metricsListen is not 404"
+done
+ok "http.metricsListen serves /metrics; /api/fleet, / and /healthz are 404 there"
 PROM_PORT=$(free_port)
 mkdir -p "$WORK/prometheus"
 cp config/prometheus/alerts.yml "$WORK/prometheus/"
-sed -e "s/127.0.0.1:9464/127.0.0.1:$HTTP_PORT/" -e 's/scrape_interval: 15s/scrape_interval: 1s/' \
+sed -e "s/127.0.0.1:9464/127.0.0.1:$METRICS_PORT/" -e 's/scrape_interval: 15s/scrape_interval: 1s/' \
 	-e 's/evaluation_interval: 15s/evaluation_interval: 1s/' config/prometheus/prometheus.yml >"$WORK/prometheus/prometheus.yml"
 detached prometheus --config.file="$WORK/prometheus/prometheus.yml" --storage.tsdb.path="$WORK/prometheus/data" \
 	--web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &

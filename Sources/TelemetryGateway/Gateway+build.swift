@@ -60,6 +60,9 @@ public func buildGateway(
         configuration.http.listen.map {
             HTTPService(address: $0, endpoints: runtime.operations.endpoints(prometheus: prometheus), logger: logger)
         },
+        configuration.http.metricsListen.map {
+            HTTPService(address: $0, endpoints: runtime.operations.endpoints(prometheus: prometheus), routes: .metricsOnly, logger: logger)
+        },
         MetricsService(runtime: runtime),
         RoundTripProbeService(runtime: runtime),
         JournalSyncService(runtime: runtime),

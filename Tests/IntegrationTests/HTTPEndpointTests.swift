@@ -5,31 +5,16 @@ import Testing
 
 @testable import TelemetryGateway
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The HTTP service of an in-process gateway on a real broker: metrics, liveness, readiness
 /// through a broker outage, the fleet snapshot, and dead letters with their user properties.
 @Suite(.serialized) struct HTTPEndpointTests {
-    private struct Answer {
-        var status: Int
-        var contentType: String
-        var body: String
-    }
-
-    private static func get(_ url: URL) async -> Answer? {
-        var request = URLRequest(url: url)
-        request.timeoutInterval = 2
-        guard let (data, response) = try? await URLSession.shared.data(for: request), let http = response as? HTTPURLResponse else { return nil }
-        return Answer(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type") ?? "", body: String(decoding: data, as: UTF8.self))
-    }
+    private static func get(_ url: URL) async -> HTTPAnswer? { await HTTPAnswer.get(url) }
 
     /// Polls `url` until `predicate` holds for its answer; fails after `timeout` seconds.
     @discardableResult
-    private static func waitFor(_ url: URL, timeout: Double, _ what: String, until predicate: (Answer) -> Bool) async throws -> Answer {
+    private static func waitFor(_ url: URL, timeout: Double, _ what: String, until predicate: (HTTPAnswer) -> Bool) async throws -> HTTPAnswer {
         let deadline = ContinuousClock.now + .seconds(timeout)
-        var last: Answer?
+        var last: HTTPAnswer?
         while ContinuousClock.now < deadline {
             if let answer = await get(url) {
                 last = answer
@@ -37,7 +22,7 @@ import FoundationNetworking
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw TestFailure("timed out after \(timeout) s waiting for \(what); last answer: \(last.map { "\($0.status) \($0.body.prefix(300))" } ?? "none")")
+        throw TestFailure("timed out after \(timeout) s waiting for \(what); last answer: \(last.map { "\($0.status) \($0.text.prefix(300))" } ?? "none")")
     }
 
     private static func start(_ broker: TestBroker) async throws -> (GatewayRun, URL) {
@@ -54,23 +39,23 @@ import FoundationNetworking
         let broker = try await TestBroker.started()
         let (run, base) = try await Self.start(broker)
         let ready = try await Self.waitFor(base.appendingPathComponent("readyz"), timeout: 20, "/readyz 200") { $0.status == 200 }
-        #expect(ready.body.contains(#""status":"ok""#))
+        #expect(ready.text.contains(#""status":"ok""#))
         #expect(ready.contentType == "application/json")
 
         // Round-trip probes run every metrics.publishInterval (0.2 s here).
         let metrics = try await Self.waitFor(base.appendingPathComponent("metrics"), timeout: 20, "a broker round trip in /metrics") {
-            PrometheusText(text: $0.body).sum("mqtt_publish_round_trip_seconds_count") >= 1
+            PrometheusText(text: $0.text).sum("mqtt_publish_round_trip_seconds_count") >= 1
         }
         #expect(metrics.contentType.hasPrefix("text/plain; version=0.0.4"))
-        let text = PrometheusText(text: metrics.body)
+        let text = PrometheusText(text: metrics.text)
         #expect(text.sum("mqtt_connected") == 2)
-        #expect(metrics.body.contains("# TYPE gateway_event_latency_seconds histogram"))
+        #expect(metrics.text.contains("# TYPE gateway_event_latency_seconds histogram"))
 
         broker.kill()
         let stoppedAt = ContinuousClock.now
         let down = try await Self.waitFor(base.appendingPathComponent("readyz"), timeout: 10, "/readyz 503 after the broker stopped") { $0.status == 503 }
         #expect(ContinuousClock.now - stoppedAt < .seconds(10))
-        #expect(down.body.contains("connection to the broker is down"))
+        #expect(down.text.contains("connection to the broker is down"))
         #expect(await Self.get(base.appendingPathComponent("healthz"))?.status == 200, "a broker outage is not a liveness failure")
 
         try await broker.restarted()
@@ -99,12 +84,12 @@ import FoundationNetworking
         try await run.waitForMetric("gateway_dead_letters_total", atLeast: 1)
 
         let fleet = try await Self.waitFor(base.appendingPathComponent("api/fleet"), timeout: 20, "the device's error in /api/fleet") {
-            $0.body.contains(#""deviceId":"dl-device-1""#) && $0.body.contains(#""errors":"#)
+            $0.text.contains(#""deviceId":"dl-device-1""#) && $0.text.contains(#""errors":"#)
         }
         #expect(fleet.contentType == "application/json")
         let page = try #require(await Self.get(base))
-        #expect(page.status == 200 && page.contentType.hasPrefix("text/html") && page.body.contains("/fleet.js"))
-        #expect(await Self.get(base.appendingPathComponent("fleet.js"))?.body.contains("EventSource") == true)
+        #expect(page.status == 200 && page.contentType.hasPrefix("text/html") && page.text.contains("/fleet.js"))
+        #expect(await Self.get(base.appendingPathComponent("fleet.js"))?.text.contains("EventSource") == true)
         await device.shutdown()
         try await run.stop()
     }

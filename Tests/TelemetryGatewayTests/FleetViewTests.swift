@@ -11,7 +11,7 @@ import Testing
     }
 
     private static func devices(_ view: FleetView) throws -> [[String: Any]] {
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(view.snapshot())) as? [String: Any])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(view.snapshot().json)) as? [String: Any])
         return try #require(object["devices"] as? [[String: Any]])
     }
 
@@ -50,7 +50,11 @@ import Testing
         view.close()
         var received: [[String: Any]] = []
         for await update in stream {
-            received.append(try #require(try JSONSerialization.jsonObject(with: Data(update)) as? [String: Any]))
+            guard case .event(let json) = update else {
+                Issue.record("unexpected \(update)")
+                continue
+            }
+            received.append(try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any]))
         }
         #expect(received.count == 1)
         #expect(received.first?["deviceId"] as? String == "w1")
@@ -65,5 +69,29 @@ import Testing
         let view = FleetView(outboundRoot: "gateway", maxDevices: 2)
         for id in ["a", "b", "c"] { view.observe(Self.message("gateway/\(id)/connection", #"{"state":"connected"}"#)) }
         #expect(try Self.devices(view).map { $0["deviceId"] as? String } == ["a", "b"])
+    }
+
+    @Test("live subscribers are capped: a new one beyond maxLiveClients ends the oldest, which is told why")
+    func liveClientCap() async throws {
+        let view = FleetView(outboundRoot: "gateway", maxLiveClients: 2)
+        let oldest = view.updates()
+        let middle = view.updates()
+        view.observe(Self.message("gateway/w1/connection", #"{"state":"connected"}"#))
+        let newest = view.updates()
+        view.observe(Self.message("gateway/w1/connection", #"{"state":"disconnected"}"#))
+        view.close()
+        func collect(_ stream: AsyncStream<FleetView.LiveUpdate>) async -> [String] {
+            var items: [String] = []
+            for await update in stream {
+                switch update {
+                case .event(let json): items.append(String(decoding: json, as: UTF8.self).contains("disconnected") ? "disconnected" : "connected")
+                case .superseded: items.append("superseded")
+                }
+            }
+            return items
+        }
+        #expect(await collect(oldest) == ["connected", "superseded"], "ended by the third subscriber, after what it had")
+        #expect(await collect(middle) == ["connected", "disconnected"])
+        #expect(await collect(newest) == ["disconnected"])
     }
 }

@@ -14,6 +14,9 @@ import Testing
         let configuration = try Self.load([])
         #expect(configuration.http.listen == HTTPListenAddress(host: "127.0.0.1", port: 9464))
         #expect(configuration.http.stallTimeout == 30)
+        #expect(configuration.http.metricsListen == nil)
+        #expect(configuration.http.fleetViewBytes == 32 << 20)
+        #expect(configuration.http.maxLiveClients == 32)
         #expect(!configuration.deadLetters.enabled && configuration.deadLetters.policy == nil)
         #expect(configuration.logFormat == .text)
     }
@@ -28,11 +31,17 @@ import Testing
         #expect(configuration.http.stallTimeout == 12)
         #expect(configuration.logFormat == .json)
         #expect(try Self.load([("http.listen", "off")]).http.listen == nil)
+        let http = try Self.load([("http.metricsListen", "0.0.0.0:9465"), ("http.fleetViewBytes", "1048576"), ("http.maxLiveClients", "4")]).http
+        #expect(http.metricsListen == HTTPListenAddress(host: "0.0.0.0", port: 9465))
+        #expect(http.fleetViewBytes == 1_048_576 && http.maxLiveClients == 4)
+        #expect(try Self.load([("http.metricsListen", "127.0.0.1:9465"), ("http.listen", "10.0.0.1:9465")]).http.metricsListen?.port == 9465, "other host, same port")
         #expect(try Self.load([("http.listen", "[::1]:0")]).http.listen == HTTPListenAddress(host: "::1", port: 0))
     }
 
     @Test("bad values name the key", arguments: [
         ("http.listen", "9464", "must be host:port"), ("http.listen", "localhost:70000", "must be host:port"),
+        ("http.metricsListen", "9465", "must be host:port"), ("http.metricsListen", "127.0.0.1:9464", "must differ from http.listen"),
+        ("http.fleetViewBytes", "1000", "must be a whole number"), ("http.maxLiveClients", "0", "must be a whole number"),
         ("logging.format", "xml", "must be text or json"), ("deadLetter.maxPerSecond", "0", "must be a whole number"),
     ])
     func invalid(key: String, value: String, message: String) {

@@ -353,6 +353,7 @@ extension GatewayConfiguration {
         }
         issues += reliabilityIssues()
         issues += clusterIssues()
+        issues += operationsIssues()
         if mqtt.reconnectInitialDelay > mqtt.reconnectMaximumDelay {
             issues.append(.init(key: "mqtt.reconnect.initialDelay", source: "configuration", message: "must not exceed mqtt.reconnect.maxDelay"))
         }

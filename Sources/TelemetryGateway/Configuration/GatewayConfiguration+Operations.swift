@@ -7,6 +7,14 @@ extension GatewayConfiguration {
         public var listen: HTTPListenAddress? = HTTPListenAddress(host: "127.0.0.1", port: 9464)
         /// Seconds a worker or loop may go without a heartbeat before `/healthz` reports it stalled.
         public var stallTimeout = 30.0
+        /// A second listener serving `GET /metrics` only (nil: none), so Prometheus can scrape
+        /// where the fleet data is not exposed; `listen` keeps serving everything.
+        public var metricsListen: HTTPListenAddress?
+        /// The most bytes the fleet page's view keeps (payloads plus per-entry overhead);
+        /// `/api/fleet` answers are never larger.
+        public var fleetViewBytes = 32 << 20
+        /// The most live-update (server-sent events) clients; a new one beyond it ends the oldest.
+        public var maxLiveClients = 32
 
         /// Creates the defaults.
         public init() {}

@@ -222,6 +222,8 @@ enum FleetPage {
           const source = new EventSource("/api/events");
           source.onopen = () => { live.textContent = "live"; live.className = "badge on"; };
           source.onerror = () => { live.textContent = "reconnecting…"; live.className = "badge off"; };
+          // The server ends the oldest page's stream when too many are open (http.maxLiveClients).
+          source.addEventListener("superseded", () => { source.close(); live.textContent = "stopped: too many live pages, reload to resume"; live.className = "badge off"; });
           source.onmessage = m => {
             const u = JSON.parse(m.data);
             apply(u.deviceId, u.family, u.event);

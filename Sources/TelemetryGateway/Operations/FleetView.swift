@@ -1,3 +1,4 @@
+import CoreMetrics
 import Synchronization
 import TelemetryCore
 
@@ -8,41 +9,64 @@ import TelemetryCore
 /// swings for the plots; plus live updates for server-sent events.
 ///
 /// Fed with every message the gateway publishes (``observe(_:)``); it keeps the payloads as
-/// they are (the gateway's JSON) and parses nothing, so the workers pay a topic split, a lock
-/// and a copy. Bounded: `maxDevices` devices, `historyLimit` entries per history, and each
-/// live subscriber buffers at most `subscriberBuffer` updates (older ones are dropped for a
-/// slow page; a reload shows the snapshot).
+/// they are (the gateway's JSON) and parses nothing, so the workers pay a topic split, a short
+/// lock and a copy. Bounded (``FleetStore``): `maxDevices` devices, `historyLimit` entries per
+/// history and `maxBytes` bytes in all, what does not fit counted in
+/// `gateway_fleet_view_dropped_total{what}`. At most `maxLiveClients` live subscribers: a new
+/// one beyond that ends the oldest (`gateway_fleet_live_clients_dropped_total`), and each
+/// buffers at most `subscriberBuffer` updates (older ones are dropped for a slow page; a
+/// reload shows the snapshot).
 public final class FleetView: Sendable {
-    private struct Device {
-        var latest: [EventFamily: [UInt8]] = [:]
-        var depthHistory: [[UInt8]] = []
-        var swings: [[UInt8]] = []
+    /// One item of a live stream.
+    public enum LiveUpdate: Sendable, Equatable {
+        /// An event: `{"deviceId":…,"family":…,"event":{…}}`.
+        case event([UInt8])
+        /// The last item of a stream ended because a newer subscriber took its place.
+        case superseded
     }
 
+    private typealias Subscriber = AsyncStream<LiveUpdate>.Continuation
+
     private struct State {
-        var devices: [String: Device] = [:]
-        var subscribers: [Int: AsyncStream<[UInt8]>.Continuation] = [:]
+        var store: FleetStore
+        var subscribers: [Int: Subscriber] = [:]
         var nextSubscriber = 0
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let outboundRoot: String
-    private let maxDevices: Int
-    private let historyLimit: Int
     private let subscriberBuffer: Int
+    private let maxLiveClients: Int
+    private let dropped: (history: Counter, events: Counter, devices: Counter)
+    private let keptBytes: Gauge
+    private let liveClients: Gauge
+    private let liveClientsDropped: Counter
 
     /// Creates an empty view.
     /// - Parameters:
     ///   - outboundRoot: the root the gateway publishes under (`topics.outboundRoot`).
     ///   - maxDevices: the most devices kept; events of further devices are ignored.
     ///   - historyLimit: the most submersion events and swings kept per device.
+    ///   - maxBytes: the most bytes kept (`http.fleetViewBytes`); see ``FleetStore``.
+    ///   - maxLiveClients: the most live subscribers (`http.maxLiveClients`).
     ///   - subscriberBuffer: updates buffered per live subscriber.
-    public init(outboundRoot: String, maxDevices: Int = 10_000, historyLimit: Int = 500, subscriberBuffer: Int = 1024) {
+    ///   - metricsFactory: where the drop counters and gauges are recorded.
+    public init(
+        outboundRoot: String, maxDevices: Int = 10_000, historyLimit: Int = 500, maxBytes: Int = 32 << 20, maxLiveClients: Int = 32,
+        subscriberBuffer: Int = 1024, metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
+    ) {
         self.outboundRoot = outboundRoot
-        self.maxDevices = maxDevices
-        self.historyLimit = historyLimit
         self.subscriberBuffer = subscriberBuffer
+        self.maxLiveClients = max(1, maxLiveClients)
+        state = Mutex(State(store: FleetStore(maxDevices: maxDevices, historyLimit: historyLimit, maxBytes: maxBytes)))
+        func droppedCounter(_ what: String) -> Counter {
+            Counter(label: "gateway_fleet_view_dropped_total", dimensions: [("what", what)], factory: metricsFactory)
+        }
+        dropped = (droppedCounter("history"), droppedCounter("event"), droppedCounter("device"))
+        keptBytes = Gauge(label: "gateway_fleet_view_bytes", factory: metricsFactory)
+        liveClients = Gauge(label: "gateway_fleet_live_clients", factory: metricsFactory)
+        liveClientsDropped = Counter(label: "gateway_fleet_live_clients_dropped_total", factory: metricsFactory)
     }
 
     /// Takes note of a message the gateway published.
@@ -51,65 +75,67 @@ public final class FleetView: Sendable {
             let (device, _, family) = EventFamily.parse(message.topic, outboundRoot: outboundRoot), family != .other, family != .deadLetter
         else { return }
         let id = String(device)
-        let limit = historyLimit
-        state.withLock { state in
-            guard state.devices[id] != nil || state.devices.count < maxDevices else { return }
-            state.devices[id, default: Device()].latest[family] = message.payload
-            switch family {
-            // Depth-state changes carry the state; temperature readings and warnings add depth points.
-            case .depthState, .submersion: Self.append(message.payload, to: &state.devices[id, default: Device()].depthHistory, limit: limit)
-            case .swing: Self.append(message.payload, to: &state.devices[id, default: Device()].swings, limit: limit)
-            default: break
+        // Only the store's update happens under the lock; the live update is written and
+        // sent outside it (the subscribers are copied, copy-on-write).
+        let (drops, bytes, subscribers) = state.withLock { state in
+            let drops = state.store.record(device: id, family: family, payload: message.payload)
+            return (drops, state.store.bytes, state.subscribers)
+        }
+        keptBytes.record(bytes)
+        if drops != FleetStore.Drops() {
+            if drops.history > 0 { dropped.history.increment(by: drops.history) }
+            if drops.events > 0 { dropped.events.increment(by: drops.events) }
+            if drops.devices > 0 {
+                dropped.devices.increment(by: drops.devices)
+                return
             }
-            // The update is only written when a page is watching.
-            guard !state.subscribers.isEmpty else { return }
-            let update = Self.update(device: id, family: family, payload: message.payload)
-            for continuation in state.subscribers.values { continuation.yield(update) }
         }
+        // The update is only written when a page is watching.
+        guard !subscribers.isEmpty else { return }
+        let update = LiveUpdate.event(Self.update(device: id, family: family, payload: message.payload))
+        for continuation in subscribers.values { continuation.yield(update) }
     }
 
-    /// The whole view as JSON: `{"devices":[{"deviceId":…,"latest":{family: event},"depthHistory":[…],"swings":[…]}]}`,
-    /// devices sorted by id.
-    public func snapshot() -> [UInt8] {
-        let devices = state.withLock { $0.devices }
-        var writer = JSONWriter(capacity: 4096)
-        writer.object {
-            $0.field("devices", array: { list in
-                for (id, device) in devices.sorted(by: { $0.key < $1.key }) {
-                    list.object {
-                        $0.field("deviceId", id)
-                        $0.field("latest", object: { latest in
-                            for (family, payload) in device.latest.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                                latest.key(family.rawValue)
-                                latest.raw(payload)
-                            }
-                        })
-                        $0.field("depthHistory", array: { history in device.depthHistory.forEach { history.raw($0) } })
-                        $0.field("swings", array: { history in device.swings.forEach { history.raw($0) } })
-                    }
-                }
-            })
-        }
-        return writer.bytes
+    /// The whole view at this moment, to be encoded outside the lock (``FleetSnapshot``).
+    public func snapshot() -> FleetSnapshot {
+        FleetSnapshot(devices: state.withLock { $0.store.devices })
     }
 
-    /// Live updates, one JSON object per event: `{"deviceId":…,"family":…,"event":{…}}`. The
-    /// stream ends at ``close()`` (graceful shutdown) or when the subscriber goes away.
-    public func updates() -> AsyncStream<[UInt8]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(subscriberBuffer))
-        let id: Int? = state.withLock { state in
+    /// The bytes the view counts for what it keeps (see ``FleetStore``).
+    public var bytes: Int { state.withLock { $0.store.bytes } }
+
+    /// Live updates, one ``LiveUpdate/event(_:)`` per event. The stream ends at ``close()``
+    /// (graceful shutdown), when the subscriber goes away, or, after a
+    /// ``LiveUpdate/superseded``, when `maxLiveClients` newer subscribers came.
+    public func updates() -> AsyncStream<LiveUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: LiveUpdate.self, bufferingPolicy: .bufferingNewest(subscriberBuffer))
+        let limit = maxLiveClients
+        let admitted: (id: Int, superseded: Subscriber?, count: Int)? = state.withLock { state in
             guard !state.closed else { return nil }
+            // Subscriber ids rise, so the smallest is the oldest.
+            let superseded = state.subscribers.count >= limit ? state.subscribers.keys.min().flatMap { state.subscribers.removeValue(forKey: $0) } : nil
             let id = state.nextSubscriber
             state.nextSubscriber += 1
             state.subscribers[id] = continuation
-            return id
+            return (id, superseded, state.subscribers.count)
         }
-        guard let id else {
+        guard let admitted else {
             continuation.finish()
             return stream
         }
+        let liveClients = liveClients
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            guard let count = self?.state.withLock({ state in
+                state.subscribers.removeValue(forKey: admitted.id)
+                return state.subscribers.count
+            }) else { return }
+            liveClients.record(count)
+        }
+        liveClients.record(admitted.count)
+        if let superseded = admitted.superseded {
+            liveClientsDropped.increment()
+            superseded.yield(.superseded)
+            superseded.finish()
         }
         return stream
     }
@@ -133,10 +159,5 @@ public final class FleetView: Sendable {
             $0.raw(payload)
         }
         return writer.bytes
-    }
-
-    private static func append(_ payload: [UInt8], to history: inout [[UInt8]], limit: Int) {
-        history.append(payload)
-        if history.count > limit { history.removeFirst(history.count - limit) }
     }
 }

@@ -22,7 +22,9 @@ public final class GatewayOperations: Sendable {
     /// Creates the operations state for a gateway with `configuration`.
     public init(configuration: GatewayConfiguration, metricsFactory: any MetricsFactory, logger: Logger) {
         health = RuntimeHealth(stallTimeout: configuration.http.stallTimeout)
-        fleet = FleetView(outboundRoot: configuration.topics.outboundRoot)
+        fleet = FleetView(
+            outboundRoot: configuration.topics.outboundRoot, maxBytes: configuration.http.fleetViewBytes,
+            maxLiveClients: configuration.http.maxLiveClients, metricsFactory: metricsFactory)
         latency = EventLatencyMetrics(factory: metricsFactory, outboundRoot: configuration.topics.outboundRoot)
         probeTopic = configuration.topics.outboundRoot + "/probe"
         probeInterval = configuration.metrics.publishInterval > 0 ? configuration.metrics.publishInterval : 5

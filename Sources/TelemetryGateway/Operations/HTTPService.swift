@@ -10,48 +10,71 @@ import ServiceLifecycle
 /// | `GET /healthz` | 200 while the loops run, else 503; JSON body with the reasons |
 /// | `GET /readyz` | 200 while both broker connections are up and queues below their limits, else 503 |
 /// | `GET /` | the fleet page (HTML, JS and CSS compiled into the binary, no CDN) |
-/// | `GET /api/fleet` | the fleet as JSON (``FleetView/snapshot()``) |
+/// | `GET /api/fleet` | the fleet as JSON (``FleetView/snapshot()``), streamed in pieces |
 /// | `GET /api/events` | live fleet updates as server-sent events |
 ///
-/// At graceful shutdown the event streams end, so the server's own drain is not held open.
+/// With ``Routes/metricsOnly`` (`http.metricsListen`) only `/metrics` is served; everything
+/// else is 404. At graceful shutdown the event streams end, so the server's own drain is not
+/// held open.
 public struct HTTPService: Service {
+    /// What a listener serves.
+    public enum Routes: Sendable {
+        /// Every route (`http.listen`).
+        case all
+        /// `/metrics` alone (`http.metricsListen`).
+        case metricsOnly
+    }
+
     private let address: HTTPListenAddress
     private let endpoints: HTTPEndpoints
+    private let routes: Routes
     private let logger: Logger
 
     /// Creates the service; nothing listens until ``run()``.
-    public init(address: HTTPListenAddress, endpoints: HTTPEndpoints, logger: Logger) {
+    public init(address: HTTPListenAddress, endpoints: HTTPEndpoints, routes: Routes = .all, logger: Logger) {
         self.address = address
         self.endpoints = endpoints
+        self.routes = routes
         self.logger = logger
     }
 
     public func run() async throws {
         let application = Application(
-            router: Self.router(endpoints),
+            router: Self.router(endpoints, routes: routes),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "wearable-gateway"),
-            onServerRunning: { [logger, address] _ in logger.info("HTTP server listening on http://\(address)/ (metrics, healthz, readyz, fleet page)") },
+            onServerRunning: { [logger, address, routes] _ in
+                logger.info("HTTP server listening on http://\(address)/ (\(routes == .all ? "metrics, healthz, readyz, fleet page" : "metrics only"))")
+            },
             logger: logger)
-        let fleet = endpoints.fleet
+        let fleet = routes == .all ? endpoints.fleet : nil
         try await withGracefulShutdownHandler {
             try await application.run()
         } onGracefulShutdown: {
-            fleet.close()
+            fleet?.close()
         }
     }
 
-    static func router(_ endpoints: HTTPEndpoints) -> Router<BasicRequestContext> {
+    static func router(_ endpoints: HTTPEndpoints, routes: Routes = .all) -> Router<BasicRequestContext> {
         let router = Router()
         router.get("metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: endpoints.metrics())))
         }
+        guard routes == .all else { return router }
         router.get("healthz") { _, _ in report(endpoints.liveness()) }
         router.get("readyz") { _, _ in report(endpoints.readiness()) }
         router.get("/") { _, _ in asset(FleetPage.html, type: "text/html; charset=utf-8") }
         router.get("fleet.js") { _, _ in asset(FleetPage.script, type: "text/javascript; charset=utf-8") }
         router.get("fleet.css") { _, _ in asset(FleetPage.style, type: "text/css; charset=utf-8") }
         router.get("api/fleet") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: endpoints.fleet.snapshot())))
+            // Taken now, under the view's lock in O(1); encoded piece by piece while the body
+            // is written, so neither the lock nor a pool thread is held for the whole answer.
+            let snapshot = endpoints.fleet.snapshot()
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                body: ResponseBody { writer in
+                    try await snapshot.write { try await writer.write(ByteBuffer(bytes: $0)) }
+                    try await writer.finish(nil)
+                })
         }
         router.get("api/events") { _, _ in
             let updates = endpoints.fleet.updates()
@@ -61,10 +84,17 @@ public struct HTTPService: Service {
                     // A comment line first, so the browser sees the stream open at once.
                     try await writer.write(ByteBuffer(string: ": fleet updates\n\n"))
                     for await update in updates {
-                        var buffer = ByteBuffer(string: "data: ")
-                        buffer.writeBytes(update)
-                        buffer.writeString("\n\n")
-                        try await writer.write(buffer)
+                        switch update {
+                        case .event(let json):
+                            var buffer = ByteBuffer(string: "data: ")
+                            buffer.writeBytes(json)
+                            buffer.writeString("\n\n")
+                            try await writer.write(buffer)
+                        case .superseded:
+                            // A named event the page answers by closing its EventSource: an
+                            // automatic reconnect would only end the next-oldest client.
+                            try await writer.write(ByteBuffer(string: "event: superseded\ndata: {\"reason\":\"too many live clients (http.maxLiveClients)\"}\n\n"))
+                        }
                     }
                     try await writer.finish(nil)
                 })
