@@ -32,6 +32,8 @@ struct DeviceStateKeeperTests {
         }
         let shadows = ShadowDevices(outboundRoot: "gateway")
 
+        // The first tick starts the snapshot clock; the write is due one interval later.
+        await keeper.persist(&processor, now: 1_000, shadows: shadows)
         await keeper.persist(&processor, now: 1_000.5, shadows: shadows)
         #expect(processor.residentDeviceCount == 3, "three devices over a bound of one, none stored: all stay in memory")
         #expect(keeper.unsaved == Set(devices))

@@ -34,7 +34,8 @@ struct DeviceStateKeeper {
     /// One write failure logged per interval, however many ticks fail.
     private let failureLog = RateLimitedLog(interval: 30)
     private var nextIdleScan = 0.0
-    private var nextSnapshot = 0.0
+    /// When the next snapshot write is due; nil until the first tick, which starts the clock.
+    private var nextSnapshot: Double?
 
     /// Seconds between scans for idle devices (a scan sorts the shard's devices).
     private static let idleScanInterval = 10.0
@@ -109,7 +110,12 @@ struct DeviceStateKeeper {
     /// journal records. Called on every tick.
     mutating func persist(_ processor: inout FrameProcessor, now: Double?, shadows: ShadowDevices) async {
         if let now {
-            guard now >= nextSnapshot else { return }
+            // The first write comes one interval after the first tick, like every later one.
+            guard let due = nextSnapshot else {
+                nextSnapshot = now + settings.snapshotInterval
+                return
+            }
+            guard now >= due else { return }
             nextSnapshot = now + settings.snapshotInterval
         }
         let held = heldForSnapshot
