@@ -34,6 +34,8 @@ struct DeviceStateKeeperTests {
         // Snapshot writes are due every state.snapshotInterval (0.5 s) of the monotonic clock.
         let start = SuspendingClock.now
 
+        // The first tick starts the snapshot clock; the write is due one interval later.
+        await keeper.persist(&processor, now: 1_000, at: start - .seconds(1), shadows: shadows)
         await keeper.persist(&processor, now: 1_000.5, at: start, shadows: shadows)
         #expect(processor.residentDeviceCount == 3, "three devices over a bound of one, none stored: all stay in memory")
         #expect(keeper.unsaved == Set(devices))

@@ -36,8 +36,9 @@ struct DeviceStateKeeper {
     /// One write failure logged per interval, however many ticks fail.
     private let failureLog = RateLimitedLog(interval: 30)
     private var nextIdleScan = 0.0
-    /// When the next snapshot write is due, on the monotonic clock: it releases held journal
-    /// records, so a step of the wall clock must not delay it.
+    /// When the next snapshot write is due, on the monotonic clock (it releases held journal
+    /// records, so a step of the wall clock must not delay it); nil until the first tick, which
+    /// starts the clock.
     private var nextSnapshot: SuspendingClock.Instant?
 
     /// Seconds between scans for idle devices (a scan sorts the shard's devices).
@@ -127,7 +128,12 @@ struct DeviceStateKeeper {
     /// journal records. Called on every tick.
     mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?, shadows: ShadowDevices) async {
         if let instant {
-            if let nextSnapshot, instant < nextSnapshot { return }
+            // The first write comes one interval after the first tick, like every later one.
+            guard let due = nextSnapshot else {
+                nextSnapshot = instant + .seconds(settings.snapshotInterval)
+                return
+            }
+            guard instant >= due else { return }
             nextSnapshot = instant + .seconds(settings.snapshotInterval)
         }
         let held = heldForSnapshot
