@@ -4,8 +4,10 @@ import MQTTTransport
 import Testing
 
 /// Brokers that never answer, on real sockets: an attempt is given up after
-/// `connectTimeout` and retried, never left to the kernel's TCP timeouts.
-@Suite("Connect timeout against silent ports")
+/// `connectTimeout` and retried, never left to the kernel's TCP timeouts. It asserts time
+/// bounds, so `scripts/test.sh` runs it alone with the other timed tests (`WG_TIMED_TESTS=1`):
+/// beside the parallel suite on two cores, an attempt's report came 18 s late.
+@Suite("Connect timeout against silent ports", .enabled(if: ProcessInfo.processInfo.environment["WG_TIMED_TESTS"] != nil))
 struct ConnectTimeoutTests {
     private let connectTimeout = 1.0
 
