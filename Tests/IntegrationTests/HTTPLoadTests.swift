@@ -62,7 +62,8 @@ import Testing
         return result
     }
 
-    @Test("/api/fleet with 10,000 devices: complete, within 1 s, within the byte budget, drops counted")
+    /// A time bound: run alone with the other timed tests (`WG_TIMED_TESTS=1`, scripts/test.sh).
+    @Test("/api/fleet with 10,000 devices: complete, within 1 s, within the byte budget, drops counted", .enabled(if: ProcessInfo.processInfo.environment["WG_TIMED_TESTS"] != nil))
     func tenThousandDevices() async throws {
         let registry = PrometheusCollectorRegistry()
         let budget = GatewayConfiguration().http.fleetViewBytes
@@ -93,7 +94,8 @@ import Testing
         var stop = false
     }
 
-    @Test("a feeder of the view is not held up while a large /api/fleet answer is encoded and sent")
+    /// A time bound: run alone with the other timed tests (`WG_TIMED_TESTS=1`, scripts/test.sh).
+    @Test("a feeder of the view is not held up while a large /api/fleet answer is encoded and sent", .enabled(if: ProcessInfo.processInfo.environment["WG_TIMED_TESTS"] != nil))
     func feederNotHeldUp() async throws {
         let registry = PrometheusCollectorRegistry()
         // A view eight times the default (nearly all 300 MB kept), so that an encode under the
