@@ -28,8 +28,9 @@ struct DeviceStateKeeper {
     private var dormant: Set<DeviceID> = []
     /// Journal releases waiting for the next snapshot write.
     private var heldForSnapshot: [ReleaseCountdown] = []
-    /// Outputs of applied frames not acknowledged yet: snapshots carry them, restores republish them.
-    private var unacknowledged = UnacknowledgedOutputs()
+    /// Outputs of applied frames not acknowledged yet (the worker registers them as it publishes):
+    /// snapshots carry them, restores republish them.
+    let unacknowledged = UnacknowledgedOutputs()
     /// Devices whose latest snapshot is not stored (its write failed): written again with the
     /// next snapshots, and kept in memory until then.
     private(set) var unsaved: Set<DeviceID> = []
@@ -68,10 +69,8 @@ struct DeviceStateKeeper {
     /// Whether frames are held for snapshots (a store is configured).
     var isDurable: Bool { store != nil }
 
-    /// Learns which of this shard's devices have a stored snapshot; `unacknowledged` is the
-    /// worker's record of outputs not acknowledged yet, which snapshots carry.
-    mutating func load(router: ShardRouter, unacknowledged: UnacknowledgedOutputs) async {
-        self.unacknowledged = unacknowledged
+    /// Learns which of this shard's devices have a stored snapshot.
+    mutating func load(router: ShardRouter) async {
         guard let store else { return }
         do {
             dormant = Set(try await store.devices().filter { router.shard(forRoutingKey: $0.rawValue) == shard })
@@ -147,7 +146,7 @@ struct DeviceStateKeeper {
         var start = 0
         while store != nil || cluster != nil, start < changed.count {
             let slice = changed[start..<min(start + Self.snapshotsPerWrite, changed.count)]
-            let snapshots = unacknowledged.attach(to: slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
+            let snapshots = snapshots(of: slice, in: processor)
             if let cluster {
                 let date = now ?? Date().timeIntervalSince1970
                 cluster.outbox.offer(snapshots.filter { !shadows.contains($0.device) && cluster.gate.owns($0.device, at: date) })
@@ -160,6 +159,11 @@ struct DeviceStateKeeper {
         }
         metrics.resident[shard].record(processor.residentDeviceCount)
         held.forEach { $0.partDone() }
+    }
+
+    /// The snapshots of `devices` that have state, with their unacknowledged outputs.
+    private func snapshots(of devices: ArraySlice<DeviceID>, in processor: FrameProcessor) -> [(device: DeviceID, snapshot: DeviceSnapshot)] {
+        unacknowledged.attach(to: devices.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
     }
 
     /// The most snapshots written in one transaction.
@@ -204,7 +208,7 @@ struct DeviceStateKeeper {
         while start < candidates.count {
             let slice = candidates[start..<min(start + Self.snapshotsPerWrite, candidates.count)]
             start += Self.snapshotsPerWrite
-            let snapshots = unacknowledged.attach(to: slice.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
+            let snapshots = snapshots(of: slice, in: processor)
             guard await save(snapshots) else { continue }
             for (device, snapshot) in snapshots {
                 _ = processor.evict(device)

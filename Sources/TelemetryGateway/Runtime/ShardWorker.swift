@@ -14,8 +14,6 @@ struct ShardWorker {
 
     /// Restores, snapshots and evicts this shard's devices.
     private var deviceStates: DeviceStateKeeper
-    /// Outputs of applied frames not acknowledged yet, which the device snapshots carry.
-    private let unacknowledged = UnacknowledgedOutputs()
 
     init(shard: Int, runtime: GatewayRuntime) {
         self.shard = shard
@@ -33,7 +31,7 @@ struct ShardWorker {
                 errorReportInterval: configuration.pipeline.errorReportInterval, maxTrackedDevices: configuration.state.maximumResidentDevices,
                 accessPolicy: runtime.accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: runtime.journal?.identity))
-        await deviceStates.load(router: ShardRouter(shardCount: runtime.shardCount), unacknowledged: unacknowledged)
+        await deviceStates.load(router: ShardRouter(shardCount: runtime.shardCount))
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = runtime.recorder.makeSchedule()
         // Partitioned mode: devices processed for their state only (the next owner warming up).
@@ -88,7 +86,7 @@ struct ShardWorker {
             // Outputs the stored state's frames made and the broker never acknowledged: those
             // frames are not applied again, so their outputs go out from here.
             if let restored = await deviceStates.restoreIfDormant(device, into: &processor) {
-                let unacknowledged = unacknowledged
+                let unacknowledged = deviceStates.unacknowledged
                 let acknowledged = ReleaseCountdown(parts: restored.messages.count) { unacknowledged.acknowledged(device, sequence: restored.sequence) }
                 await runtime.publisher.publish(restored.messages, countdown: acknowledged)
             }
@@ -113,10 +111,10 @@ struct ShardWorker {
             var durableDevice: DeviceID?
             if case .device(let id, _) = topic, deviceStates.isDurable {
                 durableDevice = id
-                unacknowledged.register(id, sequence: ticket.sequence, messages)
+                deviceStates.unacknowledged.register(id, sequence: ticket.sequence, messages)
             }
             let device = durableDevice
-            let unacknowledged = unacknowledged
+            let unacknowledged = deviceStates.unacknowledged
             outputs = ReleaseCountdown(parts: messages.count) {
                 if let device { unacknowledged.acknowledged(device, sequence: ticket.sequence) }
                 countdown.partDone()
