@@ -51,12 +51,15 @@ let package = Package(
         .target(name: "CSpawn"),
         // The wall-clock offset preloaded into children by the clock-step tests (WallClockShim).
         .target(name: "CWallClockShim"),
+        // The MQTT words the core and the transport share (MQTTQoS, UserProperty). No dependencies,
+        // so the core stays free of the client library and the transport of the core.
+        .target(name: "MQTTVocabulary"),
         // The pure core is optimised in debug builds too: its tests push hours of seeded signals
         // through it, and the fault suite's debug gateway must answer a 100,000-device storm
         // within the time bound (docs/reliability.md). Debugging it is still possible with -Onone.
         .target(
             name: "TelemetryCore",
-            dependencies: ["CSimdjson", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: ["MQTTVocabulary", "CSimdjson", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
         // Blocking waits whose deadlines no step of the wall clock moves (MonotonicCondition).
@@ -64,7 +67,7 @@ let package = Package(
         .target(
             name: "MQTTTransport",
             dependencies: [
-                "CMosquitto", "MonotonicWait",
+                "CMosquitto", "MonotonicWait", "MQTTVocabulary",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,7 +77,7 @@ let package = Package(
             name: "RecorderStore",
             dependencies: ["TelemetryCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .target(name: "TelemetrySimulation", dependencies: ["TelemetryCore"]),
+        .target(name: "TelemetrySimulation", dependencies: ["TelemetryCore", "MQTTVocabulary"]),
         .target(
             name: "TelemetryGateway",
             dependencies: [
@@ -109,6 +112,7 @@ let package = Package(
             name: "GatewayCLI",
             dependencies: [
                 "TelemetryGateway",
+                "TelemetryCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TelemetryCore
 import TelemetryGateway
 
 /// `wearable-gateway check-config`: validates the configuration and names every bad key.
@@ -16,8 +17,8 @@ struct CheckConfigCommand: AsyncParsableCommand {
         for warning in loaded.warnings + policy.warnings { print("warning: \(warning)") }
         print("configuration OK (\(options.configurationFile ?? "defaults only"))")
         print("  broker:   \(configuration.mqtt.broker)")
-        print("  inbound:  \(configuration.topics.inboundRoot)/+/#")
-        print("  outbound: \(configuration.topics.outboundRoot)/#")
+        print("  inbound:  \(configuration.topics.scheme.inboundFilter)")
+        print("  outbound: \(configuration.topics.scheme.outboundRootFilter)")
         print("  registry: \(configuration.registryFile ?? "(none)")")
         print("  capabilities: \(configuration.capabilitiesFile)")
         print("  access policy: \(policy.summary)")

@@ -1,19 +1,7 @@
+import MQTTVocabulary
+
 /// MQTT 5 properties of a PUBLISH (or will) that the gateway reads and writes.
 public struct MQTTProperties: Sendable, Equatable {
-    /// A UTF-8 name/value pair; MQTT allows the same name more than once.
-    public struct UserProperty: Sendable, Equatable {
-        /// The property name.
-        public var name: String
-        /// The property value.
-        public var value: String
-
-        /// Creates a user property.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
-
     /// MIME type of the payload, e.g. `application/json` or `application/x-protobuf`.
     public var contentType: String?
     /// Seconds after which the broker discards the message if it is still undelivered.

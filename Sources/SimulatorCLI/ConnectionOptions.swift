@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MQTTTransport
+import TelemetryCore
 
 /// Broker options shared by the simulator's subcommands.
 struct ConnectionOptions: ParsableArguments {
@@ -24,7 +25,7 @@ struct ConnectionOptions: ParsableArguments {
     var identityDir: String?
 
     @Option(help: "Inbound topic root.")
-    var root: String = "wearables"
+    var root: String = TopicScheme.defaultInboundRoot
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"

@@ -16,7 +16,7 @@ struct DeviceConnections {
         var clients: [String: MQTTClient] = [:]
         for device in devices {
             let will = MQTTMessage(
-                topic: "\(options.root)/\(device.id)/status", string: #"{"state":"offline"}"#, qos: .atLeastOnce, retain: true)
+                topic: TopicScheme(inboundRoot: options.root).inboundTopic(rawDevice: device.id, path: InboundStream.status.rawValue), string: #"{"state":"offline"}"#, qos: .atLeastOnce, retain: true)
             let client = try MQTTClient(configuration: try options.configuration(clientID: device.id, will: will), logger: logger)
             client.start()
             clients[device.id] = client
@@ -34,16 +34,17 @@ struct DeviceConnections {
         let frame = frame.encoded(as: encoding)
         try await client.send(
             MQTTMessage(
-                topic: frame.topic(root: root), payload: frame.payload, qos: MQTTQoS(rawValue: frame.qos) ?? .atLeastOnce,
+                topic: frame.topic(root: root), payload: frame.payload, qos: frame.qos,
                 retain: frame.retain, properties: MQTTProperties(contentType: frame.encoding.mediaType)))
     }
 
     /// Marks every device offline (retained), waits for the acknowledgements, disconnects.
     func finish(root: String, date: Double) async {
+        let scheme = TopicScheme(inboundRoot: root)
         for (id, client) in clients {
             try? await client.send(
                 MQTTMessage(
-                    topic: "\(root)/\(id)/status", string: #"{"state":"offline","date":\#(date)}"#, qos: .atLeastOnce, retain: true))
+                    topic: scheme.inboundTopic(rawDevice: id, path: InboundStream.status.rawValue), string: #"{"state":"offline","date":\#(date)}"#, qos: .atLeastOnce, retain: true))
         }
         for client in clients.values {
             _ = await client.flush(timeout: 10)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MQTTTransport
+import TelemetryCore
 import WearableGatewayTesting
 
 /// `publish --expect`: watches one device's derived topics and the gateway's retained status and
@@ -16,14 +17,15 @@ struct GatewayExpectation {
     /// once its inbound connection has subscribed, so what is published next is heard) and reads
     /// its current frame count.
     init(connection: ConnectionOptions, outboundRoot: String, device: String, logger: Logger) async throws {
-        metricsTopic = "\(outboundRoot)/metrics"
+        let scheme = TopicScheme(outboundRoot: outboundRoot)
+        metricsTopic = scheme.metricsTopic
         client = try MQTTClient(
             configuration: try connection.configuration(clientID: "wearable-sim-expect-\(UUID().uuidString.prefix(6))", will: nil),
             logger: logger, onMessage: collector.handler)
         client.start()
         try await client.waitUntilConnected(timeout: 30)
-        let statusTopic = "\(outboundRoot)/status"
-        try await client.subscribe(["\(outboundRoot)/\(device)/#", metricsTopic, statusTopic], qos: .atLeastOnce)
+        let statusTopic = scheme.statusTopic
+        try await client.subscribe([scheme.deviceOutboundFilter(rawDevice: device), metricsTopic, statusTopic], qos: .atLeastOnce)
         let topic = metricsTopic
         let first = try await collector.wait(
             timeout: 30, "the gateway online on \(statusTopic) and its retained \(topic) (is the gateway running, with metrics.publishInterval > 0?)"

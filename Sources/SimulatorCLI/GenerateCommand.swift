@@ -61,7 +61,7 @@ struct GenerateCommand: ParsableCommand {
             let stream = Array(frame.stream.utf8)
             put(UInt32(template))
             blob.append(isBatch ? 1 : 0)
-            blob.append(UInt8(frame.qos))
+            blob.append(UInt8(frame.qos.rawValue))
             blob.append(frame.retain ? 1 : 0)
             blob.append(0)
             put(frame.time.bitPattern)

@@ -36,7 +36,7 @@ struct LoadCommand: AsyncParsableCommand {
     var streams: String?
 
     @Option(help: "Gateway outbound root (where gateway/metrics is read).")
-    var outboundRoot: String = "gateway"
+    var outboundRoot: String = TopicScheme.defaultOutboundRoot
 
     @Option(help: "Seconds to wait for the gateway to catch up.")
     var timeout: Double = 120
@@ -64,7 +64,7 @@ struct LoadCommand: AsyncParsableCommand {
             logger: logger, onMessage: metrics.handler)
         observer.start()
         try await observer.waitUntilConnected(timeout: 30)
-        try await observer.subscribe(["\(outboundRoot)/metrics"], qos: .atLeastOnce)
+        try await observer.subscribe([TopicScheme(outboundRoot: outboundRoot).metricsTopic], qos: .atLeastOnce)
         let baseline = try await metrics.nextValue(after: nil, timeout: 30)
         logger.info("gateway has received \(Int(baseline)) messages so far")
 

@@ -47,7 +47,7 @@ struct PublishCommand: AsyncParsableCommand {
     var expect = false
 
     @Option(help: "Gateway outbound root, for --expect.")
-    var outboundRoot: String = "gateway"
+    var outboundRoot: String = TopicScheme.defaultOutboundRoot
 
     @Option(help: "Seconds --expect waits for the gateway to process the frames.")
     var expectTimeout: Double = 120

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TelemetryCore
 import WearableGatewayTesting
 
 /// `wearable-sim record`: captures a live session into a capture file.
@@ -20,7 +21,7 @@ struct RecordCommand: AsyncParsableCommand {
     var output: String
 
     @Option(help: "Topic filter to record.")
-    var filter: String = "wearables/#"
+    var filter: String = TopicScheme().inboundRootFilter
 
     @Option(help: "Seconds to record; 0 records until SIGINT/SIGTERM.")
     var duration: Double = 0

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MQTTTransport
+import TelemetryCore
 import TelemetryGateway
 import WearableGatewayTesting
 
@@ -57,7 +58,7 @@ struct TestbedCommand: AsyncParsableCommand {
         gateway.start()
         let online = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: online.handler)
-        try await observer.subscribe(["\(configuration.topics.outboundRoot)/status"], qos: .atLeastOnce)
+        try await observer.subscribe([configuration.topics.scheme.statusTopic], qos: .atLeastOnce)
         try await online.wait(timeout: 30, "the gateway to come online") { messages in
             messages.contains { $0.payloadString.contains("\"online\"") }
         }

@@ -1,3 +1,5 @@
+import MQTTVocabulary
+
 /// The inbound streams of the wire contract, in the order a device publishes them at the same
 /// instant (so `hello` comes before data, and a submersion event before measurements).
 enum ContractStream: Int, CaseIterable, Sendable {
@@ -58,7 +60,7 @@ enum ContractStream: Int, CaseIterable, Sendable {
     var isNumbered: Bool { !retain }
 
     /// QoS 0 for the per-sample motion streams (the next frame supersedes a lost one), 1 otherwise.
-    var qos: Int { self == .motion || self == .headphoneMotion ? 0 : 1 }
+    var qos: MQTTQoS { self == .motion || self == .headphoneMotion ? .atMostOnce : .atLeastOnce }
 
     var schedule: Schedule {
         switch self {

@@ -1,3 +1,5 @@
+import MQTTVocabulary
+
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Musl)
@@ -208,7 +210,7 @@ public struct DiveScenario: Sendable, Equatable {
     public func frames(startDate: Double) -> [SimulatedFrame] {
         let device = SimulatedDevice.appleWatchUltra2(id: deviceId)
         var frames = [
-            SimulatedFrame(deviceId: deviceId, stream: "hello", payload: FrameEncoder.encode(device.descriptor), retain: true, qos: 1, time: 0)
+            SimulatedFrame(deviceId: deviceId, stream: "hello", payload: FrameEncoder.encode(device.descriptor), retain: true, qos: .atLeastOnce, time: 0)
         ]
         var sequences: [String: UInt64] = [:]
         for (time, observation) in dated(observations(), startDate: startDate) {
@@ -227,7 +229,7 @@ public struct DiveScenario: Sendable, Equatable {
             }
             let sequence = sequences[stream, default: 0] + 1
             sequences[stream] = sequence
-            frames.append(SimulatedFrame(deviceId: deviceId, stream: stream, payload: payload(sequence), retain: false, qos: 1, time: time))
+            frames.append(SimulatedFrame(deviceId: deviceId, stream: stream, payload: payload(sequence), retain: false, qos: .atLeastOnce, time: time))
         }
         return frames
     }

@@ -57,7 +57,7 @@ struct HeadphoneScenarioBuilder {
     }
 
     private func frame(_ stream: String, _ payload: [UInt8], at time: Double, retain: Bool = false) -> SimulatedFrame {
-        SimulatedFrame(deviceId: deviceId, stream: stream, payload: payload, retain: retain, qos: 1, time: time)
+        SimulatedFrame(deviceId: deviceId, stream: stream, payload: payload, retain: retain, qos: .atLeastOnce, time: time)
     }
 
     mutating func append(_ frame: SimulatedFrame) { steps.append(.frame(frame)) }

@@ -1,3 +1,5 @@
+import MQTTVocabulary
+
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Musl)
@@ -260,7 +262,7 @@ public struct RunScenario: Sendable, Equatable {
     /// - Parameter startDate: Unix epoch seconds at the scenario's start.
     /// - Returns: frames in publishing order.
     public func frames(startDate: Double) -> [SimulatedFrame] {
-        var frames = [SimulatedFrame(deviceId: deviceId, stream: "hello", payload: FrameEncoder.encode(device.descriptor), retain: true, qos: 1, time: 0)]
+        var frames = [SimulatedFrame(deviceId: deviceId, stream: "hello", payload: FrameEncoder.encode(device.descriptor), retain: true, qos: .atLeastOnce, time: 0)]
         var sequences: [InboundStream: UInt64] = [:]
         func next(_ stream: InboundStream) -> UInt64 {
             sequences[stream, default: 0] += 1
@@ -283,7 +285,7 @@ public struct RunScenario: Sendable, Equatable {
                 stream = .altimeter
                 payload = FrameEncoder.encode(sample, sequence: next(stream))
             }
-            frames.append(SimulatedFrame(deviceId: deviceId, stream: stream.rawValue, payload: payload, retain: false, qos: 1, time: time))
+            frames.append(SimulatedFrame(deviceId: deviceId, stream: stream.rawValue, payload: payload, retain: false, qos: .atLeastOnce, time: time))
         }
         return frames
     }

@@ -14,12 +14,12 @@ public struct SimulatedFrame: Sendable, Equatable {
     /// Whether the broker should retain it (`hello` and `status`).
     public var retain: Bool
     /// MQTT QoS: 0 for the per-sample motion streams, 1 otherwise.
-    public var qos: Int
+    public var qos: MQTTQoS
     /// When to publish it, in simulated seconds since the generator started.
     public var time: Double
 
     /// Creates a frame.
-    public init(deviceId: String, stream: String, payload: [UInt8], retain: Bool, qos: Int, time: Double) {
+    public init(deviceId: String, stream: String, payload: [UInt8], retain: Bool, qos: MQTTQoS, time: Double) {
         self.deviceId = deviceId
         self.stream = stream
         self.payload = payload
@@ -28,9 +28,14 @@ public struct SimulatedFrame: Sendable, Equatable {
         self.time = time
     }
 
-    /// The inbound topic `<root>/<deviceId>/<stream>`.
-    /// - Parameter root: the inbound topic root (contract default `wearables`).
-    public func topic(root: String = "wearables") -> String {
-        "\(root)/\(deviceId)/\(stream)"
+    /// The inbound topic `<inboundRoot>/<deviceId>/<stream>` of `scheme`; the id and stream are
+    /// used as they are (a simulator may send what the gateway must reject).
+    /// - Parameter scheme: the topic layout (contract default roots).
+    public func topic(in scheme: TopicScheme = TopicScheme()) -> String {
+        scheme.inboundTopic(rawDevice: deviceId, path: stream)
     }
+
+    /// The inbound topic `<root>/<deviceId>/<stream>`.
+    /// - Parameter root: the inbound topic root.
+    public func topic(root: String) -> String { topic(in: TopicScheme(inboundRoot: root)) }
 }

@@ -1,3 +1,5 @@
+import MQTTVocabulary
+
 public import TelemetryCore
 
 extension TremorScenario {
@@ -49,7 +51,7 @@ extension TremorScenario {
         let descriptor = DeviceDescriptor(
             model: "Apple Watch Series 9", platform: "watchOS", osVersion: "10.1", app: "com.example.tremor", authorization: .authorized,
             wristLocation: .left, crownOrientation: .right)
-        var frames = [SimulatedFrame(deviceId: deviceId, stream: "hello", payload: FrameEncoder.encode(descriptor), retain: true, qos: 1, time: 0)]
+        var frames = [SimulatedFrame(deviceId: deviceId, stream: "hello", payload: FrameEncoder.encode(descriptor), retain: true, qos: .atLeastOnce, time: 0)]
         let chunks = chunks(samplesPerChunk: delivery.samplesPerChunk)
         for (index, chunk) in chunks.enumerated() {
             var numbered = chunk
@@ -58,7 +60,7 @@ extension TremorScenario {
             frames.append(
                 SimulatedFrame(
                     deviceId: deviceId, stream: InboundStream.recorderAccelerometer.rawValue, payload: FrameEncoder.encode(numbered), retain: false,
-                    qos: 1, time: time))
+                    qos: .atLeastOnce, time: time))
         }
         let count = chunks.count
         // Frame 0 is the hello: chunk k is frame k + 1. Swap first, so the duplicate's index holds.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MQTTTransport
 import MonotonicWait
+import TelemetryCore
 
 /// Records every message on a topic filter into a capture file (``SessionCapture``), as it
 /// arrives: `wearable-sim record`, and usable from tests.
@@ -34,7 +35,7 @@ public final class CaptureRecorder: @unchecked Sendable {
     ///   - output: the capture file.
     ///   - configure: changes to the client configuration (credentials, TLS).
     public init(
-        broker: String, filter: String = "wearables/#", output: URL, logger: Logger = TestClients.logger,
+        broker: String, filter: String = TopicScheme().inboundRootFilter, output: URL, logger: Logger = TestClients.logger,
         configure: (inout MQTTClientConfiguration) -> Void = { _ in }
     ) async throws {
         var configuration = MQTTClientConfiguration(broker: try BrokerURL(parsing: broker), clientID: "wearable-record-\(UUID().uuidString.prefix(8))")

@@ -9,7 +9,7 @@ public struct CapturedFrame: Sendable, Equatable, Codable {
     public var topic: String
     /// The QoS the recorder received it with (its subscription asks for QoS 2, so this is the
     /// publisher's QoS).
-    public var qos: Int
+    public var qos: MQTTQoS
     /// The retain flag as the publisher set it (the recorder subscribes with MQTT 5
     /// "retain as published").
     public var retain: Bool
@@ -22,7 +22,7 @@ public struct CapturedFrame: Sendable, Equatable, Codable {
     public var properties: MQTTProperties
 
     /// Creates a frame.
-    public init(time: Double, topic: String, qos: Int, retain: Bool, stored: Bool, payload: [UInt8], properties: MQTTProperties = MQTTProperties()) {
+    public init(time: Double, topic: String, qos: MQTTQoS, retain: Bool, stored: Bool, payload: [UInt8], properties: MQTTProperties = MQTTProperties()) {
         self.time = time
         self.topic = topic
         self.qos = qos
@@ -35,13 +35,13 @@ public struct CapturedFrame: Sendable, Equatable, Codable {
     /// The frame of a received message.
     public init(_ message: MQTTMessage, time: Double, stored: Bool) {
         self.init(
-            time: time, topic: message.topic, qos: message.qos.rawValue, retain: message.retain, stored: stored, payload: message.payload,
+            time: time, topic: message.topic, qos: message.qos, retain: message.retain, stored: stored, payload: message.payload,
             properties: message.properties)
     }
 
     /// The message to publish for this frame: same topic, payload, QoS, retain flag and properties.
     public var message: MQTTMessage {
-        MQTTMessage(topic: topic, payload: payload, qos: MQTTQoS(rawValue: qos) ?? .atLeastOnce, retain: retain, properties: properties)
+        MQTTMessage(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties)
     }
 
     // MARK: Codable (the line format of docs/testing.md)
@@ -58,10 +58,11 @@ public struct CapturedFrame: Sendable, Equatable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         time = try container.decode(Double.self, forKey: .time)
         topic = try container.decode(String.self, forKey: .topic)
-        qos = try container.decode(Int.self, forKey: .qos)
-        guard (0...2).contains(qos) else {
-            throw DecodingError.dataCorruptedError(forKey: .qos, in: container, debugDescription: "qos must be 0, 1 or 2, not \(qos)")
+        let level = try container.decode(Int.self, forKey: .qos)
+        guard let qos = MQTTQoS(rawValue: level) else {
+            throw DecodingError.dataCorruptedError(forKey: .qos, in: container, debugDescription: "qos must be 0, 1 or 2, not \(level)")
         }
+        self.qos = qos
         retain = try container.decodeIfPresent(Bool.self, forKey: .retain) ?? false
         stored = try container.decodeIfPresent(Bool.self, forKey: .stored) ?? false
         payload = Array(try container.decode(Data.self, forKey: .payload))
@@ -77,7 +78,7 @@ public struct CapturedFrame: Sendable, Equatable, Codable {
                     throw DecodingError.dataCorruptedError(
                         forKey: .userProperties, in: nested, debugDescription: "a user property is a [name, value] pair")
                 }
-                return MQTTProperties.UserProperty(name: pair[0], value: pair[1])
+                return UserProperty(name: pair[0], value: pair[1])
             }
         }
     }

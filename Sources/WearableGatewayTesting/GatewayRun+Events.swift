@@ -10,7 +10,7 @@ extension GatewayRun {
     ///   - leaf: the stream below the device, e.g. `swing`, `tennis/stroke`, `depth-state`.
     ///   - device: the device id.
     public func topic(_ leaf: String, device: String) -> String {
-        "\(configuration.topics.outboundRoot)/\(device)/\(leaf)"
+        configuration.topics.scheme.outboundTopic(rawDevice: device, path: leaf)
     }
 
     /// Publishes one message on the observer's connection and waits for the broker's
@@ -29,12 +29,12 @@ extension GatewayRun {
     ///   - encoding: `.protobuf` sends the high-rate streams in the binary encoding.
     /// - Throws: when a publish fails or the acknowledgements take longer than `timeout`.
     public func publish(_ frames: [SimulatedFrame], encoding: PayloadEncoding = .json, timeout: Double = 120) async throws {
-        let root = configuration.topics.inboundRoot
+        let scheme = configuration.topics.scheme
         for frame in frames {
             let frame = frame.encoded(as: encoding)
             try await observer.send(
                 MQTTMessage(
-                    topic: frame.topic(root: root), payload: frame.payload, qos: MQTTQoS(rawValue: frame.qos) ?? .atLeastOnce,
+                    topic: frame.topic(in: scheme), payload: frame.payload, qos: frame.qos,
                     retain: frame.retain, properties: MQTTProperties(contentType: frame.encoding.mediaType)))
         }
         guard await observer.flush(timeout: timeout) else {
@@ -97,7 +97,7 @@ extension GatewayRun {
     @discardableResult
     public func stopAndCollect(timeout: Double = 30) async throws -> [MQTTMessage] {
         try await gateway.stop()
-        let status = "\(configuration.topics.outboundRoot)/status"
+        let status = configuration.topics.scheme.statusTopic
         let messages = try await collector.wait(timeout: timeout, "\(status) offline") { messages in
             messages.contains { $0.topic == status && $0.payloadString.contains("\"offline\"") }
         }

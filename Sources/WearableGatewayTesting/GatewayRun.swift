@@ -1,5 +1,6 @@
 import Foundation
 import MQTTTransport
+import TelemetryCore
 import TelemetryGateway
 
 /// An in-process gateway on a test broker plus an observer subscribed to everything it
@@ -32,9 +33,9 @@ public struct GatewayRun: Sendable {
         gateway.start()
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        let root = configuration.topics.outboundRoot
-        try await observer.subscribe(["\(root)/#"], qos: .atLeastOnce)
-        try await collector.wait("gateway online") { $0.contains { $0.topic == "\(root)/status" } }
+        let scheme = configuration.topics.scheme
+        try await observer.subscribe([scheme.outboundRootFilter], qos: .atLeastOnce)
+        try await collector.wait("gateway online") { $0.contains { $0.topic == scheme.statusTopic } }
         try await waitUntilSubscribed(broker, configuration: configuration)
         return GatewayRun(broker: broker, gateway: gateway, collector: collector, observer: observer, configuration: configuration)
     }
@@ -44,7 +45,7 @@ public struct GatewayRun: Sendable {
     /// published in between would find no subscriber.
     public static func waitUntilSubscribed(_ broker: TestBroker, configuration: GatewayConfiguration) async throws {
         try await broker.waitForSubscription(
-            clientID: configuration.subscriberConfiguration().clientID, filter: "\(configuration.topics.inboundRoot)/+/#")
+            clientID: configuration.subscriberConfiguration().clientID, filter: configuration.topics.scheme.inboundFilter)
     }
 
     /// Starts the gateway with the test defaults of ``GatewayHarness/configuration(broker:clientID:)``.

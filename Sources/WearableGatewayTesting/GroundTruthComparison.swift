@@ -35,7 +35,7 @@ public enum GroundTruthComparison {
     /// 6, elevation gain within 1.5 m (the pedometer's and altimeter's resolution, see
     /// docs/run-segments.md).
     public static func runSegments(expected: [RunScenario.ExpectedSegment], received: [MQTTMessage]) -> [String] {
-        let segments = received.filter { $0.topic.hasSuffix("/pedometer/segment") }.map { $0.jsonObject ?? [:] }
+        let segments = received.filter { $0.topic.hasSuffix("/" + TopicScheme.Leaf.pedometerSegment.rawValue) }.map { $0.jsonObject ?? [:] }
         var lines: [String] = []
         for index in 0..<max(segments.count, expected.count) {
             guard index < expected.count else {

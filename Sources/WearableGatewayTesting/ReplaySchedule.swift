@@ -29,7 +29,7 @@ public struct ReplaySchedule: Sendable, Equatable {
     /// forgets a device when its status goes offline, as the frame processor does).
     /// Frames that do not decode are not numbered, as in the gateway.
     /// - Parameter inboundRoot: the gateway's inbound topic root.
-    public func expectedSequenceAnomalies(inboundRoot: String = "wearables") -> SequenceCounters {
+    public func expectedSequenceAnomalies(inboundRoot: String = TopicScheme.defaultInboundRoot) -> SequenceCounters {
         let scheme = TopicScheme(inboundRoot: inboundRoot)
         var tracker = SequenceTracker(maxTrackedPairs: .max)
         var total = SequenceCounters()

@@ -20,7 +20,7 @@ struct AccessCheckTests {
         for frame in frames {
             try await client.send(
                 MQTTMessage(
-                    topic: frame.topic(), payload: frame.payload, qos: MQTTQoS(rawValue: frame.qos) ?? .atLeastOnce, retain: frame.retain,
+                    topic: frame.topic(), payload: frame.payload, qos: frame.qos, retain: frame.retain,
                     properties: .init(contentType: "application/json")))
         }
     }

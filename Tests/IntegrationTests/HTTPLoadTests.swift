@@ -26,20 +26,20 @@ import Testing
     private static let availability = Array(
         #"{"model":"Watch7,5","os":"11.2","features":["accelerometer","deviceMotion","submersion"],"date":1767225600.5}"#.utf8)
     private static let connection = Array(#"{"state":"connected","date":1767225600.5}"#.utf8)
-    private static let ids = (0..<10_000).map { String(format: "watch-%05d", $0) }
+    private static let ids = (0..<10_000).map { DeviceID(String(format: "watch-%05d", $0))! }
 
     /// A view of `maxBytes` filled as after hours of a busy fleet: 10,000 devices, each with
     /// its model, presence and 60 swings of 500 bytes, 300 MB of payloads in all (the same
     /// arrays are shared, so the test itself stays small).
     private static func busyFleet(maxBytes: Int, registry: PrometheusCollectorRegistry) -> FleetView {
-        let fleet = FleetView(outboundRoot: "gateway", maxBytes: maxBytes, metricsFactory: PrometheusMetricsFactory(registry: registry))
+        let fleet = FleetView(maxBytes: maxBytes, metricsFactory: PrometheusMetricsFactory(registry: registry))
         let swing = Array((#"{"contact":true,"timeToContact":0.153,"pad":""# + String(repeating: "x", count: 440) + #""}"#).utf8)
         for id in ids {
-            fleet.observe(OutboundMessage(topic: "gateway/\(id)/availability", payload: availability))
-            fleet.observe(OutboundMessage(topic: "gateway/\(id)/connection", payload: connection))
+            fleet.observe(OutboundMessage(.availability, of: id, in: TopicScheme(), payload: availability))
+            fleet.observe(OutboundMessage(.connection, of: id, in: TopicScheme(), payload: connection))
         }
         for _ in 0..<60 {
-            for id in ids { fleet.observe(OutboundMessage(topic: "gateway/\(id)/swing", payload: swing)) }
+            for id in ids { fleet.observe(OutboundMessage(.swing, of: id, in: TopicScheme(), payload: swing)) }
         }
         return fleet
     }
@@ -105,7 +105,7 @@ import Testing
         // A feeder like the workers: a thread of its own updating the view as fast as it can,
         // noting when each update returned.
         let log = Mutex(FeederLog())
-        let updates = (0..<64).map { OutboundMessage(topic: "gateway/\(Self.ids[$0 * 150])/connection", payload: Self.connection) }
+        let updates = (0..<64).map { OutboundMessage(.connection, of: Self.ids[$0 * 150], in: TopicScheme(), payload: Self.connection) }
         let (answer, start, end) = try await Self.serving(fleet, registry: registry) { base in
             let feeder = Thread {
                 var next = 0

@@ -79,7 +79,7 @@ struct RunSegmentDerivationTests {
         for frame in scenarios.flatMap({ $0.frames(startDate: Self.startDate) }) {
             try await device.send(
                 MQTTMessage(
-                    topic: frame.topic(), payload: frame.payload, qos: MQTTQoS(rawValue: frame.qos) ?? .atLeastOnce, retain: frame.retain,
+                    topic: frame.topic(), payload: frame.payload, qos: frame.qos, retain: frame.retain,
                     properties: .init(contentType: "application/json")))
         }
         #expect(await device.flush(timeout: 60))

@@ -27,7 +27,7 @@ struct SimulatorTrafficTests {
         for frame in frames {
             try await device.send(
                 MQTTMessage(
-                    topic: frame.topic(), payload: frame.payload, qos: MQTTQoS(rawValue: frame.qos) ?? .atLeastOnce, retain: frame.retain,
+                    topic: frame.topic(), payload: frame.payload, qos: frame.qos, retain: frame.retain,
                     properties: .init(contentType: "application/json")))
         }
         // The same batches in the binary encoding.

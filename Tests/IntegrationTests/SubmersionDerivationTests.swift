@@ -50,7 +50,7 @@ struct SubmersionDerivationTests {
         for frame in frames {
             try await device.send(
                 MQTTMessage(
-                    topic: frame.topic(), payload: frame.payload, qos: MQTTQoS(rawValue: frame.qos) ?? .atLeastOnce, retain: frame.retain,
+                    topic: frame.topic(), payload: frame.payload, qos: frame.qos, retain: frame.retain,
                     properties: .init(contentType: "application/json")))
         }
         #expect(await device.flush(timeout: 60))

@@ -121,7 +121,7 @@ struct AccessControlTests {
         let message = snapshot.message(scheme: TopicScheme(), date: 1_700_000_000.5)
         #expect(message.topic == "gateway/watch-ultra-1/availability")
         #expect(message.retain)
-        #expect(message.qos == 1)
+        #expect(message.qos == .atLeastOnce)
         let json = message.payloadString
         #expect(json.hasPrefix(
             #"{"deviceId":"watch-ultra-1","model":"Apple Watch Ultra 2","platform":"watchOS","osVersion":"10.1","capabilities":["deviceMotion","waterSubmersion"],"entitlements":["motion.device","submersion.shallow"],"authorization":"authorized","rawValue":3,"maximumDepth":6,"date":1700000000.5,"eventId":""#))

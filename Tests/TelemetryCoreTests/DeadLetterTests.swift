@@ -25,7 +25,7 @@ import Testing
         try #require(letters.count == 1)
         let letter = letters[0]
         #expect(letter.payload == Self.garbage)
-        #expect(letter.qos == 1 && !letter.retain)
+        #expect(letter.qos == .atLeastOnce && !letter.retain)
         #expect(letter.contentType == "application/json", "the original content type is kept")
         let properties = Self.properties(letter)
         #expect(properties["code"] == "invalidPayload")

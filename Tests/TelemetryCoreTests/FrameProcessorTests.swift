@@ -25,7 +25,7 @@ import Testing
                 EventID.make(id, "error", code.rawValue, stream.rawValue, String(describing: firstDate), String(describing: date), String(count))
             )
         }
-        return OutboundMessage(topic: "gateway/\(id)/errors", payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(topic: "gateway/\(id)/errors", payload: writer.bytes, qos: .atLeastOnce, retain: false).about(id, on: .errors)
     }
 
     /// A valid `altimeter` payload.
@@ -185,9 +185,9 @@ import Testing
             OutboundMessage(
                 topic: "gateway/watch-1/connection",
                 payload: Array(#"{"deviceId":"watch-1","state":"connected","reason":"online","date":1700000000,"eventId":"0bcf6dbe801e4772"}"#.utf8),
-                qos: 1,
+                qos: .atLeastOnce,
                 retain: true
-            )
+            ).about("watch-1", on: .connection)
         ])
         #expect(processor.connectionState(of: DeviceID("watch-1")!) == .connected)
 
@@ -294,7 +294,7 @@ import Testing
         let expected = OutboundMessage(
             topic: "gateway/errors",
             payload: Array(#"{"code":"\#(code.rawValue)","topic":"\#(topic)","detail":"\#(detail)","count":1,"date":1000,"firstDate":1000,"eventId":"\#(eventID)"}"#.utf8),
-            qos: 1,
+            qos: .atLeastOnce,
             retain: false
         )
         #expect(result.messages == [expected])

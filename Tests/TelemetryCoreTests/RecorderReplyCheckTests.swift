@@ -60,7 +60,7 @@ struct RecorderReplyCheckTests {
         let rejection = RecorderReplyCheck.Rejection(.foreignResponseTopic, detail: "not yours")
         let message = RecorderReplyCheck.errorEvent(rejection, device: DeviceID("watch-1")!, requester: "app-1", date: 1_700_000_000, scheme: TopicScheme())
         #expect(message.topic == "gateway/watch-1/errors")
-        #expect(message.qos == 1 && !message.retain)
+        #expect(message.qos == .atLeastOnce && !message.retain)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any])
         #expect(object["deviceId"] as? String == "watch-1")
         #expect(object["code"] as? String == "foreignResponseTopic")

@@ -52,7 +52,7 @@ struct RunSegmentDeriverTests {
         let segments = feed.segments
         try #require(segments.count == 2)
         for message in segments + feed.workouts {
-            #expect(message.qos == 1 && !message.retain && message.contentType == "application/json")
+            #expect(message.qos == .atLeastOnce && !message.retain && message.contentType == "application/json")
         }
         #expect(segments.map { $0.number("startDate") } == [10_000, 10_090])
         #expect(segments.map { $0.number("endDate") } == [10_060, 10_150])

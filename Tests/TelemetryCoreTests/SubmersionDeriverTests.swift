@@ -42,7 +42,7 @@ struct SubmersionDeriverTests {
         let messages = feed.messages("submersion/depth-state")
         for message in messages {
             #expect(message.retain)
-            #expect(message.qos == 1)
+            #expect(message.qos == .atLeastOnce)
             #expect(message.contentType == "application/json")
         }
         let deep = payload(messages[2])
@@ -70,7 +70,7 @@ struct SubmersionDeriverTests {
         let dives = feed.messages("submersion/dive")
         try #require(dives.count == 1)
         #expect(!dives[0].retain)
-        #expect(dives[0].qos == 1)
+        #expect(dives[0].qos == .atLeastOnce)
         let dive = payload(dives[0])
         #expect(number(dive, "startDate") == 110)
         #expect(number(dive, "endDate") == 150)
@@ -114,7 +114,7 @@ struct SubmersionDeriverTests {
         #expect(readings[0]["eventId"] as? String == EventID.make("dive-1", "submersion/temperature", "111.0"))
         for message in feed.messages("submersion/temperature") {
             #expect(!message.retain)
-            #expect(message.qos == 1)
+            #expect(message.qos == .atLeastOnce)
         }
         #expect(feed.deriver.counters.ignored == 2, "the two readings at the surface")
     }

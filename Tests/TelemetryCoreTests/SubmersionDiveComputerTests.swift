@@ -155,7 +155,7 @@ struct SubmersionDiveComputerTests {
 
         let ascents = feed.messages("submersion/ascent-warning")
         try #require(ascents.count == 1)
-        #expect(!ascents[0].retain && ascents[0].qos == 1)
+        #expect(!ascents[0].retain && ascents[0].qos == .atLeastOnce)
         let warning = payload(ascents[0])
         #expect(warning["deviceId"] as? String == "dive-1")
         #expect(abs((number(warning, "ascentRate") ?? 0) - 15) < 5, "\(warning)")

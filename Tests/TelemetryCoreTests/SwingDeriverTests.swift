@@ -45,7 +45,7 @@ struct SwingDeriverTests {
         try #require(messages.count == 2)
         for message in messages {
             #expect(message.topic == "gateway/watch-s9-1/swing")
-            #expect(message.qos == 1 && !message.retain)
+            #expect(message.qos == .atLeastOnce && !message.retain)
             #expect(message.string("deviceId") == "watch-s9-1")
             #expect(message.string("eventId")?.count == 16)
         }
@@ -155,7 +155,7 @@ struct SwingDeriverTests {
         #expect(messages.map { $0.number("backhandCount") } == [0, 1, 2, 2, 2])
         for message in messages {
             #expect(message.topic == "gateway/watch-s9-1/tennis/stroke")
-            #expect(message.qos == 1 && !message.retain)
+            #expect(message.qos == .atLeastOnce && !message.retain)
             #expect(Set(message.jsonObject?.keys.map { $0 } ?? []) == ["deviceId", "eventId", "stroke", "rotation", "timestamp", "forehandCount", "backhandCount", "unknownCount"])
         }
         // The same motion on the other wrist swaps forehands and backhands.

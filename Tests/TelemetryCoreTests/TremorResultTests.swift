@@ -86,7 +86,7 @@ struct TremorResultTests {
     func message() throws {
         let message = Self.sample.message(device: Self.device, scheme: TopicScheme())
         #expect(message.topic == "gateway/watch-1/tremor")
-        #expect(message.qos == 1 && !message.retain)
+        #expect(message.qos == .atLeastOnce && !message.retain)
         let json = try #require(object(message.payload))
         #expect(json["deviceId"] as? String == "watch-1")
         let eventID = try #require(json["eventId"] as? String)

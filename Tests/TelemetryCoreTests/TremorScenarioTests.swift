@@ -112,7 +112,7 @@ struct TremorScenarioTests {
         let count = scenario.chunks().count
         #expect(plain.count == count + 1)
         #expect(plain[0].stream == "hello" && plain[0].retain)
-        #expect(plain.dropFirst().allSatisfy { $0.stream == "recorder/accelerometer" && $0.qos == 1 && !$0.retain })
+        #expect(plain.dropFirst().allSatisfy { $0.stream == "recorder/accelerometer" && $0.qos == .atLeastOnce && !$0.retain })
         #expect(plain[1].topic() == "wearables/watch-tremor/recorder/accelerometer")
         var decoded: [RecordedAccelerometerChunk] = []
         for frame in plain.dropFirst() {

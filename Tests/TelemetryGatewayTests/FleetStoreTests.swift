@@ -1,4 +1,5 @@
 import Foundation
+import TelemetryCore
 import Testing
 
 @testable import TelemetryGateway

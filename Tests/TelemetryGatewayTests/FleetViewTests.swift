@@ -6,8 +6,14 @@ import Testing
 
 /// The fleet page's state, built from the gateway's own outbound events.
 @Suite struct FleetViewTests {
+    /// A message as the core publishes it: one on a device's leaf (`gateway/{id}/{leaf}`) names
+    /// its device and leaf, any other topic names neither.
     private static func message(_ topic: String, _ json: String) -> OutboundMessage {
-        OutboundMessage(topic: topic, payload: Array(json.utf8))
+        let levels = topic.split(separator: "/", maxSplits: 2)
+        guard levels.count == 3, levels[0] == "gateway", let device = DeviceID(levels[1]), let leaf = TopicScheme.Leaf(rawValue: String(levels[2])) else {
+            return OutboundMessage(topic: topic, payload: Array(json.utf8))
+        }
+        return OutboundMessage(leaf, of: device, in: TopicScheme(), payload: Array(json.utf8))
     }
 
     private static func devices(_ view: FleetView) throws -> [[String: Any]] {
@@ -17,7 +23,7 @@ import Testing
 
     @Test("the snapshot holds each device's latest event per family and the histories for the plots")
     func snapshot() throws {
-        let view = FleetView(outboundRoot: "gateway", historyLimit: 2)
+        let view = FleetView(historyLimit: 2)
         view.observe(Self.message("gateway/w2/availability", #"{"model":"Watch7,5"}"#))
         view.observe(Self.message("gateway/w1/connection", #"{"state":"connected"}"#))
         view.observe(Self.message("gateway/w1/connection", #"{"state":"disconnected"}"#))
@@ -27,7 +33,7 @@ import Testing
         view.observe(Self.message("gateway/w1/swing", #"{"timeToContact":0.15,"contact":true}"#))
         view.observe(Self.message("gateway/w1/submersion/temperature", #"{"temperature":20,"depth":4}"#))
         view.observe(Self.message("gateway/status", #"{"state":"online"}"#))
-        view.observe(OutboundMessage(topic: "gateway/w1/dead-letter", payload: [0xFF], contentType: nil))
+        view.observe(OutboundMessage(.deadLetter, of: try #require(DeviceID("w1")), in: TopicScheme(), payload: [0xFF], contentType: nil))
         view.observe(Self.message("gateway/w1/probe/unknown", #"{}"#))
 
         let devices = try Self.devices(view)
@@ -42,9 +48,23 @@ import Testing
         #expect(((devices[1]["latest"] as? [String: [String: Any]])?["availability"]?["model"]) as? String == "Watch7,5")
     }
 
+    @Test("the device and family come from the message, not from its topic")
+    func familyFromMessage() throws {
+        let view = FleetView()
+        // A device leaf's topic without the device and leaf the core names: not a derived event.
+        view.observe(OutboundMessage(topic: "gateway/w1/swing", payload: Array(#"{"contact":true}"#.utf8)))
+        #expect(try Self.devices(view).isEmpty)
+        // Any root: the message says what it is.
+        let scheme = TopicScheme(inboundRoot: "acme/in", outboundRoot: "acme/out")
+        view.observe(OutboundMessage(.tennisStroke, of: try #require(DeviceID("w2")), in: scheme, payload: Array(#"{"stroke":"forehand"}"#.utf8)))
+        let devices = try Self.devices(view)
+        #expect(devices.map { $0["deviceId"] as? String } == ["w2"])
+        #expect((devices.first?["latest"] as? [String: Any])?.keys.sorted() == ["tennis_stroke"])
+    }
+
     @Test("live subscribers get every update and end when the view closes")
     func updates() async throws {
-        let view = FleetView(outboundRoot: "gateway")
+        let view = FleetView()
         let stream = view.updates()
         view.observe(Self.message("gateway/w1/headphone/connection", #"{"state":"connected","reason":"connectEvent"}"#))
         view.close()
@@ -66,14 +86,14 @@ import Testing
 
     @Test("a bounded number of devices")
     func boundedDevices() throws {
-        let view = FleetView(outboundRoot: "gateway", maxDevices: 2)
+        let view = FleetView(maxDevices: 2)
         for id in ["a", "b", "c"] { view.observe(Self.message("gateway/\(id)/connection", #"{"state":"connected"}"#)) }
         #expect(try Self.devices(view).map { $0["deviceId"] as? String } == ["a", "b"])
     }
 
     @Test("live subscribers are capped: a new one beyond maxLiveClients ends the oldest, which is told why")
     func liveClientCap() async throws {
-        let view = FleetView(outboundRoot: "gateway", maxLiveClients: 2)
+        let view = FleetView(maxLiveClients: 2)
         let oldest = view.updates()
         let middle = view.updates()
         view.observe(Self.message("gateway/w1/connection", #"{"state":"connected"}"#))

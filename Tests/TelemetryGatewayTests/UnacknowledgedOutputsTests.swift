@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Unacknowledged outputs carried by device snapshots")
 struct UnacknowledgedOutputsTests {
-    static func message(_ name: String, qos: Int = 1) -> OutboundMessage {
+    static func message(_ name: String, qos: MQTTQoS = .atLeastOnce) -> OutboundMessage {
         OutboundMessage(topic: "gateway/w-1/\(name)", payload: Array(name.utf8), qos: qos)
     }
 
@@ -14,7 +14,7 @@ struct UnacknowledgedOutputsTests {
         let outputs = UnacknowledgedOutputs()
         let device = try #require(DeviceID("w-1"))
         outputs.register(device, sequence: 9, [Self.message("b")])
-        outputs.register(device, sequence: 4, [Self.message("a"), Self.message("pose", qos: 0)])
+        outputs.register(device, sequence: 4, [Self.message("a"), Self.message("pose", qos: .atMostOnce)])
         #expect(outputs.messages(of: device)?.map(\.payloadString) == ["a", "b"])
         outputs.acknowledged(device, sequence: 4)
         #expect(outputs.messages(of: device)?.map(\.payloadString) == ["b"])

@@ -130,7 +130,7 @@ struct TrafficGeneratorTests {
     func deliveryOptions() {
         for frame in GeneratedTraffic.frames {
             #expect(frame.retain == (frame.stream == "hello" || frame.stream == "status"))
-            #expect(frame.qos == (frame.stream == "motion" || frame.stream == "headphone/motion" ? 0 : 1))
+            #expect(frame.qos == (frame.stream == "motion" || frame.stream == "headphone/motion" ? .atMostOnce : .atLeastOnce))
         }
         let hello = GeneratedTraffic.frames(of: "watch-ultra-1", "hello").first
         #expect(hello?.topic() == "wearables/watch-ultra-1/hello")

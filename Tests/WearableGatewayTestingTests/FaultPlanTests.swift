@@ -8,7 +8,7 @@ struct FaultPlanTests {
     /// `count` numbered accelerometer frames per device, 0.1 s apart, after a stored hello each.
     static func frames(devices: [String] = ["w-1", "w-2"], count: Int = 50) -> [CapturedFrame] {
         var frames = devices.map {
-            CapturedFrame(time: 0, topic: "wearables/\($0)/hello", qos: 1, retain: true, stored: true, payload: Array("{}".utf8))
+            CapturedFrame(time: 0, topic: "wearables/\($0)/hello", qos: .atLeastOnce, retain: true, stored: true, payload: Array("{}".utf8))
         }
         for index in 1...count {
             for device in devices {
@@ -16,7 +16,7 @@ struct FaultPlanTests {
                     samples: [AccelerometerSample(timestamp: Double(index), acceleration: Vector3(x: 0, y: 0, z: 1))], sequence: UInt64(index))
                 frames.append(
                     CapturedFrame(
-                        time: Double(index) / 10, topic: "wearables/\(device)/batched/accelerometer", qos: 1, retain: false, stored: false,
+                        time: Double(index) / 10, topic: "wearables/\(device)/batched/accelerometer", qos: .atLeastOnce, retain: false, stored: false,
                         payload: FrameEncoder.encode(batch), properties: MQTTProperties(contentType: "application/json")))
             }
         }

@@ -19,8 +19,8 @@ struct SessionCaptureTests {
         let capture = SessionCapture(
             header: Self.header,
             frames: [
-                CapturedFrame(time: 0.001, topic: "wearables/w-1/hello", qos: 1, retain: true, stored: true, payload: Array(#"{"model":"x"}"#.utf8)),
-                CapturedFrame(time: 1.5, topic: "wearables/w-1/batched/accelerometer", qos: 0, retain: false, stored: false, payload: [0, 1, 2, 254, 255], properties: properties),
+                CapturedFrame(time: 0.001, topic: "wearables/w-1/hello", qos: .atLeastOnce, retain: true, stored: true, payload: Array(#"{"model":"x"}"#.utf8)),
+                CapturedFrame(time: 1.5, topic: "wearables/w-1/batched/accelerometer", qos: .atMostOnce, retain: false, stored: false, payload: [0, 1, 2, 254, 255], properties: properties),
             ],
             trailer: .init(frames: 2, duration: 2.25))
         let url = Self.file()
@@ -38,7 +38,7 @@ struct SessionCaptureTests {
     func withoutTrailer() throws {
         let url = Self.file()
         defer { try? FileManager.default.removeItem(at: url) }
-        let frame = CapturedFrame(time: 0.5, topic: "wearables/w-1/status", qos: 1, retain: true, stored: false, payload: Array("{}".utf8))
+        let frame = CapturedFrame(time: 0.5, topic: "wearables/w-1/status", qos: .atLeastOnce, retain: true, stored: false, payload: Array("{}".utf8))
         try SessionCapture(header: Self.header, frames: [frame]).write(to: url)
         let capture = try SessionCapture.read(from: url)
         #expect(capture.trailer == nil && capture.frames == [frame])

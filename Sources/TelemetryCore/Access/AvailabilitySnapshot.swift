@@ -107,7 +107,7 @@ public struct AvailabilitySnapshot: Sendable, Equatable, Codable {
     ///   - date: when the snapshot took effect, Unix epoch seconds.
     /// - Returns: a QoS 1, retained message.
     public func message(scheme: TopicScheme, date: Double) -> OutboundMessage {
-        OutboundMessage(topic: scheme.availabilityTopic(deviceId), payload: payload(date: date), qos: 1, retain: true)
+        OutboundMessage(.availability, of: deviceId, in: scheme, payload: payload(date: date))
     }
 
     private func eventID(date: Double) -> String {

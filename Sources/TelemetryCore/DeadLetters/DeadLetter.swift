@@ -11,8 +11,11 @@ enum DeadLetter {
     ///   - code: why it was rejected.
     ///   - stream: its stream, when the topic named one.
     ///   - detail: the same detail the error report carries.
-    ///   - topic: the dead-letter topic.
-    static func message(for frame: InboundFrame, code: GatewayErrorCode, stream: InboundStream?, detail: String, topic: String) -> OutboundMessage {
+    ///   - device: the frame's device, when its topic named a valid one.
+    ///   - scheme: the topic layout.
+    static func message(
+        for frame: InboundFrame, code: GatewayErrorCode, stream: InboundStream?, detail: String, device: DeviceID?, scheme: TopicScheme
+    ) -> OutboundMessage {
         var properties = [
             UserProperty(name: "code", value: code.rawValue),
             UserProperty(name: "cmError", value: code.cmError.map(String.init) ?? ""),
@@ -25,6 +28,9 @@ enum DeadLetter {
             properties.append(UserProperty(name: "contentType", value: TopicScheme.bounded(contentType)))
         }
         // The original content type also stays the message's own, so tools decode it as before.
-        return OutboundMessage(topic: topic, payload: frame.payload, qos: 1, retain: false, contentType: frame.contentType, userProperties: properties)
+        guard let device else {
+            return OutboundMessage(.deadLetter, in: scheme, payload: frame.payload, contentType: frame.contentType, userProperties: properties)
+        }
+        return OutboundMessage(.deadLetter, of: device, in: scheme, payload: frame.payload, contentType: frame.contentType, userProperties: properties)
     }
 }

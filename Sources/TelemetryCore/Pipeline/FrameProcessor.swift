@@ -336,7 +336,7 @@ public struct FrameProcessor: Sendable {
             $0.field("date", date)
             $0.field("eventId", EventID.make(id.rawValue, TopicScheme.Leaf.connection.rawValue, state.rawValue, String(describing: date)))
         }
-        return [OutboundMessage(topic: configuration.scheme.connectionTopic(id), payload: writer.bytes, qos: 1, retain: true)]
+        return [OutboundMessage(.connection, of: id, in: configuration.scheme, payload: writer.bytes)]
     }
 
     // MARK: Rejections
@@ -388,9 +388,7 @@ public struct FrameProcessor: Sendable {
             result.deadLetter = .dropped
             return
         }
-        let scheme = configuration.scheme
-        let topic = device.map { scheme.deadLetterTopic($0) } ?? scheme.deadLetterTopic
-        result.messages.append(DeadLetter.message(for: frame, code: code, stream: stream, detail: detail, topic: topic))
+        result.messages.append(DeadLetter.message(for: frame, code: code, stream: stream, detail: detail, device: device, scheme: configuration.scheme))
         result.deadLetter = .published
     }
 
@@ -422,7 +420,7 @@ public struct FrameProcessor: Sendable {
             $0.field("firstDate", report.firstDate)
             $0.field("eventId", Self.reportEventID(key.id.rawValue, "error", code.rawValue, key.stream.rawValue, report: report))
         }
-        return OutboundMessage(topic: configuration.scheme.deviceErrorsTopic(key.id), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.errors, of: key.id, in: configuration.scheme, payload: writer.bytes)
     }
 
     /// A `gateway/errors` report; `overflow` is added only to overflow reports.
@@ -439,7 +437,7 @@ public struct FrameProcessor: Sendable {
             let kind = report.isOverflow ? "error-overflow" : "topic-error"
             $0.field("eventId", Self.reportEventID(kind, code.rawValue, topic, report: report))
         }
-        return OutboundMessage(topic: configuration.scheme.errorsTopic, payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.errors, in: configuration.scheme, payload: writer.bytes)
     }
 
     private func overflowDetail(_ lastDetail: String) -> String {

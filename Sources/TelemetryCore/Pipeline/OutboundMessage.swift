@@ -4,8 +4,8 @@ public struct OutboundMessage: Sendable, Equatable, Codable {
     public var topic: String
     /// The payload bytes (UTF-8 JSON unless ``contentType`` says otherwise).
     public var payload: [UInt8]
-    /// The MQTT quality of service: 0, 1 or 2.
-    public var qos: Int
+    /// The MQTT quality of service.
+    public var qos: MQTTQoS
     /// Whether the broker keeps the message as the topic's last value.
     public var retain: Bool
     /// The MQTT 5 content type, or nil to send none.
@@ -14,12 +14,17 @@ public struct OutboundMessage: Sendable, Equatable, Codable {
     public var messageExpiryInterval: UInt32?
     /// MQTT 5 user properties, in order.
     public var userProperties: [UserProperty]
+    /// The device the message is about, when it is published below one (`gateway/{id}/…`).
+    public var device: DeviceID?
+    /// The leaf it is published on, when it is one of ``TopicScheme/Leaf``: its family feeds the
+    /// latency histogram and the fleet page without parsing the topic.
+    public var leaf: TopicScheme.Leaf?
 
     /// Creates a message.
     /// - Parameters:
     ///   - topic: the topic to publish on.
     ///   - payload: the payload bytes.
-    ///   - qos: the quality of service, 0, 1 or 2; defaults to 1.
+    ///   - qos: the quality of service; defaults to at least once.
     ///   - retain: whether the broker retains it; defaults to false.
     ///   - contentType: the MQTT 5 content type; defaults to `application/json`.
     ///   - messageExpiryInterval: the expiry in seconds; defaults to none.
@@ -27,13 +32,12 @@ public struct OutboundMessage: Sendable, Equatable, Codable {
     public init(
         topic: String,
         payload: [UInt8],
-        qos: Int = 1,
+        qos: MQTTQoS = .atLeastOnce,
         retain: Bool = false,
         contentType: String? = "application/json",
         messageExpiryInterval: UInt32? = nil,
         userProperties: [UserProperty] = []
     ) {
-        precondition((0...2).contains(qos), "MQTT QoS must be 0, 1 or 2, got \(qos)")
         self.topic = topic
         self.payload = payload
         self.qos = qos
@@ -41,6 +45,41 @@ public struct OutboundMessage: Sendable, Equatable, Codable {
         self.contentType = contentType
         self.messageExpiryInterval = messageExpiryInterval
         self.userProperties = userProperties
+    }
+
+    /// Creates a message on a device's leaf, with the leaf's QoS and retain flag.
+    /// - Parameters:
+    ///   - leaf: the leaf, e.g. ``TopicScheme/Leaf/swing``.
+    ///   - device: the device.
+    ///   - scheme: the topic layout.
+    ///   - payload: the payload bytes.
+    ///   - contentType: the MQTT 5 content type; defaults to `application/json`.
+    ///   - userProperties: MQTT 5 user properties; defaults to none.
+    public init(
+        _ leaf: TopicScheme.Leaf, of device: DeviceID, in scheme: TopicScheme, payload: [UInt8], contentType: String? = "application/json",
+        userProperties: [UserProperty] = []
+    ) {
+        self.init(
+            topic: scheme.deviceTopic(device, leaf), payload: payload, qos: leaf.qos, retain: leaf.retain, contentType: contentType,
+            userProperties: userProperties)
+        self.device = device
+        self.leaf = leaf
+    }
+
+    /// Creates a message on one of the gateway's own topics, with its QoS and retain flag.
+    /// - Parameters:
+    ///   - topic: which topic, e.g. ``TopicScheme/GatewayTopic/errors``.
+    ///   - scheme: the topic layout.
+    ///   - payload: the payload bytes.
+    ///   - contentType: the MQTT 5 content type; defaults to `application/json`.
+    ///   - userProperties: MQTT 5 user properties; defaults to none.
+    public init(
+        _ topic: TopicScheme.GatewayTopic, in scheme: TopicScheme, payload: [UInt8], contentType: String? = "application/json",
+        userProperties: [UserProperty] = []
+    ) {
+        self.init(
+            topic: scheme.topic(topic), payload: payload, qos: topic.qos, retain: topic.retain, contentType: contentType,
+            userProperties: userProperties)
     }
 
     /// The payload as text (invalid UTF-8 is repaired), for logs and tests.

@@ -79,6 +79,6 @@ public enum RecorderReplyCheck {
             $0.field("date", date)
             $0.field("firstDate", date)
         }
-        return OutboundMessage(topic: scheme.deviceErrorsTopic(device), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.errors, of: device, in: scheme, payload: writer.bytes)
     }
 }

@@ -5,5 +5,5 @@ extension TopicScheme {
     public func deadLetterTopic(_ id: DeviceID) -> String { deviceTopic(id, .deadLetter) }
 
     /// Where rejected frames without a valid device id are republished, e.g. `gateway/dead-letter`.
-    public var deadLetterTopic: String { outboundRoot + "/" + Leaf.deadLetter.rawValue }
+    public var deadLetterTopic: String { topic(.deadLetter) }
 }

@@ -4,6 +4,11 @@
 /// the outbound root (`gateway/...`). Roots may have several levels (`acme/wearables`). Topics are
 /// compared byte for byte, as MQTT brokers do, never with Unicode equivalence.
 public struct TopicScheme: Sendable, Equatable {
+    /// The inbound root when none is configured: `wearables`, the one place it is spelled.
+    public static let defaultInboundRoot = "wearables"
+    /// The outbound root when none is configured: `gateway`, the one place it is spelled.
+    public static let defaultOutboundRoot = "gateway"
+
     /// The root devices publish below, e.g. `wearables`.
     public let inboundRoot: String
     /// The root the gateway publishes below, e.g. `gateway`.
@@ -16,7 +21,7 @@ public struct TopicScheme: Sendable, Equatable {
     /// - Parameters:
     ///   - inboundRoot: the root devices publish below.
     ///   - outboundRoot: the root the gateway publishes below.
-    public init(inboundRoot: String = "wearables", outboundRoot: String = "gateway") {
+    public init(inboundRoot: String = defaultInboundRoot, outboundRoot: String = defaultOutboundRoot) {
         self.inboundRoot = inboundRoot
         self.outboundRoot = outboundRoot
     }
@@ -68,13 +73,27 @@ public struct TopicScheme: Sendable, Equatable {
     /// The subscription filter that matches every device stream, e.g. `wearables/+/#`.
     public var inboundFilter: String { inboundRoot + "/+/#" }
 
+    /// Everything below the inbound root, e.g. `wearables/#`, also topics that name no device
+    /// stream (a capture records what devices sent, right or wrong).
+    public var inboundRootFilter: String { inboundRoot + "/#" }
+
     /// The inbound topic a device publishes `stream` on, e.g. `wearables/watch-1/status`.
     /// - Parameters:
     ///   - id: the device.
     ///   - stream: the stream.
     /// - Returns: the topic.
     public func inboundTopic(_ id: DeviceID, _ stream: InboundStream) -> String {
-        inboundRoot + "/" + id.rawValue + "/" + stream.rawValue
+        inboundTopic(rawDevice: id.rawValue, path: stream.rawValue)
+    }
+
+    /// An inbound topic from unchecked levels, for simulators and tests that also publish ids or
+    /// streams the gateway must reject, e.g. `wearables/watch 1/gyro`.
+    /// - Parameters:
+    ///   - device: the device level, used as it is.
+    ///   - path: the levels below it, used as they are.
+    /// - Returns: the topic.
+    public func inboundTopic(rawDevice device: some StringProtocol, path: some StringProtocol) -> String {
+        inboundRoot + "/" + device + "/" + path
     }
 
     /// Parses an inbound topic into a device id and a stream.
@@ -132,14 +151,8 @@ public struct TopicScheme: Sendable, Equatable {
 
     // MARK: Outbound
 
-    /// The gateway's own retained status topic, e.g. `gateway/status`.
-    public var statusTopic: String { outboundRoot + "/status" }
-
-    /// Where topic-level errors are reported, e.g. `gateway/errors`.
-    public var errorsTopic: String { outboundRoot + "/errors" }
-
-    /// Where the gateway publishes its metrics, e.g. `gateway/metrics`.
-    public var metricsTopic: String { outboundRoot + "/metrics" }
+    /// Everything the gateway publishes below its root, e.g. `gateway/#`.
+    public var outboundRootFilter: String { outboundRoot + "/#" }
 
     /// The device's retained presence topic, e.g. `gateway/watch-1/connection`.
     /// - Parameter id: the device.

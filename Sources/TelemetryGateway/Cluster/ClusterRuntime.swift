@@ -14,6 +14,8 @@ final class ClusterRuntime: Sendable {
     let gate: OwnershipGate
     let metrics: ClusterMetrics
     let status: InstanceStatusMessage
+    /// The topic layout the cluster's topics come from.
+    let scheme: TopicScheme
     /// `{outboundRoot}/instances/+`: every instance's announcement.
     let instancesFilter: String
     /// `{outboundRoot}/cluster/context/`: prefix of the context copies.
@@ -45,12 +47,13 @@ final class ClusterRuntime: Sendable {
         gate = OwnershipGate(
             view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics, ownsEverything: mode == .shared,
             snapshots: sharesState ? SnapshotCache(limit: configuration.cluster.stateCacheBytes, horizon: horizon) : nil)
+        self.scheme = scheme
         status = InstanceStatusMessage(
-            outboundRoot: scheme.outboundRoot, instance: instance, mode: mode.rawValue, startedAt: startedAt,
+            scheme: scheme, instance: instance, mode: mode.rawValue, startedAt: startedAt,
             incarnation: String(UUID().uuidString.prefix(8)))
-        instancesFilter = "\(scheme.outboundRoot)/instances/+"
-        contextPrefix = "\(scheme.outboundRoot)/cluster/context/"
-        statePrefix = "\(scheme.outboundRoot)/cluster/state/"
+        instancesFilter = scheme.instancesFilter
+        contextPrefix = scheme.clusterContextPrefix
+        statePrefix = scheme.clusterStatePrefix
         (replicas, replicaSink) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(65_536))
     }
 
@@ -60,19 +63,18 @@ final class ClusterRuntime: Sendable {
         var properties = MQTTProperties(contentType: frame.contentType)
         properties.userProperties = [.init(name: "retained", value: frame.retained ? "true" : "false"), .init(name: "receivedAt", value: "\(frame.receivedAt)")]
         replicaSink.yield(
-            MQTTMessage(topic: "\(contextPrefix)\(key)/\(stream.rawValue)", payload: frame.payload, qos: .atLeastOnce, retain: true, properties: properties))
+            MQTTMessage(.clusterContext(device: key, stream: stream), in: scheme, payload: frame.payload, properties: properties))
     }
 
     /// Takes a context copy another instance published.
-    func receiveReplica(_ message: MQTTMessage, inboundRoot: String) {
-        guard message.topic.hasPrefix(contextPrefix), !message.payload.isEmpty else { return }
-        let rest = message.topic.dropFirst(contextPrefix.count)
-        guard let slash = rest.firstIndex(of: "/") else { return }
-        let device = String(rest[..<slash])
-        guard let stream = InboundStream(path: rest[rest.index(after: slash)...]), ContextCache.streams.contains(stream) else { return }
+    func receiveReplica(_ message: MQTTMessage) {
+        guard !message.payload.isEmpty, let (level, stream) = scheme.parseClusterContext(message.topic), ContextCache.streams.contains(stream) else {
+            return
+        }
+        let device = String(level)
         let user = Dictionary(message.properties.userProperties.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         let frame = InboundFrame(
-            topic: "\(inboundRoot)/\(device)/\(stream.rawValue)", payload: message.payload, contentType: message.properties.contentType,
+            topic: scheme.inboundTopic(rawDevice: device, path: stream.rawValue), payload: message.payload, contentType: message.properties.contentType,
             retained: user["retained"] == "true", receivedAt: user["receivedAt"].flatMap(Double.init) ?? Date().timeIntervalSince1970)
         gate.keepReplica(frame, device: device, stream: stream)
     }
@@ -83,9 +85,8 @@ final class ClusterRuntime: Sendable {
     /// retained message clears it. This instance's own snapshots come back too: kept once the
     /// device is no longer processed here (for a later gain).
     func receiveSnapshot(_ message: MQTTMessage) {
-        guard message.topic.hasPrefix(statePrefix) else { return }
-        let device = String(message.topic.dropFirst(statePrefix.count))
-        guard !device.isEmpty, !device.contains("/") else { return }
+        guard let level = scheme.clusterStateDevice(message.topic) else { return }
+        let device = String(level)
         guard !message.payload.isEmpty else {
             gate.clearSnapshot(of: device)
             return

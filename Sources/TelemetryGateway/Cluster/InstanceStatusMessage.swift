@@ -23,15 +23,15 @@ struct InstanceStatusMessage: Sendable {
         }
     }
 
-    let topic: String
+    let scheme: TopicScheme
     let instance: String
     let mode: String
     let startedAt: Double
     /// Tells this run's announcements from a previous run's retained ones.
     let incarnation: String
 
-    init(outboundRoot: String, instance: String, mode: String, startedAt: Double, incarnation: String) {
-        topic = "\(outboundRoot)/instances/\(instance)"
+    init(scheme: TopicScheme, instance: String, mode: String, startedAt: Double, incarnation: String) {
+        self.scheme = scheme
         self.instance = instance
         self.mode = mode
         self.startedAt = startedAt
@@ -52,7 +52,7 @@ struct InstanceStatusMessage: Sendable {
             $0.field("date", state == .offline && reason == "connectionLost" ? startedAt : date)
             $0.field("reason", reason)
         }
-        return MQTTMessage(topic: topic, payload: writer.bytes, qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json"))
+        return MQTTMessage(.instance(instance), in: scheme, payload: writer.bytes, properties: MQTTProperties(contentType: "application/json"))
     }
 
     /// What an announcement says, or nil when it is not one (wrong JSON, or an empty retained

@@ -109,7 +109,7 @@ struct MembershipService: Service {
     /// Steps 1 and 2: membership known, subscriber subscribed, this instance online.
     private func join(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async throws {
         let logger = runtime.logger
-        let filters = [cluster.instancesFilter, runtime.scheme.statusTopic, cluster.contextPrefix + "#"]
+        let filters = [cluster.instancesFilter, runtime.scheme.statusTopic, runtime.scheme.clusterContextFilter]
         while true {
             try Task.checkCancellation()
             do {
@@ -183,11 +183,10 @@ struct MembershipService: Service {
     private func messageHandler(_ sink: AsyncStream<Event>.Continuation) -> MQTTClient.MessageHandler {
         let cluster = cluster
         let statusTopic = runtime.scheme.statusTopic
-        let inboundRoot = runtime.scheme.inboundRoot
         let logger = runtime.logger
         return { message in
             if message.topic.hasPrefix(cluster.contextPrefix) {
-                cluster.receiveReplica(message, inboundRoot: inboundRoot)
+                cluster.receiveReplica(message)
                 return
             }
             if message.topic == statusTopic {

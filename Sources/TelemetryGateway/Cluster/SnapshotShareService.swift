@@ -34,7 +34,7 @@ struct SnapshotShareService: Service {
     private func publishPending() async {
         let pending = cluster.outbox.take()
         if !pending.isEmpty {
-            let messages = await Self.encode(pending, prefix: cluster.statePrefix, instance: cluster.instance)
+            let messages = await Self.encode(pending, scheme: cluster.scheme, instance: cluster.instance)
             cluster.metrics.snapshotsNotSent.increment(by: pending.count - messages.count)
             for (device, lastSeen, message) in messages where await send(message) {
                 cluster.ledger.withLock { $0.sent(message, device: device, lastSeen: lastSeen) }
@@ -61,7 +61,7 @@ struct SnapshotShareService: Service {
 
     /// The messages of `snapshots` (with their device and `lastSeen`), encoded on ``encoding``;
     /// one that fails to encode is left out.
-    static func encode(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)], prefix: String, instance: String) async -> [(
+    static func encode(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)], scheme: TopicScheme, instance: String) async -> [(
         device: String, lastSeen: Double, message: MQTTMessage
     )] {
         await withCheckedContinuation { continuation in
@@ -73,7 +73,7 @@ struct SnapshotShareService: Service {
                     properties.userProperties = [.init(name: "lastSeen", value: "\(snapshot.lastSeen)"), .init(name: "instance", value: instance)]
                     return (
                         device.rawValue, snapshot.lastSeen,
-                        MQTTMessage(topic: prefix + device.rawValue, payload: [UInt8](json), qos: .atLeastOnce, retain: true, properties: properties)
+                        MQTTMessage(.clusterState(device), in: scheme, payload: [UInt8](json), properties: properties)
                     )
                 }
                 continuation.resume(returning: messages)

@@ -68,13 +68,13 @@ extension GatewayConfiguration {
             $0.mqtt.tlsVerifyHostname = $1
         },
         .text(
-            "topics.inboundRoot", "Root devices publish under: <root>/{id}/<stream>.", default: "wearables",
+            "topics.inboundRoot", "Root devices publish under: <root>/{id}/<stream>.", default: TopicScheme.defaultInboundRoot,
             validate: { TopicScheme.validateRoot($0) }
-        ) { $0.topics.inboundRoot = $1 ?? "wearables" },
+        ) { $0.topics.inboundRoot = $1 ?? TopicScheme.defaultInboundRoot },
         .text(
-            "topics.outboundRoot", "Root the gateway publishes under.", default: "gateway",
+            "topics.outboundRoot", "Root the gateway publishes under.", default: TopicScheme.defaultOutboundRoot,
             validate: { TopicScheme.validateRoot($0) }
-        ) { $0.topics.outboundRoot = $1 ?? "gateway" },
+        ) { $0.topics.outboundRoot = $1 ?? TopicScheme.defaultOutboundRoot },
         .integer("pipeline.workers", "Worker tasks devices are sharded over by a hash of the id (0: one per core; with the broker on the same 2 cores, 1 sustained more: performance.md).", default: 0, in: 0...1024) {
             $0.pipeline.workers = $1
         },
@@ -368,7 +368,7 @@ extension GatewayConfiguration {
         if let registryFile, !FileSystem.isReadableFile(registryFile) {
             issues.append(.init(key: "registry.file", source: "configuration", message: "file '\(registryFile)' does not exist or is not readable"))
         }
-        if let problem = TopicScheme(inboundRoot: topics.inboundRoot, outboundRoot: topics.outboundRoot).configurationProblem {
+        if let problem = topics.scheme.configurationProblem {
             issues.append(.init(key: "topics.outboundRoot", source: "configuration", message: problem))
         }
         // Every deriver's own check (posture hysteresis below its angle, tremor band below

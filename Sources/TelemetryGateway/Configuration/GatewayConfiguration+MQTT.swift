@@ -54,9 +54,9 @@ extension GatewayConfiguration {
     /// clean disconnect).
     func inboundFilters(_ scheme: TopicScheme) -> [String] {
         let filters = [scheme.inboundFilter, scheme.headphoneResetPoseFilter, scheme.recorderQueryFilter]
-        if cluster.mode == .partitioned, cluster.shareState { return ["\(scheme.outboundRoot)/cluster/state/#"] + filters }
+        if cluster.mode == .partitioned, cluster.shareState { return [scheme.clusterStateFilter] + filters }
         guard cluster.mode == .shared else { return filters }
-        return filters.map { "$share/\(cluster.group)/\($0)" }
+        return filters.map { TopicScheme.sharedFilter($0, group: cluster.group) }
     }
 
     private func base(clientID: String) -> MQTTClientConfiguration {

@@ -49,9 +49,9 @@ public struct GatewayConfiguration: Sendable {
     /// Topic roots.
     public struct Topics: Sendable {
         /// Root devices publish under: `<inboundRoot>/{id}/<stream>`.
-        public var inboundRoot = "wearables"
+        public var inboundRoot = TopicScheme.defaultInboundRoot
         /// Root the gateway publishes under: `<outboundRoot>/...`.
-        public var outboundRoot = "gateway"
+        public var outboundRoot = TopicScheme.defaultOutboundRoot
 
         /// Creates the defaults.
         public init() {}

@@ -12,10 +12,8 @@ import TelemetryCore
 final class EventLatencyMetrics: Sendable {
     private let perFamily: [EventFamily: Metrics.Timer]
     let roundTrip: Metrics.Timer
-    private let outboundRoot: String
 
-    init(factory: any MetricsFactory, outboundRoot: String) {
-        self.outboundRoot = outboundRoot
+    init(factory: any MetricsFactory) {
         perFamily = Dictionary(
             uniqueKeysWithValues: EventFamily.allCases.map {
                 ($0, Metrics.Timer(label: "gateway_event_latency_seconds", dimensions: [("family", $0.rawValue)], factory: factory))
@@ -28,9 +26,7 @@ final class EventLatencyMetrics: Sendable {
     func record(_ messages: [OutboundMessage], receivedAt: Double, now: Double = Date().timeIntervalSince1970) {
         let seconds = max(0, now - receivedAt)
         for message in messages {
-            guard let family = EventFamily.parse(message.topic, outboundRoot: outboundRoot)?.family,
-                family != .errors, family != .deadLetter
-            else { continue }
+            guard message.device != nil, let family = message.leaf?.family, family != .errors, family != .deadLetter else { continue }
             perFamily[family]?.recordNanoseconds(Int64(seconds * 1e9))
         }
     }

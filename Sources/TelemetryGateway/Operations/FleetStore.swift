@@ -1,3 +1,5 @@
+import TelemetryCore
+
 /// The fleet page's data as a value: per device the latest event of each family and short
 /// histories (depth events, swings), bounded three ways: devices (`maxDevices`), entries per
 /// history (`historyLimit`) and bytes (`maxBytes`).

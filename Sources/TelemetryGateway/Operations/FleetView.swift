@@ -9,8 +9,8 @@ import TelemetryCore
 /// swings for the plots; plus live updates for server-sent events.
 ///
 /// Fed with every message the gateway publishes (``observe(_:)``); it keeps the payloads as
-/// they are (the gateway's JSON) and parses nothing, so the workers pay a topic split, a short
-/// lock and a copy. Bounded (``FleetStore``): `maxDevices` devices, `historyLimit` entries per
+/// they are (the gateway's JSON) and parses nothing, not even the topic (the message names its
+/// device and leaf), so the workers pay a short lock and a copy. Bounded (``FleetStore``): `maxDevices` devices, `historyLimit` entries per
 /// history and `maxBytes` bytes in all, what does not fit counted in
 /// `gateway_fleet_view_dropped_total{what}`. At most `maxLiveClients` live subscribers: a new
 /// one beyond that ends the oldest (`gateway_fleet_live_clients_dropped_total`), and each
@@ -35,7 +35,6 @@ public final class FleetView: Sendable {
     }
 
     private let state: Mutex<State>
-    private let outboundRoot: String
     private let subscriberBuffer: Int
     private let maxLiveClients: Int
     private let dropped: (history: Counter, events: Counter, devices: Counter)
@@ -45,7 +44,6 @@ public final class FleetView: Sendable {
 
     /// Creates an empty view.
     /// - Parameters:
-    ///   - outboundRoot: the root the gateway publishes under (`topics.outboundRoot`).
     ///   - maxDevices: the most devices kept; events of further devices are ignored.
     ///   - historyLimit: the most submersion events and swings kept per device.
     ///   - maxBytes: the most bytes kept (`http.fleetViewBytes`); see ``FleetStore``.
@@ -53,10 +51,9 @@ public final class FleetView: Sendable {
     ///   - subscriberBuffer: updates buffered per live subscriber.
     ///   - metricsFactory: where the drop counters and gauges are recorded.
     public init(
-        outboundRoot: String, maxDevices: Int = 10_000, historyLimit: Int = 500, maxBytes: Int = 32 << 20, maxLiveClients: Int = 32,
+        maxDevices: Int = 10_000, historyLimit: Int = 500, maxBytes: Int = 32 << 20, maxLiveClients: Int = 32,
         subscriberBuffer: Int = 1024, metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
-        self.outboundRoot = outboundRoot
         self.subscriberBuffer = subscriberBuffer
         self.maxLiveClients = max(1, maxLiveClients)
         state = Mutex(State(store: FleetStore(maxDevices: maxDevices, historyLimit: historyLimit, maxBytes: maxBytes)))
@@ -72,9 +69,9 @@ public final class FleetView: Sendable {
     /// Takes note of a message the gateway published.
     public func observe(_ message: OutboundMessage) {
         guard message.contentType == "application/json", !message.payload.isEmpty,
-            let (device, _, family) = EventFamily.parse(message.topic, outboundRoot: outboundRoot), family != .other, family != .deadLetter
+            let device = message.device, let family = message.leaf?.family, family != .other, family != .deadLetter
         else { return }
-        let id = String(device)
+        let id = device.rawValue
         // Only the store's update happens under the lock; the live update is written and
         // sent outside it (the subscribers are copied, copy-on-write).
         let (drops, bytes, subscribers) = state.withLock { state in

@@ -15,7 +15,7 @@ public final class GatewayOperations: Sendable {
     /// The fleet as the published events describe it.
     public let fleet: FleetView
     private let latency: EventLatencyMetrics
-    private let probeTopic: String
+    private let scheme: TopicScheme
     private let probeInterval: Double
     private let logger: Logger
 
@@ -23,10 +23,9 @@ public final class GatewayOperations: Sendable {
     public init(configuration: GatewayConfiguration, metricsFactory: any MetricsFactory, logger: Logger) {
         health = RuntimeHealth(stallTimeout: configuration.http.stallTimeout)
         fleet = FleetView(
-            outboundRoot: configuration.topics.outboundRoot, maxBytes: configuration.http.fleetViewBytes,
-            maxLiveClients: configuration.http.maxLiveClients, metricsFactory: metricsFactory)
-        latency = EventLatencyMetrics(factory: metricsFactory, outboundRoot: configuration.topics.outboundRoot)
-        probeTopic = configuration.topics.outboundRoot + "/probe"
+            maxBytes: configuration.http.fleetViewBytes, maxLiveClients: configuration.http.maxLiveClients, metricsFactory: metricsFactory)
+        latency = EventLatencyMetrics(factory: metricsFactory)
+        scheme = configuration.topics.scheme
         probeInterval = configuration.metrics.publishInterval > 0 ? configuration.metrics.publishInterval : 5
         self.logger = logger
     }
@@ -70,8 +69,7 @@ public final class GatewayOperations: Sendable {
             var writer = JSONWriter(capacity: 48)
             writer.object { $0.field("date", Date().timeIntervalSince1970) }
             let message = MQTTMessage(
-                topic: probeTopic, payload: writer.bytes, qos: .atLeastOnce, retain: false,
-                properties: MQTTProperties(contentType: "application/json", messageExpiryInterval: 10))
+                .probe, in: scheme, payload: writer.bytes, properties: MQTTProperties(contentType: "application/json", messageExpiryInterval: 10))
             let sentAt = health.currentTime
             health.probe(sentAt: sentAt)
             // The publish is awaited in its own task: a cancelled probe loop must not wait for
@@ -88,7 +86,7 @@ public final class GatewayOperations: Sendable {
             if acknowledged {
                 latency.roundTrip.recordNanoseconds(Int64((health.currentTime - sentAt) * 1e9))
             } else {
-                logger.debug("round-trip probe on \(probeTopic) was not acknowledged")
+                logger.debug("round-trip probe on \(scheme.probeTopic) was not acknowledged")
             }
         }
         health.probe(sentAt: nil)

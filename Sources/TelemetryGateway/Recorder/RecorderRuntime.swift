@@ -207,7 +207,7 @@ final class RecorderRuntime: Sendable {
         func reply(_ payload: [UInt8], chunk: Int?) async throws {
             var properties = MQTTProperties(contentType: "application/json", correlationData: request.correlationData)
             if let chunk { properties.userProperties = [.init(name: "chunk", value: String(chunk))] }
-            try await send(MQTTMessage(topic: responseTopic, payload: payload, qos: .atLeastOnce, retain: false, properties: properties))
+            try await send(MQTTMessage(.response(responseTopic), in: scheme, payload: payload, properties: properties))
         }
         do {
             if let refusal = request.refusal {

@@ -45,7 +45,7 @@ struct MetricsService: Service {
         do {
             try await runtime.publisher.client.send(
                 MQTTMessage(
-                    topic: runtime.cluster.map { "\($0.status.topic)/metrics" } ?? runtime.scheme.metricsTopic, payload: buffer, qos: .atLeastOnce, retain: true,
+                    runtime.cluster.map { .instanceMetrics($0.instance) } ?? .metrics, in: runtime.scheme, payload: buffer,
                     properties: MQTTProperties(contentType: "text/plain; version=0.0.4")))
         } catch {
             runtime.logger.debug("could not publish metrics: \(error)")

@@ -32,9 +32,9 @@ final class ReleaseCountdown: Sendable {
     /// The handler to give ``MQTTClient/send(_:onComplete:)`` for one part. A QoS 0 message is
     /// at most once by contract (head pose): any outcome completes it, or one dropped on a
     /// reconnect would pin its frame in the journal until the next start.
-    func publishHandler(qos: Int) -> MQTTClient.CompletionHandler {
+    func publishHandler(qos: MQTTQoS) -> MQTTClient.CompletionHandler {
         { outcome in
-            if outcome != .abandoned || qos == 0 { self.partDone() }
+            if outcome != .abandoned || qos == .atMostOnce { self.partDone() }
         }
     }
 }

@@ -26,8 +26,6 @@ struct StatusMessage: Sendable {
             $0.field("reason", reason)
             $0.field("instance", instance)
         }
-        return MQTTMessage(
-            topic: scheme.statusTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true,
-            properties: MQTTProperties(contentType: "application/json"))
+        return MQTTMessage(.status, in: scheme, payload: writer.bytes, properties: MQTTProperties(contentType: "application/json"))
     }
 }

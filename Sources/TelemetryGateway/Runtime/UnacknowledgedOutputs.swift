@@ -14,7 +14,7 @@ final class UnacknowledgedOutputs: Sendable {
     /// Keeps `messages` (those at QoS 1 or 2: QoS 0 is at most once by contract) until
     /// ``acknowledged(_:sequence:)``.
     func register(_ device: DeviceID, sequence: UInt64, _ messages: [OutboundMessage]) {
-        let durable = messages.filter { $0.qos > 0 }
+        let durable = messages.filter { $0.qos > .atMostOnce }
         guard !durable.isEmpty else { return }
         outputs.withLock { $0[device, default: [:]][sequence, default: []] += durable }
     }

@@ -14,6 +14,15 @@ extension OutboundMessage {
         (jsonObject?[key] as? NSNumber)?.doubleValue
     }
 
+    /// The message as published about `device` on `leaf` (what the core's messages name, so
+    /// that an expected message spelled out topic by topic compares equal).
+    func about(_ device: String, on leaf: TopicScheme.Leaf) -> OutboundMessage {
+        var message = self
+        message.device = DeviceID(device)
+        message.leaf = leaf
+        return message
+    }
+
     /// The payload parsed with Foundation, independently of the gateway's own decoders.
     var jsonObject: [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
@@ -23,6 +32,6 @@ extension OutboundMessage {
 // Failure messages show the payload as text instead of a byte array.
 extension OutboundMessage: CustomTestStringConvertible {
     public var testDescription: String {
-        "\(topic) qos=\(qos) retain=\(retain) contentType=\(contentType ?? "nil") \(payloadString)"
+        "\(topic) qos=\(qos.rawValue) retain=\(retain) contentType=\(contentType ?? "nil") \(payloadString)"
     }
 }

@@ -19,7 +19,7 @@ extension HeadphoneDeriver {
             $0.field("version", transition.version)
             $0.field("timestamp", transition.timestamp)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphoneConnection), payload: writer.bytes, qos: 1, retain: true)
+        return OutboundMessage(.headphoneConnection, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// `headphone/sensor-location`, QoS 1: `from`, `to`, `timestamp` (the first sample of `to`).
@@ -33,7 +33,7 @@ extension HeadphoneDeriver {
             $0.field("to", handoff.to.name)
             $0.field("timestamp", handoff.timestamp)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphoneSensorLocation), payload: writer.bytes, qos: 1)
+        return OutboundMessage(.headphoneSensorLocation, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// `headphone/pose`, QoS 0: `timestamp`, `quaternion` (components to 10⁻⁶), `yaw`, `pitch`,
@@ -58,7 +58,7 @@ extension HeadphoneDeriver {
             $0.field("roll", pose.roll.rounded(toPlaces: 3))
             $0.field("referenceTimestamp", pose.referenceTimestamp)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphonePose), payload: writer.bytes, qos: 0)
+        return OutboundMessage(.headphonePose, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// `headphone/posture`, QoS 1: `state` headDown/upright, `startTimestamp`, `timestamp`,
@@ -75,7 +75,7 @@ extension HeadphoneDeriver {
             $0.field("duration", event.duration.rounded(toPlaces: 6))
             $0.field("pitch", event.pitch.rounded(toPlaces: 3))
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphonePosture), payload: writer.bytes, qos: 1)
+        return OutboundMessage(.headphonePosture, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// `headphone/gesture`, QoS 1: `gesture` nod/shake, `startTimestamp`, `timestamp`, `swings`,
@@ -92,6 +92,6 @@ extension HeadphoneDeriver {
             $0.field("swings", gesture.swings)
             $0.field("peakRotationRate", gesture.peakRotationRate.rounded(toPlaces: 3))
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .headphoneGesture), payload: writer.bytes, qos: 1)
+        return OutboundMessage(.headphoneGesture, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 }

@@ -3,13 +3,13 @@ extension RunSegmentDeriver {
     static func segmentMessage(_ segment: RunSegment, context: DerivationContext) -> OutboundMessage {
         var writer = JSONWriter(capacity: 448)
         segment.write(to: &writer, device: context.device)
-        return OutboundMessage(topic: context.scheme.pedometerSegmentTopic(context.device), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.pedometerSegment, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// `gateway/{id}/pedometer/workout`, QoS 1, not retained.
     static func workoutMessage(_ summary: RunWorkoutSummary, context: DerivationContext) -> OutboundMessage {
         var writer = JSONWriter(capacity: 512)
         summary.write(to: &writer, device: context.device)
-        return OutboundMessage(topic: context.scheme.pedometerWorkoutTopic(context.device), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.pedometerWorkout, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 }

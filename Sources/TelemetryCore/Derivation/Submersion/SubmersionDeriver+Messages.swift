@@ -27,14 +27,14 @@ extension SubmersionDeriver {
             }
             $0.field("date", transition.date)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionDepthState), payload: writer.bytes, qos: 1, retain: true)
+        return OutboundMessage(.submersionDepthState, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// `gateway/{id}/submersion/dive`, QoS 1.
     func diveMessage(_ summary: DiveSummary, context: DerivationContext) -> OutboundMessage {
         var writer = JSONWriter(capacity: 640)
         summary.write(to: &writer, device: context.device)
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionDive), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.submersionDive, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// `gateway/{id}/submersion/temperature`, QoS 1, not retained.
@@ -50,7 +50,7 @@ extension SubmersionDeriver {
             $0.field("depth", lastDepth)
             $0.field("date", reading.date)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionTemperature), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.submersionTemperature, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// `gateway/{id}/submersion/ascent-warning`, QoS 1.
@@ -68,7 +68,7 @@ extension SubmersionDeriver {
             $0.field("fromDate", warning.fromDate)
             $0.field("date", warning.date)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionAscentWarning), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.submersionAscentWarning, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// `gateway/{id}/submersion/safety-stop`, QoS 1: the dive surfaced without the stop it needed.
@@ -96,7 +96,7 @@ extension SubmersionDeriver {
                     + "\(Self.formatted(max(0, top)))–\(Self.formatted(bottom)) m (longest: \(Self.formatted(summary.longestSafetyStop)) s)")
             $0.field("date", summary.endDate)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .submersionSafetyStop), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.submersionSafetyStop, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 
     /// A number with at most one decimal, for the hint text.

@@ -141,7 +141,7 @@ extension SwingEvent {
             $0.field("peakRotationRate", peakRotationRate.rounded(toPlaces: 4))
             $0.field("rotationAngle", rotationAngle.rounded(toPlaces: 4))
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .swing), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.swing, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 }
 
@@ -165,7 +165,7 @@ extension TennisStroke {
             $0.field("backhandCount", backhandCount)
             $0.field("unknownCount", unknownCount)
         }
-        return OutboundMessage(topic: context.scheme.deviceTopic(context.device, .tennisStroke), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.tennisStroke, of: context.device, in: context.scheme, payload: writer.bytes)
     }
 }
 

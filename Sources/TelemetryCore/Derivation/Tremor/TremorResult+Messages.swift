@@ -39,7 +39,7 @@ extension TremorResult {
     public func message(device: DeviceID, scheme: TopicScheme) -> OutboundMessage {
         var writer = JSONWriter(capacity: 384)
         write(to: &writer, device: device)
-        return OutboundMessage(topic: scheme.tremorTopic(device), payload: writer.bytes, qos: 1, retain: false)
+        return OutboundMessage(.tremor, of: device, in: scheme, payload: writer.bytes)
     }
 
     /// A payload carrying several results of one device, e.g. the answer to a date-range request:
