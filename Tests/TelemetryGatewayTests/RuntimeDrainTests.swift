@@ -47,7 +47,7 @@ struct RuntimeDrainTests {
         let policy = try AccessPolicyLoader.load(configuration.accessPolicyFiles).policy
         let group = try buildGateway(
             configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry), prometheus: registry,
-            accessPolicy: policy, shutdownSignals: [], shutdownReport: report, clock: ManualClock(wallTime: 1_800_000_000),
+            accessPolicy: policy, shutdownSignals: [], shutdownReport: report, clock: ManualGatewayClock(wallTime: 1_800_000_000),
             connections: broker.connections)
         let running = Task { try await group.run() }
         // Online is announced once the subscriber has subscribed: from then on frames are heard.
