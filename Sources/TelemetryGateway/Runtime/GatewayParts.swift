@@ -71,7 +71,7 @@ struct GatewayParts: Sendable {
         budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes)
         queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget) }
         queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity)
-        let operations = GatewayOperations(configuration: configuration, metricsFactory: metricsFactory, logger: logger)
+        let operations = GatewayOperations(configuration: configuration, metricsFactory: metricsFactory, logger: logger, clock: clock)
         self.operations = operations
         operations.watchQueues(queues, queries: queries, configuration: configuration)
         if let path = configuration.journal.path {
@@ -103,7 +103,7 @@ struct GatewayParts: Sendable {
         } else {
             deviceStates = nil
         }
-        recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics)
+        recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
 
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
