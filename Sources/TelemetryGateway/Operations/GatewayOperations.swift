@@ -63,7 +63,7 @@ public final class GatewayOperations: Sendable {
     /// probe on `gateway/probe` and records the time to its PUBACK in
     /// `mqtt_publish_round_trip_seconds`. A probe outstanding while connected tells
     /// ``RuntimeHealth`` whether the publisher's network thread still completes round trips.
-    public func runRoundTripProbe(publisher: MQTTClient) async {
+    public func runRoundTripProbe(publisher: any OutboundConnection) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(probeInterval))
             if Task.isCancelled { break }
