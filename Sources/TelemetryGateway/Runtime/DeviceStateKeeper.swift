@@ -151,7 +151,7 @@ struct DeviceStateKeeper {
         if let now {
             await evict(&processor, now: now)
         }
-        metrics.resident[shard].record(processor.residentDeviceCount)
+        metrics.record(shard: shard, resident: processor.residentDeviceCount, connection: processor.connectionCounts)
         held.forEach { $0.partDone() }
     }
 
