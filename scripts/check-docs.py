@@ -19,7 +19,11 @@ are not Markdown and are left alone) for names in backticks that must exist in t
 - the Debian package lists of README.md and docs/operations.md: each names every package of
   `WG_PACKAGES` in scripts/lib.sh (what the scripts install);
 - the key table of docs/configuration.md: exactly what `wearable-gateway config-keys` prints
-  (`--write-key-table` replaces it with that output).
+  (`--write-key-table` replaces it with that output);
+- the Grafana dashboards (config/grafana/*.json) and the Prometheus rules (config/prometheus/*.yml):
+  every metric their queries select must be one the gateway registers (a `label: "..."` literal
+  of a metric under Sources/; Prometheus' own `up` aside), so a renamed metric cannot leave an
+  empty panel or an alert that never fires.
 
 Usage: scripts/check-docs.py [--bin DIR] [--write-key-table]   (DIR: the built executables, default .build/debug)
 Exit status 1 and one line per finding when something drifted.
@@ -66,6 +70,20 @@ def check_key_table(key_table, write):
         return []
     return [f"{document.relative_to(ROOT)}:{start + 1}: the key table differs from `wearable-gateway config-keys` "
             "(rewrite it: scripts/check-docs.py --write-key-table)"]
+
+
+def check_queries(sources):
+    """Findings for metrics the dashboards and alert rules select that the gateway does not register."""
+    registered = set(re.findall(r'label: "([a-z_:][a-z0-9_:]*)"', sources)) | {"up"}
+    findings = []
+    files = [*sorted((ROOT / "config" / "grafana").glob("*.json")), *sorted((ROOT / "config" / "prometheus").glob("*.yml"))]
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            for metric in re.findall(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\{", line):
+                base = re.sub(r"_(bucket|sum|count)$", "", metric)
+                if metric not in registered and base not in registered:
+                    findings.append(f"{path.relative_to(ROOT)}:{number}: metric `{metric}` is not registered under Sources/")
+    return findings
 
 
 def main():
@@ -136,6 +154,7 @@ def main():
         for package in (packages.group(1).split() if packages else []):
             if not re.search(rf"(?<![\w-]){re.escape(package)}(?![\w-])", text):
                 findings.append(f"{document.relative_to(ROOT)}: the Debian package list lacks {package} (WG_PACKAGES in scripts/lib.sh)")
+    findings += check_queries(sources)
     for finding in findings:
         print(finding)
     print(f"docs check: {len(findings)} findings in {len(markdown)} Markdown files "
