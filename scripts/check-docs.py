@@ -17,9 +17,15 @@ are not Markdown and are left alone) for names in backticks that must exist in t
 - environment variables `WG_*`: must be a key's variable, or spelled in Sources/, Tests/ or
   scripts/;
 - the Debian package lists of README.md and docs/operations.md: each names every package of
-  `WG_PACKAGES` in scripts/lib.sh (what the scripts install).
+  `WG_PACKAGES` in scripts/lib.sh (what the scripts install);
+- the key table of docs/configuration.md: exactly what `wearable-gateway config-keys` prints
+  (`--write-key-table` replaces it with that output);
+- the Grafana dashboards (config/grafana/*.json) and the Prometheus rules (config/prometheus/*.yml):
+  every metric their queries select must be one the gateway registers (a `label: "..."` literal
+  of a metric under Sources/; Prometheus' own `up` aside), so a renamed metric cannot leave an
+  empty panel or an alert that never fires.
 
-Usage: scripts/check-docs.py [--bin DIR]   (DIR: the built executables, default .build/debug)
+Usage: scripts/check-docs.py [--bin DIR] [--write-key-table]   (DIR: the built executables, default .build/debug)
 Exit status 1 and one line per finding when something drifted.
 """
 import argparse
@@ -30,7 +36,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KEY_SECTIONS = ("registry", "capabilities", "mqtt", "topics", "pipeline", "journal", "retained", "state", "metrics",
-                "http", "logging", "recorder", "derivation", "session", "cluster", "deadLetters", "store", "tls")
+                "http", "logging", "recorder", "derivation", "session", "cluster", "deadLetter", "deadLetters", "store", "tls")
 METRIC_PREFIXES = ("gateway_", "mqtt_", "wearable_gateway_", "recorder_")
 
 
@@ -49,9 +55,41 @@ def check_flags(text, where, flags, scripts):
             for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", text) if flag not in flags and flag not in scripts]
 
 
+def check_key_table(key_table, write):
+    """Findings when docs/configuration.md's key table is not `key_table` (rewritten when `write`)."""
+    document = ROOT / "docs" / "configuration.md"
+    lines = document.read_text().splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith("| key | environment |")), None)
+    if start is None:
+        return [f"{document.relative_to(ROOT)}: no key table (a line starting '| key | environment |')"]
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    if "".join(lines[start:end]) == key_table:
+        return []
+    if write:
+        document.write_text("".join(lines[:start]) + key_table + "".join(lines[end:]))
+        return []
+    return [f"{document.relative_to(ROOT)}:{start + 1}: the key table differs from `wearable-gateway config-keys` "
+            "(rewrite it: scripts/check-docs.py --write-key-table)"]
+
+
+def check_queries(sources):
+    """Findings for metrics the dashboards and alert rules select that the gateway does not register."""
+    registered = set(re.findall(r'label: "([a-z_:][a-z0-9_:]*)"', sources)) | {"up"}
+    findings = []
+    files = [*sorted((ROOT / "config" / "grafana").glob("*.json")), *sorted((ROOT / "config" / "prometheus").glob("*.yml"))]
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            for metric in re.findall(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\{", line):
+                base = re.sub(r"_(bucket|sum|count)$", "", metric)
+                if metric not in registered and base not in registered:
+                    findings.append(f"{path.relative_to(ROOT)}:{number}: metric `{metric}` is not registered under Sources/")
+    return findings
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default=str(ROOT / ".build" / "debug"), help="directory of the built executables")
+    parser.add_argument("--write-key-table", action="store_true", help="replace docs/configuration.md's key table with config-keys' output")
     options = parser.parse_args()
     binaries = pathlib.Path(options.bin)
 
@@ -61,6 +99,8 @@ def main():
     key_variables = {variable for _, variable in keys}
     if not key_paths:
         sys.exit(f"error: `{binaries / 'wearable-gateway'} config-keys` printed no keys (build first)")
+
+    findings = check_key_table(key_table, options.write_key_table)
 
     help_text = ""
     for executable in ("wearable-gateway", "wearable-sim"):
@@ -76,7 +116,6 @@ def main():
                         if p.is_file() and p.suffix in (".sh", ".py", ".swift", "") and ".build" not in p.parts)
     literals = set(re.findall(r'"([a-z_][a-z0-9_]*)"', sources))
 
-    findings = []
     markdown = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "Examples").rglob("*.md"))]
     for document in markdown:
         if ".build" in document.parts:
@@ -115,6 +154,7 @@ def main():
         for package in (packages.group(1).split() if packages else []):
             if not re.search(rf"(?<![\w-]){re.escape(package)}(?![\w-])", text):
                 findings.append(f"{document.relative_to(ROOT)}: the Debian package list lacks {package} (WG_PACKAGES in scripts/lib.sh)")
+    findings += check_queries(sources)
     for finding in findings:
         print(finding)
     print(f"docs check: {len(findings)} findings in {len(markdown)} Markdown files "

@@ -27,9 +27,12 @@ public struct GatewayRun: Sendable {
 
     /// Starts the gateway with `configuration` and returns once `<outbound root>/status` arrived
     /// and its inbound connection subscribed to the device topics.
+    /// - Parameter clock: the gateway's clock (a ``ManualGatewayClock`` to set when frames arrive).
     /// - Throws: when the gateway cannot be built or does not come online within 20 s.
-    public static func start(_ broker: TestBroker, configuration: GatewayConfiguration) async throws -> GatewayRun {
-        let gateway = try GatewayHarness(configuration: configuration)
+    public static func start(
+        _ broker: TestBroker, configuration: GatewayConfiguration, clock: any GatewayClock = SystemGatewayClock()
+    ) async throws -> GatewayRun {
+        let gateway = try GatewayHarness(configuration: configuration, clock: clock)
         gateway.start()
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
@@ -73,7 +76,7 @@ public struct GatewayRun: Sendable {
     public func waitForMetric(_ name: String, labels: [String: String] = [:], atLeast target: Double, timeout: Double = 60) async throws
         -> [MQTTMessage]
     {
-        let metricsTopic = "\(configuration.topics.outboundRoot)/metrics"
+        let metricsTopic = configuration.topics.scheme.metricsTopic
         return try await collector.wait(timeout: timeout, "\(name)\(labels.isEmpty ? "" : "\(labels)") to reach \(target)") { messages in
             guard let metrics = messages.last(where: { $0.topic == metricsTopic }) else { return false }
             return PrometheusText(text: metrics.payloadString).sum(name, labels: labels) >= target

@@ -23,7 +23,7 @@ final class EventLatencyMetrics: Sendable {
 
     /// Records, for each message derived from a frame received at `receivedAt` (Unix seconds),
     /// the time until now. Rejection reports and dead letters are not derived events.
-    func record(_ messages: [OutboundMessage], receivedAt: Double, now: Double = Date().timeIntervalSince1970) {
+    func record(_ messages: [OutboundMessage], receivedAt: Double, now: Double) {
         let seconds = max(0, now - receivedAt)
         for message in messages {
             guard message.device != nil, let family = message.leaf?.family, family != .errors, family != .deadLetter else { continue }
