@@ -1,4 +1,7 @@
 // swift-tools-version:6.2
+// 6.2 at least: SwiftPM accepts the unsafeFlags of CSimdjson and TelemetryCore (below) from a
+// dependency fetched by version only when its manifest declares tools version 6.2 or later;
+// scripts/check-versioned-dependency.sh proves it (docs/architecture.md, Decisions).
 import PackageDescription
 
 let package = Package(
@@ -109,6 +112,7 @@ let package = Package(
             name: "GatewayCLI",
             dependencies: [
                 "TelemetryGateway",
+                "TelemetryCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -116,6 +120,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Links the whole gateway (Hummingbird, GRDB): `wearable-sim testbed` runs it in-process,
+        // HTTP endpoints and recorder included, through the testing kit.
         .executableTarget(
             name: "SimulatorCLI",
             dependencies: [
@@ -123,7 +129,6 @@ let package = Package(
                 "WearableGatewayTesting",
                 "TelemetryGateway",
                 "MQTTTransport",
-                "MonotonicWait",
                 "TelemetryCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
