@@ -62,12 +62,14 @@ let package = Package(
             dependencies: ["CSimdjson", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
-        // Blocking waits whose deadlines no step of the wall clock moves (MonotonicCondition).
-        .target(name: "MonotonicWait"),
+        // Shared mutable state, one idiom for the whole package (docs/architecture.md, Decisions):
+        // LockedState guards it; MonotonicCondition is only for a thread that blocks waiting for a
+        // change, with deadlines no step of the wall clock moves.
+        .target(name: "Locking"),
         .target(
             name: "MQTTTransport",
             dependencies: [
-                "CMosquitto", "MonotonicWait",
+                "CMosquitto", "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -75,7 +77,7 @@ let package = Package(
         // Only this target touches the database.
         .target(
             name: "RecorderStore",
-            dependencies: ["TelemetryCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TelemetryCore", "Locking", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(name: "TelemetrySimulation", dependencies: ["TelemetryCore"]),
         .target(
@@ -83,7 +85,7 @@ let package = Package(
             dependencies: [
                 "TelemetryCore",
                 "MQTTTransport",
-                "MonotonicWait",
+                "Locking",
                 "RecorderStore",
                 "CXXHash",
                 .product(name: "Logging", package: "swift-log"),
@@ -102,7 +104,7 @@ let package = Package(
         .target(
             name: "WearableGatewayTesting",
             dependencies: [
-                "CSpawn", "MonotonicWait", "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport",
+                "CSpawn", "Locking", "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -130,6 +132,7 @@ let package = Package(
                 "TelemetryGateway",
                 "MQTTTransport",
                 "TelemetryCore",
+                "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -139,13 +142,13 @@ let package = Package(
             dependencies: ["TelemetryCore", "TelemetrySimulation"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore", "TelemetryCore", "TelemetrySimulation"]),
+        .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore", "TelemetryCore", "TelemetrySimulation", "Locking"]),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
         // Test helpers of the project's own broker-backed tests (TLS certificates, event
         // recorder); re-exports the testing kit, which holds the broker and gateway harness.
         .target(
             name: "BrokerTestSupport",
-            dependencies: ["MQTTTransport", "MonotonicWait", "WearableGatewayTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MQTTTransport", "Locking", "WearableGatewayTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/BrokerTestSupport"
         ),
         .testTarget(
@@ -155,7 +158,7 @@ let package = Package(
         .testTarget(
             name: "TelemetryGatewayTests",
             dependencies: [
-                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore",
+                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "Locking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -164,13 +167,13 @@ let package = Package(
         // The testing kit's pure parts: capture format, fault schedules, ground-truth diffs.
         .testTarget(
             name: "WearableGatewayTestingTests",
-            dependencies: ["WearableGatewayTesting", "MQTTTransport", "MonotonicWait", "TelemetryCore"]
+            dependencies: ["WearableGatewayTesting", "MQTTTransport", "Locking", "TelemetryCore"]
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport", "RecorderStore",
-                "WearableGatewayTesting", "MonotonicWait",
+                "WearableGatewayTesting", "Locking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
