@@ -17,7 +17,11 @@ are not Markdown and are left alone) for names in backticks that must exist in t
 - environment variables `WG_*`: must be a key's variable, or spelled in Sources/, Tests/ or
   scripts/;
 - the Debian package lists of README.md and docs/operations.md: each names every package of
-  `WG_PACKAGES` in scripts/lib.sh (what the scripts install).
+  `WG_PACKAGES` in scripts/lib.sh (what the scripts install);
+- the Grafana dashboards (config/grafana/*.json) and the Prometheus rules (config/prometheus/*.yml):
+  every metric their queries select must be one the gateway registers (a `label: "..."` literal
+  of a metric under Sources/; Prometheus' own `up` aside), so a renamed metric cannot leave an
+  empty panel or an alert that never fires.
 
 Usage: scripts/check-docs.py [--bin DIR]   (DIR: the built executables, default .build/debug)
 Exit status 1 and one line per finding when something drifted.
@@ -47,6 +51,20 @@ def check_flags(text, where, flags, scripts):
     """Findings for the flags in `text` that no --help and no script knows."""
     return [f"{where}: flag `{flag}` is in no --help nor script"
             for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", text) if flag not in flags and flag not in scripts]
+
+
+def check_queries(sources):
+    """Findings for metrics the dashboards and alert rules select that the gateway does not register."""
+    registered = set(re.findall(r'label: "([a-z_:][a-z0-9_:]*)"', sources)) | {"up"}
+    findings = []
+    files = [*sorted((ROOT / "config" / "grafana").glob("*.json")), *sorted((ROOT / "config" / "prometheus").glob("*.yml"))]
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            for metric in re.findall(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\{", line):
+                base = re.sub(r"_(bucket|sum|count)$", "", metric)
+                if metric not in registered and base not in registered:
+                    findings.append(f"{path.relative_to(ROOT)}:{number}: metric `{metric}` is not registered under Sources/")
+    return findings
 
 
 def main():
@@ -115,6 +133,7 @@ def main():
         for package in (packages.group(1).split() if packages else []):
             if not re.search(rf"(?<![\w-]){re.escape(package)}(?![\w-])", text):
                 findings.append(f"{document.relative_to(ROOT)}: the Debian package list lacks {package} (WG_PACKAGES in scripts/lib.sh)")
+    findings += check_queries(sources)
     for finding in findings:
         print(finding)
     print(f"docs check: {len(findings)} findings in {len(markdown)} Markdown files "

@@ -17,35 +17,25 @@ struct MosquittoHandle: @unchecked Sendable {
 /// The object libmosquitto's callbacks reach (through the userdata pointer) and the network
 /// thread runs. ``MQTTClient`` owns it; it is split from the client so that a callback can
 /// never drop the last reference to the object whose deinit joins the network thread.
+///
+/// It decides nothing about the connection itself: it copies what the callbacks hand over,
+/// feeds it to its state machines under its lock (``ConnectionLifecycle`` for connecting,
+/// reconnecting and the graceful stop, ``SubscriptionKeeper`` for what to subscribe when,
+/// ``PublishTracker`` for outstanding publishes) and performs what they return outside it.
 final class ClientCore: Sendable {
-    private enum ConnectionState: Equatable {
-        case idle, connecting, connected, disconnected, stopped
-    }
-
-    private struct Subscription {
-        var filter: String
-        var qos: MQTTQoS
-    }
-
     private struct State {
-        var connection: ConnectionState = .idle
+        /// The owner asked to stop; the network thread feeds ``ConnectionLifecycle/Event/stop``.
         var stopRequested = false
         var threadStarted = false
         var destroyed = false
         var tracker: PublishTracker
-        var subscriptions: [Subscription] = []
-        var pendingSubscribes: [Int32: (filters: [String], completion: CheckedContinuation<Void, any Error>?)] = [:]
+        var subscriptions: SubscriptionKeeper
         var connectWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var nextWaiterID: UInt64 = 0
         var statistics = MQTTClientStatistics()
-        /// The reconnect rules (pure); driven by the network thread and the callbacks it runs.
+        /// The connection's state and rules (pure); driven by the network thread and the
+        /// callbacks it runs.
         var lifecycle: ConnectionLifecycle
-        /// Subscriptions the broker refused, re-sent at `subscriptionRetryAt` while connected.
-        var refusedSubscriptions: [Subscription] = []
-        var subscriptionRetryAt = ContinuousClock.now
-        /// The last connection ended in a protocol error detected by libmosquitto: connect
-        /// with ``ClientCore/widenedReceiveMaximum`` until a connection ends otherwise.
-        var widenReceiveMaximum = false
     }
 
     /// The receive maximum of a connection after a protocol error: libmosquitto refuses QoS 2
@@ -82,6 +72,7 @@ final class ClientCore: Sendable {
         state = LockedState(
             State(
                 tracker: PublishTracker(capacity: max(1, configuration.maximumInflightPublishes)),
+                subscriptions: SubscriptionKeeper(retryDelay: .seconds(configuration.reconnect.maximumDelay)),
                 lifecycle: ConnectionLifecycle(reconnect: configuration.reconnect, connectTimeout: configuration.connectTimeout)))
 
         if !configuration.cleanStart && configuration.sessionExpiry == 0 {
@@ -168,7 +159,6 @@ final class ClientCore: Sendable {
         let shouldStart = state.withLock { state -> Bool in
             guard !state.threadStarted, !state.stopRequested else { return false }
             state.threadStarted = true
-            state.connection = .connecting
             return true
         }
         guard shouldStart else { return }
@@ -205,14 +195,17 @@ final class ClientCore: Sendable {
                 }
             case .waiting(let until):
                 sleep(until: until)
-            case .idle, .stopped:
+            case .idle, .disconnecting, .stopped:
                 break
             }
             perform(feed(.tick), connectProperties: connectProperties)
-            if state.withLock({ $0.lifecycle.phase == .connected }) { retryRefusedSubscriptions() }
+            let due = state.withLock { $0.subscriptions.due(now: .now, connected: $0.lifecycle.phase == .connected) }
+            send(due, logging: "retrying refused subscription")
         }
-        perform(feed(.stop), connectProperties: connectProperties)
-        connectionEnded(reason: "client shut down", final: true)
+        // Only this thread (and the callbacks it runs) moves the phase.
+        let wasConnected = state.withLock { $0.lifecycle.phase == .connected }
+        perform(feed(.stop))
+        connectionEnded(reason: "client shut down", wasConnected: wasConnected, final: true)
     }
 
     /// Feeds an event to the life cycle (under the lock); returns its actions.
@@ -226,10 +219,9 @@ final class ClientCore: Sendable {
         let mosq = handle.pointer
         for action in actions {
             switch action {
-            case .connect(let attempt):
+            case .connect(let attempt, let widened):
                 emit(.connecting(attempt: attempt))
-                setConnection(.connecting)
-                applyReceiveMaximum()
+                applyReceiveMaximum(widened: widened)
                 // libmosquitto's TCP connect blocks; a broker that drops SYNs would hold this
                 // thread for the kernel's SYN retries (~2 min) instead of connectTimeout.
                 let (rc, timedOut) = BlockingConnectWatchdog.run(until: .now + .seconds(configuration.connectTimeout)) {
@@ -251,10 +243,12 @@ final class ClientCore: Sendable {
                 emit(.connectFailed(reason: reason, retryIn: seconds))
             case .abortAttempt:
                 mosquitto_disconnect(mosq)
-            case .connectionEnded(let reason):
-                connectionEnded(reason: reason)
+            case .connectionEnded(let reason, let wasConnected):
+                connectionEnded(reason: reason, wasConnected: wasConnected)
             case .resubscribe:
-                resubscribeAll()
+                // No session on the broker means no subscriptions: without them we would stay
+                // connected and receive nothing.
+                send(state.withLock { $0.subscriptions.resendAll() }, logging: "re-subscribed after connecting without a session")
             case .announceConnected(let sessionPresent):
                 announceConnected(sessionPresent: sessionPresent)
             case .announceRefused(let reason):
@@ -266,73 +260,89 @@ final class ClientCore: Sendable {
                     "MQTT session taken over: another client connected to \(configuration.broker) as '\(configuration.clientID)'; is a second gateway using the same mqtt.clientId? Waiting the longest backoff before reconnecting")
                 emit(.sessionTakenOver)
             case .disconnectAndStop:
-                disconnectCleanly(within: .seconds(2))
-            }
-        }
-    }
-
-    /// Sends DISCONNECT (so the broker discards our will) and closes the connection without the
-    /// broker taking it for lost. Two behaviours of libmosquitto 2.0 would otherwise fire the
-    /// will at a graceful stop under load:
-    /// - `mosquitto_disconnect` marks the client disconnected at once but queues DISCONNECT
-    ///   behind everything still unsent. Any packet read meanwhile (the PUBACK of a burst, a
-    ///   PINGRESP, an inbound PUBLISH) is then a protocol error, and libmosquitto closes the
-    ///   socket without ever sending the DISCONNECT. So from here on we only write.
-    /// - Right after writing DISCONNECT libmosquitto closes the socket; acknowledgements still
-    ///   unread make the kernel send a reset, and a broker still writing to us fails that write
-    ///   and drops the connection as lost before reading the DISCONNECT. So we hold a duplicate
-    ///   of the socket, half-close it once DISCONNECT is out, and read until the broker closes.
-    private func disconnectCleanly(within limit: Duration) {
-        let mosq = handle.pointer
-        let deadline = ContinuousClock.now + limit
-        let socket = mosquitto_socket(mosq)
-        let held = socket >= 0 ? dup(socket) : -1
-        defer { if held >= 0 { close(held) } }
-        guard mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil) == MOSQ_ERR_SUCCESS.rawValue else {
-            return
-        }
-        var sent = false
-        while ContinuousClock.now < deadline {
-            // libmosquitto closes its socket once the DISCONNECT is written.
-            if mosquitto_socket(mosq) < 0 {
-                sent = true
+                disconnectGracefully()
+            case .disconnect:
+                // Steps come only from the graceful stop, which performs them itself.
                 break
             }
-            _ = isReady(socket, for: POLLOUT, withinMilliseconds: 50)
-            if mosquitto_loop_write(mosq, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
         }
-        guard sent, held >= 0 else {
-            logger.warning("MQTT could not send DISCONNECT to \(configuration.broker) within \(limit): the broker may publish the will")
-            return
+    }
+
+    /// Performs the graceful stop ``ConnectionLifecycle`` steps through (see
+    /// ``GracefulDisconnect`` for why it only writes, then half-closes and reads): each step's
+    /// outcome goes back to the life cycle, which says what is next and when it is over.
+    private func disconnectGracefully() {
+        let mosq = handle.pointer
+        let socket = mosquitto_socket(mosq)
+        // Taken before the DISCONNECT: libmosquitto closes its own socket once it is written.
+        let held = socket >= 0 ? dup(socket) : -1
+        defer { if held >= 0 { close(held) } }
+        let queued = mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil) == MOSQ_ERR_SUCCESS.rawValue
+        var observation: GracefulDisconnect.Observation = queued ? .queued(holdingSocket: held >= 0) : .notQueued
+        while true {
+            var next: GracefulDisconnect.Step = .finished
+            for case .disconnect(let step) in feed(.disconnectProgress(observation)) { next = step }
+            switch next {
+            case .write(let until):
+                observation = writeDisconnect(through: held >= 0 ? held : socket, until: until)
+            case .halfClose:
+                Glibc.shutdown(held, Int32(SHUT_WR))
+                observation = .halfClosed
+            case .read(let until):
+                observation = readUntilClosed(held, until: until)
+            case .finished:
+                return
+            case .gaveUp:
+                logger.warning(
+                    "MQTT could not send DISCONNECT to \(configuration.broker) within \(GracefulDisconnect.limit): the broker may publish the will")
+                return
+            }
         }
-        Glibc.shutdown(held, Int32(SHUT_WR))
+    }
+
+    /// One write round of the graceful stop: waits until `descriptor` (the connection's socket)
+    /// takes data, then lets libmosquitto write what it holds, DISCONNECT last.
+    private func writeDisconnect(through descriptor: Int32, until deadline: ContinuousClock.Instant) -> GracefulDisconnect.Observation {
+        let mosq = handle.pointer
+        // libmosquitto closes its socket once the DISCONNECT is written.
+        if mosquitto_socket(mosq) < 0 { return .wrote(disconnectOut: true) }
+        guard isReady(descriptor, for: POLLOUT, until: deadline) else { return .timedOut }
+        guard mosquitto_loop_write(mosq, 1) == MOSQ_ERR_SUCCESS.rawValue else { return .writeFailed }
+        return .wrote(disconnectOut: mosquitto_socket(mosq) < 0)
+    }
+
+    /// One read round of the graceful stop: waits until the broker sends or closes, then reads
+    /// (and drops) what it sent.
+    private func readUntilClosed(_ descriptor: Int32, until deadline: ContinuousClock.Instant) -> GracefulDisconnect.Observation {
+        guard isReady(descriptor, for: POLLIN, until: deadline) else { return .timedOut }
         var buffer = [UInt8](repeating: 0, count: 16_384)
-        while ContinuousClock.now < deadline {
-            guard isReady(held, for: POLLIN, withinMilliseconds: 50) else { continue }
-            let count = read(held, &buffer, buffer.count)
-            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { break }
-        }
+        let count = read(descriptor, &buffer, buffer.count)
+        if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { return .brokerClosed }
+        return .readSome
     }
 
-    /// Waits up to `milliseconds` for `events` on `descriptor`; true when one is ready.
-    private func isReady(_ descriptor: Int32, for events: Int32, withinMilliseconds milliseconds: Int32) -> Bool {
+    /// Waits until `events` are ready on `descriptor` or `deadline` passes; true when ready.
+    private func isReady(_ descriptor: Int32, for events: Int32, until deadline: ContinuousClock.Instant) -> Bool {
         var entry = pollfd(fd: descriptor, events: Int16(events), revents: 0)
-        return poll(&entry, 1, milliseconds) > 0
+        while case let remaining = deadline - ContinuousClock.now, remaining > .zero {
+            let (seconds, attoseconds) = remaining.components
+            // Rounded up, so that a timeout means the deadline has passed.
+            let milliseconds = Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 { return true }
+            // Interrupted by a signal: wait for the rest of the time.
+            if ready < 0 && errno != EINTR { return false }
+        }
+        return false
     }
 
-    /// Re-sends subscriptions the broker refused once their retry time has come (an ACL fixed
-    /// by the operator takes effect without restarting the gateway).
-    private func retryRefusedSubscriptions() {
-        let due = state.withLock { state -> [Subscription] in
-            guard !state.refusedSubscriptions.isEmpty, ContinuousClock.now >= state.subscriptionRetryAt else { return [] }
-            defer { state.refusedSubscriptions.removeAll() }
-            return state.refusedSubscriptions
-        }
-        for (qos, group) in Dictionary(grouping: due, by: \.qos) {
-            let filters = group.map(\.filter)
-            if let mid = sendSubscribe(filters, qos: qos) {
-                state.withLock { $0.pendingSubscribes[mid] = (filters, nil) }
-                logger.info("MQTT retrying refused subscription \(filters)")
+    /// Sends SUBSCRIBEs from the network thread and registers them: their SUBACK can only be
+    /// handled on this thread, after the registration.
+    private func send(_ requests: [SubscriptionKeeper.Request], logging what: String) {
+        for request in requests {
+            if let mid = sendSubscribe(request.filters, qos: request.qos) {
+                state.withLock { $0.subscriptions.sent(mid: mid, filters: request.filters, completion: nil) }
+                logger.info("MQTT \(what) \(request.filters)")
             }
         }
     }
@@ -345,28 +355,18 @@ final class ClientCore: Sendable {
         wakeup.unlock()
     }
 
-    private func setConnection(_ connection: ConnectionState) {
-        state.withLock { state in
-            if state.connection != .stopped { state.connection = connection }
-        }
-    }
-
     /// Marks the connection as gone and fails what cannot survive it: QoS 0 publishes that
     /// libmosquitto will discard on reconnect, and subscribe calls still awaiting a SUBACK.
-    private func connectionEnded(reason: String, final: Bool = false) {
-        let (wasConnected, failedPublishes, handoffs, drained, failedSubscribes, waiters, abandoned) = state.withLock { state in
-            let wasConnected = state.connection == .connected
-            state.connection = final ? .stopped : .disconnected
-            state.statistics.isConnected = false
+    private func connectionEnded(reason: String, wasConnected: Bool, final: Bool = false) {
+        let (failedPublishes, handoffs, drained, failedSubscribes, waiters, abandoned) = state.withLock { state in
             let outcome = state.tracker.failAll { final || $0.qos == .atMostOnce }
-            let subscribes = state.pendingSubscribes.values.compactMap(\.completion)
-            state.pendingSubscribes.removeAll()
+            let subscribes = state.subscriptions.connectionEnded()
             var waiters: [CheckedContinuation<Void, any Error>] = []
             if final {
                 waiters = Array(state.connectWaiters.values) + state.tracker.takeAllSlotWaiters()
                 state.connectWaiters.removeAll()
             }
-            return (wasConnected, outcome.failed, outcome.handoffs, outcome.drained, subscribes, waiters, outcome.abandoned)
+            return (outcome.failed, outcome.handoffs, outcome.drained, subscribes, waiters, outcome.abandoned)
         }
         if wasConnected {
             if isStopRequested {
@@ -397,9 +397,7 @@ final class ClientCore: Sendable {
     /// The connection is up: wake the waiters and tell the owner.
     private func announceConnected(sessionPresent: Bool) {
         let waiters = state.withLock { state in
-            state.connection = .connected
             state.statistics.connections += 1
-            state.statistics.isConnected = true
             defer { state.connectWaiters.removeAll() }
             return Array(state.connectWaiters.values)
         }
@@ -408,22 +406,8 @@ final class ClientCore: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// No session on the broker means no subscriptions: send them all again, or we would stay
-    /// connected and receive nothing.
-    private func resubscribeAll() {
-        let subscriptions = state.withLock { $0.subscriptions }
-        for (qos, group) in Dictionary(grouping: subscriptions, by: \.qos) {
-            let filters = group.map(\.filter)
-            if let mid = sendSubscribe(filters, qos: qos) {
-                state.withLock { $0.pendingSubscribes[mid] = (filters, nil) }
-                logger.info("MQTT re-subscribed \(filters) after connecting without a session")
-            }
-        }
-    }
-
     /// Sets the receive maximum the next CONNECT announces (and libmosquitto enforces).
-    private func applyReceiveMaximum() {
-        let widened = state.withLock { $0.widenReceiveMaximum }
+    private func applyReceiveMaximum(widened: Bool) {
         let value = widened ? Self.widenedReceiveMaximum : configuration.receiveMaximum
         _ = mosquitto_int_option(handle.pointer, MOSQ_OPT_RECEIVE_MAXIMUM, Int32(clamping: value))
         if widened {
@@ -433,11 +417,11 @@ final class ClientCore: Sendable {
     }
 
     fileprivate func didDisconnect(reasonCode: Int32) {
-        state.withLock { $0.widenReceiveMaximum = reasonCode == MOSQ_ERR_PROTOCOL.rawValue }
         // libmosquitto reports its own errors (below 0x80, 0 being a normal DISCONNECT) through
         // the same callback as a broker's DISCONNECT reason codes.
         if reasonCode > 0, reasonCode < 0x80 {
-            perform(feed(.connectionLost(reason: MosquittoLibrary.describe(reasonCode))))
+            perform(
+                feed(.connectionLost(reason: MosquittoLibrary.describe(reasonCode), protocolError: reasonCode == MOSQ_ERR_PROTOCOL.rawValue)))
             return
         }
         let reason = reasonCode == 0 ? "normal disconnect" : MosquittoLibrary.describeReason(reasonCode)
@@ -465,27 +449,22 @@ final class ClientCore: Sendable {
     }
 
     fileprivate func didSubscribe(mid: Int32, granted: [Int32]) {
-        guard let entry = state.withLock({ $0.pendingSubscribes.removeValue(forKey: mid) }) else { return }
-        let refused = zip(entry.filters, granted).filter { $0.1 >= 0x80 }
-        if refused.isEmpty {
-            entry.completion?.resume()
+        let settled = state.withLock { state in
+            let settled = state.subscriptions.acknowledged(mid: mid, granted: granted, now: .now)
+            state.statistics.subscriptionsRefused += UInt64(settled?.refused.count ?? 0)
+            return settled
+        }
+        guard let settled else { return }
+        guard let (filter, code) = settled.refused.first else {
+            settled.completion?.resume()
             return
         }
-        let retryIn = configuration.reconnect.maximumDelay
-        state.withLock { state in
-            state.statistics.subscriptionsRefused += UInt64(refused.count)
-            for (filter, _) in refused {
-                let qos = state.subscriptions.first { $0.filter == filter }?.qos ?? .atLeastOnce
-                state.refusedSubscriptions.append(Subscription(filter: filter, qos: qos))
-            }
-            state.subscriptionRetryAt = .now + .seconds(retryIn)
-        }
-        for (filter, code) in refused {
-            logger.error("MQTT broker refused subscription \(filter): \(MosquittoLibrary.describeReason(code)); retrying in \(retryIn) s")
+        for (filter, code) in settled.refused {
+            logger.error(
+                "MQTT broker refused subscription \(filter): \(MosquittoLibrary.describeReason(code)); retrying in \(configuration.reconnect.maximumDelay) s")
             emit(.subscriptionFailed(filter: filter, reasonCode: Int(code)))
         }
-        let (filter, code) = refused[0]
-        entry.completion?.resume(
+        settled.completion?.resume(
             throwing: MQTTTransportError(
                 .rejectedByBroker, "subscription to \(filter) refused: \(MosquittoLibrary.describeReason(code))",
                 reasonCode: Int(code)))
@@ -513,7 +492,7 @@ final class ClientCore: Sendable {
         try await withDeadline(seconds: timeout, what: "connecting to \(configuration.broker)") {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome: Result<Bool, MQTTTransportError> = self.state.withLock { state in
-                    if state.connection == .connected { return .success(true) }
+                    if state.lifecycle.phase == .connected { return .success(true) }
                     if state.stopRequested { return .failure(MQTTTransportError(.shutdown, "client is shut down")) }
                     state.nextWaiterID += 1
                     state.connectWaiters[state.nextWaiterID] = continuation
@@ -538,18 +517,16 @@ final class ClientCore: Sendable {
     func subscribe(_ filters: [String], qos: MQTTQoS) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let error: MQTTTransportError? = state.withLock { state in
-                for filter in filters where !state.subscriptions.contains(where: { $0.filter == filter }) {
-                    state.subscriptions.append(Subscription(filter: filter, qos: qos))
-                }
+                let sendNow = state.subscriptions.request(filters, qos: qos, connected: state.lifecycle.phase == .connected)
                 guard !state.stopRequested else { return MQTTTransportError(.shutdown, "client is shut down") }
-                guard state.connection == .connected else {
+                guard sendNow else {
                     return MQTTTransportError(.notConnected, "not connected; \(filters) will be subscribed on connect")
                 }
                 // Under our lock so that the SUBACK callback finds the entry.
                 guard let mid = sendSubscribe(filters, qos: qos) else {
                     return MQTTTransportError(.library, "mosquitto_subscribe_multiple failed for \(filters)")
                 }
-                state.pendingSubscribes[mid] = (filters, continuation)
+                state.subscriptions.sent(mid: mid, filters: filters, completion: continuation)
                 return nil
             }
             if let error { continuation.resume(throwing: error) }
@@ -677,6 +654,7 @@ final class ClientCore: Sendable {
     var statistics: MQTTClientStatistics {
         state.withLock { state in
             var statistics = state.statistics
+            statistics.isConnected = state.lifecycle.phase == .connected
             statistics.publishesAcknowledged = state.tracker.counters.acknowledged
             statistics.publishesFailed = state.tracker.counters.failed
             statistics.publishWaits = state.tracker.counters.waitedForSlot
@@ -712,7 +690,7 @@ final class ClientCore: Sendable {
         wakeup.broadcast()
         wakeup.unlock()
         if !threadStarted {
-            connectionEnded(reason: "client shut down", final: true)
+            connectionEnded(reason: "client shut down", wasConnected: false, final: true)
         }
         return threadStarted
     }

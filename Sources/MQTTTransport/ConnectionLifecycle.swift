@@ -1,7 +1,9 @@
 /// The life cycle of one MQTT connection as a pure state machine: events in (a connect call's
-/// result, CONNACK, a lost connection, the clock), actions out (connect, wait, give up an
-/// attempt, resubscribe, tell the owner). ``ClientCore`` performs the actions with libmosquitto
-/// on its network thread; this type decides, so every reconnect rule is tested without a broker.
+/// result, CONNACK, a lost connection, the clock, the steps of a graceful stop), actions out
+/// (connect, wait, give up an attempt, resubscribe, tell the owner, the next step of the stop).
+/// ``ClientCore`` performs the actions with libmosquitto on its network thread; this type
+/// decides, so every reconnect rule is tested without a broker. Time arrives as values (`now`);
+/// nothing here reads a clock.
 struct ConnectionLifecycle {
     /// Where the connection stands.
     enum Phase: Equatable {
@@ -13,6 +15,8 @@ struct ConnectionLifecycle {
         case connected
         /// Backing off until `until` before the next attempt.
         case waiting(until: ContinuousClock.Instant)
+        /// Stopping a live connection gracefully (DISCONNECT, half-close, the broker's close).
+        case disconnecting(GracefulDisconnect)
         /// Stopped for good.
         case stopped
     }
@@ -27,26 +31,32 @@ struct ConnectionLifecycle {
         case connectCallSent
         /// CONNACK arrived with this reason code (0: accepted).
         case connack(reasonCode: Int32, sessionPresent: Bool, reason: String)
-        /// The network loop reported the connection gone.
-        case connectionLost(reason: String)
+        /// The network loop reported the connection gone; `protocolError` when libmosquitto
+        /// closed it for a protocol error.
+        case connectionLost(reason: String, protocolError: Bool = false)
         /// The broker sent DISCONNECT with this MQTT 5 reason code.
         case disconnected(reasonCode: Int32, reason: String)
         /// Time passed (the network loop returns at least every 100 ms).
         case tick
         /// The owner shuts the client down.
         case stop
+        /// What the owner observed while performing a step of the graceful stop.
+        case disconnectProgress(GracefulDisconnect.Observation)
     }
 
     /// What to do, in order.
     enum Action: Equatable {
-        /// Call `mosquitto_connect`; `attempt` counts the failures before it.
-        case connect(attempt: Int)
+        /// Call `mosquitto_connect`; `attempt` counts the failures before it. With
+        /// `widenedReceiveMaximum` the CONNECT announces ``ClientCore/widenedReceiveMaximum``
+        /// instead of the configured receive maximum (see ``widenReceiveMaximum``).
+        case connect(attempt: Int, widenedReceiveMaximum: Bool = false)
         /// Sleep (interruptibly) for `seconds`, counting a failure and telling the owner `reason`.
         case backOff(seconds: Double, reason: String)
         /// Abandon the attempt in progress (no CONNACK in time).
         case abortAttempt
-        /// The connection is gone: fail what cannot survive it and tell the owner.
-        case connectionEnded(reason: String)
+        /// The connection (or attempt) is gone: fail what cannot survive it, and tell the owner
+        /// if it `wasConnected` (its CONNACK had been accepted).
+        case connectionEnded(reason: String, wasConnected: Bool = false)
         /// The broker kept no session: send every subscription again.
         case resubscribe
         /// Tell the owner (and waiters) that the connection is up.
@@ -55,8 +65,11 @@ struct ConnectionLifecycle {
         case announceRefused(reason: String)
         /// The broker ended our session for another client with our id.
         case announceTakeover
-        /// Disconnect normally (the broker then discards the will) and stop.
+        /// Begin the graceful stop: take a duplicate of the socket, hand DISCONNECT to
+        /// libmosquitto and report it as ``Event/disconnectProgress(_:)``.
         case disconnectAndStop
+        /// Perform this step of the graceful stop and report what happened (until it is over).
+        case disconnect(GracefulDisconnect.Step)
     }
 
     /// MQTT 5 DISCONNECT reason code 0x8E: another connection with our client id took over.
@@ -64,27 +77,50 @@ struct ConnectionLifecycle {
 
     let reconnect: MQTTClientConfiguration.Reconnect
     let connectTimeout: Double
+    /// The bound of a graceful stop.
+    let disconnectLimit: Duration
     private(set) var phase: Phase = .idle
     /// Consecutive failed attempts (reset by an accepted CONNACK).
     private(set) var failures = 0
     private var takenOver = false
+    /// The last connection ended in a protocol error detected by libmosquitto: connect with a
+    /// widened receive maximum until a connection ends otherwise. libmosquitto refuses QoS 2
+    /// deliveries beyond its own receive maximum (closing the connection), and a resumed session
+    /// can hold more in flight than that, all resent by the broker at every reconnect.
+    private(set) var widenReceiveMaximum = false
 
-    init(reconnect: MQTTClientConfiguration.Reconnect, connectTimeout: Double) {
+    init(reconnect: MQTTClientConfiguration.Reconnect, connectTimeout: Double, disconnectLimit: Duration = GracefulDisconnect.limit) {
         self.reconnect = reconnect
         self.connectTimeout = connectTimeout
+        self.disconnectLimit = disconnectLimit
     }
 
     /// Applies an event at `now`; returns the actions to perform, in order.
     mutating func handle(_ event: Event, now: ContinuousClock.Instant, random: inout some RandomNumberGenerator) -> [Action] {
-        if phase == .stopped { return [] }
+        switch phase {
+        case .stopped:
+            return []
+        case .disconnecting(var disconnect):
+            guard case .disconnectProgress(let observation) = event else { return [] }
+            let step = disconnect.handle(observation, now: now)
+            phase = step == .finished || step == .gaveUp ? .stopped : .disconnecting(disconnect)
+            return [.disconnect(step)]
+        case .idle, .connecting, .connected, .waiting:
+            break
+        }
         switch event {
         case .start:
             guard phase == .idle else { return [] }
-            return [.connect(attempt: failures)]
+            return [connect()]
         case .stop:
-            let wasConnected = phase == .connected
-            phase = .stopped
-            return wasConnected ? [.disconnectAndStop] : []
+            guard phase == .connected else {
+                phase = .stopped
+                return []
+            }
+            phase = .disconnecting(GracefulDisconnect(now: now, limit: disconnectLimit))
+            return [.disconnectAndStop]
+        case .disconnectProgress:
+            return []
         case .connectCallSent:
             phase = .connecting(since: now)
             return []
@@ -93,6 +129,7 @@ struct ConnectionLifecycle {
         case .connack(let reasonCode, let sessionPresent, let reason):
             guard case .connecting = phase else { return [] }
             guard reasonCode == 0 else {
+                widenReceiveMaximum = false
                 return [.announceRefused(reason: reason), .connectionEnded(reason: "refused: \(reason)")]
                     + backOff(now: now, reason: "refused: \(reason)", random: &random)
             }
@@ -106,22 +143,31 @@ struct ConnectionLifecycle {
                 takenOver = true
                 actions.append(.announceTakeover)
             }
-            return actions + [.connectionEnded(reason: reason)] + backOff(now: now, reason: "disconnected by the broker: \(reason)", random: &random)
-        case .connectionLost(let reason):
+            widenReceiveMaximum = false
+            return actions + [.connectionEnded(reason: reason, wasConnected: phase == .connected)]
+                + backOff(now: now, reason: "disconnected by the broker: \(reason)", random: &random)
+        case .connectionLost(let reason, let protocolError):
             guard phase == .connected || isConnecting else { return [] }
-            return [.connectionEnded(reason: reason)] + backOff(now: now, reason: "connection ended: \(reason)", random: &random)
+            widenReceiveMaximum = protocolError
+            return [.connectionEnded(reason: reason, wasConnected: phase == .connected)]
+                + backOff(now: now, reason: "connection ended: \(reason)", random: &random)
         case .tick:
             switch phase {
             case .connecting(let since) where now - since > .seconds(connectTimeout):
                 let reason = "no CONNACK within \(connectTimeout) s"
+                widenReceiveMaximum = false
                 return [.abortAttempt, .connectionEnded(reason: reason)] + backOff(now: now, reason: reason, random: &random)
             case .waiting(let until) where now >= until:
                 phase = .idle
-                return [.connect(attempt: failures)]
+                return [connect()]
             default:
                 return []
             }
         }
+    }
+
+    private func connect() -> Action {
+        .connect(attempt: failures, widenedReceiveMaximum: widenReceiveMaximum)
     }
 
     private var isConnecting: Bool {

@@ -14,6 +14,9 @@ struct SimulatorCommand: AsyncParsableCommand {
             recorder chunks. The same --seed gives byte-identical payloads.
             """,
         version: ProductVersion.current,
-        subcommands: [PublishCommand.self, LoadCommand.self, GenerateCommand.self, FootprintCommand.self, RecordCommand.self, ReplayCommand.self, TestbedCommand.self],
+        subcommands: [
+            PublishCommand.self, LoadCommand.self, GenerateCommand.self, FootprintCommand.self, RecordCommand.self, ReplayCommand.self, TestbedCommand.self,
+            ContractSamplesCommand.self, ContractCheckCommand.self,
+        ],
         defaultSubcommand: PublishCommand.self)
 }

@@ -28,6 +28,9 @@ import UnixSignals
 ///     (the executable; never in-process tests).
 ///   - handover: what workers do when partitioned mode (`cluster.mode`) moves a device to this
 ///     instance or away from it; ``ContextReplayHandover`` by default.
+///   - clock: where the runtime reads the time (the machine's clocks by default).
+///   - connections: makes the two broker connections (libmosquitto by default; tests may run
+///     the whole runtime on connections without a broker).
 /// - Throws: ``GatewayStartError`` when the journal cannot be opened, or the transport's error
 ///   when libmosquitto refuses the settings.
 public func buildGateway(
@@ -39,41 +42,64 @@ public func buildGateway(
     shutdownSignals: [UnixSignal] = [.sigterm, .sigint],
     shutdownReport: ShutdownReport = ShutdownReport(),
     exitOnShutdownOverrun: Bool = false,
-    handover: any DeviceHandover = ContextReplayHandover()
+    handover: any DeviceHandover = ContextReplayHandover(),
+    clock: any GatewayClock = SystemGatewayClock(),
+    connections: BrokerConnections = .mosquitto
 ) throws -> ServiceGroup {
     // Clustered instances keep their own journal and recorder files and label their metrics.
     let configuration = configuration.withInstancePaths()
     let metricsFactory: any MetricsFactory =
         configuration.cluster.isClustered ? InstanceLabelledMetricsFactory(base: metricsFactory, instance: configuration.cluster.instanceName) : metricsFactory
-    let runtime = try GatewayRuntime(
+    let parts = try GatewayParts(
         configuration: configuration, accessPolicy: accessPolicy, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus,
-        shutdownReport: shutdownReport, handover: handover)
+        shutdownReport: shutdownReport, handover: handover, clock: clock, connections: connections)
     let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout)
     logger.info(
-        "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(runtime.shardCount) workers, inbound \(runtime.scheme.inboundFilter), outbound \(runtime.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
+        "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(parts.scheme.inboundFilter), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
     )
     let services: [(any Service)?] = [
-        PublisherService(runtime: runtime, deadline: deadline),
+        JournalReleaseService(journal: parts.journal),
+        PublisherService(
+            publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
+            reannounceRate: configuration.retained.reannounceRate, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
         // Stops after the workers, so their last snapshots go out.
-        runtime.cluster.flatMap { $0.sharesState ? SnapshotShareService(runtime: runtime, cluster: $0) : nil },
+        parts.cluster.flatMap { $0.sharesState ? SnapshotShareService(connection: parts.connection, cluster: $0, logger: logger) : nil },
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
-            HTTPService(address: $0, endpoints: runtime.operations.endpoints(prometheus: prometheus), logger: logger)
+            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), logger: logger)
         },
         configuration.http.metricsListen.map {
-            HTTPService(address: $0, endpoints: runtime.operations.endpoints(prometheus: prometheus), routes: .metricsOnly, logger: logger)
+            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), routes: .metricsOnly, logger: logger)
         },
-        MetricsService(runtime: runtime),
-        RoundTripProbeService(runtime: runtime),
-        JournalSyncService(runtime: runtime),
-        RecorderPruningService(runtime: runtime),
-        DeviceStatePruningService(runtime: runtime),
-        ShardWorkerService(runtime: runtime, deadline: deadline),
-        TickerService(runtime: runtime),
-        PolicyReloadService(runtime: runtime),
-        SubscriberService(runtime: runtime, deadline: deadline, exitOnShutdownOverrun: exitOnShutdownOverrun),
+        MetricsService(
+            prometheus: prometheus, interval: configuration.metrics.publishInterval,
+            topic: parts.cluster.map { "\($0.status.topic)/metrics" } ?? parts.scheme.metricsTopic, connection: parts.connection,
+            metrics: parts.metrics, queues: parts.queues, budget: parts.budget, journal: parts.journal, queueCapacity: configuration.pipeline.queueCapacity,
+            health: parts.operations.health, logger: logger),
+        RoundTripProbeService(operations: parts.operations, connection: parts.connection),
+        JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics),
+        RecorderPruningService(recorder: parts.recorder),
+        DeviceStatePruningService(
+            store: parts.deviceStates, retention: configuration.state.retention, metrics: parts.deviceStateMetrics, clock: clock, logger: logger),
+        ShardWorkerService(
+            queues: parts.queues, makeDeviceStates: parts.deviceStateKeeper(shard:), dependencies: parts.workerDependencies,
+            answerer: RecorderQueryAnswerer(recorder: parts.recorder, queries: parts.queries, connection: parts.connection, metrics: parts.metrics),
+            deadline: deadline, shutdownReport: shutdownReport),
+        TickerService(
+            queues: parts.queues, period: TickerService.period(errorReportInterval: configuration.pipeline.errorReportInterval),
+            health: parts.operations.health, clock: clock),
+        PolicyReloadService(files: configuration.accessPolicyFiles, initial: accessPolicy, queues: parts.queues, clock: clock, logger: logger),
+        SubscriberService(
+            connections: connections, configuration: configuration.subscriberConfiguration(), filters: configuration.inboundFilters(parts.scheme),
+            connectTimeout: configuration.mqtt.connectTimeout, router: parts.makeRouter(), journal: parts.journal, queues: parts.queues,
+            queries: parts.queries, budget: parts.budget, deadline: deadline, metrics: parts.metrics, health: parts.operations.health,
+            cluster: parts.cluster, onSubscribed: parts.markInboundSubscribed, logger: logger, exitOnShutdownOverrun: exitOnShutdownOverrun),
         // Last, so it stops first: the instance leaves the membership before it stops receiving.
-        runtime.cluster.map { MembershipService(runtime: runtime, cluster: $0) },
+        parts.cluster.map {
+            MembershipService(
+                configuration: configuration, cluster: $0, connection: parts.connection, status: parts.status, metrics: parts.metrics,
+                health: parts.operations.health, logger: logger)
+        },
     ]
     return ServiceGroup(
         configuration: .init(

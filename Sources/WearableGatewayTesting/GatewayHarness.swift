@@ -42,15 +42,17 @@ public final class GatewayHarness: @unchecked Sendable {
 
     /// Builds the gateway (not started yet).
     /// - Throws: when the registry or capability file named in `configuration` does not load.
-    /// - Parameter logLevel: the gateway's log level; default `$WG_TEST_LOG_LEVEL`, else `error`.
-    public init(configuration: GatewayConfiguration, logLevel: Logger.Level? = nil) throws {
+    /// - Parameters:
+    ///   - logLevel: the gateway's log level; default `$WG_TEST_LOG_LEVEL`, else `error`.
+    ///   - clock: the gateway's clock; a ``ManualGatewayClock`` lets a test say when frames arrive.
+    public init(configuration: GatewayConfiguration, logLevel: Logger.Level? = nil, clock: any GatewayClock = SystemGatewayClock()) throws {
         var logger = Logger(label: "gateway-under-test")
         logger.logLevel =
             logLevel ?? ProcessInfo.processInfo.environment["WG_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
         let policy = try AccessPolicyLoader.load(configuration.accessPolicyFiles).policy
         group = try buildGateway(
             configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
-            prometheus: registry, accessPolicy: policy, shutdownSignals: [])
+            prometheus: registry, accessPolicy: policy, shutdownSignals: [], clock: clock)
     }
 
     /// A test that failed before ``stop()`` must not leave its gateway running (and writing

@@ -26,9 +26,12 @@ public struct GatewayRun: Sendable {
 
     /// Starts the gateway with `configuration` and returns once `<outbound root>/status` arrived
     /// and its inbound connection subscribed to the device topics.
+    /// - Parameter clock: the gateway's clock (a ``ManualGatewayClock`` to set when frames arrive).
     /// - Throws: when the gateway cannot be built or does not come online within 20 s.
-    public static func start(_ broker: TestBroker, configuration: GatewayConfiguration) async throws -> GatewayRun {
-        let gateway = try GatewayHarness(configuration: configuration)
+    public static func start(
+        _ broker: TestBroker, configuration: GatewayConfiguration, clock: any GatewayClock = SystemGatewayClock()
+    ) async throws -> GatewayRun {
+        let gateway = try GatewayHarness(configuration: configuration, clock: clock)
         gateway.start()
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)

@@ -109,7 +109,9 @@ struct CoreMotionFidelityTests {
     @Test("`ended` without activityType is accepted and ends the session: a batch 3 s later fails with noActiveWorkout")
     func batchAfterGrace() async throws {
         let broker = try await TestBroker.started()
-        let run = try await GatewayRun.start(broker)
+        // The gateway's clock stands still until the test moves it: "3 s later" is said, not slept.
+        let clock = ManualGatewayClock(wallTime: Self.startDate)
+        let run = try await GatewayRun.start(broker, configuration: try GatewayHarness.configuration(broker: broker), clock: clock)
         let id = "watch-s9-ended"
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         try await Self.hello(id, Self.watch(wrist: .left), device: device, run: run)
@@ -119,7 +121,10 @@ struct CoreMotionFidelityTests {
         try await device.send(Self.message(id, "workout", #"{"state":"ended","date":\#(Self.startDate + 10)}"#))
         #expect(await device.flush(timeout: 30))
         // The condition under test is time on the gateway's clock: 3 s past the end, 1 s past the grace.
-        try await Task.sleep(for: .seconds(3))
+        // Moved only once the gateway has processed the end (both workout frames counted), so
+        // the end is received at the start time and the batch 3 s after it.
+        try await run.waitForMetric("gateway_frames_accepted_total", labels: ["stream": "workout"], atLeast: 2)
+        clock.advance(by: 3)
         // Samples from after the end (timestamp 5020 ≈ startDate + 20).
         try await device.send(Self.message(id, "batched/accelerometer", FrameEncoder.encode(Self.restingBatch(from: 5_020))))
         let received = try await run.collector.wait(timeout: 120, "noActiveWorkout") { messages in

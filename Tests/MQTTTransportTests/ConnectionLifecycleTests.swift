@@ -127,3 +127,79 @@ struct ConnectionLifecycleTests {
         #expect(idle.handle(.stop, now: start, random: &random).isEmpty)
     }
 }
+
+@Suite("Connection life cycle: stop and receive maximum (pure)")
+struct ConnectionLifecycleStopTests {
+    private let reconnect = MQTTClientConfiguration.Reconnect(initialDelay: 0.25, maximumDelay: 8)
+    private let start = ContinuousClock.now
+
+    /// A life cycle whose connect call went out at `start`.
+    private func connecting() -> ConnectionLifecycle {
+        var lifecycle = ConnectionLifecycle(reconnect: reconnect, connectTimeout: 10)
+        var random = SystemRandomNumberGenerator()
+        _ = lifecycle.handle(.start, now: start, random: &random)
+        _ = lifecycle.handle(.connectCallSent, now: start, random: &random)
+        return lifecycle
+    }
+
+    /// A life cycle whose CONNACK (session present) was accepted at `start`.
+    private func connected() -> ConnectionLifecycle {
+        var lifecycle = connecting()
+        var random = SystemRandomNumberGenerator()
+        _ = lifecycle.handle(.connack(reasonCode: 0, sessionPresent: true, reason: ""), now: start, random: &random)
+        return lifecycle
+    }
+
+    @Test("a stop while connected is stepped through by the machine, ignores the connection's own reports, and ends stopped")
+    func gracefulStop() {
+        var lifecycle = connected()
+        var random = SystemRandomNumberGenerator()
+        let deadline = start + GracefulDisconnect.limit
+        #expect(lifecycle.handle(.stop, now: start, random: &random) == [.disconnectAndStop])
+        #expect(lifecycle.handle(.disconnectProgress(.queued(holdingSocket: true)), now: start, random: &random) == [.disconnect(.write(until: deadline))])
+        // libmosquitto reports the DISCONNECT it wrote as a normal disconnect: no reconnect.
+        #expect(lifecycle.handle(.disconnected(reasonCode: 0, reason: "normal disconnect"), now: start, random: &random).isEmpty)
+        #expect(lifecycle.handle(.tick, now: start + .seconds(1), random: &random).isEmpty)
+        #expect(lifecycle.handle(.disconnectProgress(.wrote(disconnectOut: true)), now: start, random: &random) == [.disconnect(.halfClose)])
+        #expect(lifecycle.handle(.disconnectProgress(.halfClosed), now: start, random: &random) == [.disconnect(.read(until: deadline))])
+        #expect(lifecycle.handle(.disconnectProgress(.timedOut), now: deadline, random: &random) == [.disconnect(.finished)])
+        #expect(lifecycle.phase == .stopped)
+        #expect(lifecycle.handle(.disconnectProgress(.readSome), now: deadline, random: &random).isEmpty)
+    }
+
+    @Test("after a protocol error the next attempts widen the receive maximum, until a connection ends otherwise")
+    func receiveMaximum() {
+        var lifecycle = connected()
+        var random = SystemRandomNumberGenerator()
+        var now = start
+        func nextAttempt(after actions: [ConnectionLifecycle.Action]) -> [ConnectionLifecycle.Action] {
+            guard case .backOff(let seconds, _)? = actions.last else { return [] }
+            now += .seconds(seconds)
+            return lifecycle.handle(.tick, now: now, random: &random)
+        }
+        let lost = lifecycle.handle(.connectionLost(reason: "protocol error", protocolError: true), now: now, random: &random)
+        #expect(lost.contains(.connectionEnded(reason: "protocol error", wasConnected: true)))
+        #expect(nextAttempt(after: lost) == [.connect(attempt: 1, widenedReceiveMaximum: true)])
+        // A connect call that fails ends no connection: still widened.
+        let failed = lifecycle.handle(.connectCallFailed(reason: "refused"), now: now, random: &random)
+        #expect(nextAttempt(after: failed) == [.connect(attempt: 2, widenedReceiveMaximum: true)])
+        _ = lifecycle.handle(.connectCallSent, now: now, random: &random)
+        _ = lifecycle.handle(.connack(reasonCode: 0, sessionPresent: true, reason: ""), now: now, random: &random)
+        let reset = lifecycle.handle(.connectionLost(reason: "reset"), now: now, random: &random)
+        // A second report of the same loss is ignored and does not widen.
+        #expect(lifecycle.handle(.connectionLost(reason: "protocol error", protocolError: true), now: now, random: &random).isEmpty)
+        #expect(nextAttempt(after: reset) == [.connect(attempt: 1, widenedReceiveMaximum: false)])
+    }
+
+    @Test("only a connection whose CONNACK was accepted is reported as having been up")
+    func wasConnected() {
+        var attempt = connecting()
+        var random = SystemRandomNumberGenerator()
+        let actions = attempt.handle(.connectionLost(reason: "reset"), now: start, random: &random)
+        #expect(actions.first == .connectionEnded(reason: "reset", wasConnected: false))
+
+        var live = connected()
+        let dropped = live.handle(.disconnected(reasonCode: 0x8B, reason: "server shutting down"), now: start, random: &random)
+        #expect(dropped.first == .connectionEnded(reason: "server shutting down", wasConnected: true))
+    }
+}

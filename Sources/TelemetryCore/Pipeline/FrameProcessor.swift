@@ -34,6 +34,8 @@ public struct FrameProcessor: Sendable {
     private var topicErrors: ErrorAggregator<TopicErrorKey>
     private var deviceErrors: ErrorAggregator<DeviceErrorKey>
     private var presence: [DeviceID: ConnectionState] = [:]
+    /// How many values of `presence` are `connected` (kept by ``setPresence(_:of:)``).
+    private var connectedDevices = 0
     private var sequences: SequenceTracker
     /// Per-device access state and the policy it is checked against (nil: checks skipped).
     private var access: AccessControl?
@@ -170,7 +172,7 @@ public struct FrameProcessor: Sendable {
     /// snapshot is ``evict(_:)``'s to take). Pending error reports stay and are flushed as usual.
     public mutating func forget(_ device: DeviceID) {
         access?.forget(device)
-        presence[device] = nil
+        setPresence(nil, of: device)
         derivations.forget(device)
         sequences.forget(device: device)
         lastSeen[device] = nil
@@ -266,7 +268,7 @@ public struct FrameProcessor: Sendable {
         var complete = true
         if let tracked = snapshot.access { complete = (access?.restore(tracked, of: id) ?? false) && complete }
         if let connection = snapshot.connection {
-            if presence.count < configuration.maxTrackedDevices { presence[id] = connection } else { complete = false }
+            if presence.count < configuration.maxTrackedDevices { setPresence(connection, of: id) } else { complete = false }
         }
         if let state = snapshot.derivations { complete = derivations.restore(state, of: id) && complete }
         if hasState(id) {
@@ -308,6 +310,13 @@ public struct FrameProcessor: Sendable {
     /// - Returns: the device's connection state.
     public func connectionState(of id: DeviceID) -> ConnectionState? { presence[id] }
 
+    /// The devices with state here by their connection state (`gateway_devices`): connected and
+    /// disconnected as last published on `gateway/{id}/connection`, unknown without a `status`.
+    public var connectionCounts: DeviceConnectionCounts {
+        DeviceConnectionCounts(
+            connected: connectedDevices, disconnected: presence.count - connectedDevices, unknown: max(0, lastSeen.count - presence.count))
+    }
+
     /// The number of errors counted but not reported yet.
     public var pendingErrorCount: Int { topicErrors.pendingCount + deviceErrors.pendingCount }
 
@@ -318,13 +327,20 @@ public struct FrameProcessor: Sendable {
 
     // MARK: Status
 
+    /// Sets (nil: forgets) a device's presence, keeping the count of connected devices.
+    private mutating func setPresence(_ state: ConnectionState?, of id: DeviceID) {
+        if presence[id] == .connected { connectedDevices -= 1 }
+        if state == .connected { connectedDevices += 1 }
+        presence[id] = state
+    }
+
     /// Updates presence from a status and returns the `gateway/{id}/connection` message on a change.
     private mutating func presenceMessages(_ status: DeviceStatus, _ id: DeviceID, receivedAt: Double) -> [OutboundMessage] {
         let state: ConnectionState = status.state == .online ? .connected : .disconnected
         let previous = presence[id]
         guard previous != state else { return [] }
         if previous != nil || presence.count < configuration.maxTrackedDevices {
-            presence[id] = state
+            setPresence(state, of: id)
         }
         // The contract's date is optional: without one, the arrival time stands in.
         let date = status.date ?? receivedAt

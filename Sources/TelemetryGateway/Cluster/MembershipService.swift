@@ -22,8 +22,15 @@ import TelemetryCore
 ///    `cluster.handoverWarmup` while the next owners warm up, then announces `offline`, so the
 ///    others own its devices before its subscriber stops.
 struct MembershipService: Service {
-    let runtime: GatewayRuntime
+    let configuration: GatewayConfiguration
     let cluster: ClusterRuntime
+    /// The publishing connection: writes `gateway/status` online again when another instance left.
+    let connection: any OutboundConnection
+    /// The gateway's status message (this instance's).
+    let status: StatusMessage
+    let metrics: GatewayMetrics
+    let health: RuntimeHealth
+    let logger: Logger
 
     private enum Event: Sendable {
         /// One of this run's own announcements came back (its beat).
@@ -38,14 +45,14 @@ struct MembershipService: Service {
     private var now: Double { Date().timeIntervalSince1970 }
 
     func run() async {
-        let logger = runtime.logger
+        let logger = logger
         let (events, sink) = AsyncStream.makeStream(of: Event.self)
         let client: MQTTClient
         do {
             client = try MQTTClient(
-                configuration: runtime.configuration.clusterConfiguration(will: cluster.status.message(.offline, beat: 0, reason: "connectionLost")),
+                configuration: configuration.clusterConfiguration(will: cluster.status.message(.offline, beat: 0, reason: "connectionLost")),
                 logger: logger, onMessage: messageHandler(sink),
-                onEvent: { [metrics = runtime.metrics, health = runtime.operations.health] event in
+                onEvent: { [metrics, health] event in
                     metrics.recordConnectionEvent(event, connection: "cluster")
                     health.record(event, connection: "cluster")
                 })
@@ -65,9 +72,8 @@ struct MembershipService: Service {
                     case .echo(let number): echoes.arrived(number)
                     case .statusOffline:
                         guard live.withLock({ $0 }) else { continue }
-                        try? await runtime.publisher.client.send(
-                            StatusMessage(scheme: runtime.scheme, startedAt: runtime.startedAt, instance: cluster.instance).message(online: true, reason: nil))
-                        logger.info("cluster: an instance left; \(runtime.scheme.statusTopic) is online again")
+                        try? await connection.send(status.message(online: true, reason: nil, date: now))
+                        logger.info("cluster: an instance left; \(status.topic) is online again")
                     case .willFired:
                         // After a reconnect the resubscription shows the will the broker published
                         // while we were away: the others own our devices now. Own nothing until
@@ -82,7 +88,7 @@ struct MembershipService: Service {
                 try await join(client, echoes: echoes, beat: beat)
                 live.withLock { $0 = true }
                 while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(runtime.configuration.cluster.heartbeatInterval))
+                    try await Task.sleep(for: .seconds(configuration.cluster.heartbeatInterval))
                     // Checked before announcing: after a freeze, this beat's echo must not be the
                     // first the others read (their warm-up would count from its date, not the rejoin's).
                     _ = cluster.view.plan(at: now)
@@ -109,16 +115,16 @@ struct MembershipService: Service {
 
     /// Steps 1 and 2: membership known, subscriber subscribed, this instance online.
     private func join(_ client: MQTTClient, echoes: EchoWaiter, beat: LockedState<Int>) async throws {
-        let logger = runtime.logger
-        let filters = [cluster.instancesFilter, runtime.scheme.statusTopic, cluster.contextPrefix + "#"]
+        let logger = logger
+        let filters = [cluster.instancesFilter, status.topic, cluster.contextPrefix + "#"]
         while true {
             try Task.checkCancellation()
             do {
-                try await client.waitUntilConnected(timeout: runtime.configuration.mqtt.connectTimeout)
+                try await client.waitUntilConnected(timeout: configuration.mqtt.connectTimeout)
                 try await client.subscribe(filters, qos: .atLeastOnce)
                 let number = beat.next()
                 try await client.send(cluster.status.message(.starting, beat: number))
-                if await echoes.wait(for: number, timeout: runtime.configuration.mqtt.connectTimeout) { break }
+                if await echoes.wait(for: number, timeout: configuration.mqtt.connectTimeout) { break }
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
@@ -137,9 +143,9 @@ struct MembershipService: Service {
     /// took this instance's devices over. Announce `online` again and take devices back only after
     /// the warm-up from that announcement's date, as a newcomer does.
     private func rejoin(_ client: MQTTClient, echoes: EchoWaiter, beat: LockedState<Int>) async throws {
-        runtime.logger.warning("cluster: this instance's own announcements did not come back for cluster.expiry (frozen?) or its will was published: the others took its devices over; owning nothing until joined again")
+        logger.warning("cluster: this instance's own announcements did not come back for cluster.expiry (frozen?) or its will was published: the others took its devices over; owning nothing until joined again")
         try await announceOnline(client, echoes: echoes, beat: beat)
-        runtime.logger.notice("cluster: joined again; taking devices over after the warm-up")
+        logger.notice("cluster: joined again; taking devices over after the warm-up")
     }
 
     /// Announces `online` until the announcement comes back, then counts this instance in.
@@ -149,7 +155,7 @@ struct MembershipService: Service {
             let number = beat.next()
             let date = now
             try? await client.send(cluster.status.message(.online, beat: number, date: date))
-            if await echoes.wait(for: number, timeout: runtime.configuration.mqtt.connectTimeout) {
+            if await echoes.wait(for: number, timeout: configuration.mqtt.connectTimeout) {
                 // The others read it at the same time: all count the warm-up from its date.
                 cluster.view.setSelf(.online, date: date, at: now)
                 return
@@ -159,16 +165,16 @@ struct MembershipService: Service {
 
     /// Step 4: drain (the next owners warm up while this instance still publishes), then leave.
     private func leave(_ client: MQTTClient, echoes: EchoWaiter, beat: LockedState<Int>) async {
-        let warmup = runtime.configuration.cluster.handoverWarmup
+        let warmup = configuration.cluster.handoverWarmup
         if warmup > 0, cluster.mode == .partitioned, cluster.view.owners.contains(cluster.instance), cluster.view.owners.count > 1 {
             let date = now
             try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date))
             cluster.view.setSelf(.draining, date: date, at: now)
-            runtime.logger.notice("cluster: draining for \(warmup) s while the next owners warm up")
+            logger.notice("cluster: draining for \(warmup) s while the next owners warm up")
             // The switch is at date + warmup on every instance's clock; the announcement is
             // repeated (same date) so nobody expires this instance meanwhile.
             while now < date + warmup {
-                try? await Task.sleep(for: .seconds(min(runtime.configuration.cluster.heartbeatInterval, max(0.01, date + warmup - now))))
+                try? await Task.sleep(for: .seconds(min(configuration.cluster.heartbeatInterval, max(0.01, date + warmup - now))))
                 if now < date + warmup { try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date)) }
             }
             _ = cluster.view.plan(at: now)
@@ -177,15 +183,15 @@ struct MembershipService: Service {
         try? await client.send(cluster.status.message(.offline, beat: number, reason: "shutdown"))
         _ = await echoes.wait(for: number, timeout: 2)
         cluster.view.setSelf(.idle, date: now, at: now)
-        runtime.logger.notice("cluster: left; instances in force \(cluster.view.owners.joined(separator: ", "))")
+        logger.notice("cluster: left; instances in force \(cluster.view.owners.joined(separator: ", "))")
     }
 
     /// Handles the membership connection's messages on its network thread.
     private func messageHandler(_ sink: AsyncStream<Event>.Continuation) -> MQTTClient.MessageHandler {
         let cluster = cluster
-        let statusTopic = runtime.scheme.statusTopic
-        let inboundRoot = runtime.scheme.inboundRoot
-        let logger = runtime.logger
+        let statusTopic = status.topic
+        let inboundRoot = status.scheme.inboundRoot
+        let logger = logger
         return { message in
             if message.topic.hasPrefix(cluster.contextPrefix) {
                 cluster.receiveReplica(message, inboundRoot: inboundRoot)
@@ -218,7 +224,7 @@ struct MembershipService: Service {
             do {
                 try await client.send(replica)
             } catch {
-                runtime.logger.debug("cluster: could not copy context \(replica.topic): \(error)")
+                logger.debug("cluster: could not copy context \(replica.topic): \(error)")
             }
         }
     }

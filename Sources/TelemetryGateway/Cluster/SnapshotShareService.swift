@@ -17,8 +17,10 @@ import TelemetryCore
 /// snapshots of their final write at shutdown are published too. Listed before the workers, it
 /// stops after them.
 struct SnapshotShareService: Service {
-    let runtime: GatewayRuntime
+    /// The publishing connection (it outlives the workers).
+    let connection: any OutboundConnection
     let cluster: ClusterRuntime
+    let logger: Logger
 
     private static let encoding = DispatchQueue(label: "cluster-snapshot-encode")
 
@@ -51,11 +53,11 @@ struct SnapshotShareService: Service {
 
     private func send(_ message: MQTTMessage) async -> Bool {
         do {
-            try await runtime.publisher.client.send(message)
+            try await connection.send(message)
             return true
         } catch {
             cluster.metrics.snapshotsNotSent.increment()
-            runtime.logger.debug("cluster: could not publish \(message.topic): \(error)")
+            logger.debug("cluster: could not publish \(message.topic): \(error)")
             return false
         }
     }

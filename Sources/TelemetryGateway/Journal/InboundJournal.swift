@@ -434,6 +434,13 @@ final class InboundJournal: @unchecked Sendable {
 
     private static let syncQueue = DispatchQueue(label: "journal-sync")
 
+    /// Lets another journal in this process or another open the file (the file lock is released;
+    /// the mapping stays valid until this object goes). Called once nothing of the run writes
+    /// to it any more.
+    func unlock() {
+        flock(descriptor, LOCK_UN)
+    }
+
     /// Refuses further appends and wakes a waiting producer (shutdown).
     func close() {
         condition.lock()

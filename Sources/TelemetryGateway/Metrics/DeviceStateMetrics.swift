@@ -1,4 +1,5 @@
 import CoreMetrics
+import TelemetryCore
 
 /// Metrics of device snapshots, restores and eviction.
 final class DeviceStateMetrics: Sendable {
@@ -18,6 +19,8 @@ final class DeviceStateMetrics: Sendable {
     let movedAside: Counter
     /// Devices with state in memory, per shard.
     let resident: [Gauge]
+    /// Devices with state in memory by connection state (`connected`, `disconnected`, `unknown`), per shard.
+    let connection: [(connected: Gauge, disconnected: Gauge, unknown: Gauge)]
 
     init(factory: any MetricsFactory, shards: Int) {
         restored = Counter(label: "gateway_devices_restored_total", factory: factory)
@@ -28,5 +31,19 @@ final class DeviceStateMetrics: Sendable {
         storeFailures = Counter(label: "gateway_device_state_failures_total", factory: factory)
         movedAside = Counter(label: "gateway_device_state_moved_aside_total", factory: factory)
         resident = (0..<shards).map { Gauge(label: "gateway_devices_resident", dimensions: [("shard", "\($0)")], factory: factory) }
+        connection = (0..<shards).map { shard in
+            func gauge(_ state: String) -> Gauge {
+                Gauge(label: "gateway_devices", dimensions: [("state", state), ("shard", "\(shard)")], factory: factory)
+            }
+            return (gauge("connected"), gauge("disconnected"), gauge("unknown"))
+        }
+    }
+
+    /// Records a shard's resident devices and their connection states.
+    func record(shard: Int, resident count: Int, connection counts: DeviceConnectionCounts) {
+        resident[shard].record(count)
+        connection[shard].connected.record(counts.connected)
+        connection[shard].disconnected.record(counts.disconnected)
+        connection[shard].unknown.record(counts.unknown)
     }
 }

@@ -23,12 +23,14 @@ extension GatewayMetrics {
 
     /// Samples queue depths and the publisher's counters; returns the statistics to diff
     /// against next time (the transport counts cumulatively, the metrics are counters).
-    func sample(runtime: GatewayRuntime, publisher: MQTTClientStatistics, previous: MQTTClientStatistics) -> MQTTClientStatistics {
-        for (shard, queue) in runtime.queues.enumerated() where shard < queueDepth.count {
+    func sample(
+        queues: [HandoffQueue<WorkItem>], budget: BufferBudget, journal: InboundJournal?, publisher: MQTTClientStatistics, previous: MQTTClientStatistics
+    ) -> MQTTClientStatistics {
+        for (shard, queue) in queues.enumerated() where shard < queueDepth.count {
             queueDepth[shard].record(queue.depth)
         }
-        bufferedBytes.record(runtime.budget.bufferedBytes)
-        if let journal = runtime.journal { sample(journal: journal.statistics) }
+        bufferedBytes.record(budget.bufferedBytes)
+        if let journal { sample(journal: journal.statistics) }
         if publisher.publishesAcknowledged > previous.publishesAcknowledged {
             publisherAcknowledged.increment(by: Int64(publisher.publishesAcknowledged - previous.publishesAcknowledged))
         }

@@ -25,7 +25,7 @@ final class EventLatencyMetrics: Sendable {
 
     /// Records, for each message derived from a frame received at `receivedAt` (Unix seconds),
     /// the time until now. Rejection reports and dead letters are not derived events.
-    func record(_ messages: [OutboundMessage], receivedAt: Double, now: Double = Date().timeIntervalSince1970) {
+    func record(_ messages: [OutboundMessage], receivedAt: Double, now: Double) {
         let seconds = max(0, now - receivedAt)
         for message in messages {
             guard let family = EventFamily.parse(message.topic, outboundRoot: outboundRoot)?.family,

@@ -20,7 +20,11 @@ public final class GatewayOperations: Sendable {
     private let logger: Logger
 
     /// Creates the operations state for a gateway with `configuration`.
-    public init(configuration: GatewayConfiguration, metricsFactory: any MetricsFactory, logger: Logger) {
+    /// Where derived events' latencies and the probe's date read the time.
+    private let clock: any GatewayClock
+
+    public init(configuration: GatewayConfiguration, metricsFactory: any MetricsFactory, logger: Logger, clock: any GatewayClock = SystemGatewayClock()) {
+        self.clock = clock
         health = RuntimeHealth(stallTimeout: configuration.http.stallTimeout)
         fleet = FleetView(
             outboundRoot: configuration.topics.outboundRoot, maxBytes: configuration.http.fleetViewBytes,
@@ -39,7 +43,7 @@ public final class GatewayOperations: Sendable {
     /// The messages derived from a frame received at `receivedAt` (Unix seconds) were handed
     /// to the publisher connection: records their latency per family.
     public func derived(_ messages: [OutboundMessage], receivedAt: Double) {
-        latency.record(messages, receivedAt: receivedAt)
+        latency.record(messages, receivedAt: receivedAt, now: clock.wallTime())
     }
 
     /// Lets readiness see the worker queues and the recorder query queue.
@@ -63,12 +67,12 @@ public final class GatewayOperations: Sendable {
     /// probe on `gateway/probe` and records the time to its PUBACK in
     /// `mqtt_publish_round_trip_seconds`. A probe outstanding while connected tells
     /// ``RuntimeHealth`` whether the publisher's network thread still completes round trips.
-    public func runRoundTripProbe(publisher: MQTTClient) async {
+    public func runRoundTripProbe(publisher: any OutboundConnection) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(probeInterval))
             if Task.isCancelled { break }
             var writer = JSONWriter(capacity: 48)
-            writer.object { $0.field("date", Date().timeIntervalSince1970) }
+            writer.object { $0.field("date", clock.wallTime()) }
             let message = MQTTMessage(
                 topic: probeTopic, payload: writer.bytes, qos: .atLeastOnce, retain: false,
                 properties: MQTTProperties(contentType: "application/json", messageExpiryInterval: 10))

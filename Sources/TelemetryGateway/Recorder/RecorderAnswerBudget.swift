@@ -68,7 +68,7 @@ final class RecorderAnswerBudget: Sendable {
     /// Hands `message` to `client` once a place is free; the place is given back when the broker
     /// acknowledges or refuses it, or at once when the client does not take it.
     /// - Throws: what `client.send` throws, or `.shutdown` when the task was cancelled waiting.
-    func send(_ message: MQTTMessage, on client: MQTTClient) async throws {
+    func send(_ message: MQTTMessage, on client: any OutboundConnection) async throws {
         do {
             try await acquire()
         } catch {

@@ -32,7 +32,11 @@ final class RecorderRuntime: Sendable {
 
     /// Opens the store named by the configuration. A file that cannot be opened is logged and
     /// leaves the gateway running without a store (frames are still checked and derived from).
-    init(configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics) {
+    /// Where pruning reads the time.
+    private let clock: any GatewayClock
+
+    init(configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock = SystemGatewayClock()) {
+        self.clock = clock
         self.configuration = configuration.recorder
         self.scheme = scheme
         self.logger = logger
@@ -296,7 +300,7 @@ final class RecorderRuntime: Sendable {
     func runPruning() async {
         guard let database else { return }
         while !Task.isCancelled {
-            let cutoff = Date().timeIntervalSince1970 - configuration.retention
+            let cutoff = clock.wallTime() - configuration.retention
             do {
                 let outcome = try await database.prune(before: cutoff, maximumSamples: configuration.maximumSamples)
                 metrics.samplesExpired.increment(by: outcome.expired)

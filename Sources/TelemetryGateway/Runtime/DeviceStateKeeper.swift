@@ -45,13 +45,7 @@ struct DeviceStateKeeper {
     /// Seconds between scans for idle devices (a scan sorts the shard's devices).
     private static let idleScanInterval = 10.0
 
-    init(shard: Int, shardCount: Int, runtime: GatewayRuntime) {
-        self.init(
-            shard: shard, shardCount: shardCount, store: runtime.deviceStates, cluster: runtime.cluster.flatMap { $0.sharesState ? $0 : nil },
-            metrics: runtime.deviceStateMetrics, health: runtime.operations.health, logger: runtime.logger, settings: runtime.configuration.state)
-    }
-
-    /// The parts one by one (tests keep a shard's state without a running gateway).
+    /// A keeper of shard `shard`'s devices (of `shardCount`).
     init(
         shard: Int, shardCount: Int, store: DeviceStateStore?, cluster: ClusterRuntime?, metrics: DeviceStateMetrics, health: RuntimeHealth,
         logger: Logger, settings: GatewayConfiguration.DeviceState
@@ -157,7 +151,7 @@ struct DeviceStateKeeper {
         if let now {
             await evict(&processor, now: now)
         }
-        metrics.resident[shard].record(processor.residentDeviceCount)
+        metrics.record(shard: shard, resident: processor.residentDeviceCount, connection: processor.connectionCounts)
         held.forEach { $0.partDone() }
     }
 

@@ -11,33 +11,65 @@ import TelemetryCore
 /// stops the socket being read and pushes back on the broker, and only this subscribe-only
 /// connection ever does it.
 final class InboundRouter: Sendable {
-    private let runtime: GatewayRuntime
+    private let scheme: TopicScheme
+    private let clock: any GatewayClock
+    /// One queue per shard; a device's frames go to the queue of the shard its id hashes to.
+    private let queues: [HandoffQueue<WorkItem>]
     private let shards: ShardRouter
+    /// How long a full queue may block the network thread (`pipeline.maxHandoffWait`).
+    private let maximumHandoffWait: Double
+    /// The inbound journal; nil when `journal.path` is null.
+    private let journal: InboundJournal?
+    /// How long a full journal may block the network thread (`journal.maxWait`).
+    private let journalMaximumWait: Double
+    /// Admits recorder queries into `queries` (or refuses them at once).
+    private let recorder: RecorderRuntime
+    private let queries: HandoffQueue<RecorderRequest>
+    private let metrics: GatewayMetrics
+    /// Where a network thread stuck in here shows (`/healthz`).
+    private let health: RuntimeHealth
+    /// Partitioned mode's ownership; nil in single mode.
+    private let cluster: ClusterRuntime?
+    private let logger: Logger
     private let overload = RateLimitedLog(interval: 10)
 
-    init(runtime: GatewayRuntime) {
-        self.runtime = runtime
-        shards = ShardRouter(shardCount: runtime.shardCount)
+    /// A router over `queues` (one per shard).
+    init(
+        scheme: TopicScheme, clock: any GatewayClock, queues: [HandoffQueue<WorkItem>], maximumHandoffWait: Double, journal: InboundJournal?,
+        journalMaximumWait: Double, recorder: RecorderRuntime, queries: HandoffQueue<RecorderRequest>, metrics: GatewayMetrics,
+        health: RuntimeHealth, cluster: ClusterRuntime?, logger: Logger
+    ) {
+        self.scheme = scheme
+        self.clock = clock
+        self.queues = queues
+        shards = ShardRouter(shardCount: queues.count)
+        self.maximumHandoffWait = maximumHandoffWait
+        self.journal = journal
+        self.journalMaximumWait = journalMaximumWait
+        self.recorder = recorder
+        self.queries = queries
+        self.metrics = metrics
+        self.health = health
+        self.cluster = cluster
+        self.logger = logger
     }
 
     /// Handles a live message from the broker.
     func receive(_ message: MQTTMessage) {
         // A network thread stuck in here (a full journal or queue for too long) shows in /healthz.
-        let health = runtime.operations.health
         health.handlerEntered()
         defer { health.handlerLeft() }
         // Partitioned mode sharing state: another owner's device snapshot, kept for take-overs.
-        if let cluster = runtime.cluster, cluster.sharesState, message.topic.hasPrefix(cluster.statePrefix) {
+        if let cluster, cluster.sharesState, message.topic.hasPrefix(cluster.statePrefix) {
             cluster.receiveSnapshot(message)
             return
         }
-        let metrics = runtime.metrics
         metrics.messagesReceived.increment()
-        let receivedAt = Date().timeIntervalSince1970
-        if let address = runtime.scheme.parseRecorderQuery(message.topic) {
+        let receivedAt = clock.wallTime()
+        if let address = scheme.parseRecorderQuery(message.topic) {
             // Partitioned: the device's owner answers (it stored the device's recent chunks).
-            if let gate = runtime.cluster?.gate, !gate.owns(address.device, at: receivedAt) {
-                runtime.cluster?.metrics.framesNotOwned.increment()
+            if let gate = cluster?.gate, !gate.owns(address.device, at: receivedAt) {
+                cluster?.metrics.framesNotOwned.increment()
                 return
             }
             // Queries read the store, which may take a while: they have their own task so device
@@ -46,7 +78,7 @@ final class InboundRouter: Sendable {
             let request = RecorderRequest(
                 device: address.device, requester: address.requester, payload: message.payload, responseTopic: message.properties.responseTopic,
                 correlationData: message.properties.correlationData, receivedAt: receivedAt)
-            if !runtime.recorder.submit(request, to: runtime.queries) {
+            if !recorder.submit(request, to: queries) {
                 metrics.handoffClosed.increment()
             }
             return
@@ -65,7 +97,7 @@ final class InboundRouter: Sendable {
 
     /// Hands a journaled record of an earlier run to its worker (replay at start).
     func replay(_ record: JournalRecord, ticket: JournalTicket) {
-        runtime.metrics.journalReplayed.increment()
+        metrics.journalReplayed.increment()
         _ = admit(record, replayed: true)
         route(record, ticket: ticket)
     }
@@ -74,9 +106,8 @@ final class InboundRouter: Sendable {
     /// queues the hand-over items its ownership check produced (promotions and releases first,
     /// then the restore of a device gained right now) and the copy of an owned context frame.
     private func admit(_ record: JournalRecord, replayed: Bool) -> OwnershipPlan.Role {
-        guard let cluster = runtime.cluster else { return .owner }
+        guard let cluster else { return .owner }
         let gate = cluster.gate
-        let scheme = runtime.scheme
         let inboundKey = TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.inboundRoot)
         let key = inboundKey ?? TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.outboundRoot) ?? Substring(record.topic)
         let frame = InboundFrame(
@@ -108,10 +139,10 @@ final class InboundRouter: Sendable {
     }
 
     private func journal(_ record: JournalRecord) -> JournalTicket? {
-        guard let journal = runtime.journal else { return nil }
-        switch journal.append(record, maxWait: runtime.configuration.journal.maximumWait) {
+        guard let journal else { return nil }
+        switch journal.append(record, maxWait: journalMaximumWait) {
         case .stored(let ticket, let waited):
-            if waited > 0 { runtime.metrics.journalWaitSeconds.increment(by: waited) }
+            if waited > 0 { metrics.journalWaitSeconds.increment(by: waited) }
             return ticket
         case .full(let waited):
             bypassJournal(
@@ -131,16 +162,15 @@ final class InboundRouter: Sendable {
 
     /// Counts a frame that goes on without its journal record, and says why (rate-limited).
     private func bypassJournal(waited: Double, level: Logger.Level, because reason: @autoclosure () -> String) {
-        runtime.metrics.journalWaitSeconds.increment(by: waited)
-        runtime.metrics.journalBypassed.increment()
-        if overload.shouldLog() {
-            runtime.logger.log(
+        metrics.journalWaitSeconds.increment(by: waited)
+        metrics.journalBypassed.increment()
+        if overload.shouldLog(now: clock.wallTime()) {
+            logger.log(
                 level: level, "\(reason()); frames go on unjournaled and would not survive a crash (see gateway_journal_bypassed_total)")
         }
     }
 
     private func route(_ record: JournalRecord, ticket: JournalTicket?, shadow: Bool = false) {
-        let scheme = runtime.scheme
         // Commands under the outbound root (reset-pose) go to the worker that owns the device
         // too, so they stay in order with its frames; the roots never overlap.
         let key =
@@ -163,9 +193,8 @@ final class InboundRouter: Sendable {
     }
 
     private func push(_ item: WorkItem, bytes: Int, shard: Int, topic: String, ticket: JournalTicket?) {
-        let metrics = runtime.metrics
-        let maximumWait = runtime.configuration.pipeline.maximumHandoffWait
-        switch runtime.queues[shard].push(item, bytes: bytes, maxWait: maximumWait) {
+        let maximumWait = maximumHandoffWait
+        switch queues[shard].push(item, bytes: bytes, maxWait: maximumWait) {
         case .accepted(let waited):
             if waited > 0 {
                 metrics.handoffWaits.increment()
@@ -175,15 +204,15 @@ final class InboundRouter: Sendable {
             metrics.handoffWaits.increment()
             metrics.handoffBlockedSeconds.increment(by: waited)
             metrics.handoffOverCapacity.increment()
-            if overload.shouldLog() {
-                runtime.logger.warning(
+            if overload.shouldLog(now: clock.wallTime()) {
+                logger.warning(
                     "worker \(shard) is overloaded: the queues stayed full (pipeline.queueCapacity / pipeline.maxBufferedBytes) for pipeline.maxHandoffWait (\(maximumWait) s); admitting frames over the limit (see gateway_handoff_over_capacity_total)"
                 )
             }
         case .closed:
             // Kept in the journal (if it is there) for the next start.
             metrics.handoffClosed.increment()
-            runtime.logger.warning("a frame arrived after shutdown began and was left \(ticket == nil ? "unprocessed" : "in the journal"): \(topic)")
+            logger.warning("a frame arrived after shutdown began and was left \(ticket == nil ? "unprocessed" : "in the journal"): \(topic)")
         }
     }
 }

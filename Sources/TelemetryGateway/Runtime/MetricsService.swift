@@ -11,19 +11,34 @@ import TelemetryCore
 /// Prometheus text of every metric, retained, on `gateway/metrics` every
 /// `metrics.publishInterval` seconds; once more after the workers have drained.
 struct MetricsService: Service {
-    let runtime: GatewayRuntime
+    /// The registry rendered on the topic; nil publishes nothing.
+    let prometheus: PrometheusCollectorRegistry?
+    /// Seconds between publishes (`metrics.publishInterval`; 0: only the final one is skipped too).
+    let interval: Double
+    /// Where the metrics go (retained).
+    let topic: String
+    /// The publishing connection (its counters are sampled too).
+    let connection: any OutboundConnection
+    let metrics: GatewayMetrics
+    /// Sampled levels: queue depths, buffered bytes, the journal's use.
+    let queues: [HandoffQueue<WorkItem>]
+    let budget: BufferBudget
+    let journal: InboundJournal?
+    /// The queues' bound (`pipeline.queueCapacity`).
+    let queueCapacity: Int
+    let health: RuntimeHealth
+    let logger: Logger
 
     func run() async {
-        let interval = runtime.configuration.metrics.publishInterval
         let previous = LockedState(MQTTClientStatistics())
-        let process = ProcessMetrics(factory: runtime.metrics.factory)
+        let process = ProcessMetrics(factory: metrics.factory)
         // The queues' bound, so an alert can compare gateway_queue_depth with it.
-        Gauge(label: "gateway_queue_capacity", factory: runtime.metrics.factory).record(runtime.configuration.pipeline.queueCapacity)
+        Gauge(label: "gateway_queue_capacity", factory: metrics.factory).record(queueCapacity)
         process.sample()
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(interval > 0 ? interval : 1))
-                runtime.operations.health.beat("metrics", every: interval > 0 ? interval : 1)
+                health.beat("metrics", every: interval > 0 ? interval : 1)
                 sample(previous)
                 process.sample()
                 if interval > 0 { await publish() }
@@ -34,22 +49,22 @@ struct MetricsService: Service {
     }
 
     private func sample(_ previous: LockedState<MQTTClientStatistics>) {
-        let statistics = runtime.publisher.client.statistics
+        let statistics = connection.statistics
         let last = previous.withLock { $0 }
-        previous.withLock { $0 = runtime.metrics.sample(runtime: runtime, publisher: statistics, previous: last) }
+        previous.withLock { $0 = metrics.sample(queues: queues, budget: budget, journal: journal, publisher: statistics, previous: last) }
     }
 
     private func publish() async {
-        guard let prometheus = runtime.prometheus, runtime.configuration.metrics.publishInterval > 0 else { return }
+        guard let prometheus, interval > 0 else { return }
         var buffer: [UInt8] = []
         prometheus.emit(into: &buffer)
         do {
-            try await runtime.publisher.client.send(
+            try await connection.send(
                 MQTTMessage(
-                    topic: runtime.cluster.map { "\($0.status.topic)/metrics" } ?? runtime.scheme.metricsTopic, payload: buffer, qos: .atLeastOnce, retain: true,
+                    topic: topic, payload: buffer, qos: .atLeastOnce, retain: true,
                     properties: MQTTProperties(contentType: "text/plain; version=0.0.4")))
         } catch {
-            runtime.logger.debug("could not publish metrics: \(error)")
+            logger.debug("could not publish metrics: \(error)")
         }
     }
 }

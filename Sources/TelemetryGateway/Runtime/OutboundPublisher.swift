@@ -9,7 +9,8 @@ import TelemetryCore
 /// for re-announcing, ties each publish's acknowledgement to the journal record of the frame
 /// that produced it, and retries a publish libmosquitto refused for a passing reason.
 final class OutboundPublisher: Sendable {
-    let client: MQTTClient
+    /// The publishing connection.
+    let client: any OutboundConnection
     let retained: RetainedStateCache
     private let metrics: GatewayMetrics
     private let operations: GatewayOperations
@@ -19,7 +20,7 @@ final class OutboundPublisher: Sendable {
     /// Attempts for one publish before it is given up (counted in `gateway_publish_failures_total`).
     static let maximumAttempts = 3
 
-    init(client: MQTTClient, retained: RetainedStateCache, metrics: GatewayMetrics, operations: GatewayOperations, logger: Logger) {
+    init(client: any OutboundConnection, retained: RetainedStateCache, metrics: GatewayMetrics, operations: GatewayOperations, logger: Logger) {
         self.client = client
         self.retained = retained
         self.metrics = metrics

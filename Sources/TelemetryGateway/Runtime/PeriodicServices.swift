@@ -10,17 +10,24 @@ import UnixSignals
 /// Sends each worker the time twice a second so it can close error windows and let time-based
 /// derivations fire (the pure core reads no clock).
 struct TickerService: Service {
-    let runtime: GatewayRuntime
+    /// Every shard's queue.
+    let queues: [HandoffQueue<WorkItem>]
+    /// Seconds between ticks.
+    let period: Double
+    let health: RuntimeHealth
+    let clock: any GatewayClock
+
+    /// Ticks twice a second, or twice per error window when that is shorter.
+    static func period(errorReportInterval: Double) -> Double { min(0.5, errorReportInterval / 2) }
 
     func run() async {
-        let period = min(0.5, runtime.configuration.pipeline.errorReportInterval / 2)
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(period))
-                runtime.operations.health.beat("ticker", every: period)
-                let now = Date().timeIntervalSince1970
-                let instant = SuspendingClock.now
-                for queue in runtime.queues { queue.pushControl(.tick(now, instant)) }
+                health.beat("ticker", every: period)
+                let now = clock.wallTime()
+                let instant = clock.monotonicNow()
+                for queue in queues { queue.pushControl(.tick(now, instant)) }
             }
         }
     }
@@ -30,31 +37,37 @@ struct TickerService: Service {
 /// worker through its queue, so it takes effect between frames: nothing restarts, no frame is
 /// dropped, learnt device state is kept. A bad file keeps the old policy (logged).
 struct PolicyReloadService: Service {
-    let runtime: GatewayRuntime
+    /// The registry and capability files (`registry.file`, `capabilities.file`).
+    let files: AccessPolicyFiles
+    /// The policy the gateway started with.
+    let initial: AccessPolicy
+    /// Every shard's queue.
+    let queues: [HandoffQueue<WorkItem>]
+    let clock: any GatewayClock
+    let logger: Logger
 
     func run() async {
-        let files = runtime.configuration.accessPolicyFiles
-        var current = runtime.accessPolicy
+        var current = initial
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            runtime.logger.info("SIGHUP: reloading \(files.registry ?? "(no registry)") and \(files.capabilities)")
+            logger.info("SIGHUP: reloading \(files.registry ?? "(no registry)") and \(files.capabilities)")
             let outcome = AccessPolicyLoader.reload(files, current: current)
-            outcome.log(to: runtime.logger, files: files)
+            outcome.log(to: logger, files: files)
             guard case .replaced(let loaded) = outcome else { continue }
             current = loaded.policy
-            let now = Date().timeIntervalSince1970
-            for queue in runtime.queues { queue.pushControl(.policy(loaded.policy, now)) }
+            let now = clock.wallTime()
+            for queue in queues { queue.pushControl(.policy(loaded.policy, now)) }
         }
     }
 }
 
 /// Prunes the recorder store by age and sample count until shutdown.
 struct RecorderPruningService: Service {
-    let runtime: GatewayRuntime
+    let recorder: RecorderRuntime
 
     func run() async {
         // runPruning loops until cancelled; graceful shutdown cancels it.
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await runtime.recorder.runPruning() }
+            group.addTask { [recorder] in await recorder.runPruning() }
             try? await gracefulShutdown()
             group.cancelAll()
         }
@@ -65,19 +78,22 @@ struct RecorderPruningService: Service {
 /// power loss may cost (a process crash costs nothing: the page cache survives it); once more
 /// after the workers have stopped.
 struct JournalSyncService: Service {
-    let runtime: GatewayRuntime
+    /// The journal; nil when `journal.path` is null (the service then only waits for the shutdown).
+    let journal: InboundJournal?
+    /// Seconds between syncs (`journal.flushInterval`).
+    let interval: Double
+    let metrics: GatewayMetrics
 
     func run() async {
-        guard let journal = runtime.journal else {
+        guard let journal else {
             try? await gracefulShutdown()
             return
         }
-        let interval = runtime.configuration.journal.flushInterval
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(interval))
                 await journal.syncOffPool()
-                runtime.metrics.sample(journal: journal.statistics)
+                metrics.sample(journal: journal.statistics)
             }
         }
         await journal.syncOffPool()
@@ -87,11 +103,13 @@ struct JournalSyncService: Service {
 /// Times a QoS 1 probe on `gateway/probe` to its PUBACK (`mqtt_publish_round_trip_seconds`);
 /// an unanswered probe while connected makes `/healthz` fail.
 struct RoundTripProbeService: Service {
-    let runtime: GatewayRuntime
+    let operations: GatewayOperations
+    /// The connection the probe is published on.
+    let connection: any OutboundConnection
 
     func run() async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await runtime.operations.runRoundTripProbe(publisher: runtime.publisher.client) }
+            group.addTask { [operations, connection] in await operations.runRoundTripProbe(publisher: connection) }
             try? await gracefulShutdown()
             group.cancelAll()
         }
@@ -101,25 +119,44 @@ struct RoundTripProbeService: Service {
 /// Removes device snapshots older than `state.retention` once an hour (and at start), so
 /// devices long gone do not keep rows forever.
 struct DeviceStatePruningService: Service {
-    let runtime: GatewayRuntime
+    /// The store; nil keeps device state in memory only (nothing to prune).
+    let store: DeviceStateStore?
+    /// Seconds a snapshot is kept after its device was last seen (`state.retention`).
+    let retention: Double
+    let metrics: DeviceStateMetrics
+    let clock: any GatewayClock
+    let logger: Logger
 
     func run() async {
-        guard let store = runtime.deviceStates else {
+        guard let store else {
             try? await gracefulShutdown()
             return
         }
-        let retention = runtime.configuration.state.retention
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let removed = try await store.prune(lastSeenBefore: Date().timeIntervalSince1970 - retention)
-                    if removed > 0 { runtime.logger.info("removed \(removed) device snapshots older than state.retention (\(retention) s)") }
+                    let removed = try await store.prune(lastSeenBefore: clock.wallTime() - retention)
+                    if removed > 0 { logger.info("removed \(removed) device snapshots older than state.retention (\(retention) s)") }
                 } catch {
-                    runtime.deviceStateMetrics.storeFailures.increment()
-                    runtime.logger.error("state.path: pruning \(store.path) failed: \(error)")
+                    metrics.storeFailures.increment()
+                    logger.error("state.path: pruning \(store.path) failed: \(error)")
                 }
                 try await Task.sleep(for: .seconds(3600))
             }
         }
+    }
+}
+
+/// Listed first, so it stops last: once every other part of the run has stopped (the publisher's
+/// last acknowledgements released their records), it syncs the journal and releases its file lock,
+/// so a gateway started next in the same process (the testing kit's restarts) can open it.
+struct JournalReleaseService: Service {
+    let journal: InboundJournal?
+
+    func run() async {
+        try? await gracefulShutdown()
+        guard let journal else { return }
+        await journal.syncOffPool()
+        journal.unlock()
     }
 }

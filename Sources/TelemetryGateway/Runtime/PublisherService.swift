@@ -11,29 +11,43 @@ import TelemetryCore
 /// re-announces all retained device state when the broker kept no session for us, and at the
 /// end publishes offline and waits (bounded) for every acknowledgement.
 struct PublisherService: Service {
-    let runtime: GatewayRuntime
+    /// Publishes the retained device state again when the broker kept no session.
+    let publisher: OutboundPublisher
+    /// Connection events of the publisher's connection.
+    let events: AsyncStream<MQTTClientEvent>
+    /// Ends once the subscriber has subscribed: online is announced only then.
+    let inboundSubscribed: AsyncStream<Never>
+    /// `gateway/status` (or the instance's status in clustered modes).
+    let status: StatusMessage
+    /// Retained messages re-announced per second at most (`retained.reannounceRate`).
+    let reannounceRate: Double
     let deadline: ShutdownDeadline
+    let shutdownReport: ShutdownReport
+    /// Dates the status messages.
+    let clock: any GatewayClock
+    let logger: Logger
 
     func run() async {
-        let client = runtime.publisher.client
-        let status = StatusMessage(scheme: runtime.scheme, startedAt: runtime.startedAt, instance: runtime.cluster?.instance)
-        let logger = runtime.logger
+        let client = publisher.client
+        let (status, logger, publisher, reannounceRate, clock) = (status, logger, publisher, reannounceRate, clock)
+        let (events, inboundSubscribed) = (events, inboundSubscribed)
+        let statusTopic = status.topic
         client.start()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 // Ends when the subscriber has subscribed, or when shutdown cancels this task;
                 // connection events wait in their stream meanwhile.
-                for await _ in runtime.inboundSubscribed {}
-                for await event in runtime.publisherEvents {
+                for await _ in inboundSubscribed {}
+                for await event in events {
                     guard case .connected(let sessionPresent) = event else { continue }
                     do {
-                        try await client.send(status.message(online: true, reason: nil))
-                        logger.info("published \(runtime.scheme.statusTopic) online")
+                        try await client.send(status.message(online: true, reason: nil, date: clock.wallTime()))
+                        logger.info("published \(statusTopic) online")
                     } catch {
-                        logger.error("could not publish \(runtime.scheme.statusTopic): \(error)")
+                        logger.error("could not publish \(statusTopic): \(error)")
                     }
                     if !sessionPresent {
-                        _ = await runtime.publisher.reannounceRetained(rate: runtime.configuration.retained.reannounceRate)
+                        _ = await publisher.reannounceRetained(rate: reannounceRate)
                     }
                 }
             }
@@ -42,16 +56,16 @@ struct PublisherService: Service {
         }
         // Everything upstream has stopped: say goodbye and wait for the acknowledgements.
         do {
-            try await client.send(status.message(online: false, reason: "shutdown"))
+            try await client.send(status.message(online: false, reason: "shutdown", date: clock.wallTime()))
         } catch {
-            logger.error("could not publish \(runtime.scheme.statusTopic) offline: \(error)")
+            logger.error("could not publish \(statusTopic) offline: \(error)")
         }
         let timeout = deadline.flushRemaining
         if await client.flush(timeout: timeout) {
-            logger.info("published \(runtime.scheme.statusTopic) offline")
+            logger.info("published \(statusTopic) offline")
         } else {
             let outstanding = client.statistics.publishesInFlight
-            runtime.shutdownReport.record("\(outstanding) publishes still unacknowledged after \(timeout) s")
+            shutdownReport.record("\(outstanding) publishes still unacknowledged after \(timeout) s")
             logger.error(
                 "\(outstanding) publishes still unacknowledged when the shutdown deadline came (2 × pipeline.drainTimeout); their frames stay in the journal for the next start")
         }

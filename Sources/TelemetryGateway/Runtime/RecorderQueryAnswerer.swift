@@ -9,11 +9,16 @@ import TelemetryCore
 /// publishes the error answers of refused queries on a task of their own, so a refusal never
 /// waits for the query being answered. Every answer message goes through the recorder's
 /// publish budget (``RecorderAnswerBudget``).
-struct RecorderQueryAnswerer {
-    let runtime: GatewayRuntime
+struct RecorderQueryAnswerer: Sendable {
+    let recorder: RecorderRuntime
+    /// The admitted queries, in arrival order.
+    let queries: HandoffQueue<RecorderRequest>
+    /// Where answers are published.
+    let connection: any OutboundConnection
+    let metrics: GatewayMetrics
 
     func run() async {
-        let recorder = runtime.recorder
+        let recorder = recorder
         let send = sender()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -24,8 +29,8 @@ struct RecorderQueryAnswerer {
                     }
                 }
             }
-            while let batch = await runtime.queries.next() {
-                runtime.recorderMetrics.queryQueueDepth.record(runtime.queries.depth)
+            while let batch = await queries.next() {
+                recorder.metrics.queryQueueDepth.record(queries.depth)
                 for request in batch where !Task.isCancelled {
                     await recorder.answer(request, send: send)
                     recorder.finished(request)
@@ -38,9 +43,9 @@ struct RecorderQueryAnswerer {
 
     /// Publishes one answer message through the budget and counts it.
     private func sender() -> @Sendable (MQTTMessage) async throws -> Void {
-        let client = runtime.publisher.client
-        let metrics = runtime.metrics
-        let budget = runtime.recorder.answerBudget
+        let client = connection
+        let metrics = metrics
+        let budget = recorder.answerBudget
         return { message in
             try await budget.send(message, on: client)
             metrics.published.increment()

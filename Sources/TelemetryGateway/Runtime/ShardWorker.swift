@@ -9,40 +9,60 @@ import TelemetryCore
 /// pure ``FrameProcessor`` (and the recorder), publishes what comes out, and releases each frame's
 /// journal record once all of that is acknowledged by the broker.
 struct ShardWorker {
-    let shard: Int
-    let runtime: GatewayRuntime
+    /// What every shard's worker works with; one value shared by all of them.
+    struct Dependencies: Sendable {
+        /// How frames are checked and derived (the same for every shard).
+        let processor: FrameProcessor.Configuration
+        let scheme: TopicScheme
+        /// Where outputs go; acknowledgements release journal records.
+        let publisher: OutboundPublisher
+        /// The inbound journal whose records the worker releases; nil without one.
+        let journal: InboundJournal?
+        /// Stores recorder chunks and publishes tremor minutes.
+        let recorder: RecorderRuntime
+        let metrics: GatewayMetrics
+        /// Health beats, the fleet view and latency histograms.
+        let operations: GatewayOperations
+        let logger: Logger
+        /// What the worker does when partitioned mode moves a device here or away.
+        let handover: any DeviceHandover
+        /// Membership and ownership of clustered modes; nil in single mode.
+        let cluster: ClusterRuntime?
+    }
 
+    let shard: Int
+    /// This shard's frames and control items, in arrival order.
+    private let queue: HandoffQueue<WorkItem>
+    private let dependencies: Dependencies
     /// Restores, snapshots and evicts this shard's devices.
     private var deviceStates: DeviceStateKeeper
+    /// Which devices belong to which shard (to find this shard's stored devices).
+    private let router: ShardRouter
 
-    init(shard: Int, runtime: GatewayRuntime) {
+    /// A worker for `shard` of `shardCount`, taking its items from `queue`.
+    init(shard: Int, shardCount: Int, queue: HandoffQueue<WorkItem>, deviceStates: DeviceStateKeeper, dependencies: Dependencies) {
         self.shard = shard
-        self.runtime = runtime
-        deviceStates = DeviceStateKeeper(shard: shard, shardCount: runtime.shardCount, runtime: runtime)
+        self.queue = queue
+        self.deviceStates = deviceStates
+        self.dependencies = dependencies
+        router = ShardRouter(shardCount: shardCount)
     }
 
     /// Runs until the queue is closed and empty, or the task is cancelled (drain deadline): then
     /// the frames not yet processed are counted and stay in the journal for the next start.
     mutating func run() async {
-        let configuration = runtime.configuration
-        var processor = FrameProcessor(
-            configuration: .init(
-                scheme: runtime.scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
-                errorReportInterval: configuration.pipeline.errorReportInterval, maxTrackedDevices: configuration.state.maximumResidentDevices,
-                accessPolicy: runtime.accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
-                journalIdentity: runtime.journal?.identity))
-        await deviceStates.load(router: ShardRouter(shardCount: runtime.shardCount))
+        var processor = FrameProcessor(configuration: dependencies.processor)
+        await deviceStates.load(router: router)
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
-        var tremorSchedule = runtime.recorder.makeSchedule()
+        var tremorSchedule = dependencies.recorder.makeSchedule()
         // Partitioned mode: devices processed for their state only (the next owner warming up).
-        var shadows = ShadowDevices(outboundRoot: runtime.scheme.outboundRoot)
-        let queue = runtime.queues[shard]
-        let health = runtime.operations.health
+        var shadows = ShadowDevices(outboundRoot: dependencies.scheme.outboundRoot)
+        let health = dependencies.operations.health
         while let batch = await queue.next() {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
             for item in batch {
                 if Task.isCancelled {
-                    if case .frame = item { runtime.metrics.framesLeftInJournal.increment() }
+                    if case .frame = item { dependencies.metrics.framesLeftInJournal.increment() }
                     continue
                 }
                 switch item {
@@ -51,18 +71,18 @@ struct ShardWorker {
                 case .tick(let now, let instant):
                     await flush(shadows.visible(processor.flush(now: now)))
                     await deviceStates.persist(&processor, now: now, at: instant, shadows: shadows)
-                    await runtime.publisher.publish(await runtime.recorder.tick(now: now, schedule: &tremorSchedule))
+                    await dependencies.publisher.publish(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
-                        runtime.logger.debug("reset the head pose reference of \(device)")
+                        dependencies.logger.debug("reset the head pose reference of \(device)")
                     }
-                    if let ticket { runtime.journal?.release(ticket) }
+                    if let ticket { dependencies.journal?.release(ticket) }
                 case .policy(let policy, let date):
-                    await runtime.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
+                    await dependencies.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
                 case .handover(let change):
                     // The stored snapshot of a device gained from another instance is older than its handed-over state.
                     if case .gained(let device, let kept, _) = change, kept.snapshot?.snapshot != nil { deviceStates.forgetStored(device) }
-                    await runtime.publisher.publish(change.apply(runtime.handover, to: &processor, shadows: &shadows, cluster: runtime.cluster))
+                    await dependencies.publisher.publish(change.apply(dependencies.handover, to: &processor, shadows: &shadows, cluster: dependencies.cluster))
                 case .shadow(let frame):
                     _ = processor.process(frame)
                 }
@@ -74,13 +94,13 @@ struct ShardWorker {
             await deviceStates.persist(&processor, now: nil, at: nil, shadows: shadows)
         }
         health.retire("worker-\(shard)")
-        runtime.logger.debug("worker \(shard) stopped")
+        dependencies.logger.debug("worker \(shard) stopped")
     }
 
     private mutating func process(
         _ frame: InboundFrame, ticket: JournalTicket?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
     ) async {
-        let topic = frame.parsedTopic ?? runtime.scheme.parseInbound(frame.topic)
+        let topic = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic)
         var snapshotted = false
         if case .device(let device, let stream) = topic {
             // Outputs the stored state's frames made and the broker never acknowledged: those
@@ -88,7 +108,7 @@ struct ShardWorker {
             if let restored = await deviceStates.restoreIfDormant(device, into: &processor) {
                 let unacknowledged = deviceStates.unacknowledged
                 let acknowledged = ReleaseCountdown(parts: restored.messages.count) { unacknowledged.acknowledged(device, sequence: restored.sequence) }
-                await runtime.publisher.publish(restored.messages, countdown: acknowledged)
+                await dependencies.publisher.publish(restored.messages, countdown: acknowledged)
             }
             snapshotted = deviceStates.isDurable && DeviceSnapshot.canChange(from: stream)
         }
@@ -98,9 +118,9 @@ struct ShardWorker {
         var messages = result.messages
         if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = topic {
             // Stored before the frame is counted, so a query after the count sees it.
-            messages += await runtime.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule).map { $0.carrying(frame.traceParent) }
+            messages += await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule).map { $0.carrying(frame.traceParent) }
         }
-        let journal = runtime.journal
+        let journal = dependencies.journal
         // Parts: the outputs acknowledged, the frame processed, and for a frame that may change
         // its device's snapshot, the snapshot written after it stored.
         let countdown = ticket.map { ticket in ReleaseCountdown(parts: 2 + (snapshotted ? 1 : 0)) { journal?.release(ticket) } }
@@ -120,20 +140,20 @@ struct ShardWorker {
                 countdown.partDone()
             }
         }
-        await runtime.publisher.publish(messages, countdown: outputs)
-        runtime.operations.derived(messages, receivedAt: frame.receivedAt)
+        await dependencies.publisher.publish(messages, countdown: outputs)
+        dependencies.operations.derived(messages, receivedAt: frame.receivedAt)
         // A rejected frame is done once processed: its error may sit in an aggregate until the
         // window's report, but holding its record for that would let one device's garbage pin
         // the journal (docs/reliability.md: a crash costs at most one window's error counts).
         countdown?.partDone()
         // Counted once its messages are handed over, so a test (or an operator) that sees the
         // count also sees what the frame produced.
-        runtime.metrics.record(result)
+        dependencies.metrics.record(result)
     }
 
     /// Publishes what a clock tick (or the final flush at shutdown) produced: aggregated error
     /// reports, timeouts.
     private func flush(_ messages: [OutboundMessage]) async {
-        await runtime.publisher.publish(messages)
+        await dependencies.publisher.publish(messages)
     }
 }

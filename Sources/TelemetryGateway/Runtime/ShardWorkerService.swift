@@ -10,8 +10,15 @@ import TelemetryCore
 /// `pipeline.drainTimeout`; past that they are cancelled and what they had not processed stays
 /// in the journal for the next start.
 struct ShardWorkerService: Service {
-    let runtime: GatewayRuntime
+    /// One queue per shard; the subscriber closes them at shutdown.
+    let queues: [HandoffQueue<WorkItem>]
+    /// Makes shard `n`'s device-state keeper (restores, snapshots, evictions).
+    let makeDeviceStates: @Sendable (_ shard: Int) -> DeviceStateKeeper
+    let dependencies: ShardWorker.Dependencies
+    /// Answers recorder queries beside the workers.
+    let answerer: RecorderQueryAnswerer
     let deadline: ShutdownDeadline
+    let shutdownReport: ShutdownReport
 
     private enum Event: Sendable {
         case workerStopped
@@ -19,18 +26,21 @@ struct ShardWorkerService: Service {
     }
 
     func run() async {
-        let runtime = runtime
+        let (queues, dependencies, answerer) = (queues, dependencies, answerer)
+        let logger = dependencies.logger
         await withTaskCancellationHandler {
             await withTaskGroup(of: Event.self) { group in
-                for shard in 0..<runtime.shardCount {
+                for (shard, queue) in queues.enumerated() {
+                    let deviceStates = makeDeviceStates(shard)
                     group.addTask {
-                        var worker = ShardWorker(shard: shard, runtime: runtime)
+                        var worker = ShardWorker(
+                            shard: shard, shardCount: queues.count, queue: queue, deviceStates: deviceStates, dependencies: dependencies)
                         await worker.run()
                         return .workerStopped
                     }
                 }
                 group.addTask {
-                    await RecorderQueryAnswerer(runtime: runtime).run()
+                    await answerer.run()
                     return .workerStopped
                 }
                 // Our turn comes after the subscriber has stopped and closed the queues.
@@ -40,15 +50,15 @@ struct ShardWorkerService: Service {
                     try? await Task.sleep(for: .seconds(remaining))
                     return .drainDeadline
                 }
-                var running = runtime.shardCount + 1
+                var running = queues.count + 1
                 while running > 0, let event = await group.next() {
                     switch event {
                     case .workerStopped:
                         running -= 1
                     case .drainDeadline:
-                        let left = runtime.queues.map(\.depth).reduce(0, +)
-                        runtime.shutdownReport.record("workers did not drain within pipeline.drainTimeout; \(left) queued frames left in the journal")
-                        runtime.logger.error(
+                        let left = queues.map(\.depth).reduce(0, +)
+                        shutdownReport.record("workers did not drain within pipeline.drainTimeout; \(left) queued frames left in the journal")
+                        logger.error(
                             "workers did not drain within pipeline.drainTimeout (\(deadline.drainTimeout) s); \(left) queued frames stay in the journal for the next start")
                         group.cancelAll()
                     }
@@ -57,8 +67,8 @@ struct ShardWorkerService: Service {
             }
         } onCancel: {
             // Cancelled from outside (the group's own deadline): wake the workers so they stop.
-            runtime.queues.forEach { $0.close() }
-            runtime.queries.close()
+            queues.forEach { $0.close() }
+            answerer.queries.close()
         }
     }
 }

@@ -1,5 +1,4 @@
 import CoreMetrics
-import Foundation
 import Logging
 import MQTTTransport
 import ServiceLifecycle
@@ -16,13 +15,17 @@ struct StatusMessage: Sendable {
     /// The instance that wrote it (clustered modes); nil for a single gateway.
     var instance: String? = nil
 
-    func message(online: Bool, reason: String?) -> MQTTMessage {
+    /// Where it is published.
+    var topic: String { scheme.statusTopic }
+
+    /// The message; `date` (seconds since 1970) is when it was said, for online and a graceful offline.
+    func message(online: Bool, reason: String?, date: Double? = nil) -> MQTTMessage {
         var writer = JSONWriter()
         writer.object {
             $0.field("state", online ? "online" : "offline")
             $0.field("version", Self.version)
             $0.field("startedAt", startedAt)
-            $0.field("date", online || reason == "shutdown" ? Date().timeIntervalSince1970 : startedAt)
+            $0.field("date", online || reason == "shutdown" ? (date ?? startedAt) : startedAt)
             $0.field("reason", reason)
             $0.field("instance", instance)
         }

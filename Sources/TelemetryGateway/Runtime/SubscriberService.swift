@@ -11,26 +11,46 @@ import TelemetryCore
 /// frames while we are away), subscribes, and at shutdown stops receiving before anything else
 /// so nothing more is acknowledged to the broker that could be lost.
 struct SubscriberService: Service {
-    let runtime: GatewayRuntime
+    /// Makes the subscribe-only connection.
+    let connections: BrokerConnections
+    let configuration: MQTTClientConfiguration
+    /// The filters to subscribe to.
+    let filters: [String]
+    /// Seconds to wait for a connection before a subscription attempt is retried.
+    let connectTimeout: Double
+    /// Journals and routes what the connection receives (and what the journal replays).
+    let router: InboundRouter
+    let journal: InboundJournal?
+    /// Closed at shutdown so the workers finish what is queued.
+    let queues: [HandoffQueue<WorkItem>]
+    let queries: HandoffQueue<RecorderRequest>
+    let budget: BufferBudget
     let deadline: ShutdownDeadline
+    let metrics: GatewayMetrics
+    let health: RuntimeHealth
+    /// Clustered modes: the membership to wait for before subscribing.
+    let cluster: ClusterRuntime?
+    /// Called once the broker answered the first subscription (the publisher announces online then).
+    let onSubscribed: @Sendable () -> Void
+    let logger: Logger
     /// Arm the process watchdog at shutdown (the executable; not in-process tests).
     let exitOnShutdownOverrun: Bool
 
     func run() async throws {
-        let router = InboundRouter(runtime: runtime)
-        let logger = runtime.logger
+        let router = router
+        let logger = logger
         // Set once the subscriber exists; before that, a shutdown has nothing to stop receiving.
         let receiving = LockedState(false)
-        let subscriber: MQTTClient? = try await withGracefulShutdownHandler { () async throws -> MQTTClient? in
+        let subscriber: (any InboundConnection)? = try await withGracefulShutdownHandler { () async throws -> (any InboundConnection)? in
             // Clustered: read the membership first (who owns what) and subscribe before this
             // instance announces itself online (so it receives every frame of the devices it gains).
-            if let cluster = runtime.cluster, !(await cluster.view.waitUntilKnown()) {
+            if let cluster, !(await cluster.view.waitUntilKnown()) {
                 logger.notice("cluster: the membership ended before it was known; not subscribing")
             }
             guard await replayJournal(into: router) else { return nil }
-            let subscriber = try MQTTClient(
-                configuration: runtime.configuration.subscriberConfiguration(), logger: logger, onMessage: router.receive,
-                onEvent: { [metrics = runtime.metrics, health = runtime.operations.health] event in
+            let subscriber = try connections.makeSubscriber(
+                configuration, logger, router.receive,
+                { [metrics, health] event in
                     metrics.recordConnectionEvent(event, connection: "subscriber")
                     health.record(event, connection: "subscriber")
                 })
@@ -39,8 +59,8 @@ struct SubscriberService: Service {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     await subscribe(subscriber)
-                    runtime.markInboundSubscribed()
-                    runtime.cluster?.view.markInboundReady()
+                    onSubscribed()
+                    cluster?.view.markInboundReady()
                 }
                 try? await gracefulShutdown()
                 group.cancelAll()
@@ -54,7 +74,7 @@ struct SubscriberService: Service {
         }
 
         beginShutdown()
-        logger.info("shutting down: \(runtime.queues.map(\.depth).reduce(0, +)) frames queued")
+        logger.info("shutting down: \(queues.map(\.depth).reduce(0, +)) frames queued")
         await subscriber?.shutdown()
         closeQueues()
     }
@@ -63,7 +83,7 @@ struct SubscriberService: Service {
     /// at its bound (once; later calls do nothing).
     private func beginShutdown() {
         guard deadline.start(), exitOnShutdownOverrun else { return }
-        let logger = runtime.logger
+        let logger = logger
         deadline.armProcessWatchdog(exitCode: ShutdownReport.incompleteExitCode) { [deadline] in
             logger.critical("shutdown took longer than 2 × pipeline.drainTimeout (\(2 * deadline.drainTimeout) s); exiting; the journal keeps what was not drained")
         }
@@ -72,18 +92,17 @@ struct SubscriberService: Service {
     /// Wakes whatever waits to queue a frame and closes the queues: the workers finish what is
     /// queued, and the journal keeps everything else for the next start.
     private func closeQueues() {
-        runtime.budget.cancelWaits()
-        runtime.journal?.close()
-        runtime.queues.forEach { $0.close() }
-        runtime.queries.close()
+        budget.cancelWaits()
+        journal?.close()
+        queues.forEach { $0.close() }
+        queries.close()
     }
 
     /// Subscribes once connected, retrying until it succeeds or the service is cancelled.
-    private func subscribe(_ subscriber: MQTTClient) async {
-        let filters = runtime.configuration.inboundFilters(runtime.scheme)
+    private func subscribe(_ subscriber: any InboundConnection) async {
         while !Task.isCancelled {
             do {
-                try await subscriber.waitUntilConnected(timeout: runtime.configuration.mqtt.connectTimeout)
+                try await subscriber.waitUntilConnected(timeout: connectTimeout)
                 // QoS 1, not 2, even for devices publishing at QoS 2 (the broker downgrades
                 // the delivery): libmosquitto holds an inbound QoS 2 message in memory from its
                 // PUBREC until the PUBREL and only then calls us, so a crash in between loses it
@@ -93,14 +112,14 @@ struct SubscriberService: Service {
                 // the PUBACK leaves the socket plus deterministic event ids give exactly-once in
                 // effect (docs/reliability.md).
                 try await subscriber.subscribe(filters, qos: .atLeastOnce)
-                runtime.logger.info("subscribed to \(filters.joined(separator: ", "))")
+                logger.info("subscribed to \(filters.joined(separator: ", "))")
                 return
             } catch let error as MQTTTransportError where error.code == .rejectedByBroker {
                 // The client re-sends refused filters by itself after a backoff.
-                runtime.logger.error("the broker refused the subscription (\(error)); the client retries it")
+                logger.error("the broker refused the subscription (\(error)); the client retries it")
                 return
             } catch {
-                runtime.logger.warning("subscriber not ready yet (\(error)); retrying")
+                logger.warning("subscriber not ready yet (\(error)); retrying")
             }
         }
     }
@@ -111,8 +130,8 @@ struct SubscriberService: Service {
     /// on stay in the journal).
     /// - Returns: false when the shutdown began during the replay.
     private func replayJournal(into router: InboundRouter) async -> Bool {
-        guard let records = runtime.journal?.takeRecovered(), !records.isEmpty else { return !deadline.hasStarted }
-        runtime.logger.notice("replaying \(records.count) frames the journal kept from the previous run")
+        guard let records = journal?.takeRecovered(), !records.isEmpty else { return !deadline.hasStarted }
+        logger.notice("replaying \(records.count) frames the journal kept from the previous run")
         let handedOn = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
             let thread = Thread { [deadline] in
                 var handedOn = 0
@@ -127,7 +146,7 @@ struct SubscriberService: Service {
             thread.start()
         }
         guard handedOn == records.count else {
-            runtime.logger.notice("shutdown during the journal replay: \(records.count - handedOn) of \(records.count) frames stay in the journal for the next start")
+            logger.notice("shutdown during the journal replay: \(records.count - handedOn) of \(records.count) frames stay in the journal for the next start")
             return false
         }
         return !deadline.hasStarted

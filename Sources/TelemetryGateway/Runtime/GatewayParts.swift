@@ -7,10 +7,10 @@ import RecorderStore
 import ServiceLifecycle
 import TelemetryCore
 
-/// The parts one gateway run shares between its services: connections, queues, journal,
-/// recorder, metrics. Built once by ``buildGateway(configuration:logger:metricsFactory:prometheus:accessPolicy:shutdownSignals:shutdownReport:)``;
-/// each long-running part is a `Service` holding a reference to it.
-final class GatewayRuntime: Sendable {
+/// The parts one gateway run is made of: connections, queues, journal, recorder, metrics.
+/// Built once by ``buildGateway(configuration:logger:metricsFactory:prometheus:accessPolicy:shutdownSignals:shutdownReport:exitOnShutdownOverrun:handover:clock:connections:)``,
+/// which hands each service exactly the parts it uses; no service holds this.
+struct GatewayParts: Sendable {
     let configuration: GatewayConfiguration
     let logger: Logger
     let metrics: GatewayMetrics
@@ -20,6 +20,7 @@ final class GatewayRuntime: Sendable {
     let accessPolicy: AccessPolicy
     let startedAt: Double
     let shutdownReport: ShutdownReport
+    let clock: any GatewayClock
 
     /// Device frames per shard (one worker each); the byte budget bounds them together.
     let queues: [HandoffQueue<WorkItem>]
@@ -33,6 +34,8 @@ final class GatewayRuntime: Sendable {
     let deviceStates: DeviceStateStore?
     let deviceStateMetrics: DeviceStateMetrics
     let publisher: OutboundPublisher
+    /// The publishing connection (the publisher's).
+    var connection: any OutboundConnection { publisher.client }
     /// Connection events of the publisher, consumed by the publisher service.
     let publisherEvents: AsyncStream<MQTTClientEvent>
     /// Ends once the broker answered the subscriber's first subscription: the publisher service
@@ -49,15 +52,17 @@ final class GatewayRuntime: Sendable {
 
     init(
         configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
-        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, handover: any DeviceHandover = ContextReplayHandover()
+        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, handover: any DeviceHandover, clock: any GatewayClock,
+        connections: BrokerConnections
     ) throws {
         self.handover = handover
+        self.clock = clock
         self.configuration = configuration
         self.logger = logger
         self.prometheus = prometheus
         self.accessPolicy = accessPolicy
         self.shutdownReport = shutdownReport
-        startedAt = Date().timeIntervalSince1970
+        startedAt = clock.wallTime()
         scheme = TopicScheme(inboundRoot: configuration.topics.inboundRoot, outboundRoot: configuration.topics.outboundRoot)
         let shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : ProcessInfo.processInfo.activeProcessorCount
         let metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
@@ -66,7 +71,7 @@ final class GatewayRuntime: Sendable {
         budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes)
         queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget) }
         queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity)
-        let operations = GatewayOperations(configuration: configuration, metricsFactory: metricsFactory, logger: logger)
+        let operations = GatewayOperations(configuration: configuration, metricsFactory: metricsFactory, logger: logger, clock: clock)
         self.operations = operations
         operations.watchQueues(queues, queries: queries, configuration: configuration)
         if let path = configuration.journal.path {
@@ -85,7 +90,7 @@ final class GatewayRuntime: Sendable {
         if let path = configuration.state.path {
             do {
                 deviceStates = try DeviceStateStore(
-                    path: path, now: { Date() },
+                    path: path, now: { Date(timeIntervalSince1970: clock.wallTime()) },
                     onMovedAside: { movedTo, error in
                         deviceStateMetrics.movedAside.increment()
                         logger.error(
@@ -98,7 +103,7 @@ final class GatewayRuntime: Sendable {
         } else {
             deviceStates = nil
         }
-        recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics)
+        recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
 
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
@@ -107,9 +112,9 @@ final class GatewayRuntime: Sendable {
             configuration.cluster.isClustered
             ? ClusterRuntime(configuration: configuration, scheme: scheme, metrics: ClusterMetrics(factory: metricsFactory), startedAt: startedAt) : nil
         let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: cluster?.instance).message(online: false, reason: "connectionLost")
-        let client = try MQTTClient(
-            configuration: configuration.publisherConfiguration(will: will), logger: logger,
-            onEvent: { event in
+        let client = try connections.makePublisher(
+            configuration.publisherConfiguration(will: will), logger,
+            { event in
                 metrics.recordConnectionEvent(event, connection: "publisher")
                 operations.health.record(event, connection: "publisher")
                 sink.yield(event)
@@ -139,6 +144,36 @@ final class GatewayRuntime: Sendable {
 
     /// The broker answered the subscriber's first subscription (see ``inboundSubscribed``).
     func markInboundSubscribed() { inboundSubscribedSink.finish() }
+
+    /// The status message of this gateway (or instance).
+    var status: StatusMessage { StatusMessage(scheme: scheme, startedAt: startedAt, instance: cluster?.instance) }
+
+    /// What every shard's worker works with.
+    var workerDependencies: ShardWorker.Dependencies {
+        ShardWorker.Dependencies(
+            processor: .init(
+                scheme: scheme, maxPayloadBytes: configuration.pipeline.maximumPayloadBytes,
+                errorReportInterval: configuration.pipeline.errorReportInterval, maxTrackedDevices: configuration.state.maximumResidentDevices,
+                accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
+                journalIdentity: journal?.identity),
+            scheme: scheme, publisher: publisher, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
+            handover: handover, cluster: cluster)
+    }
+
+    /// Makes shard `n`'s keeper of device state.
+    func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
+        DeviceStateKeeper(
+            shard: shard, shardCount: shardCount, store: deviceStates, cluster: cluster.flatMap { $0.sharesState ? $0 : nil }, metrics: deviceStateMetrics,
+            health: operations.health, logger: logger, settings: configuration.state)
+    }
+
+    /// The subscriber's message handler.
+    func makeRouter() -> InboundRouter {
+        InboundRouter(
+            scheme: scheme, clock: clock, queues: queues, maximumHandoffWait: configuration.pipeline.maximumHandoffWait, journal: journal,
+            journalMaximumWait: configuration.journal.maximumWait, recorder: recorder, queries: queries, metrics: metrics, health: operations.health,
+            cluster: cluster, logger: logger)
+    }
 }
 
 /// The gateway could not start; the message names the configuration key involved.

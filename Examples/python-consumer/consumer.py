@@ -1,0 +1,91 @@
+"""A consumer of the Wearable Gateway that checks what it receives against contract/.
+
+It subscribes to `gateway/#` (MQTT 5, paho-mqtt), finds each message's AsyncAPI channel by its
+topic and validates the payload with the channel's JSON Schema (contract/wg_contract.py):
+
+    python Examples/python-consumer/consumer.py --host localhost --port 1883
+
+prints one line per message, `ok <channel> <topic>` or `INVALID <channel> <topic>: <problems>`,
+and exits with status 1 on Ctrl-C if anything was invalid. Needs paho-mqtt, jsonschema and
+PyYAML (Examples/pytest/requirements.txt). Examples/pytest/test_python_consumer.py runs it
+against a testbed gateway.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import uuid
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "contract"))
+from wg_contract import Contract  # noqa: E402
+
+
+class ValidatingConsumer:
+    """Subscribes to the gateway's topics and validates every message it receives."""
+
+    def __init__(self, host: str, port: int, topic_filter: str = "gateway/#", contract: Contract | None = None, on_message=None):
+        self.contract = contract or Contract()
+        self.on_message = on_message
+        #: channel id -> number of valid messages received.
+        self.valid: dict[str, int] = {}
+        #: (topic, problems) of every invalid message.
+        self.invalid: list[tuple[str, list[str]]] = []
+        self.lock = threading.Lock()
+        self.subscribed = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"consumer-{uuid.uuid4().hex[:8]}", protocol=mqtt.MQTTv5)
+        self.client.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe(topic_filter, qos=1)
+        self.client.on_subscribe = lambda client, userdata, mid, reasons, properties: self.subscribed.set()
+        self.client.on_message = self._received
+        self.client.connect(host, port)
+
+    def _received(self, client, userdata, message):
+        channel = self.contract.channel_for(message.topic)
+        problems = self.contract.problems(message.topic, message.payload)
+        content_type = getattr(message.properties, "ContentType", None)
+        if channel is not None and channel.content_type.startswith("application/json") and content_type != channel.content_type:
+            problems.append(f"content type {content_type!r}, the contract says {channel.content_type}")
+        with self.lock:
+            if problems:
+                self.invalid.append((message.topic, problems))
+            else:
+                self.valid[channel.id] = self.valid.get(channel.id, 0) + 1
+        if self.on_message:
+            self.on_message(channel.id if channel else None, message.topic, problems)
+
+    def start(self):
+        self.client.loop_start()
+
+    def stop(self):
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="localhost")
+    parser.add_argument("--port", type=int, default=1883)
+    parser.add_argument("--filter", default="gateway/#")
+    arguments = parser.parse_args()
+
+    def report(channel, topic, problems):
+        if problems:
+            print(f"INVALID {channel} {topic}: {json.dumps(problems)}", flush=True)
+        else:
+            print(f"ok {channel} {topic}", flush=True)
+
+    consumer = ValidatingConsumer(arguments.host, arguments.port, arguments.filter, on_message=report)
+    try:
+        consumer.client.loop_forever()
+    except KeyboardInterrupt:
+        pass
+    sys.exit(1 if consumer.invalid else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+import Testing
+
+@testable import MQTTTransport
+
+@Suite("Subscription bookkeeping (pure)")
+struct SubscriptionKeeperTests {
+    private let start = ContinuousClock.now
+    private let retryDelay: Duration = .seconds(8)
+
+    @Test("a refused filter is sent again after the retry delay, only on a live connection, at its own QoS")
+    func refusedFilterRetried() {
+        var keeper = SubscriptionKeeper(retryDelay: retryDelay)
+        let sendNow = keeper.request(["a/#", "b/#"], qos: .exactlyOnce, connected: true)
+        #expect(sendNow)
+        keeper.sent(mid: 7, filters: ["a/#", "b/#"], completion: nil)
+        let settled = keeper.acknowledged(mid: 7, granted: [2, 0x87], now: start)
+        #expect(settled?.refused.map(\.filter) == ["b/#"])
+        #expect(settled?.refused.map(\.reasonCode) == [0x87])
+        #expect(keeper.acknowledged(mid: 7, granted: [2, 0x87], now: start) == nil, "one SUBACK per SUBSCRIBE")
+
+        #expect(keeper.due(now: start + .seconds(7.9), connected: true).isEmpty, "not before the delay")
+        #expect(keeper.due(now: start + retryDelay, connected: false).isEmpty, "not without a connection")
+        let due = keeper.due(now: start + retryDelay + .seconds(1), connected: true)
+        #expect(due == [SubscriptionKeeper.Request(filters: ["b/#"], qos: .exactlyOnce)])
+        #expect(keeper.due(now: start + .seconds(100), connected: true).isEmpty, "sent once; a new refusal schedules the next")
+    }
+
+    @Test("refused again: the retry moves to the delay after the latest refusal")
+    func refusedAgain() {
+        var keeper = SubscriptionKeeper(retryDelay: retryDelay)
+        _ = keeper.request(["a/#"], qos: .atLeastOnce, connected: true)
+        keeper.sent(mid: 1, filters: ["a/#"], completion: nil)
+        _ = keeper.acknowledged(mid: 1, granted: [0x87], now: start)
+        let first = keeper.due(now: start + retryDelay, connected: true)
+        #expect(first.map(\.filters) == [["a/#"]])
+        keeper.sent(mid: 2, filters: ["a/#"], completion: nil)
+        _ = keeper.acknowledged(mid: 2, granted: [0x87], now: start + retryDelay)
+        #expect(keeper.due(now: start + retryDelay + .seconds(4), connected: true).isEmpty)
+        #expect(keeper.due(now: start + retryDelay * 2, connected: true).map(\.filters) == [["a/#"]])
+    }
+
+    @Test("a CONNACK without a session re-sends every filter asked for, one SUBSCRIBE per QoS, pending retries included once")
+    func resendAll() {
+        var keeper = SubscriptionKeeper(retryDelay: retryDelay)
+        let sentOffline = keeper.request(["q1/a", "q1/b"], qos: .atLeastOnce, connected: false)
+        #expect(!sentOffline, "offline: remembered, not sent")
+        _ = keeper.request(["q0/a"], qos: .atMostOnce, connected: true)
+        _ = keeper.request(["q1/a"], qos: .exactlyOnce, connected: true)
+        keeper.sent(mid: 3, filters: ["q0/a"], completion: nil)
+        _ = keeper.acknowledged(mid: 3, granted: [0x87], now: start)
+
+        let requests = keeper.resendAll()
+        #expect(requests == [
+            SubscriptionKeeper.Request(filters: ["q0/a"], qos: .atMostOnce),
+            SubscriptionKeeper.Request(filters: ["q1/a", "q1/b"], qos: .atLeastOnce),
+        ], "a filter asked for twice keeps its first QoS")
+        #expect(keeper.due(now: start + retryDelay, connected: true).isEmpty, "the refused filter went out with the others")
+    }
+
+    @Test("the end of a connection fails the subscribe calls awaiting a SUBACK, and their late SUBACK is ignored")
+    func connectionEndFailsAwaiting() async {
+        var keeper = SubscriptionKeeper(retryDelay: retryDelay)
+        _ = keeper.request(["a/#"], qos: .atLeastOnce, connected: true)
+        keeper.sent(mid: 4, filters: ["a/#"], completion: nil)
+        await #expect(throws: MQTTTransportError.self, "the caller is failed") {
+            try await withCheckedThrowingContinuation { (caller: CheckedContinuation<Void, any Error>) in
+                keeper.sent(mid: 5, filters: ["b/#"], completion: caller)
+                let failed = keeper.connectionEnded()
+                #expect(failed.count == 1, "only the caller's SUBSCRIBE has someone waiting")
+                for completion in failed { completion.resume(throwing: MQTTTransportError(.connectionLost, "gone")) }
+            }
+        }
+        #expect(keeper.acknowledged(mid: 5, granted: [1], now: start) == nil)
+        #expect(keeper.acknowledged(mid: 4, granted: [1], now: start) == nil)
+    }
+}

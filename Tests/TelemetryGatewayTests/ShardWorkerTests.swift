@@ -1,0 +1,61 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import Testing
+
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// One shard's worker without a broker: a frame's journal record is released only once its
+/// outputs are acknowledged; frames are processed in queue order.
+@Suite("Shard worker without a broker")
+struct ShardWorkerTests {
+    static func worker(broker: ScriptedBroker, journal: InboundJournal, queue: HandoffQueue<WorkItem>) -> ShardWorker {
+        var configuration = GatewayConfiguration()
+        configuration.recorder.database = nil
+        let logger = Logger(label: "worker-test")
+        let factory = NOOPMetricsHandler.instance
+        let metrics = GatewayMetrics(factory: factory, shards: 1)
+        let operations = GatewayOperations(configuration: configuration, metricsFactory: factory, logger: logger)
+        let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
+        let publisher = OutboundPublisher(
+            client: try! broker.connections.makePublisher(configuration.subscriberConfiguration(), logger) { _ in },
+            retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations, logger: logger)
+        let dependencies = ShardWorker.Dependencies(
+            processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, journal: journal,
+            recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory)),
+            metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: nil)
+        let keeper = DeviceStateKeeper(
+            shard: 0, shardCount: 1, store: nil, cluster: nil, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
+            logger: logger, settings: configuration.state)
+        return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
+    }
+
+    @Test("records stay until the broker acknowledges the frame's outputs; outputs go out in queue order")
+    func releaseOnAcknowledgement() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
+        let broker = ScriptedBroker(acknowledgeAtOnce: false)
+        let queue = HandoffQueue<WorkItem>(capacity: 64)
+        let devices = (0..<5).map { "worker-\($0)" }
+        for device in devices {
+            let record = JournalRecord(
+                topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), contentType: nil, retained: false,
+                receivedAt: 1_000, traceparent: nil)
+            guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { Issue.record("not journaled"); return }
+            var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
+            frame.journalSequence = ticket.sequence
+            _ = queue.push(.frame(frame, ticket), bytes: record.payload.count, maxWait: 0)
+        }
+        queue.close()
+        var worker = Self.worker(broker: broker, journal: journal, queue: queue)
+        await worker.run()
+
+        #expect(broker.sentTopics == devices.map { "gateway/\($0)/connection" })
+        #expect(journal.statistics.liveRecords == 5, "processed but not acknowledged: every record kept")
+        broker.acknowledgeAll()
+        #expect(journal.statistics.liveRecords == 0, "acknowledged: released")
+    }
+}
