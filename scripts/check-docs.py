@@ -18,12 +18,14 @@ are not Markdown and are left alone) for names in backticks that must exist in t
   scripts/;
 - the Debian package lists of README.md and docs/operations.md: each names every package of
   `WG_PACKAGES` in scripts/lib.sh (what the scripts install);
+- the key table of docs/configuration.md: exactly what `wearable-gateway config-keys` prints
+  (`--write-key-table` replaces it with that output);
 - the Grafana dashboards (config/grafana/*.json) and the Prometheus rules (config/prometheus/*.yml):
   every metric their queries select must be one the gateway registers (a `label: "..."` literal
   of a metric under Sources/; Prometheus' own `up` aside), so a renamed metric cannot leave an
   empty panel or an alert that never fires.
 
-Usage: scripts/check-docs.py [--bin DIR]   (DIR: the built executables, default .build/debug)
+Usage: scripts/check-docs.py [--bin DIR] [--write-key-table]   (DIR: the built executables, default .build/debug)
 Exit status 1 and one line per finding when something drifted.
 """
 import argparse
@@ -34,7 +36,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KEY_SECTIONS = ("registry", "capabilities", "mqtt", "topics", "pipeline", "journal", "retained", "state", "metrics",
-                "http", "logging", "recorder", "derivation", "session", "cluster", "deadLetters", "store", "tls")
+                "http", "logging", "recorder", "derivation", "session", "cluster", "deadLetter", "deadLetters", "store", "tls")
 METRIC_PREFIXES = ("gateway_", "mqtt_", "wearable_gateway_", "recorder_")
 
 
@@ -51,6 +53,23 @@ def check_flags(text, where, flags, scripts):
     """Findings for the flags in `text` that no --help and no script knows."""
     return [f"{where}: flag `{flag}` is in no --help nor script"
             for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", text) if flag not in flags and flag not in scripts]
+
+
+def check_key_table(key_table, write):
+    """Findings when docs/configuration.md's key table is not `key_table` (rewritten when `write`)."""
+    document = ROOT / "docs" / "configuration.md"
+    lines = document.read_text().splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith("| key | environment |")), None)
+    if start is None:
+        return [f"{document.relative_to(ROOT)}: no key table (a line starting '| key | environment |')"]
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    if "".join(lines[start:end]) == key_table:
+        return []
+    if write:
+        document.write_text("".join(lines[:start]) + key_table + "".join(lines[end:]))
+        return []
+    return [f"{document.relative_to(ROOT)}:{start + 1}: the key table differs from `wearable-gateway config-keys` "
+            "(rewrite it: scripts/check-docs.py --write-key-table)"]
 
 
 def check_queries(sources):
@@ -70,6 +89,7 @@ def check_queries(sources):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default=str(ROOT / ".build" / "debug"), help="directory of the built executables")
+    parser.add_argument("--write-key-table", action="store_true", help="replace docs/configuration.md's key table with config-keys' output")
     options = parser.parse_args()
     binaries = pathlib.Path(options.bin)
 
@@ -79,6 +99,8 @@ def main():
     key_variables = {variable for _, variable in keys}
     if not key_paths:
         sys.exit(f"error: `{binaries / 'wearable-gateway'} config-keys` printed no keys (build first)")
+
+    findings = check_key_table(key_table, options.write_key_table)
 
     help_text = ""
     for executable in ("wearable-gateway", "wearable-sim"):
@@ -94,7 +116,6 @@ def main():
                         if p.is_file() and p.suffix in (".sh", ".py", ".swift", "") and ".build" not in p.parts)
     literals = set(re.findall(r'"([a-z_][a-z0-9_]*)"', sources))
 
-    findings = []
     markdown = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "Examples").rglob("*.md"))]
     for document in markdown:
         if ".build" in document.parts:

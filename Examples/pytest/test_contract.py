@@ -1,10 +1,10 @@
 """contract/ (AsyncAPI 3 + JSON Schema 2020-12) checked against the code, not by hand.
 
-- `wearable-sim contract-samples` runs the simulator's scenarios through the gateway's pure frame
-  processor and writes every inbound frame and every outbound message they produce; each must
-  validate against the schema of its channel, with the channel's QoS, retain flag and content
-  type, and every channel needs a sample (a channel without one, or a message on a topic no
-  channel matches, fails).
+- `wearable-sim contract-samples` (conftest.py's `samples`, shared with test_typed_models.py)
+  runs the simulator's scenarios through the gateway's pure frame processor and writes every
+  inbound frame and every outbound message they produce; each must validate against the schema
+  of its channel, with the channel's QoS, retain flag and content type, and every channel needs
+  a sample (a channel without one, or a message on a topic no channel matches, fails).
 - `wearable-sim contract-check` gives the gateway's verdict (decoding and validation, the checks
   that reject a frame as invalidPayload) on payloads. `test_gateway_and_schemas_agree` mutates
   valid frames of every inbound stream (members removed, null, of another type, negative, zero,
@@ -21,17 +21,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
-import pytest
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPOSITORY / "contract"))
-from wg_contract import Contract  # noqa: E402
+from conftest import REPOSITORY, WEARABLE_SIM
 
-WEARABLE_SIM = os.environ.get("WEARABLE_SIM", "wearable-sim")
 FIXTURES = REPOSITORY / "Tests/TelemetryCoreTests/Fixtures/json"
 
 #: Channels the offline run cannot produce, each with the test that covers it instead.
@@ -49,18 +44,6 @@ NOT_SAMPLED_OFFLINE = {
 TOPIC_ERRORS = {"invalidTopic", "invalidDeviceId", "unknownStream"}
 #: Codes of the access checks, which come after decoding and validation.
 ACCESS_ERRORS = {"unknownDevice", "notAvailable", "notAuthorized", "notEntitled", "noActiveWorkout"}
-
-
-@pytest.fixture(scope="module")
-def contract():
-    return Contract()
-
-
-@pytest.fixture(scope="module")
-def samples(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("contract-samples")
-    subprocess.run([WEARABLE_SIM, "contract-samples", "--out", str(directory)], check=True, stdout=subprocess.DEVNULL)
-    return [json.loads(line) for line in (directory / "samples.jsonl").read_text().splitlines()]
 
 
 def gateway_verdicts(queries):

@@ -2,7 +2,10 @@
 
 A device (paho-mqtt) says hello, goes online, sends data and one broken frame; the consumer,
 subscribed to gateway/#, must receive the gateway's status, metrics, probe, the device's
-availability, connection and error report, and find every message valid.
+availability, connection and error report, and find every message valid. It is the typed
+consumer (a ValidatingConsumer that also parses), so every JSON payload must parse into the
+model generated from its schema too, among them the runtime's status and probe, which
+`wearable-sim contract-samples` cannot produce.
 """
 
 import json
@@ -16,14 +19,14 @@ from paho.mqtt.properties import Properties
 from test_availability import HELLO, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python-consumer"))
-from consumer import ValidatingConsumer  # noqa: E402
+from typed_consumer import TypedConsumer  # noqa: E402
 
 EXPECTED = {"gatewayStatus", "gatewayMetrics", "probe", "availability", "connection", "deviceErrors"}
 ALTIMETER = {"timestamp": 40213.52, "relativeAltitude": 3.6, "pressure": 100.87}
 
 
-def test_consumer_validates_what_the_gateway_sends(testbed):
-    consumer = ValidatingConsumer(testbed["host"], testbed["port"])
+def test_consumer_validates_what_the_gateway_sends(testbed, generated_models):
+    consumer = TypedConsumer(testbed["host"], testbed["port"], generated_models)
     consumer.start()
     assert consumer.subscribed.wait(10)
     device = connect(testbed)
@@ -47,3 +50,8 @@ def test_consumer_validates_what_the_gateway_sends(testbed):
     consumer.stop()
     assert consumer.invalid == []
     assert EXPECTED <= set(consumer.valid), f"received only {sorted(consumer.valid)}"
+    assert consumer.unparsed == []
+    # Every valid message of a JSON channel became a model; Prometheus text has none.
+    assert set(consumer.events) == set(consumer.valid) - {"gatewayMetrics"}
+    (status,) = {event.state.value for event in consumer.events["gatewayStatus"]}
+    assert status == "online"

@@ -66,12 +66,25 @@ class ValidatingConsumer:
         self.client.disconnect()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def argument_parser(description: str) -> argparse.ArgumentParser:
+    """--host, --port and --filter: where to subscribe (typed_consumer.py adds its own)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default="localhost")
     parser.add_argument("--port", type=int, default=1883)
     parser.add_argument("--filter", default="gateway/#")
-    arguments = parser.parse_args()
+    return parser
+
+
+def run_until_interrupted(consumer: ValidatingConsumer):
+    """Receives on this thread until Ctrl-C."""
+    try:
+        consumer.client.loop_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+def main():
+    arguments = argument_parser(__doc__.splitlines()[0]).parse_args()
 
     def report(channel, topic, problems):
         if problems:
@@ -80,10 +93,7 @@ def main():
             print(f"ok {channel} {topic}", flush=True)
 
     consumer = ValidatingConsumer(arguments.host, arguments.port, arguments.filter, on_message=report)
-    try:
-        consumer.client.loop_forever()
-    except KeyboardInterrupt:
-        pass
+    run_until_interrupted(consumer)
     sys.exit(1 if consumer.invalid else 0)
 
 

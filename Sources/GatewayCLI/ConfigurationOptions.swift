@@ -30,13 +30,11 @@ struct ConfigurationOptions: ParsableArguments {
         if let broker { overrides.append(("mqtt.broker", broker)) }
         if let registry { overrides.append(("registry.file", registry)) }
         if let logLevel { overrides.append(("logging.level", logLevel)) }
-        for setting in settings {
-            guard let equals = setting.firstIndex(of: "=") else {
-                throw ValidationError("--set takes key=value, got '\(setting)'")
-            }
-            overrides.append((String(setting[..<equals]), String(setting[setting.index(after: equals)...])))
+        do {
+            return overrides + (try ConfigurationLoader.overrides(parsingSettings: settings))
+        } catch {
+            throw ValidationError(error.description)
         }
-        return overrides
     }
 
     /// Loads and validates, printing every problem and exiting with EX_CONFIG (78) on failure.

@@ -75,12 +75,8 @@ struct TestbedCommand: AsyncParsableCommand {
 
     /// `configuration` with the `--set key=value` settings applied through the key table.
     static func applying(_ settings: [String], to configuration: GatewayConfiguration) throws -> GatewayConfiguration {
-        var overrides: [(key: String, value: String)] = []
-        for setting in settings {
-            guard let equals = setting.firstIndex(of: "=") else { throw ValidationError("--set expects key=value, got '\(setting)'") }
-            overrides.append((String(setting[..<equals]), String(setting[setting.index(after: equals)...])))
-        }
         do {
+            let overrides = try ConfigurationLoader.overrides(parsingSettings: settings)
             return try ConfigurationLoader.load(file: nil, environment: [:], overrides: overrides, base: configuration).configuration
         } catch {
             throw ValidationError("\(error)")

@@ -76,9 +76,25 @@ public enum ConfigurationLoader {
             case .failure(let problem): issues.append(.init(key: "mqtt.passwordFile", source: "configuration", message: problem.message))
             }
         }
-        issues += configuration.crossKeyIssues()
+        issues += configuration.keyIssues()
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         return LoadedConfiguration(configuration: configuration, warnings: warnings)
+    }
+
+    /// The `(key, value)` pairs of `--set key=value` flags, each split at its first `=`.
+    /// - Throws: ``ConfigurationError`` naming every setting without an `=`.
+    public static func overrides(parsingSettings settings: [String]) throws(ConfigurationError) -> [(key: String, value: String)] {
+        var overrides: [(key: String, value: String)] = []
+        var issues: [ConfigurationIssue] = []
+        for setting in settings {
+            if let equals = setting.firstIndex(of: "=") {
+                overrides.append((String(setting[..<equals]), String(setting[setting.index(after: equals)...])))
+            } else {
+                issues.append(.init(key: setting, source: "--set", message: "expected key=value"))
+            }
+        }
+        guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
+        return overrides
     }
 
     /// `WG_*` variables used by the project's scripts and tests, not configuration keys.

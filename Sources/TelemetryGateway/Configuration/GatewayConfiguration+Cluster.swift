@@ -91,3 +91,62 @@ extension GatewayConfiguration {
         return configuration
     }
 }
+
+extension GatewayConfiguration.Cluster {
+    /// The `cluster.*` keys: the cluster mode, this instance's name, the shared-subscription
+    /// group and the membership timing (docs/scale-out.md).
+    static let keys: [ConfigurationKey] = [
+        .choice(
+            "cluster.mode",
+            "single (one gateway), partitioned (instances split devices by rendezvous hashing; any broker) or shared (the broker's shared subscription spreads devices).",
+            \.cluster.mode),
+        .optionalText(
+            "cluster.instance",
+            "This instance's name (letters, digits, . _ -; at most 64), unique in the fleet; it joins client ids, journal and recorder file names, metrics labels and gateway/instances/{name}.",
+            none: "(host name)", validate: nameProblem, \.cluster.instance
+        )
+        .checked { configuration in
+            let cluster = configuration.cluster
+            guard cluster.isClustered, let problem = nameProblem(cluster.instanceName) else { return nil }
+            return "the host name does not make an instance name (\(problem)); set cluster.instance"
+        }
+        .checked { configuration in
+            let cluster = configuration.cluster
+            return cluster.isClustered && configuration.mqtt.clientID.utf8.count + cluster.instanceName.utf8.count > 100
+                ? "mqtt.clientId and cluster.instance together must stay within 100 characters" : nil
+        },
+        .text(
+            "cluster.group", "Shared-subscription group of shared mode: the gateway subscribes $share/{group}/{inboundRoot}/+/#.", validate: nameProblem,
+            \.cluster.group),
+        .number(
+            "cluster.heartbeatInterval", "Seconds between re-announcements of gateway/instances/{name} (the heartbeat other instances watch).",
+            in: 0.05...3600, \.cluster.heartbeatInterval),
+        .number(
+            "cluster.expiry",
+            "Seconds without an announcement after which an instance counts as gone and its devices move (a frozen process; a dead one leaves at once through its will); an instance whose own announcements did not come back for as long drops what it reads and joins again.",
+            in: 0.1...86_400, \.cluster.expiry
+        )
+        .checked { configuration in
+            let cluster = configuration.cluster
+            return cluster.isClustered && cluster.expiry < 2 * cluster.heartbeatInterval
+                ? "must be at least twice cluster.heartbeatInterval (\(cluster.heartbeatInterval) s), got \(cluster.expiry): one late heartbeat would drop a live instance"
+                : nil
+        },
+        .number(
+            "cluster.handoverWarmup",
+            "Seconds the next owner of a device processes its frames unpublished before taking over from a joining or draining peer (and a graceful stop waits); 0: switch at once.",
+            in: 0...600, \.cluster.handoverWarmup),
+        .integer(
+            "cluster.contextDevices",
+            "Devices whose latest hello/status/authorization/workout/headphone-connection frames are kept to restore a device arriving at this instance (clustered modes).",
+            in: 1...100_000_000, \.cluster.contextDevices),
+        .flag(
+            "cluster.shareState",
+            "Partitioned mode: owners publish device snapshots (retained, gateway/cluster/state/{id}) and a device's new owner restores them, so open dives, stroke counts, pose references and run timelines survive a hand-over.",
+            \.cluster.shareState),
+        .integer(
+            "cluster.stateCacheBytes",
+            "Bytes of other instances' device snapshots (and the frames received after them) kept for take-overs; the least recently updated device is dropped beyond it (gateway_cluster_state_dropped_total).",
+            in: 1_048_576...1_099_511_627_776, \.cluster.stateCacheBytes),
+    ]
+}

@@ -19,29 +19,25 @@ extension GatewayConfiguration {
         /// Creates the defaults.
         public init() {}
     }
+}
 
-    /// Keys of the device state store and eviction.
-    static let deviceStateKeys: [ConfigurationKey] = [
-        .text(
+extension GatewayConfiguration.DeviceState {
+    /// The `state.*` keys: the device state store and eviction.
+    static let keys: [ConfigurationKey] = [
+        .optionalText(
             "state.path",
             "SQLite file of device snapshots (open dive, session, pose reference, run timeline) restored after a restart or an eviction; null: memory only.",
-            default: "data/state.sqlite"
-        ) { $0.state.path = $1 },
+            \.state.path),
         .number(
             "state.snapshotInterval",
             "Seconds between snapshot writes of changed devices; their frames stay in the journal until then (replayed after a crash).",
-            default: 0.5, in: 0.1...3600
-        ) { $0.state.snapshotInterval = $1 },
+            in: 0.1...3600, \.state.snapshotInterval),
         .number(
             "state.idleEviction", "Seconds without an accepted frame after which a device's state leaves memory (its snapshot stays in the store).",
-            default: 3600, in: 1...31_536_000
-        ) { $0.state.idleEviction = $1 },
+            in: 1...31_536_000, \.state.idleEviction),
         .integer(
             "state.maxResidentDevices", "Most devices with state in memory; beyond it the least recently active are evicted (gateway_devices_evicted_total).",
-            default: 100_000, in: 1...100_000_000
-        ) { $0.state.maximumResidentDevices = $1 },
-        .number("state.retention", "Seconds a stored snapshot is kept after its device was last seen.", default: 2_592_000, in: 60...315_360_000) {
-            $0.state.retention = $1
-        },
+            in: 1...100_000_000, \.state.maximumResidentDevices),
+        .number("state.retention", "Seconds a stored snapshot is kept after its device was last seen.", in: 60...315_360_000, \.state.retention),
     ]
 }
