@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import MQTTTransport
-import MonotonicWait
+import Locking
 
 /// Records every message on a topic filter into a capture file (``SessionCapture``), as it
 /// arrives: `wearable-sim record`, and usable from tests.
