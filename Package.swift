@@ -1,4 +1,7 @@
 // swift-tools-version:6.2
+// 6.2 at least: SwiftPM accepts the unsafeFlags of CSimdjson and TelemetryCore (below) from a
+// dependency fetched by version only when its manifest declares tools version 6.2 or later;
+// scripts/check-versioned-dependency.sh proves it (docs/architecture.md, Decisions).
 import PackageDescription
 
 let package = Package(
@@ -62,12 +65,14 @@ let package = Package(
             dependencies: ["MQTTVocabulary", "CSimdjson", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
-        // Blocking waits whose deadlines no step of the wall clock moves (MonotonicCondition).
-        .target(name: "MonotonicWait"),
+        // Shared mutable state, one idiom for the whole package (docs/architecture.md, Decisions):
+        // LockedState guards it; MonotonicCondition is only for a thread that blocks waiting for a
+        // change, with deadlines no step of the wall clock moves.
+        .target(name: "Locking"),
         .target(
             name: "MQTTTransport",
             dependencies: [
-                "CMosquitto", "MonotonicWait", "MQTTVocabulary",
+                "CMosquitto", "Locking", "MQTTVocabulary",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -75,7 +80,7 @@ let package = Package(
         // Only this target touches the database.
         .target(
             name: "RecorderStore",
-            dependencies: ["TelemetryCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TelemetryCore", "Locking", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(name: "TelemetrySimulation", dependencies: ["TelemetryCore", "MQTTVocabulary"]),
         .target(
@@ -83,7 +88,7 @@ let package = Package(
             dependencies: [
                 "TelemetryCore",
                 "MQTTTransport",
-                "MonotonicWait",
+                "Locking",
                 "RecorderStore",
                 "CXXHash",
                 .product(name: "Logging", package: "swift-log"),
@@ -102,7 +107,7 @@ let package = Package(
         .target(
             name: "WearableGatewayTesting",
             dependencies: [
-                "CSpawn", "MonotonicWait", "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport",
+                "CSpawn", "Locking", "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -120,6 +125,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Links the whole gateway (Hummingbird, GRDB): `wearable-sim testbed` runs it in-process,
+        // HTTP endpoints and recorder included, through the testing kit.
         .executableTarget(
             name: "SimulatorCLI",
             dependencies: [
@@ -127,8 +134,8 @@ let package = Package(
                 "WearableGatewayTesting",
                 "TelemetryGateway",
                 "MQTTTransport",
-                "MonotonicWait",
                 "TelemetryCore",
+                "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -138,13 +145,13 @@ let package = Package(
             dependencies: ["TelemetryCore", "TelemetrySimulation"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore", "TelemetryCore", "TelemetrySimulation"]),
+        .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore", "TelemetryCore", "TelemetrySimulation", "Locking"]),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
         // Test helpers of the project's own broker-backed tests (TLS certificates, event
         // recorder); re-exports the testing kit, which holds the broker and gateway harness.
         .target(
             name: "BrokerTestSupport",
-            dependencies: ["MQTTTransport", "MonotonicWait", "WearableGatewayTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MQTTTransport", "Locking", "WearableGatewayTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/BrokerTestSupport"
         ),
         .testTarget(
@@ -154,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "TelemetryGatewayTests",
             dependencies: [
-                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore",
+                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "Locking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -163,13 +170,13 @@ let package = Package(
         // The testing kit's pure parts: capture format, fault schedules, ground-truth diffs.
         .testTarget(
             name: "WearableGatewayTestingTests",
-            dependencies: ["WearableGatewayTesting", "MQTTTransport", "MonotonicWait", "TelemetryCore"]
+            dependencies: ["WearableGatewayTesting", "MQTTTransport", "Locking", "TelemetryCore"]
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport", "RecorderStore",
-                "WearableGatewayTesting", "MonotonicWait",
+                "WearableGatewayTesting", "Locking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -45,6 +45,11 @@ log "docs against the code: configuration keys, metric names, flags, WG_* variab
 python3 scripts/check-docs.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
 	die "the docs name keys, metrics, flags or variables the code does not have (listed above)"
 
+# Users depend on the package by URL and version (Examples/Package.swift): SwiftPM must accept it
+# as such a dependency, unsafe flags included (resolution and graph only, no build).
+bash scripts/check-versioned-dependency.sh ||
+	die "SwiftPM refuses the package as a versioned dependency (scripts/check-versioned-dependency.sh)"
+
 log "unit and integration tests (swift test)"
 test_log=$(mktemp)
 swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} 2>&1 | tee "$test_log"

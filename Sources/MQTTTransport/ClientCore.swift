@@ -1,7 +1,7 @@
 internal import CMosquitto
 import Foundation
 import Logging
-import MonotonicWait
+import Locking
 
 #if canImport(Glibc)
 import Glibc

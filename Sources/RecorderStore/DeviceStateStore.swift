@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Locking
 import TelemetryCore
 
 /// The device state store: each device's latest ``DeviceSnapshot`` as JSON in one SQLite file
@@ -13,16 +14,15 @@ import TelemetryCore
 /// A file that cannot be opened as this store (not a database, damaged, a directory, not
 /// writable) is moved aside at open and a fresh store takes its place: the gateway loses the
 /// stored states, never its start (``onMovedAside`` says where the file went).
-public final class DeviceStateStore: @unchecked Sendable {
+public final class DeviceStateStore: Sendable {
     /// The database file.
     public let path: String
     /// The wall clock, for the name of a file moved aside.
     private let now: @Sendable () -> Date
     /// Told where an unusable file went and why it was unusable, before the fresh store opens.
     private let onMovedAside: @Sendable (_ movedTo: String, _ error: any Error) -> Void
-    /// Opened on first use, on ``openQueue`` (guarded by `lock`).
-    private var pool: DatabasePool?
-    private let lock = NSLock()
+    /// Opened on first use, on ``openQueue``.
+    private let pool = LockedState<DatabasePool?>(nil)
     /// Opening touches the disk (WAL set-up, migration); it happens here rather than on the
     /// caller's thread, which may be one of Swift's few cooperative threads.
     private static let openQueue = DispatchQueue(label: "device-state-open")
@@ -53,21 +53,23 @@ public final class DeviceStateStore: @unchecked Sendable {
         }
     }
 
+    /// Held across the open (on ``openQueue``, off the cooperative pool), so concurrent first
+    /// uses open the file once.
     private func openIfNeeded() throws -> DatabasePool {
-        lock.lock()
-        defer { lock.unlock() }
-        if let pool { return pool }
-        let opened: DatabasePool
-        do {
-            opened = try open()
-        } catch {
-            // Not retried in a loop: a second failure on a fresh file is not the file's fault.
-            guard let movedTo = try StoreFileQuarantine(path: path).moveAside(after: error, at: now()) else { throw error }
-            onMovedAside(movedTo, error)
-            opened = try open()
+        try pool.withLock { pool in
+            if let pool { return pool }
+            let opened: DatabasePool
+            do {
+                opened = try open()
+            } catch {
+                // Not retried in a loop: a second failure on a fresh file is not the file's fault.
+                guard let movedTo = try StoreFileQuarantine(path: path).moveAside(after: error, at: now()) else { throw error }
+                onMovedAside(movedTo, error)
+                opened = try open()
+            }
+            pool = opened
+            return opened
         }
-        pool = opened
-        return opened
     }
 
     private func open() throws -> DatabasePool {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -8,12 +9,12 @@ import Glibc
 /// Set by SIGINT/SIGTERM (or ``set()``) so a command ends cleanly (devices marked offline,
 /// files completed, children stopped).
 final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stopped = false
+    /// Whether the flag is set, and the waits to resume when it is.
+    private let state = LockedState((stopped: false, waiters: [CheckedContinuation<Void, Never>]()))
+    /// Kept alive for the process's lifetime; only ``installSignalHandlers()`` touches them.
     private var sources: [any DispatchSourceSignal] = []
-    private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    var isSet: Bool { lock.withLock { stopped } }
+    var isSet: Bool { state.withLock { $0.stopped } }
 
     func installSignalHandlers() {
         for signalNumber in [SIGINT, SIGTERM] {
@@ -27,10 +28,10 @@ final class StopFlag: @unchecked Sendable {
 
     /// Sets the flag and wakes every ``wait(upTo:)``.
     func set() {
-        let waiting = lock.withLock {
-            stopped = true
-            defer { waiters.removeAll() }
-            return waiters
+        let waiting = state.withLock { state in
+            state.stopped = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
         }
         for waiter in waiting { waiter.resume() }
     }
@@ -51,9 +52,9 @@ final class StopFlag: @unchecked Sendable {
 
     private func waitUntilSet() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = lock.withLock {
-                if stopped { return true }
-                waiters.append(continuation)
+            let resumeNow = state.withLock { state in
+                if state.stopped { return true }
+                state.waiters.append(continuation)
                 return false
             }
             if resumeNow { continuation.resume() }

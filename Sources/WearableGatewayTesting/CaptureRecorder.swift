@@ -1,7 +1,7 @@
 import Foundation
+import Locking
 import Logging
 import MQTTTransport
-import MonotonicWait
 import TelemetryCore
 
 /// Records every message on a topic filter into a capture file (``SessionCapture``), as it

@@ -1,4 +1,4 @@
-import MonotonicWait
+import Locking
 
 /// State that threads change (an MQTT handler, a reader thread) and tests wait on: every change
 /// wakes the waiters, which check their condition again until it holds or their timeout passes.

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -12,9 +13,8 @@ public final class TCPProxy: @unchecked Sendable {
     public let port: Int
     private let upstreamPort: Int
     private let listener: Int32
-    private let lock = NSLock()
-    private var sockets: Set<Int32> = []
-    private var stopped = false
+    /// The relayed sockets, and whether ``stop()`` ran.
+    private let state = LockedState((sockets: Set<Int32>(), stopped: false))
 
     /// Starts listening on a free loopback port.
     public init(upstreamPort: Int) throws {
@@ -48,18 +48,16 @@ public final class TCPProxy: @unchecked Sendable {
 
     /// Drops every connection being relayed now.
     public func cut() {
-        lock.lock()
-        let open = sockets
-        lock.unlock()
+        let open = state.withLock { $0.sockets }
         for descriptor in open { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
     /// Stops accepting and drops everything.
     public func stop() {
-        lock.lock()
-        let wasStopped = stopped
-        stopped = true
-        lock.unlock()
+        let wasStopped = state.withLock { state in
+            defer { state.stopped = true }
+            return state.stopped
+        }
         guard !wasStopped else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
@@ -79,10 +77,7 @@ public final class TCPProxy: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                lock.lock()
-                let done = stopped
-                lock.unlock()
-                if done { return }
+                if state.withLock({ $0.stopped }) { return }
                 continue
             }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -95,10 +90,7 @@ public final class TCPProxy: @unchecked Sendable {
                 close(upstream)
                 continue
             }
-            lock.lock()
-            sockets.insert(client)
-            sockets.insert(upstream)
-            lock.unlock()
+            state.withLock { $0.sockets.formUnion([client, upstream]) }
             let thread = Thread { [self] in relay(client, upstream) }
             thread.name = "tcp-proxy-relay"
             thread.start()
@@ -124,10 +116,7 @@ public final class TCPProxy: @unchecked Sendable {
                 }
             }
         }
-        lock.lock()
-        sockets.remove(first)
-        sockets.remove(second)
-        lock.unlock()
+        state.withLock { $0.sockets.subtract([first, second]) }
         shutdown(first, Int32(SHUT_RDWR))
         shutdown(second, Int32(SHUT_RDWR))
         close(first)

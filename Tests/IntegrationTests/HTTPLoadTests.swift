@@ -1,9 +1,9 @@
 import BrokerTestSupport
 import Foundation
+import Locking
 import Logging
 import Prometheus
 import ServiceLifecycle
-import Synchronization
 import Testing
 
 @testable import TelemetryCore
@@ -104,7 +104,7 @@ import Testing
         let fleet = Self.busyFleet(maxBytes: 256 << 20, registry: registry)
         // A feeder like the workers: a thread of its own updating the view as fast as it can,
         // noting when each update returned.
-        let log = Mutex(FeederLog())
+        let log = LockedState(FeederLog())
         let updates = (0..<64).map { OutboundMessage(.connection, of: Self.ids[$0 * 150], in: TopicScheme(), payload: Self.connection) }
         let (answer, start, end) = try await Self.serving(fleet, registry: registry) { base in
             let feeder = Thread {

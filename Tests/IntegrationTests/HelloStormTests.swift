@@ -1,7 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import MQTTTransport
-import MonotonicWait
+import Locking
 import Testing
 
 /// What every device does after a broker restart: say hello. The gateway must answer each with

@@ -1,7 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import MQTTTransport
-import MonotonicWait
+import Locking
 import TelemetryCore
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import RecorderStore
-import Synchronization
 import TelemetryCore
 import Testing
 
@@ -13,7 +13,7 @@ struct DeviceStateStoreTests {
 
     /// Where a store's files were moved aside.
     private final class MovedAside: Sendable {
-        let paths = Mutex<[String]>([])
+        let paths = LockedState<[String]>([])
         func withLock<T>(_ body: (inout [String]) -> T) -> T { paths.withLock { body(&$0) } }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Testing
 
 @testable import TelemetryGateway
@@ -28,10 +29,11 @@ struct HandoffQueueTests {
         let queue = HandoffQueue<Int>(capacity: 2)
         #expect(queue.push(1, maxWait: 1) == .accepted(waited: 0))
         #expect(queue.push(2, maxWait: 1) == .accepted(waited: 0))
-        let outcome = LockedBox<HandoffQueue<Int>.PushOutcome?>(nil)
+        let outcome = LockedState<HandoffQueue<Int>.PushOutcome?>(nil)
         let pushed = DispatchSemaphore(value: 0)
         Thread {
-            outcome.set(queue.push(3, maxWait: 30))
+            let result = queue.push(3, maxWait: 30)
+            outcome.withLock { $0 = result }
             pushed.signal()
         }.start()
         // The producer cannot finish while the queue is full...
@@ -39,8 +41,9 @@ struct HandoffQueueTests {
         // ...and finishes as soon as the consumer takes the batch.
         #expect(await queue.next() == [1, 2])
         pushed.wait()
-        guard case .accepted(let waited) = outcome.get() else {
-            Issue.record("expected accepted, got \(String(describing: outcome.get()))")
+        let result = outcome.withLock { $0 }
+        guard case .accepted(let waited) = result else {
+            Issue.record("expected accepted, got \(String(describing: result))")
             return
         }
         #expect(waited > 0)
@@ -72,13 +75,4 @@ struct HandoffQueueTests {
         #expect(await queue.next() == [1, 99])
         #expect(await queue.next() == nil)
     }
-}
-
-/// A tiny lock-protected box for handing a value out of a thread in tests.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func get() -> Value { lock.withLock { value } }
 }

@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import Logging
-import Synchronization
 import Testing
 
 @testable import TelemetryGateway
@@ -8,7 +8,7 @@ import Testing
 /// `logging.format: json`: one JSON object per line.
 @Suite struct JSONLogHandlerTests {
     final class Lines: Sendable {
-        let bytes = Mutex<[UInt8]>([])
+        let bytes = LockedState<[UInt8]>([])
         var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
     }
 

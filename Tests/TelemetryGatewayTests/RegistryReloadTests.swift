@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import TelemetryCore
 import Testing
@@ -169,11 +170,10 @@ struct RegistryReloadTests {
 
 /// Collects log entries for assertions.
 struct RecordingLogHandler: LogHandler {
-    final class Recorder: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: [(level: Logger.Level, message: String)] = []
-        var entries: [(level: Logger.Level, message: String)] { lock.withLock { stored } }
-        func append(_ level: Logger.Level, _ message: String) { lock.withLock { stored.append((level, message)) } }
+    final class Recorder: Sendable {
+        private let stored = LockedState<[(level: Logger.Level, message: String)]>([])
+        var entries: [(level: Logger.Level, message: String)] { stored.withLock { $0 } }
+        func append(_ level: Logger.Level, _ message: String) { stored.withLock { $0.append((level, message)) } }
     }
 
     let recorder: Recorder

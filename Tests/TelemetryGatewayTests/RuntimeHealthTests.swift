@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import MQTTTransport
-import Synchronization
 import Testing
 
 @testable import TelemetryGateway
@@ -8,7 +8,7 @@ import Testing
 /// Liveness and readiness decisions, on a clock the test moves.
 @Suite struct RuntimeHealthTests {
     final class TestClock: Sendable {
-        let time = Mutex(100.0)
+        let time = LockedState(100.0)
         func advance(_ seconds: Double) { time.withLock { $0 += seconds } }
         var now: Double { time.withLock { $0 } }
     }
@@ -58,7 +58,7 @@ import Testing
     @Test("ready only while both connections are up and every queue is below its limit; the body says why")
     func readiness() throws {
         let health = RuntimeHealth(stallTimeout: 30)
-        let depth = Mutex(0)
+        let depth = LockedState(0)
         health.watchQueues { [HealthReport.QueueLoad(name: "worker-0", depth: depth.withLock { $0 }, capacity: 4)] }
         var report = health.readiness()
         #expect(!report.ok)

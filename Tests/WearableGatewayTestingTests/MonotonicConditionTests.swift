@@ -1,5 +1,5 @@
 import Foundation
-import MonotonicWait
+import Locking
 import Testing
 
 /// Timed waits of the condition the gateway's blocking hand-offs and the kit's waits use. (That

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import MQTTTransport
 
 /// Waits, with a deadline, for one of this instance's own announcements to come back from the

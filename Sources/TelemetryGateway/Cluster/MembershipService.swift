@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import MQTTTransport
 import ServiceLifecycle
@@ -62,22 +63,22 @@ struct MembershipService: Service {
         }
         client.start()
         let echoes = EchoWaiter()
-        let beat = Counter()
-        let live = LockedFlag()
+        let beat = LockedState(0)
+        let live = LockedState(false)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in events {
                     switch event {
                     case .echo(let number): echoes.arrived(number)
                     case .statusOffline:
-                        guard live.value else { continue }
+                        guard live.withLock({ $0 }) else { continue }
                         try? await connection.send(status.message(online: true, reason: nil, date: now))
                         logger.info("cluster: an instance left; \(status.topic) is online again")
                     case .willFired:
                         // After a reconnect the resubscription shows the will the broker published
                         // while we were away: the others own our devices now. Own nothing until
                         // joined again, with a warm-up (the heartbeat loop does it).
-                        guard live.value else { continue }
+                        guard live.withLock({ $0 }) else { continue }
                         cluster.view.willFired(at: now)
                     }
                 }
@@ -85,7 +86,7 @@ struct MembershipService: Service {
             group.addTask { await publishReplicas(client) }
             try? await cancelWhenGracefulShutdown {
                 try await join(client, echoes: echoes, beat: beat)
-                live.set(true)
+                live.withLock { $0 = true }
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(configuration.cluster.heartbeatInterval))
                     // Checked before announcing: after a freeze, this beat's echo must not be the
@@ -101,7 +102,7 @@ struct MembershipService: Service {
                     }
                 }
             }
-            live.set(false)
+            live.withLock { $0 = false }
             await leave(client, echoes: echoes, beat: beat)
             cluster.finishReplicas()
             sink.finish()
@@ -113,7 +114,7 @@ struct MembershipService: Service {
     }
 
     /// Steps 1 and 2: membership known, subscriber subscribed, this instance online.
-    private func join(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async throws {
+    private func join(_ client: MQTTClient, echoes: EchoWaiter, beat: LockedState<Int>) async throws {
         let logger = logger
         let filters = [cluster.instancesFilter, status.topic, status.scheme.clusterContextFilter]
         while true {
@@ -141,14 +142,14 @@ struct MembershipService: Service {
     /// After a lapse (frozen for `cluster.expiry`, or the broker published the will): the others
     /// took this instance's devices over. Announce `online` again and take devices back only after
     /// the warm-up from that announcement's date, as a newcomer does.
-    private func rejoin(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async throws {
+    private func rejoin(_ client: MQTTClient, echoes: EchoWaiter, beat: LockedState<Int>) async throws {
         logger.warning("cluster: this instance's own announcements did not come back for cluster.expiry (frozen?) or its will was published: the others took its devices over; owning nothing until joined again")
         try await announceOnline(client, echoes: echoes, beat: beat)
         logger.notice("cluster: joined again; taking devices over after the warm-up")
     }
 
     /// Announces `online` until the announcement comes back, then counts this instance in.
-    private func announceOnline(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async throws {
+    private func announceOnline(_ client: MQTTClient, echoes: EchoWaiter, beat: LockedState<Int>) async throws {
         while true {
             try Task.checkCancellation()
             let number = beat.next()
@@ -163,7 +164,7 @@ struct MembershipService: Service {
     }
 
     /// Step 4: drain (the next owners warm up while this instance still publishes), then leave.
-    private func leave(_ client: MQTTClient, echoes: EchoWaiter, beat: Counter) async {
+    private func leave(_ client: MQTTClient, echoes: EchoWaiter, beat: LockedState<Int>) async {
         let warmup = configuration.cluster.handoverWarmup
         if warmup > 0, cluster.mode == .partitioned, cluster.view.owners.contains(cluster.instance), cluster.view.owners.count > 1 {
             let date = now
@@ -228,15 +229,7 @@ struct MembershipService: Service {
     }
 }
 
-/// Announcement numbers of this run, counted up.
-private final class Counter: Sendable {
-    private let value = LockedState(0)
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
-}
-
-/// A flag shared between tasks.
-private final class LockedFlag: Sendable {
-    private let flag = LockedState(false)
-    var value: Bool { flag.withLock { $0 } }
-    func set(_ value: Bool) { flag.withLock { $0 = value } }
+extension LockedState<Int> {
+    /// The next announcement number of this run (the box counts them up from 0).
+    fileprivate func next() -> Int { withLock { $0 += 1; return $0 } }
 }

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Locking
 import MQTTTransport
 import TelemetryCore
 

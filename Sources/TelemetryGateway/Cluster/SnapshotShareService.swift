@@ -1,6 +1,7 @@
 import CoreMetrics
 import Dispatch
 import Foundation
+import Locking
 import Logging
 import MQTTTransport
 import ServiceLifecycle

@@ -4,11 +4,17 @@ extension DerivationConfiguration {
     /// `session.endGrace` and the `derivation.*` keys of every deriver. Each is checked by the
     /// derivers' own check (``DerivationConfiguration/configurationIssue``, the code that also
     /// guards programmatic use), whose problem is reported under the key it names.
-    static let keys: [ConfigurationKey] = ownKeys.map { key in
+    /// A problem naming a key that is not in the table is not dropped: the first key reports it
+    /// with the name the check gave.
+    static let keys: [ConfigurationKey] = ownKeys.enumerated().map { index, key in
         key.checked { configuration in
-            configuration.derivation.configurationIssue.flatMap { $0.key == key.path ? $0.message : nil }
+            guard let issue = configuration.derivation.configurationIssue else { return nil }
+            if issue.key == key.path { return issue.message }
+            return index == 0 && !ownPaths.contains(issue.key) ? "\(issue.key): \(issue.message)" : nil
         }
     }
+
+    private static let ownPaths = Set(ownKeys.map(\.path))
 
     private static let ownKeys: [ConfigurationKey] =
         [sessionEndGraceKey] + SubmersionConfiguration.keys + SwingConfiguration.keys + TremorConfiguration.keys + RunConfiguration.keys

@@ -1,5 +1,5 @@
 import Foundation
-import MonotonicWait
+import Locking
 
 /// The bounded hand-off between libmosquitto's network thread (one producer) and one worker
 /// task (the consumer).

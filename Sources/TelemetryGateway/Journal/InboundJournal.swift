@@ -1,5 +1,5 @@
 import Foundation
-import MonotonicWait
+import Locking
 
 #if canImport(Glibc)
 import Glibc

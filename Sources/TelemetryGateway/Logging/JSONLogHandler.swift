@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import Logging
-import Synchronization
 import TelemetryCore
 
 /// A swift-log handler that writes one JSON object per line (`logging.format: json`):
@@ -10,11 +10,11 @@ import TelemetryCore
 public struct JSONLogHandler: LogHandler {
     /// Where the lines go; one lock keeps concurrent lines whole.
     public final class Output: Sendable {
-        private let write: Mutex<@Sendable ([UInt8]) -> Void>
+        private let write: LockedState<@Sendable ([UInt8]) -> Void>
 
         /// Lines go to `write`, one call per line including its newline.
         public init(_ write: @escaping @Sendable ([UInt8]) -> Void) {
-            self.write = Mutex(write)
+            self.write = LockedState(write)
         }
 
         /// Standard error, unbuffered.

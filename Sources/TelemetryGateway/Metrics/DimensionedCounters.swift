@@ -1,4 +1,5 @@
 import CoreMetrics
+import Locking
 import MQTTTransport
 
 /// Counters of one label whose dimension values are only known at run time (an error code, a

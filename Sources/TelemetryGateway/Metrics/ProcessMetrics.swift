@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import Locking
 import MQTTTransport
 import TelemetryCore
 

@@ -1,5 +1,5 @@
 import CoreMetrics
-import Synchronization
+import Locking
 import TelemetryCore
 
 /// The fleet as the gateway's own outbound events describe it, for the fleet page: per
@@ -34,7 +34,7 @@ public final class FleetView: Sendable {
         var closed = false
     }
 
-    private let state: Mutex<State>
+    private let state: LockedState<State>
     private let subscriberBuffer: Int
     private let maxLiveClients: Int
     private let dropped: (history: Counter, events: Counter, devices: Counter)
@@ -56,7 +56,7 @@ public final class FleetView: Sendable {
     ) {
         self.subscriberBuffer = subscriberBuffer
         self.maxLiveClients = max(1, maxLiveClients)
-        state = Mutex(State(store: FleetStore(maxDevices: maxDevices, historyLimit: historyLimit, maxBytes: maxBytes)))
+        state = LockedState(State(store: FleetStore(maxDevices: maxDevices, historyLimit: historyLimit, maxBytes: maxBytes)))
         func droppedCounter(_ what: String) -> Counter {
             Counter(label: "gateway_fleet_view_dropped_total", dimensions: [("what", what)], factory: metricsFactory)
         }

@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import MQTTTransport
-import Synchronization
 
 /// What `/healthz` and `/readyz` report, fed by the running gateway.
 ///
@@ -24,7 +24,7 @@ public final class RuntimeHealth: Sendable {
         var stores: [String: HealthReport.StoreHealth] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
     private let stallTimeout: Double
     private let now: @Sendable () -> Double
 

@@ -1,3 +1,4 @@
+import Locking
 import MQTTTransport
 
 /// The publish budget of recorder answers: at most `limit` answer messages handed to the shared

@@ -4,7 +4,7 @@ import Logging
 import MQTTTransport
 import ServiceLifecycle
 import TelemetryCore
-import MonotonicWait
+import Locking
 
 /// A bound, in bytes, on what all the hand-off queues hold together (`pipeline.maxBufferedBytes`).
 ///

@@ -1,14 +1,13 @@
 import CoreMetrics
 import Foundation
+import Locking
 import Logging
 import MQTTTransport
-import MonotonicWait
 import ServiceLifecycle
 import TelemetryCore
 
 #if canImport(Glibc)
 import Glibc
-import MonotonicWait
 #endif
 
 /// The time budget of a graceful shutdown: it starts when the subscriber stops, the workers

@@ -1,4 +1,4 @@
-import MQTTTransport
+import Locking
 
 /// A ``GatewayClock`` a test sets: both clocks stand still until ``advance(by:)`` moves them, so
 /// a test of time-dependent behaviour (a grace period, a window) states the time it means

@@ -1,6 +1,6 @@
 import BrokerTestSupport
 import Foundation
-import MonotonicWait
+import Locking
 
 #if canImport(Glibc)
 import Glibc

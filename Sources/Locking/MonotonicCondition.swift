@@ -14,6 +14,8 @@ import Musl
 /// (a paused virtual machine) does not count.
 ///
 /// Use it like `NSCondition`: lock, check the condition, wait while it does not hold, unlock.
+/// It is for a thread that must block until the state changes (a wait, not a lock): state that
+/// no thread waits on lives in ``LockedState``.
 public final class MonotonicCondition: @unchecked Sendable {
     // Heap storage: pthread objects must not move, and a Swift stored property may.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>

@@ -4,10 +4,15 @@ import Glibc
 import Darwin
 #endif
 
-/// A value guarded by a pthread mutex.
+/// A value guarded by a lock: the package's one way to share mutable state between threads and
+/// tasks (libmosquitto's loop thread, Swift tasks, Dispatch queues).
 ///
-/// The transport shares state between libmosquitto's loop thread and Swift tasks. A pthread
-/// mutex (rather than `Synchronization.Mutex`) keeps ThreadSanitizer able to see the
+/// Keep the closures short and free of I/O and `await`: compute what to do under the lock and
+/// act after it (house style). A class, so escaping closures and several owners can capture the
+/// same box. A thread that must block until the state changes uses ``MonotonicCondition``
+/// instead, which is a wait, not a lock.
+///
+/// A pthread mutex (rather than `Synchronization.Mutex`) keeps ThreadSanitizer able to see the
 /// synchronisation on Linux.
 package final class LockedState<Value>: @unchecked Sendable {
     private var value: Value
