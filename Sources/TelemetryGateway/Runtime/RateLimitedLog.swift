@@ -1,7 +1,5 @@
 import Foundation
 import Locking
-import Logging
-import MQTTTransport
 import TelemetryCore
 
 /// Lets a warning through at most once per interval, so an overload logs, not floods.

@@ -1,6 +1,5 @@
 import CoreMetrics
 import Foundation
-import Logging
 import MQTTTransport
 import TelemetryCore
 

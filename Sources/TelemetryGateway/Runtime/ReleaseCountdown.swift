@@ -1,5 +1,3 @@
-import CoreMetrics
-import Foundation
 import Locking
 import MQTTTransport
 import TelemetryCore

@@ -1,6 +1,5 @@
 import Foundation
 import Locking
-import Logging
 import MQTTTransport
 import TelemetryCore
 

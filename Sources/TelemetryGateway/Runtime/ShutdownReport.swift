@@ -1,4 +1,3 @@
-import CoreMetrics
 import Locking
 import MQTTTransport
 import TelemetryCore

@@ -1,7 +1,4 @@
-import CoreMetrics
 import Foundation
-import Logging
-import MQTTTransport
 import TelemetryCore
 
 /// What a shard worker receives: frames from the subscriber, and clock ticks that let the pure
