@@ -1,4 +1,3 @@
-import Foundation
 import TelemetryCore
 
 /// What a shard worker receives: frames from the subscriber, and clock ticks that let the pure
