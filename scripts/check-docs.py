@@ -20,6 +20,11 @@ are not Markdown and are left alone) for names in backticks that must exist in t
   `WG_PACKAGES` in scripts/lib.sh (what the scripts install);
 - the key table of docs/configuration.md: exactly what `wearable-gateway config-keys` prints
   (`--write-key-table` replaces it with that output);
+- type names in docs/architecture.md and README.md (`GatewayParts`, `TopicScheme.Leaf`,
+  `Double.rounded(toPlaces:)`): every capitalised component must be a type declared or extended
+  in Sources/ or Tests/ (or a target of Package.swift), and every lower-case member after a type
+  must be spelled there, so the map cannot name a type that was renamed or removed; the few
+  names of other libraries the map mentions are listed in `FOREIGN_TYPES`;
 - the Grafana dashboards (config/grafana/*.json) and the Prometheus rules (config/prometheus/*.yml):
   every metric their queries select must be one the gateway registers (a `label: "..."` literal
   of a metric under Sources/; Prometheus' own `up` aside), so a renamed metric cannot leave an
@@ -38,6 +43,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 KEY_SECTIONS = ("registry", "capabilities", "mqtt", "topics", "pipeline", "journal", "retained", "state", "metrics",
                 "http", "logging", "recorder", "derivation", "session", "cluster", "deadLetter", "deadLetters", "store", "tls")
 METRIC_PREFIXES = ("gateway_", "mqtt_", "wearable_gateway_", "recorder_")
+# Documents whose backticked type names must exist in the code, and the names they may mention
+# that belong to other libraries (swift-service-lifecycle, the standard library, Foundation, C).
+TYPE_CHECKED = ("docs/architecture.md", "README.md")
+FOREIGN_TYPES = {"Service", "ServiceGroup", "Synchronization", "Mutex", "NSLock", "DispatchQueue", "NDEBUG"}
 
 
 def run(args):
@@ -83,6 +92,27 @@ def check_queries(sources):
                 base = re.sub(r"_(bucket|sum|count)$", "", metric)
                 if metric not in registered and base not in registered:
                     findings.append(f"{path.relative_to(ROOT)}:{number}: metric `{metric}` is not registered under Sources/")
+    return findings
+
+
+def check_type_names(code):
+    """Findings for backticked type names in `TYPE_CHECKED` that `code` (Swift sources) does not declare."""
+    types = set(re.findall(r"\b(?:struct|class|enum|protocol|actor|typealias|extension)\s+([A-Z][A-Za-z0-9_]*)", code))
+    targets = set(re.findall(r'name:\s*"([A-Za-z]+)"', (ROOT / "Package.swift").read_text()))
+    findings = []
+    for name in TYPE_CHECKED:
+        for number, line in enumerate((ROOT / name).read_text().splitlines(), start=1):
+            for token in re.findall(r"`([^`]+)`", line):
+                match = re.fullmatch(r"([A-Z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*)(?:\(.*\))?", token.strip())
+                if not match or match.group(1) in targets or token.endswith((".swift", ".md", ".hpp", ".resolved")):
+                    continue
+                for part in match.group(1).split("."):
+                    if part in FOREIGN_TYPES:
+                        continue
+                    if part[0].isupper() and part not in types:
+                        findings.append(f"{name}:{number}: `{token}` names no type declared in Sources/ or Tests/ ({part})")
+                    elif part[0].islower() and not re.search(rf"\b{part}\b", code):
+                        findings.append(f"{name}:{number}: `{token}`: {part} is spelled nowhere in Sources/ or Tests/")
     return findings
 
 
@@ -155,6 +185,7 @@ def main():
             if not re.search(rf"(?<![\w-]){re.escape(package)}(?![\w-])", text):
                 findings.append(f"{document.relative_to(ROOT)}: the Debian package list lacks {package} (WG_PACKAGES in scripts/lib.sh)")
     findings += check_queries(sources)
+    findings += check_type_names("\n".join(p.read_text(errors="replace") for d in ("Sources", "Tests") for p in (ROOT / d).rglob("*.swift")))
     for finding in findings:
         print(finding)
     print(f"docs check: {len(findings)} findings in {len(markdown)} Markdown files "

@@ -479,9 +479,14 @@ final class ClientCore: Sendable {
         } else {
             payload = []
         }
-        let received = MQTTMessage(
-            topic: topic, payload: payload, qos: MQTTQoS(rawValue: Int(raw.qos)) ?? .atMostOnce, retain: raw.retain,
-            properties: PropertyList.read(properties))
+        // libmosquitto calls us only for a PUBLISH whose QoS it handles (0, 1 or 2: the two QoS
+        // bits of the fixed header; 3 is a protocol error that drops the connection before any
+        // callback) or for the release of a stored QoS 2 one. Another value means its memory is
+        // not what we read, and guessing a QoS would hide that: stop.
+        guard let qos = MQTTQoS(rawValue: Int(raw.qos)) else {
+            preconditionFailure("libmosquitto handed over a message on \(topic) with QoS \(raw.qos), which MQTT does not have")
+        }
+        let received = MQTTMessage(topic: topic, payload: payload, qos: qos, retain: raw.retain, properties: PropertyList.read(properties))
         state.withLock { $0.statistics.messagesReceived += 1 }
         onMessage?(received)
     }

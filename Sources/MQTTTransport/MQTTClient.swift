@@ -1,5 +1,4 @@
 internal import CMosquitto
-import Foundation
 import Logging
 
 /// One MQTT 5 connection through libmosquitto, with an async API.

@@ -32,11 +32,12 @@ struct ContractCheckCommand: ParsableCommand {
         let decoder = JSONDecoder()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let scheme = TopicScheme()
         while let line = readLine(strippingNewline: true) {
             guard !line.isEmpty else { continue }
             let query = try decoder.decode(Query.self, from: Data(line.utf8))
             var processor = FrameProcessor()
-            let frame = InboundFrame(topic: "wearables/contract-check/\(query.stream)", payload: Array(query.payload.utf8), receivedAt: 1_767_225_600)
+            let frame = InboundFrame(topic: scheme.inboundTopic(rawDevice: "contract-check", path: query.stream), payload: Array(query.payload.utf8), receivedAt: 1_767_225_600)
             let result = processor.process(frame)
             let verdict: Verdict
             switch result.outcome {

@@ -1,4 +1,3 @@
-import Foundation
 import TelemetryCore
 import TelemetryGateway
 import TelemetrySimulation

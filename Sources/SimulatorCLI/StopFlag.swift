@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Locking
 
 #if canImport(Glibc)

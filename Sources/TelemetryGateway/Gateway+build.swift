@@ -8,14 +8,14 @@ import UnixSignals
 /// Builds the gateway's service group; the executable and the tests both call this, so what
 /// is tested is what runs.
 ///
-/// Services start in this order and stop in the reverse one (swift-service-lifecycle):
-/// publisher, (partitioned mode) snapshot sharing, metrics, journal sync, recorder pruning,
-/// device-state pruning, shard workers, ticker, policy reload, subscriber, and in clustered
-/// modes the membership
-/// (docs/scale-out.md). So at SIGTERM the subscriber stops receiving first, the workers drain what is
-/// queued (bounded by `pipeline.drainTimeout`), the final metrics go out, the journal is synced,
-/// and the publisher says offline and waits for its acknowledgements (the whole shutdown is
-/// bounded by twice the drain timeout).
+/// Services start in this order and stop in the reverse one (swift-service-lifecycle): journal
+/// release, publisher, (partitioned mode) snapshot sharing, the HTTP servers, metrics, round-trip
+/// probe, journal sync, recorder pruning, device-state pruning, shard workers, ticker, policy
+/// reload, subscriber, and in clustered modes the membership (docs/scale-out.md). So at SIGTERM
+/// the subscriber stops receiving first, the workers drain what is queued (bounded by
+/// `pipeline.drainTimeout`), the final metrics go out, the journal is synced, the publisher says
+/// offline and waits for its acknowledgements (the whole shutdown is bounded by twice the drain
+/// timeout), and the journal's file is let go last.
 /// - Parameters:
 ///   - configuration: a validated configuration.
 ///   - logger: the root logger.

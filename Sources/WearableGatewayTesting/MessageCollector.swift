@@ -1,4 +1,3 @@
-import Foundation
 import MQTTTransport
 
 /// Collects received messages and lets a test wait for a condition on them, woken by each

@@ -1,5 +1,4 @@
 import BrokerTestSupport
-import Foundation
 import MQTTTransport
 import Testing
 

@@ -296,7 +296,7 @@ import Testing
             payload: Array(#"{"code":"\#(code.rawValue)","topic":"\#(topic)","detail":"\#(detail)","count":1,"date":1000,"firstDate":1000,"eventId":"\#(eventID)"}"#.utf8),
             qos: .atLeastOnce,
             retain: false
-        )
+        ).on(.errors)
         #expect(result.messages == [expected])
     }
 

@@ -1,4 +1,3 @@
-import Foundation
 import TelemetryCore
 import TelemetrySimulation
 import Testing

@@ -30,7 +30,7 @@ struct DeviceStateKeeperTests {
         for device in devices {
             _ = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), receivedAt: 1_000))
         }
-        let shadows = ShadowDevices(outboundRoot: "gateway")
+        let shadows = ShadowDevices()
         // Snapshot writes are due every state.snapshotInterval (0.5 s) of the monotonic clock.
         let start = SuspendingClock.now
 

@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import Prometheus
 import Testing
 

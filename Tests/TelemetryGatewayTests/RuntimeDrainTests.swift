@@ -37,12 +37,11 @@ struct RuntimeDrainTests {
     /// Runs a gateway on `broker` until `body` returns, then shuts it down gracefully.
     static func run(
         _ configuration: GatewayConfiguration, on broker: ScriptedBroker, report: ShutdownReport = ShutdownReport(),
-        whileStopping: () async throws -> Void = {}, _ body: () async throws -> Void
+        log: ServiceShutdownLog = ServiceShutdownLog(), whileStopping: () async throws -> Void = {}, _ body: () async throws -> Void
     ) async throws {
         try FileManager.default.createDirectory(
             atPath: (configuration.journal.path! as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        var logger = Logger(label: "runtime-test")
-        logger.logLevel = .error
+        let logger = log.logger(label: "runtime-test", level: .error)
         let registry = PrometheusCollectorRegistry()
         let policy = try AccessPolicyLoader.load(configuration.accessPolicyFiles).policy
         let group = try buildGateway(
@@ -67,17 +66,21 @@ struct RuntimeDrainTests {
     @Test("shutdown: receiving stops first, every queued frame is processed and published, then the final metrics, then offline, flush, disconnect")
     func drainOrder() async throws {
         let broker = ScriptedBroker(acknowledgeAtOnce: true)
+        let log = ServiceShutdownLog()
         let path = Self.journalPath()
-        // The broker stops taking publishes, so the frames are still queued when the shutdown
-        // begins; it takes them again once the subscriber has stopped: the workers drain then.
+        // The broker stops taking the devices' outputs, so the frames are still queued when the
+        // shutdown begins; it takes them again only once the group turns to the workers' shutdown.
+        // So whatever stops before the workers (the subscriber, and the metrics if they were
+        // listed after the workers) has stopped before the first output: a final metrics
+        // publish that does not wait for the drain comes before it, every time.
         try await Self.run(
-            Self.configuration(journal: path), on: broker,
+            Self.configuration(journal: path), on: broker, log: log,
             whileStopping: {
-                await broker.wait { $0.contains(.subscriberShutDown) }
+                await log.waitForShutdown(of: "ShardWorkerService")
                 broker.releaseSends()
             }
         ) {
-            broker.holdSends()
+            broker.holdSends { $0.hasSuffix("/connection") }
             for device in Self.devices { #expect(broker.deliver(Self.status(of: device))) }
         }
         let timeline = broker.timeline

@@ -1,4 +1,3 @@
-import CoreMetrics
 import Testing
 
 @testable import TelemetryCore

@@ -40,7 +40,7 @@ import TelemetrySimulation
 
         var a = FrameProcessor(configuration: .init(accessPolicy: policy))
         var b = FrameProcessor(configuration: .init(accessPolicy: policy))
-        var shadows = ShadowDevices(outboundRoot: "gateway")
+        var shadows = ShadowDevices()
         var messages: [OutboundMessage] = []
         var replayed = 0
         var nextTick = start + 0.5

@@ -19,6 +19,17 @@ public struct OutboundMessage: Sendable, Equatable, Codable {
     /// The leaf it is published on, when it is one of ``TopicScheme/Leaf``: its family feeds the
     /// latency histogram and the fleet page without parsing the topic.
     public var leaf: TopicScheme.Leaf?
+    /// The gateway topic it is published on, when it was made for one (``TopicScheme/GatewayTopic``).
+    /// Not encoded: snapshots keep only device messages, whose ``leaf`` says what they are.
+    public var gatewayTopic: TopicScheme.GatewayTopic?
+
+    /// Whether the message reports rejected input: on a device's `errors` leaf or on the
+    /// gateway's `errors` topic (`gateway_error_events_total` counts these).
+    public var reportsError: Bool { leaf == .errors || gatewayTopic == .errors }
+
+    private enum CodingKeys: String, CodingKey {
+        case topic, payload, qos, retain, contentType, messageExpiryInterval, userProperties, device, leaf
+    }
 
     /// Creates a message.
     /// - Parameters:
@@ -80,6 +91,7 @@ public struct OutboundMessage: Sendable, Equatable, Codable {
         self.init(
             topic: scheme.topic(topic), payload: payload, qos: topic.qos, retain: topic.retain, contentType: contentType,
             userProperties: userProperties)
+        gatewayTopic = topic
     }
 
     /// The payload as text (invalid UTF-8 is repaired), for logs and tests.

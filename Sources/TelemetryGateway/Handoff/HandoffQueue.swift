@@ -1,4 +1,3 @@
-import Foundation
 import Locking
 
 /// The bounded hand-off between libmosquitto's network thread (one producer) and one worker

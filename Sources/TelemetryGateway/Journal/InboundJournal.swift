@@ -425,8 +425,11 @@ final class InboundJournal: @unchecked Sendable {
     /// task of the process.
     func syncOffPool() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Self.syncQueue.async {
-                self.sync()
+            // Weak: the caller keeps the journal alive until it is resumed, and a block holding it
+            // would let go only once the queue frees the block, after the caller may have let go:
+            // the file would stay open (and locked) for a moment nobody can wait for.
+            Self.syncQueue.async { [weak self] in
+                self?.sync()
                 continuation.resume()
             }
         }

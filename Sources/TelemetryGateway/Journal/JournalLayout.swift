@@ -1,5 +1,4 @@
 import CXXHash
-import Foundation
 /// The on-disk format of the inbound journal (version 2), in one place.
 ///
 /// ```

@@ -1,4 +1,3 @@
-import Foundation
 /// A message as the subscriber received it, kept in the ``InboundJournal`` until everything it
 /// produced has been acknowledged by the broker.
 struct JournalRecord: Sendable, Equatable {

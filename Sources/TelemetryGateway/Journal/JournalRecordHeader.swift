@@ -1,4 +1,3 @@
-import Foundation
 /// The fixed 48-byte header of a journal record (see ``JournalLayout``).
 struct JournalRecordHeader: Equatable {
     var state: UInt8

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Reads a journal ring after a start: walks the records of the current lap from the stored
 /// tail on, in sequence order, until the lap ends.

@@ -1,6 +1,5 @@
 import CoreMetrics
 import Locking
-import MQTTTransport
 
 /// Counters of one label whose dimension values are only known at run time (an error code, a
 /// query outcome), created on first use and cached so each series is registered once.

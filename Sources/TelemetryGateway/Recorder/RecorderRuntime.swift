@@ -1,5 +1,4 @@
 import CoreMetrics
-import Foundation
 import Locking
 import Logging
 import MQTTTransport
@@ -30,11 +29,11 @@ final class RecorderRuntime: Sendable {
     /// Refusals waiting to be published at most; a flood beyond it is only counted (`dropped`).
     static let refusalCapacity = 1024
 
-    /// Opens the store named by the configuration. A file that cannot be opened is logged and
-    /// leaves the gateway running without a store (frames are still checked and derived from).
     /// Where pruning reads the time.
     private let clock: any GatewayClock
 
+    /// Opens the store named by the configuration. A file that cannot be opened is logged and
+    /// leaves the gateway running without a store (frames are still checked and derived from).
     init(configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock = SystemGatewayClock()) {
         self.clock = clock
         self.configuration = configuration.recorder
@@ -189,8 +188,9 @@ final class RecorderRuntime: Sendable {
     /// refusal as the error answer, without reading the store.
     /// - Parameters:
     ///   - request: the request as received.
-    ///   - send: publishes one message (the gateway's publisher).
-    func answer(_ request: RecorderRequest, send: (MQTTMessage) async throws -> Void) async {
+    ///   - send: publishes one message (the gateway's publisher); `reportsError` is true for the
+    ///     error event of a query that is not answered.
+    func answer(_ request: RecorderRequest, send: (_ message: MQTTMessage, _ reportsError: Bool) async throws -> Void) async {
         let responseTopic: String
         switch RecorderReplyCheck.check(requester: request.requester, responseTopic: request.responseTopic, scheme: scheme) {
         case .success(let topic):
@@ -203,7 +203,7 @@ final class RecorderRuntime: Sendable {
             let event = RecorderReplyCheck.errorEvent(
                 rejection, device: request.device, requester: request.requester, date: request.receivedAt, scheme: scheme)
             do {
-                try await send(event.mqttMessage)
+                try await send(event.mqttMessage, event.reportsError)
             } catch {
                 logger.error("could not publish \(event.topic): \(error)")
             }
@@ -212,7 +212,7 @@ final class RecorderRuntime: Sendable {
         func reply(_ payload: [UInt8], chunk: Int?) async throws {
             var properties = MQTTProperties(contentType: "application/json", correlationData: request.correlationData)
             if let chunk { properties.userProperties = [.init(name: "chunk", value: String(chunk))] }
-            try await send(MQTTMessage(.response(responseTopic), in: scheme, payload: payload, properties: properties))
+            try await send(MQTTMessage(.response(responseTopic), in: scheme, payload: payload, properties: properties), false)
         }
         do {
             if let refusal = request.refusal {

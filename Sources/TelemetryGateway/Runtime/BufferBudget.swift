@@ -1,8 +1,4 @@
-import CoreMetrics
-import Foundation
-import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 import Locking
 

@@ -4,7 +4,6 @@ import Logging
 import MQTTTransport
 import Prometheus
 import RecorderStore
-import ServiceLifecycle
 import TelemetryCore
 
 /// The parts one gateway run is made of: connections, queues, journal, recorder, metrics.
@@ -63,7 +62,7 @@ struct GatewayParts: Sendable {
         self.accessPolicy = accessPolicy
         self.shutdownReport = shutdownReport
         startedAt = clock.wallTime()
-        scheme = TopicScheme(inboundRoot: configuration.topics.inboundRoot, outboundRoot: configuration.topics.outboundRoot)
+        scheme = configuration.topics.scheme
         let shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : ProcessInfo.processInfo.activeProcessorCount
         let metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
         self.metrics = metrics

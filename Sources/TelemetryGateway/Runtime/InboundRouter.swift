@@ -1,8 +1,6 @@
 import CoreMetrics
-import Foundation
 import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// The subscriber's message handler. Runs on libmosquitto's network thread: parses the topic

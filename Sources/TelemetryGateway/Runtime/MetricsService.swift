@@ -1,5 +1,4 @@
 import CoreMetrics
-import Foundation
 import Locking
 import Logging
 import MQTTTransport

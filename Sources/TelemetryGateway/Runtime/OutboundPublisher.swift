@@ -1,8 +1,6 @@
 import CoreMetrics
-import Foundation
 import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// Publishes what the workers derive on the publisher connection: remembers retained state
@@ -36,7 +34,7 @@ final class OutboundPublisher: Sendable {
             retained.record(message)
             if await send(message, countdown: countdown) {
                 metrics.published.increment()
-                if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }
+                if message.reportsError { metrics.errorEvents.increment() }
                 operations.published(message)  // feeds the fleet page
             }
         }

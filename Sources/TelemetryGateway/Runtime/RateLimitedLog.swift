@@ -1,9 +1,5 @@
-import CoreMetrics
 import Foundation
 import Locking
-import Logging
-import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// Lets a warning through at most once per interval, so an overload logs, not floods.

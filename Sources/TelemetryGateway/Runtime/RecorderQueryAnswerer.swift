@@ -1,8 +1,5 @@
 import CoreMetrics
-import Foundation
-import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// Answers recorder queries one after the other until the query queue is closed and empty, and
@@ -41,15 +38,16 @@ struct RecorderQueryAnswerer: Sendable {
         }
     }
 
-    /// Publishes one answer message through the budget and counts it.
-    private func sender() -> @Sendable (MQTTMessage) async throws -> Void {
+    /// Publishes one answer message through the budget and counts it (an error event of a
+    /// rejected query also as an error event).
+    private func sender() -> @Sendable (_ message: MQTTMessage, _ reportsError: Bool) async throws -> Void {
         let client = connection
         let metrics = metrics
         let budget = recorder.answerBudget
-        return { message in
+        return { message, reportsError in
             try await budget.send(message, on: client)
             metrics.published.increment()
-            if message.topic.hasSuffix("/errors") { metrics.errorEvents.increment() }  // a rejected query's event
+            if reportsError { metrics.errorEvents.increment() }
         }
     }
 }

@@ -1,9 +1,5 @@
-import CoreMetrics
-import Foundation
 import Locking
-import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// Calls `onDone` once every part it waits for has finished well: the publishes of one frame's

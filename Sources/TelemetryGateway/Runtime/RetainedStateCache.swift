@@ -1,9 +1,6 @@
 import CoreMetrics
-import Foundation
 import Locking
-import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// The latest retained message of every topic the gateway publishes retained (availability,

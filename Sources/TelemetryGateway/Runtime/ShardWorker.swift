@@ -1,8 +1,6 @@
 import CoreMetrics
-import Foundation
 import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// One shard's processing loop: takes its queue's frames in arrival order, runs them through the
@@ -56,7 +54,7 @@ struct ShardWorker {
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = dependencies.recorder.makeSchedule()
         // Partitioned mode: devices processed for their state only (the next owner warming up).
-        var shadows = ShadowDevices(outboundRoot: dependencies.scheme.outboundRoot)
+        var shadows = ShadowDevices()
         let health = dependencies.operations.health
         while let batch = await queue.next() {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second

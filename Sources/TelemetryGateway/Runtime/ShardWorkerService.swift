@@ -1,5 +1,4 @@
 import CoreMetrics
-import Foundation
 import Logging
 import MQTTTransport
 import ServiceLifecycle

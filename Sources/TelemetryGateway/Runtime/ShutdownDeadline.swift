@@ -1,9 +1,6 @@
-import CoreMetrics
 import Foundation
 import Locking
-import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 #if canImport(Glibc)

@@ -1,9 +1,5 @@
-import CoreMetrics
-import Foundation
 import Locking
-import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// What a graceful shutdown managed, for the exit status: the executable exits 0 after a

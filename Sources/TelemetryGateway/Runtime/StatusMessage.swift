@@ -1,7 +1,4 @@
-import CoreMetrics
-import Logging
 import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// The retained `gateway/status` message: online while the gateway runs, offline after a

@@ -133,10 +133,12 @@ struct SubscriberService: Service {
         guard let records = journal?.takeRecovered(), !records.isEmpty else { return !deadline.hasStarted }
         logger.notice("replaying \(records.count) frames the journal kept from the previous run")
         let handedOn = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            let thread = Thread { [deadline] in
+            // Weak: the thread's closure is freed after it resumes us, and a router (and its
+            // journal) kept by it would stay alive for a moment nobody can wait for.
+            let thread = Thread { [weak router, deadline] in
                 var handedOn = 0
                 for (ticket, record) in records {
-                    guard !deadline.hasStarted else { break }
+                    guard !deadline.hasStarted, let router else { break }
                     router.replay(record, ticket: ticket)
                     handedOn += 1
                 }

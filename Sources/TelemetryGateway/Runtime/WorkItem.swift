@@ -1,8 +1,3 @@
-import CoreMetrics
-import Foundation
-import Logging
-import MQTTTransport
-import ServiceLifecycle
 import TelemetryCore
 
 /// What a shard worker receives: frames from the subscriber, and clock ticks that let the pure

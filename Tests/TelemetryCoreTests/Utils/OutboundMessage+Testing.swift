@@ -23,6 +23,14 @@ extension OutboundMessage {
         return message
     }
 
+    /// The message as published on one of the gateway's own topics (what the core's messages
+    /// name, so that an expected message spelled out by its topic compares equal).
+    func on(_ gatewayTopic: TopicScheme.GatewayTopic) -> OutboundMessage {
+        var message = self
+        message.gatewayTopic = gatewayTopic
+        return message
+    }
+
     /// The payload parsed with Foundation, independently of the gateway's own decoders.
     var jsonObject: [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]

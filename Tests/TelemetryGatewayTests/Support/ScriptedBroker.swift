@@ -1,5 +1,4 @@
 import Locking
-import Logging
 import MQTTTransport
 import TelemetryGateway
 
@@ -30,6 +29,8 @@ final class ScriptedBroker: Sendable {
         var publisherEvents: MQTTClient.EventHandler?
         /// Sends wait here while held (a broker that stopped reading).
         var held: [CheckedContinuation<Void, Never>]?
+        /// Which topics' sends are held while ``held`` is set.
+        var holds: @Sendable (String) -> Bool = { _ in true }
         var waiters: [(condition: @Sendable ([Step]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -80,9 +81,13 @@ final class ScriptedBroker: Sendable {
         for completion in completions { completion(.acknowledged) }
     }
 
-    /// From now on every send waits (as on a broker that stopped reading) until ``releaseSends()``.
-    func holdSends() {
-        state.withLock { if $0.held == nil { $0.held = [] } }
+    /// From now on every send on a topic `topics` selects waits (as on a broker that stopped
+    /// reading those) until ``releaseSends()``.
+    func holdSends(_ topics: @escaping @Sendable (String) -> Bool = { _ in true }) {
+        state.withLock { state in
+            if state.held == nil { state.held = [] }
+            state.holds = topics
+        }
     }
 
     /// Lets the held sends and every later one through.
@@ -94,11 +99,11 @@ final class ScriptedBroker: Sendable {
         for continuation in held { continuation.resume() }
     }
 
-    /// Waits while sends are held.
-    private func passHold() async {
+    /// Waits while sends on `topic` are held.
+    private func passHold(_ topic: String) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let passes = state.withLock { state in
-                guard state.held != nil else { return true }
+                guard state.held != nil, state.holds(topic) else { return true }
                 state.held?.append(continuation)
                 return false
             }
@@ -146,17 +151,17 @@ final class ScriptedBroker: Sendable {
         }
 
         func publish(_ message: MQTTMessage) async throws {
-            await broker.passHold()
+            await broker.passHold(message.topic)
             broker.record(.sent(topic: message.topic, payload: message.payloadString))
         }
 
         func send(_ message: MQTTMessage) async throws {
-            await broker.passHold()
+            await broker.passHold(message.topic)
             broker.record(.sent(topic: message.topic, payload: message.payloadString))
         }
 
         func send(_ message: MQTTMessage, onComplete: @escaping MQTTClient.CompletionHandler) async throws {
-            await broker.passHold()
+            await broker.passHold(message.topic)
             broker.record(.sent(topic: message.topic, payload: message.payloadString), completion: onComplete)
         }
 
