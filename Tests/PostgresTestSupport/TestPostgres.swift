@@ -11,7 +11,7 @@ public enum TestPostgres {
 
     /// Why the PostgreSQL suites are skipped.
     public static let skipReason =
-        "WG_TEST_POSTGRES_URL is not set: no PostgreSQL to test against (scripts/test.sh starts one; see docs/testing.md)"
+        "WG_TEST_POSTGRES_URL is not set: no PostgreSQL to test against (scripts/test.sh starts one; docs/operations.md, Tests and CI)"
 
     /// A new empty database on the server at `url` (default: ``url``); returns its settings.
     public static func makeDatabase(on url: String? = TestPostgres.url) async throws -> PostgresStoreSettings {
