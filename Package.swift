@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // libmosquitto (Debian libmosquitto-dev). Only MQTTTransport imports it.
@@ -82,6 +83,16 @@ let package = Package(
             name: "RecorderStore",
             dependencies: ["TelemetryCore", "Locking", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The shared store of clustered gateways: recorder and device snapshots in PostgreSQL
+        // (Debian `postgresql`) through postgres-nio. Only this target imports PostgresNIO.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "RecorderStore", "TelemetryCore", "Locking",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(name: "TelemetrySimulation", dependencies: ["TelemetryCore", "MQTTVocabulary"]),
         .target(
             name: "TelemetryGateway",
@@ -90,6 +101,7 @@ let package = Package(
                 "MQTTTransport",
                 "Locking",
                 "RecorderStore",
+                "PostgresStore",
                 "CXXHash",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -145,7 +157,19 @@ let package = Package(
             dependencies: ["TelemetryCore", "TelemetrySimulation"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore", "TelemetryCore", "TelemetrySimulation", "Locking"]),
+        // A private database per test in the PostgreSQL of WG_TEST_POSTGRES_URL (scripts/test.sh).
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: [
+                "PostgresStore", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PostgresTestSupport"
+        ),
+        // The store conformance suite runs against SQLite and, with WG_TEST_POSTGRES_URL, PostgreSQL.
+        .testTarget(
+            name: "RecorderStoreTests",
+            dependencies: ["RecorderStore", "PostgresStore", "PostgresTestSupport", "TelemetryCore", "TelemetrySimulation", "Locking"]
+        ),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
         // Test helpers of the project's own broker-backed tests (TLS certificates, event
         // recorder); re-exports the testing kit, which holds the broker and gateway harness.
@@ -161,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "TelemetryGatewayTests",
             dependencies: [
-                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "Locking",
+                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "PostgresStore", "Locking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -176,7 +200,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport", "RecorderStore",
-                "WearableGatewayTesting", "Locking",
+                "WearableGatewayTesting", "Locking", "PostgresStore", "PostgresTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -21,9 +21,10 @@ export PATH
 # Debian packages the build, the tests and the demo need. python3-venv: the pytest example of
 # the testbed (Examples/pytest) runs in a virtual environment; chromium renders the fleet page
 # (driven by scripts/fleet-page-check.py through python3-websocket) and prometheus (with
-# promtool) scrapes the gateway in scripts/check-operations.sh; curl asks the HTTP endpoints.
+# promtool) scrapes the gateway in scripts/check-operations.sh; curl asks the HTTP endpoints;
+# postgresql is the shared store of the postgres backend, started privately by the tests.
 WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev libxxhash-dev openssl python3 python3-venv
-	chromium prometheus curl python3-websocket)
+	chromium prometheus curl python3-websocket postgresql)
 
 # log MESSAGE...: a progress line ("==> building").
 log() { printf '==> %s\n' "$*"; }
@@ -209,4 +210,59 @@ terminate_pid() {
 	fi
 	wait "$pid" 2>/dev/null || status=$?
 	return "$status"
+}
+
+# postgres_bin: print the directory of the newest installed PostgreSQL's programs (Debian keeps
+# initdb and pg_ctl in /usr/lib/postgresql/VERSION/bin, off the PATH).
+postgres_bin() {
+	local dir
+	dir=$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$dir" ] && [ -x "$dir/initdb" ] || return 1
+	printf '%s\n' "$dir"
+}
+
+# as_postgres_user CMD [ARGS...]: run CMD as the unprivileged `postgres` user (made by Debian's
+# package) when we are root -- PostgreSQL refuses to run as root -- else as ourselves.
+as_postgres_user() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# start_postgres: start a private PostgreSQL for tests or a demo: a new cluster (initdb) in a
+# temporary directory, listening on a free 127.0.0.1 port (its unix socket in that directory,
+# trust authentication for local connections: nothing outside this machine reaches it), fsync
+# off (a test server: speed over durability). Sets PG_DIR (remove it with stop_postgres),
+# PG_PORT, PG_BIN and PG_URL (postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable) and
+# returns once it accepts connections; on failure prints its log and returns 1.
+start_postgres() {
+	PG_BIN=$(postgres_bin) || die "PostgreSQL not found under /usr/lib/postgresql; run ensure_packages"
+	PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/wg-postgres.XXXXXX")
+	PG_PORT=$(free_port)
+	chmod 0755 "$PG_DIR"
+	if [ "$(id -u)" -eq 0 ]; then chown postgres: "$PG_DIR"; fi
+	if ! as_postgres_user "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 --no-locale >"$PG_DIR/initdb.log" 2>&1; then
+		sed 's/^/    /' "$PG_DIR/initdb.log" >&2
+		return 1
+	fi
+	# In the cluster's own configuration, so a restart (scripts/postgres.sh restart) keeps them.
+	printf "port = %s\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '%s'\nfsync = off\nmax_connections = 200\n" \
+		"$PG_PORT" "$PG_DIR" | as_postgres_user tee -a "$PG_DIR/data/postgresql.conf" >/dev/null
+	if ! as_postgres_user "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/postgres.log" -w -t 60 start >/dev/null; then
+		printf 'error: PostgreSQL did not start on 127.0.0.1:%s; its log:\n' "$PG_PORT" >&2
+		sed 's/^/    /' "$PG_DIR/postgres.log" >&2 || true
+		return 1
+	fi
+	PG_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres?sslmode=disable"
+}
+
+# stop_postgres: stop the server of start_postgres (fast shutdown) and remove its directory.
+stop_postgres() {
+	[ -n "${PG_DIR:-}" ] && [ -d "$PG_DIR" ] || return 0
+	as_postgres_user "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null 2>&1 ||
+		as_postgres_user "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
+	rm -rf "$PG_DIR"
+	PG_DIR=
 }

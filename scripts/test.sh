@@ -9,6 +9,9 @@
 # binary and the repository through these exported variables:
 #   MOSQUITTO_BIN  path of mosquitto (Debian: /usr/sbin/mosquitto, not on a user's PATH)
 #   WG_REPO_ROOT   absolute path of the repository (config/mosquitto/ lives there)
+#   WG_TEST_POSTGRES_URL  a private PostgreSQL started here (start_postgres of scripts/lib.sh,
+#                  stopped on exit); each test makes its own database in it. Without it the
+#                  PostgreSQL suites are skipped -- which this script does not accept.
 # Extra compiler/build flags: WG_SWIFT_FLAGS="-Xswiftc -warnings-as-errors" scripts/test.sh
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -31,9 +34,14 @@ export MOSQUITTO_BIN
 [ -x "$MOSQUITTO_BIN" ] || die "mosquitto not found at $MOSQUITTO_BIN"
 log "broker for integration tests: $MOSQUITTO_BIN ($("$MOSQUITTO_BIN" -h 2>&1 | head -n 1))"
 
+log "a private PostgreSQL for the store tests (start_postgres)"
+start_postgres || die "PostgreSQL did not start"
+export WG_TEST_POSTGRES_URL=$PG_URL
+log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT (data in $PG_DIR)"
+
 log "building (swift build --build-tests${SWIFT_FLAGS[*]+ ${SWIFT_FLAGS[*]}})"
 build_log=$(mktemp)
-trap 'rm -f "$build_log" "${test_log:-}"' EXIT
+trap 'rm -f "$build_log" "${test_log:-}"; stop_postgres' EXIT
 swift build --build-tests ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} 2>&1 | tee "$build_log"
 # The project builds without warnings (dependencies' warnings are suppressed by SwiftPM).
 # Only a fresh build recompiles every file, so this catches all of them in CI's clean clone.
@@ -59,6 +67,10 @@ total=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")
 failed=$(grep -cE "^✘ Test .* failed" "$test_log" || true)
 [ -n "$total" ] || die "swift test printed no Swift Testing summary"
 echo "swift-test: $((total - failed)) passed, $failed failed"
+# The PostgreSQL suites skip themselves without WG_TEST_POSTGRES_URL; here they must have run.
+for suite in "PostgreSQL store conformance" "Gateway on the PostgreSQL store"; do
+	grep -qE "✔ Suite \"$suite\" passed" "$test_log" || die "the suite \"$suite\" did not run and pass (WG_TEST_POSTGRES_URL)"
+done
 
 # The reconnect storm of the fault suite, alone: it asserts a time bound (100,000 hellos
 # answered within 30 s), which other tests running beside it on two cores would distort.

@@ -14,9 +14,11 @@ import TelemetryCore
 /// A file that cannot be opened as this store (not a database, damaged, a directory, not
 /// writable) is moved aside at open and a fresh store takes its place: the gateway loses the
 /// stored states, never its start (``onMovedAside`` says where the file went).
-public final class DeviceStateStore: Sendable {
+public final class DeviceStateStore: DeviceSnapshotStoring {
     /// The database file.
     public let path: String
+    /// The database file, for logs.
+    public var location: String { path }
     /// The wall clock, for the name of a file moved aside.
     private let now: @Sendable () -> Date
     /// Told where an unusable file went and why it was unusable, before the fresh store opens.
@@ -84,6 +86,18 @@ public final class DeviceStateStore: Sendable {
                     ) WITHOUT ROWID;
                     """)
         }
+        // Ownership epochs (DeviceSnapshotStoring): kept apart from the snapshots, so pruning a
+        // snapshot never lets a device's epoch start again.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_owner (
+                        device TEXT PRIMARY KEY,
+                        epoch INTEGER NOT NULL,
+                        instance TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return try DatabasePool.gatewayStore(path: path, label: "device-state", migrator: migrator)
     }
 
@@ -126,6 +140,46 @@ public final class DeviceStateStore: Sendable {
         try await database().write { db in
             try db.execute(sql: "DELETE FROM device_state WHERE lastSeen < ?", arguments: [cutoff])
             return db.changesCount
+        }
+    }
+
+    /// Makes `instance` the owner of `device` under the next epoch (one more than the last the
+    /// file gave it), and returns the device's stored snapshot.
+    public func claim(_ device: DeviceID, instance: String) async throws -> DeviceClaim {
+        try await database().write { db in
+            let epoch = try Int64.fetchOne(
+                db,
+                sql: """
+                    INSERT INTO device_owner (device, epoch, instance) VALUES (?, 1, ?)
+                    ON CONFLICT (device) DO UPDATE SET epoch = device_owner.epoch + 1, instance = excluded.instance
+                    RETURNING epoch
+                    """,
+                arguments: [device.rawValue, instance])
+            let snapshot = try Data.fetchOne(db, sql: "SELECT snapshot FROM device_state WHERE device = ?", arguments: [device.rawValue])
+                .map { try JSONDecoder().decode(DeviceSnapshot.self, from: $0) }
+            return DeviceClaim(epoch: epoch ?? 1, snapshot: snapshot)
+        }
+    }
+
+    /// Writes the snapshots whose epoch is their device's current one, in one transaction.
+    /// - Returns: the refused devices with their current owner.
+    public func save(fenced snapshots: [FencedSnapshot]) async throws -> [DeviceID: DeviceOwnership] {
+        guard !snapshots.isEmpty else { return [:] }
+        return try await database().write { db in
+            let encoder = JSONEncoder()
+            var refused: [DeviceID: DeviceOwnership] = [:]
+            for write in snapshots {
+                let owner = try Row.fetchOne(db, sql: "SELECT epoch, instance FROM device_owner WHERE device = ?", arguments: [write.device.rawValue])
+                let current = DeviceOwnership(instance: owner?["instance"] ?? "", epoch: owner?["epoch"] ?? 0)
+                guard current.epoch == write.epoch else {
+                    refused[write.device] = current
+                    continue
+                }
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO device_state (device, lastSeen, snapshot) VALUES (?, ?, ?)",
+                    arguments: [write.device.rawValue, write.snapshot.lastSeen, try encoder.encode(write.snapshot)])
+            }
+            return refused
         }
     }
 }

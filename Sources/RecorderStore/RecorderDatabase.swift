@@ -16,10 +16,12 @@ import TelemetryCore
 ///
 /// WAL mode: queries read concurrently with the writer. Thread-safe (`Sendable`); the writes of
 /// all workers are serialised by GRDB's writer queue.
-public final class RecorderDatabase: Sendable {
+public final class RecorderDatabase: RecorderStoring {
     private let pool: DatabasePool
     /// The database file.
     public let path: String
+    /// The database file, for logs.
+    public var location: String { path }
 
     /// Opens (and creates or migrates) the store at `path`, creating its directory.
     /// - Parameter path: the SQLite file, e.g. `data/recorder.sqlite`.

@@ -59,6 +59,8 @@ public func buildGateway(
     )
     let services: [(any Service)?] = [
         JournalReleaseService(journal: parts.journal),
+        // Stops after every part that writes to the shared store.
+        parts.storeClient.map { SharedStoreService(client: $0, health: parts.operations.health, logger: logger) },
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
             reannounceRate: configuration.retained.reannounceRate, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),

@@ -86,4 +86,20 @@ import Testing
         health.record(.connected(sessionPresent: true), connection: "subscriber")
         #expect(health.readiness().ok)
     }
+
+    @Test("a failing shared store (store.url) makes /readyz fail naming it; a failing SQLite file only shows in the body")
+    func sharedStoreDecidesReadiness() {
+        let health = RuntimeHealth(stallTimeout: 30)
+        health.record(.connected(sessionPresent: false), connection: "publisher")
+        health.record(.connected(sessionPresent: true), connection: "subscriber")
+        health.recordStore("state.path", error: "disk full")
+        #expect(health.readiness().ok)
+        #expect(health.readiness().stores.map(\.name) == ["state.path"])
+        health.recordStore("store.url", error: "PostgreSQL connectionError: connection refused", decidesReadiness: true)
+        let report = health.readiness()
+        #expect(!report.ok)
+        #expect(report.problems == ["the store store.url is failing: PostgreSQL connectionError: connection refused"])
+        health.recordStore("store.url", error: nil, decidesReadiness: true)
+        #expect(health.readiness().ok)
+    }
 }

@@ -76,6 +76,12 @@ public enum ConfigurationLoader {
             case .failure(let problem): issues.append(.init(key: "mqtt.passwordFile", source: "configuration", message: problem.message))
             }
         }
+        if let passwordFile = configuration.store.passwordFile {
+            switch CredentialFiles.password(at: passwordFile) {
+            case .success(let password): configuration.store.password = password
+            case .failure(let problem): issues.append(.init(key: "store.passwordFile", source: "configuration", message: problem.message))
+            }
+        }
         issues += configuration.keyIssues()
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         return LoadedConfiguration(configuration: configuration, warnings: warnings)
@@ -98,7 +104,7 @@ public enum ConfigurationLoader {
     }
 
     /// `WG_*` variables used by the project's scripts and tests, not configuration keys.
-    private static let ignoredEnvironment: Set<String> = ["WG_REPO_ROOT", "WG_TEST_LOG_LEVEL", "WG_GATEWAY_BIN", "WG_SIM_BIN", "WG_SWIFT_FLAGS"]
+    private static let ignoredEnvironment: Set<String> = ["WG_REPO_ROOT", "WG_TEST_LOG_LEVEL", "WG_GATEWAY_BIN", "WG_SIM_BIN", "WG_SWIFT_FLAGS", "WG_TEST_POSTGRES_URL"]
 
     /// One scalar of a YAML file at its dotted path.
     struct Entry {

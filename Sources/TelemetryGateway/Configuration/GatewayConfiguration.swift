@@ -44,6 +44,8 @@ public struct GatewayConfiguration: Sendable {
     public var logFormat = LogFormat.text
     /// Scale-out: several instances on one fleet (keys under `cluster.*`).
     public var cluster = Cluster()
+    /// The backend of the recorder and the device snapshots (keys under `store.*`).
+    public var store = Store()
 
     /// Creates the defaults.
     public init() {}

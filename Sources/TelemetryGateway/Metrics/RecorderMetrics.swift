@@ -9,8 +9,14 @@ final class RecorderMetrics: Sendable {
     let samplesStored: Counter
     /// Samples skipped because already stored (same identifier and timestamp).
     let duplicateSamples: Counter
-    /// Chunks that could not be stored (database errors); their samples are lost.
+    /// Store attempts of chunks that failed (database errors); the chunk is held and retried.
     let storeFailures: Counter
+    /// Attempts to store a held chunk again.
+    let storeRetries: Counter
+    /// Chunks held for a store write that failed, over all shards (their journal records too).
+    let heldChunks: Meter
+    /// Held chunks let go of beyond the held bytes' bound, their journal records kept for the next start.
+    let chunksLeftInJournal: Counter
     /// Samples deleted for age.
     let samplesExpired: Counter
     /// Samples deleted because the store was over `recorder.maxSamples`.
@@ -33,6 +39,9 @@ final class RecorderMetrics: Sendable {
         samplesStored = Counter(label: "gateway_recorder_samples_stored_total", factory: factory)
         duplicateSamples = Counter(label: "gateway_recorder_duplicate_samples_total", factory: factory)
         storeFailures = Counter(label: "gateway_recorder_store_failures_total", factory: factory)
+        storeRetries = Counter(label: "gateway_recorder_store_retries_total", factory: factory)
+        heldChunks = Meter(label: "gateway_recorder_chunks_held", factory: factory)
+        chunksLeftInJournal = Counter(label: "gateway_recorder_chunks_left_in_journal_total", factory: factory)
         samplesExpired = Counter(label: "gateway_recorder_samples_pruned_total", dimensions: [("reason", "expired")], factory: factory)
         samplesOverCapacity = Counter(label: "gateway_recorder_samples_pruned_total", dimensions: [("reason", "overCapacity")], factory: factory)
         storedSamples = Gauge(label: "gateway_recorder_stored_samples", factory: factory)

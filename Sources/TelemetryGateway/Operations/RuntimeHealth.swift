@@ -10,7 +10,8 @@ import MQTTTransport
 ///   and a broker round-trip probe is not outstanding longer than that while the publisher is
 ///   connected (a stalled publisher network thread never completes it).
 /// - **Readiness** (`/readyz`): both MQTT connections are up and every queue is below its limit.
-///   The stores' write health is in its body but does not decide it (``HealthReport/StoreHealth``).
+///   The stores' write health is in its body (``HealthReport/StoreHealth``); only the shared
+///   store's (`store.url`) decides it: while PostgreSQL fails, the instance is not ready.
 ///
 /// Thread-safe: loops, network threads and HTTP handlers call it concurrently.
 public final class RuntimeHealth: Sendable {
@@ -22,6 +23,8 @@ public final class RuntimeHealth: Sendable {
         var probeSentAt: Double?
         var queues: (@Sendable () -> [HealthReport.QueueLoad])?
         var stores: [String: HealthReport.StoreHealth] = [:]
+        /// Stores whose failure makes the gateway unready (the shared store, `store.url`).
+        var readinessStores: Set<String> = []
     }
 
     private let state = LockedState(State())
@@ -92,8 +95,11 @@ public final class RuntimeHealth: Sendable {
     /// - Parameters:
     ///   - store: the store's configuration key, e.g. `state.path`.
     ///   - error: why the write failed; nil when it succeeded.
-    public func recordStore(_ store: String, error: String?) {
+    ///   - decidesReadiness: whether a failure makes `/readyz` fail (the shared store, whose
+    ///     writes are retried and held in the journal until they succeed).
+    public func recordStore(_ store: String, error: String?, decidesReadiness: Bool = false) {
         state.withLock { state in
+            if decidesReadiness { state.readinessStores.insert(store) }
             var health = state.stores[store] ?? HealthReport.StoreHealth(name: store, failing: false, failures: 0, lastError: nil)
             health.failing = error != nil
             if let error {
@@ -133,6 +139,9 @@ public final class RuntimeHealth: Sendable {
             problems.append("queue \(queue.name) is full (\(queue.depth) of \(queue.capacity))")
         }
         let stores = snapshot.stores.values.sorted { $0.name < $1.name }
+        for store in stores where store.failing && snapshot.readinessStores.contains(store.name) {
+            problems.append("the store \(store.name) is failing: \(store.lastError ?? "unknown error")")
+        }
         return HealthReport(problems: problems, connections: snapshot.connected, queues: queues, stores: stores)
     }
 }

@@ -10,8 +10,9 @@ import TelemetryCore
 /// prunes the store. The database is shared; the tremor schedule of a device lives in the
 /// worker that owns the device (passed `inout`), so per-device order holds without locks.
 final class RecorderRuntime: Sendable {
-    /// The store; nil when `recorder.database` is null or the file could not be opened.
-    let database: RecorderDatabase?
+    /// The store; nil when `recorder.database` is null or the file could not be opened (the
+    /// SQLite backend), or the PostgreSQL store of `store.url`.
+    let database: (any RecorderStoring)?
     private let configuration: GatewayConfiguration.Recorder
     private let analyzer: TremorAnalyzer
     private let scheme: TopicScheme
@@ -32,10 +33,23 @@ final class RecorderRuntime: Sendable {
     /// Where pruning reads the time.
     private let clock: any GatewayClock
 
-    /// Opens the store named by the configuration. A file that cannot be opened is logged and
-    /// leaves the gateway running without a store (frames are still checked and derived from).
-    init(configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock = SystemGatewayClock()) {
+    /// Opens the SQLite store named by the configuration. A file that cannot be opened is logged
+    /// and leaves the gateway running without a store (frames are still checked and derived from).
+    convenience init(
+        configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock = SystemGatewayClock()
+    ) {
+        self.init(
+            configuration: configuration, store: Self.openSQLite(configuration.recorder, logger: logger), scheme: scheme, logger: logger,
+            metrics: metrics, clock: clock)
+    }
+
+    /// A runtime over `store` (nil: chunks are checked, not stored; queries answer `storeUnavailable`).
+    init(
+        configuration: GatewayConfiguration, store: (any RecorderStoring)?, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics,
+        clock: any GatewayClock = SystemGatewayClock()
+    ) {
         self.clock = clock
+        database = store
         self.configuration = configuration.recorder
         self.scheme = scheme
         self.logger = logger
@@ -49,19 +63,30 @@ final class RecorderRuntime: Sendable {
         // device events need, whatever mqtt.maxInflightPublishes is lowered to.
         answerBudget = RecorderAnswerBudget(
             limit: min(configuration.recorder.maximumAnswerPublishesInFlight, max(1, configuration.mqtt.maximumInflightPublishes / 2)))
-        if let path = configuration.recorder.database {
-            do {
-                database = try RecorderDatabase(path: path)
-                logger.info("recorder store: \(path) (window \(configuration.recorder.retention) s, at most \(configuration.recorder.maximumSamples) samples)")
-            } catch {
-                logger.error("recorder.database '\(path)' cannot be opened (\(error)); recorder chunks will not be stored and queries fail with storeUnavailable")
-                database = nil
-            }
-        } else {
-            logger.notice("recorder.database is null: recorder chunks are checked but not stored")
-            database = nil
+        if let store {
+            logger.info(
+                "recorder store: \(store.location) (window \(configuration.recorder.retention) s, at most \(configuration.recorder.maximumSamples) samples)")
         }
     }
+
+    /// The SQLite store of `recorder.database`; nil when it is null or cannot be opened (logged:
+    /// the gateway runs on without a store).
+    static func openSQLite(_ configuration: GatewayConfiguration.Recorder, logger: Logger) -> (any RecorderStoring)? {
+        guard let path = configuration.database else {
+            logger.notice("recorder.database is null: recorder chunks are checked but not stored")
+            return nil
+        }
+        do {
+            return try RecorderDatabase(path: path)
+        } catch {
+            logger.error("recorder.database '\(path)' cannot be opened (\(error)); recorder chunks will not be stored and queries fail with storeUnavailable")
+            return nil
+        }
+    }
+
+    /// Seconds a worker waits for one chunk's write: a store that does not answer (a frozen
+    /// server) holds the chunk for a retry instead of the worker's other devices.
+    let storeDeadline = 2.0
 
     /// A fresh per-worker tremor schedule with the configured grace and idle timeout.
     func makeSchedule() -> TremorMinuteSchedule {
@@ -70,9 +95,11 @@ final class RecorderRuntime: Sendable {
 
     // MARK: Storing and tremor minutes
 
-    /// Stores an accepted chunk and returns the tremor results of the minutes it completed.
+    /// Stores an accepted chunk and returns the tremor results of the minutes it completed; nil
+    /// when the store failed or did not answer within ``storeDeadline`` (counted and logged,
+    /// rate-limited): the caller holds the chunk and tries again (``RecorderRetryQueue``).
     func store(_ chunk: RecordedAccelerometerChunk, device: DeviceID, receivedAt: Double, schedule: inout TremorMinuteSchedule) async
-        -> [OutboundMessage]
+        -> [OutboundMessage]?
     {
         guard let database, let oldest = chunk.samples.first?.startDate, let newest = chunk.samples.last?.startDate else { return [] }
         do {
@@ -83,15 +110,16 @@ final class RecorderRuntime: Sendable {
                     schedule.restore(device, highWater: max(state?.newestSampleDate ?? next, next), nextMinute: next, now: receivedAt)
                 }
             }
-            let outcome = try await database.insert(chunk, device: device)
+            let outcome = try await withStoreDeadline(storeDeadline) { try await database.insert(chunk, device: device) }
             metrics.samplesStored.increment(by: outcome.inserted)
             metrics.duplicateSamples.increment(by: outcome.duplicates)
         } catch {
             metrics.storeFailures.increment()
             if failureLog.shouldLog() {
-                logger.error("could not store a recorder chunk of \(device) (\(chunk.samples.count) samples): \(error)")
+                logger.error(
+                    "could not store a recorder chunk of \(device) (\(chunk.samples.count) samples) in \(database.location): \(error); held and retried (gateway_recorder_chunks_held)")
             }
-            return []
+            return nil
         }
         guard let minutes = schedule.recorded(device, oldest: oldest, newest: newest, receivedAt: receivedAt) else { return [] }
         return await tremorMessages(device, minutes)
@@ -251,7 +279,7 @@ final class RecorderRuntime: Sendable {
     }
 
     private func answerSamples(
-        _ query: RecorderQuery, _ database: RecorderDatabase, _ reply: ([UInt8], Int?) async throws -> Void
+        _ query: RecorderQuery, _ database: any RecorderStoring, _ reply: ([UInt8], Int?) async throws -> Void
     ) async throws -> (chunks: Int, count: Int) {
         var cursor: StoredRecorderSample?
         var chunks = 0
@@ -269,7 +297,7 @@ final class RecorderRuntime: Sendable {
     }
 
     private func answerTremor(
-        _ query: RecorderQuery, _ database: RecorderDatabase, _ reply: ([UInt8], Int?) async throws -> Void
+        _ query: RecorderQuery, _ database: any RecorderStoring, _ reply: ([UInt8], Int?) async throws -> Void
     ) async throws -> (chunks: Int, count: Int) {
         let minutes = try await database.minutesWithData(
             of: query.device, from: TremorMinuteSchedule.minute(containing: query.from), before: query.to)

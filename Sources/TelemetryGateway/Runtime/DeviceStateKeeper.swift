@@ -14,7 +14,9 @@ import TelemetryCore
 /// snapshot from before it, so no state change is lost between snapshots.
 struct DeviceStateKeeper {
     private let shard: Int
-    private let store: DeviceStateStore?
+    private let store: (any DeviceSnapshotStoring)?
+    /// The store's configuration key, as logs and `/readyz` name it (`state.path` or `store.url`).
+    private let storeKey: String
     /// Partitioned mode sharing state: where owned devices' snapshots go for publishing.
     private let cluster: ClusterRuntime?
     private let metrics: DeviceStateMetrics
@@ -47,9 +49,10 @@ struct DeviceStateKeeper {
 
     /// A keeper of shard `shard`'s devices (of `shardCount`).
     init(
-        shard: Int, shardCount: Int, store: DeviceStateStore?, cluster: ClusterRuntime?, metrics: DeviceStateMetrics, health: RuntimeHealth,
-        logger: Logger, settings: GatewayConfiguration.DeviceState
+        shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path", cluster: ClusterRuntime?,
+        metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState
     ) {
+        self.storeKey = storeKey
         self.shard = shard
         self.store = store
         self.cluster = cluster
@@ -71,8 +74,8 @@ struct DeviceStateKeeper {
             if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
         } catch {
             metrics.storeFailures.increment()
-            health.recordStore("state.path", error: "\(error)")
-            logger.error("state.path: cannot read the device state store \(store.path): \(error)")
+            health.recordStore(storeKey, error: "\(error)", decidesReadiness: storeKey == "store.url")
+            logger.error("\(storeKey): cannot read the device state store \(store.location): \(error)")
         }
     }
 
@@ -160,6 +163,9 @@ struct DeviceStateKeeper {
         unacknowledged.attach(to: devices.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
     }
 
+    /// Seconds one snapshot write may take before it counts as failed (and is written again).
+    private static let saveDeadline = 5.0
+
     /// The most snapshots written in one transaction.
     private static let snapshotsPerWrite = 500
 
@@ -168,20 +174,21 @@ struct DeviceStateKeeper {
     private mutating func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async -> Bool {
         guard let store, !snapshots.isEmpty else { return true }
         do {
-            try await store.save(snapshots)
+            // Bounded, so a store that does not answer holds up this shard's frames for seconds, not for ever.
+            try await withStoreDeadline(Self.saveDeadline) { try await store.save(snapshots) }
             metrics.snapshotsWritten.increment(by: snapshots.count)
             for (device, _) in snapshots { unsaved.remove(device) }
-            health.recordStore("state.path", error: nil)
+            health.recordStore(storeKey, error: nil, decidesReadiness: storeKey == "store.url")
             return true
         } catch {
             // Held frames are let go anyway: holding them would fill the journal. The devices
             // stay in memory (never evicted unsaved) and are written again with the next tick.
             metrics.storeFailures.increment()
             for (device, _) in snapshots { unsaved.insert(device) }
-            health.recordStore("state.path", error: "\(error)")
+            health.recordStore(storeKey, error: "\(error)", decidesReadiness: storeKey == "store.url")
             if failureLog.shouldLog() {
                 logger.error(
-                    "state.path: cannot write \(snapshots.count) device snapshots to \(store.path): \(error); retrying every state.snapshotInterval, \(unsaved.count) devices of shard \(shard) unsaved (gateway_device_state_failures_total, /readyz)"
+                    "\(storeKey): cannot write \(snapshots.count) device snapshots to \(store.location): \(error); retrying every state.snapshotInterval, \(unsaved.count) devices of shard \(shard) unsaved (gateway_device_state_failures_total, /readyz)"
                 )
             }
             return false

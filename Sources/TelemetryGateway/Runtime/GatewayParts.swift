@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Logging
 import MQTTTransport
+import PostgresStore
 import Prometheus
 import RecorderStore
 import TelemetryCore
@@ -29,8 +30,12 @@ struct GatewayParts: Sendable {
     /// The inbound journal; nil when `journal.path` is null.
     let journal: InboundJournal?
     let recorder: RecorderRuntime
-    /// Device snapshots (`state.path`); nil keeps device state in memory only.
-    let deviceStates: DeviceStateStore?
+    /// Device snapshots (`state.path`, or the shared store); nil keeps device state in memory only.
+    let deviceStates: (any DeviceSnapshotStoring)?
+    /// The connection pool of the shared store (`store.backend: postgres`), run as a service.
+    let storeClient: PostgresStoreClient?
+    /// The configuration key of the device state store, as logs and `/readyz` name it.
+    var deviceStateKey: String { storeClient == nil ? "state.path" : "store.url" }
     let deviceStateMetrics: DeviceStateMetrics
     let publisher: OutboundPublisher
     /// The publishing connection (the publisher's).
@@ -86,7 +91,15 @@ struct GatewayParts: Sendable {
         }
         let deviceStateMetrics = DeviceStateMetrics(factory: metricsFactory, shards: shardCount)
         self.deviceStateMetrics = deviceStateMetrics
-        if let path = configuration.state.path {
+        if let settings = configuration.store.postgresSettings {
+            let client = PostgresStoreClient(settings: settings, logger: logger)
+            storeClient = client
+            deviceStates = PostgresDeviceStateStore(client)
+            recorder = RecorderRuntime(
+                configuration: configuration, store: PostgresRecorderStore(client), scheme: scheme, logger: logger, metrics: recorderMetrics,
+                clock: clock)
+        } else if let path = configuration.state.path {
+            storeClient = nil
             do {
                 deviceStates = try DeviceStateStore(
                     path: path, now: { Date(timeIntervalSince1970: clock.wallTime()) },
@@ -99,10 +112,12 @@ struct GatewayParts: Sendable {
             } catch {
                 throw GatewayStartError("state.path: cannot open the device state store \(path): \(error)")
             }
+            recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
         } else {
+            storeClient = nil
             deviceStates = nil
+            recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
         }
-        recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
 
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
@@ -162,7 +177,7 @@ struct GatewayParts: Sendable {
     /// Makes shard `n`'s keeper of device state.
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
-            shard: shard, shardCount: shardCount, store: deviceStates, cluster: cluster.flatMap { $0.sharesState ? $0 : nil }, metrics: deviceStateMetrics,
+            shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, cluster: cluster.flatMap { $0.sharesState ? $0 : nil }, metrics: deviceStateMetrics,
             health: operations.health, logger: logger, settings: configuration.state)
     }
 

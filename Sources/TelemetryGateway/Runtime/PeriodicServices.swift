@@ -119,7 +119,7 @@ struct RoundTripProbeService: Service {
 /// devices long gone do not keep rows forever.
 struct DeviceStatePruningService: Service {
     /// The store; nil keeps device state in memory only (nothing to prune).
-    let store: DeviceStateStore?
+    let store: (any DeviceSnapshotStoring)?
     /// Seconds a snapshot is kept after its device was last seen (`state.retention`).
     let retention: Double
     let metrics: DeviceStateMetrics
@@ -138,7 +138,7 @@ struct DeviceStatePruningService: Service {
                     if removed > 0 { logger.info("removed \(removed) device snapshots older than state.retention (\(retention) s)") }
                 } catch {
                     metrics.storeFailures.increment()
-                    logger.error("state.path: pruning \(store.path) failed: \(error)")
+                    logger.error("pruning the device state store \(store.location) failed: \(error)")
                 }
                 try await Task.sleep(for: .seconds(3600))
             }

@@ -36,6 +36,8 @@ struct ShardWorker {
     private var deviceStates: DeviceStateKeeper
     /// Which devices belong to which shard (to find this shard's stored devices).
     private let router: ShardRouter
+    /// Recorder chunks whose store write failed, retried on ticks.
+    private var recorderRetries: RecorderRetryQueue
 
     /// A worker for `shard` of `shardCount`, taking its items from `queue`.
     init(shard: Int, shardCount: Int, queue: HandoffQueue<WorkItem>, deviceStates: DeviceStateKeeper, dependencies: Dependencies) {
@@ -44,7 +46,11 @@ struct ShardWorker {
         self.deviceStates = deviceStates
         self.dependencies = dependencies
         router = ShardRouter(shardCount: shardCount)
+        recorderRetries = RecorderRetryQueue(maximumBytes: Self.heldRecorderBytes / max(1, shardCount))
     }
+
+    /// The bytes of recorder chunks all shards together hold for a failing store.
+    static let heldRecorderBytes = 64 << 20
 
     /// Runs until the queue is closed and empty, or the task is cancelled (drain deadline): then
     /// the frames not yet processed are counted and stay in the journal for the next start.
@@ -69,6 +75,7 @@ struct ShardWorker {
                 case .tick(let now, let instant):
                     await flush(shadows.visible(processor.flush(now: now)))
                     await deviceStates.persist(&processor, now: now, at: instant, shadows: shadows)
+                    await retryRecorder(at: instant, schedule: &tremorSchedule)
                     await dependencies.publisher.publish(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
@@ -114,15 +121,28 @@ struct ShardWorker {
         routed.parsedTopic = topic
         let result = processor.process(routed)
         var messages = result.messages
+        var heldChunk: RecordedAccelerometerChunk?
         if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = topic {
-            // Stored before the frame is counted, so a query after the count sees it.
-            messages += await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule).map { $0.carrying(frame.traceParent) }
+            // Stored before the frame is counted, so a query after the count sees it. Behind
+            // held chunks, or when the store fails, it is held too (retried on ticks).
+            if recorderRetries.isEmpty,
+                let tremor = await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule)
+            {
+                messages += tremor.map { $0.carrying(frame.traceParent) }
+            } else {
+                heldChunk = chunk
+            }
         }
         let journal = dependencies.journal
-        // Parts: the outputs acknowledged, the frame processed, and for a frame that may change
-        // its device's snapshot, the snapshot written after it stored.
-        let countdown = ticket.map { ticket in ReleaseCountdown(parts: 2 + (snapshotted ? 1 : 0)) { journal?.release(ticket) } }
+        // Parts: the outputs acknowledged, the frame processed, for a frame that may change its
+        // device's snapshot the snapshot written after it stored, and for a held recorder chunk
+        // its store write.
+        let parts = 2 + (snapshotted ? 1 : 0) + (heldChunk != nil ? 1 : 0)
+        let countdown = ticket.map { ticket in ReleaseCountdown(parts: parts) { journal?.release(ticket) } }
         if snapshotted, let countdown { deviceStates.holdUntilSnapshot(countdown) }
+        if let heldChunk, case .device(let device, _) = topic {
+            hold(.init(chunk: heldChunk, device: device, receivedAt: frame.receivedAt, traceParent: frame.traceParent, countdown: countdown))
+        }
         var outputs: ReleaseCountdown?
         if let countdown, let ticket {
             // Until acknowledged, a device's outputs travel with its snapshot (see UnacknowledgedOutputs).
@@ -147,6 +167,38 @@ struct ShardWorker {
         // Counted once its messages are handed over, so a test (or an operator) that sees the
         // count also sees what the frame produced.
         dependencies.metrics.record(result)
+    }
+
+    /// Holds a recorder chunk for a retry; a chunk let go beyond the held bytes' bound keeps its
+    /// journal record (its countdown never completes) for the next start.
+    private mutating func hold(_ chunk: RecorderRetryQueue.Held) {
+        let metrics = dependencies.recorder.metrics
+        metrics.heldChunks.increment()
+        for dropped in recorderRetries.hold(chunk) {
+            metrics.heldChunks.decrement()
+            metrics.chunksLeftInJournal.increment()
+            dependencies.logger.warning(
+                "recorder chunk of \(dropped.device) let go of after \(recorderRetries.maximumBytes) bytes held for the failing store; \(dropped.countdown == nil ? "without a journal record it is lost" : "its journal record is replayed at the next start") (gateway_recorder_chunks_left_in_journal_total)"
+            )
+        }
+    }
+
+    /// Stores held recorder chunks again, oldest first, once their retry is due; stops at the
+    /// first failure. A stored chunk's journal record is let go and its tremor minutes published.
+    private mutating func retryRecorder(at instant: SuspendingClock.Instant, schedule: inout TremorMinuteSchedule) async {
+        guard recorderRetries.isDue(at: instant) else { return }
+        let recorder = dependencies.recorder
+        while let next = recorderRetries.first {
+            recorder.metrics.storeRetries.increment()
+            guard let tremor = await recorder.store(next.chunk, device: next.device, receivedAt: next.receivedAt, schedule: &schedule) else {
+                recorderRetries.failed(at: instant)
+                return
+            }
+            recorderRetries.storedFirst()
+            recorder.metrics.heldChunks.decrement()
+            await dependencies.publisher.publish(tremor.map { $0.carrying(next.traceParent) })
+            next.countdown?.partDone()
+        }
     }
 
     /// Publishes what a clock tick (or the final flush at shutdown) produced: aggregated error

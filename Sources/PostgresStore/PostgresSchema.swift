@@ -1,0 +1,80 @@
+import Logging
+import PostgresNIO
+
+/// The shared store's schema as a versioned list of migrations, applied in one transaction
+/// under an advisory lock, so instances starting together apply each exactly once
+/// (`wg_schema_migrations` records what was applied).
+enum PostgresSchema {
+    /// `pg_advisory_xact_lock` keys of the gateway ("WGSCHEMA", "WGPARTIT", "WGPRUNE_" as bytes).
+    static let migrationLock: Int64 = 0x5747_5343_4845_4D41
+    static let partitionLock: Int64 = 0x5747_5041_5254_4954
+    static let pruneLock: Int64 = 0x5747_5052_554E_455F
+
+    /// Each migration's statements, version 1 first. Append only: an applied version never changes.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE recorder_device (
+                key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                name text NOT NULL UNIQUE,
+                samples bigint NOT NULL DEFAULT 0,
+                next_tremor_minute double precision
+            )
+            """,
+            // One partition per hour of start_date (created on demand); the partition key is part
+            // of the primary key, as PostgreSQL requires.
+            """
+            CREATE TABLE recorded_sample (
+                device bigint NOT NULL,
+                identifier bigint NOT NULL,
+                sample_time double precision NOT NULL,
+                start_date double precision NOT NULL,
+                x double precision NOT NULL,
+                y double precision NOT NULL,
+                z double precision NOT NULL,
+                PRIMARY KEY (device, identifier, sample_time, start_date)
+            ) PARTITION BY RANGE (start_date)
+            """,
+            "CREATE INDEX recorded_sample_by_date ON recorded_sample (device, start_date)",
+            // Samples before the cut-off may still sit in the partition the cut-off falls in:
+            // every read starts at the cut-off, so answers are exact.
+            "CREATE TABLE recorder_horizon (id integer PRIMARY KEY CHECK (id = 1), cutoff double precision NOT NULL)",
+            "INSERT INTO recorder_horizon VALUES (1, '-Infinity')",
+            """
+            CREATE TABLE device_owner (
+                device text PRIMARY KEY,
+                epoch bigint NOT NULL DEFAULT 0,
+                instance text NOT NULL DEFAULT '',
+                last_seen double precision,
+                snapshot bytea
+            )
+            """,
+        ]
+    ]
+
+    /// Brings the schema up to date.
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS wg_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+                logger: logger)
+            var applied: Set<Int> = []
+            for try await version in try await connection.query("SELECT version FROM wg_schema_migrations", logger: logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            for (index, statements) in migrations.enumerated() where !applied.contains(index + 1) {
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO wg_schema_migrations (version) VALUES (\(index + 1))", logger: logger)
+                logger.notice("store: applied schema migration \(index + 1)")
+            }
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+}

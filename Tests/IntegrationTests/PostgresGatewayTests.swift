@@ -1,0 +1,188 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+import PostgresStore
+import PostgresTestSupport
+import RecorderStore
+import TelemetryCore
+import TelemetryGateway
+import Testing
+
+/// The real gateway on `store.backend: postgres` against a real mosquitto and a real PostgreSQL:
+/// recorder chunks stored there, queries answered from there (by another gateway than the one
+/// that stored them), and a server stopped mid-stream and started again losing nothing.
+@Suite("Gateway on the PostgreSQL store", .enabled(if: TestPostgres.url != nil, Comment(rawValue: TestPostgres.skipReason)))
+struct PostgresGatewayTests {
+    private static let device = "watch-pg-1"
+    /// Half an hour ago, on a minute boundary: inside the retention window.
+    private static let start = (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 - 1800
+
+    /// `count` chunks of 150 samples at 50 Hz from ``start``, unique accelerations per sample.
+    private static func chunks(_ count: Int) -> [RecordedAccelerometerChunk] {
+        (0..<count).map { chunk in
+            let samples = (0..<150).map { i in
+                let index = chunk * 150 + i
+                let date = start + Double(index) * 0.02
+                return RecordedAccelerometerSample(
+                    timestamp: date - start + 5_000.123, startDate: date, acceleration: Vector3(x: Double(index) / 10_007, y: -0.612_345_678_9, z: 0.8))
+            }
+            return RecordedAccelerometerChunk(identifier: 77, samples: samples)
+        }
+    }
+
+    private static let hello = #"{"model":"Apple Watch Series 9","platform":"watchOS","osVersion":"10.1","app":"com.example.tremor","authorization":"authorized"}"#
+
+    private static func configuration(_ broker: TestBroker, url: String) throws -> GatewayConfiguration {
+        var configuration = try GatewayHarness.configuration(broker: broker)
+        configuration.store.backend = .postgres
+        configuration.store.url = url
+        configuration.recorder.queryChunkSamples = 500
+        return configuration
+    }
+
+    private static func publish(_ chunks: some Sequence<RecordedAccelerometerChunk>, from device: MQTTClient) async throws {
+        for chunk in chunks {
+            var writer = JSONWriter()
+            chunk.write(to: &writer)
+            try await device.send(MQTTMessage(topic: "wearables/\(Self.device)/recorder/accelerometer", payload: writer.bytes, qos: .atLeastOnce))
+        }
+        #expect(await device.flush(timeout: 30))
+    }
+
+    /// Every sample a query over the whole range answers, in order.
+    private static func queryAll(_ broker: TestBroker) async throws -> [RecordedAccelerometerSample] {
+        let requester = try await RecorderRequester.connect(broker)
+        defer { Task { await requester.shutdown() } }
+        let answers = try await requester.ask(Self.device, #"{"from":\#(start - 60),"to":\#(start + 3600)}"#, correlation: "all")
+        let objects = answers.map(RecorderRequester.object)
+        #expect(objects.last?["final"] as? Bool == true)
+        #expect(objects.last?["error"] == nil, "\(objects.last ?? [:])")
+        // JSONDecoder, not JSONSerialization: the latter rounds some full-precision doubles on Linux.
+        return try answers.dropLast().flatMap { try JSONDecoder().decode(AnswerChunk.self, from: Data($0.payload)).samples }.map {
+            RecordedAccelerometerSample(timestamp: $0.timestamp, startDate: $0.startDate, acceleration: Vector3(x: $0.acceleration.x, y: $0.acceleration.y, z: $0.acceleration.z))
+        }
+    }
+
+    /// One answer chunk as the wire contract writes it.
+    private struct AnswerChunk: Decodable {
+        struct Sample: Decodable {
+            struct Acceleration: Decodable { let x, y, z: Double }
+            let timestamp: Double
+            let startDate: Double
+            let acceleration: Acceleration
+        }
+        let samples: [Sample]
+    }
+
+    @Test("chunks stored in PostgreSQL by one gateway are answered by another with no files of its own")
+    func storesAndAnswersFromPostgres() async throws {
+        let settings = try await TestPostgres.makeDatabase()
+        let url = "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
+        let broker = try await TestBroker.started()
+        let chunks = Self.chunks(12)
+        let writer = try await GatewayRun.start(broker, configuration: try Self.configuration(broker, url: url))
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await device.send(MQTTMessage(topic: "wearables/\(Self.device)/hello", string: Self.hello, qos: .atLeastOnce, retain: true))
+        try await Self.publish(chunks + chunks[3..<5], from: device)  // two chunks twice
+        await device.shutdown()
+        try await writer.waitForMetric("gateway_recorder_samples_stored_total", atLeast: 1800)
+        try await writer.waitForMetric("gateway_recorder_duplicate_samples_total", atLeast: 300)
+        try await writer.stop()
+
+        // Another gateway, other client ids and journal, the same database.
+        var configuration = try Self.configuration(broker, url: url)
+        configuration.recorder.database = nil
+        let reader = try await GatewayRun.start(broker, configuration: configuration)
+        let answered = try await Self.queryAll(broker)
+        let expected = chunks.flatMap(\.samples)
+        #expect(answered.count == expected.count)
+        #expect(answered == expected, "the answer is exactly the stored samples, in order (first difference at \(Array(zip(answered, expected)).firstIndex { $0.0 != $0.1 }.map(String.init) ?? "none"))")
+        try await reader.stop()
+    }
+
+    @Test("PostgreSQL stopped mid-stream (immediate) and started again: /readyz 503 naming store.url meanwhile, every sample stored in the end")
+    func survivesAStoreOutage() async throws {
+        let server = try await PrivatePostgres.start()
+        defer { server.remove() }
+        let broker = try await TestBroker.started()
+        let port = try TestBroker.freePort()
+        var configuration = try Self.configuration(broker, url: server.url)
+        configuration.http.listen = HTTPListenAddress(host: "127.0.0.1", port: port)
+        let run = try await GatewayRun.start(broker, configuration: configuration)
+        let chunks = Self.chunks(30)
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await device.send(MQTTMessage(topic: "wearables/\(Self.device)/hello", string: Self.hello, qos: .atLeastOnce, retain: true))
+
+        try await Self.publish(chunks[0..<10], from: device)
+        try await run.waitForMetric("gateway_recorder_samples_stored_total", atLeast: 1500)
+        try await server.stop()
+        try await Self.publish(chunks[10..<20], from: device)
+        // Every frame is processed while the store is away: the chunks are held, not dropped.
+        try await run.waitForMetric("gateway_frames_processed_total", atLeast: 21)
+        try await run.waitForMetric("gateway_recorder_store_failures_total", atLeast: 1)
+        let unready = try await Self.waitForReadiness(port: port, status: 503)
+        #expect(unready.contains("store.url"), "\(unready)")
+        #expect(run.gateway.metrics.sum("gateway_recorder_chunks_held") >= 1)
+
+        try await server.restart()
+        try await Self.publish(chunks[20..<30], from: device)
+        await device.shutdown()
+        try await run.waitForMetric("gateway_recorder_samples_stored_total", atLeast: 4500, timeout: 90)
+        _ = try await Self.waitForReadiness(port: port, status: 200)
+        #expect(run.gateway.metrics.sum("gateway_recorder_chunks_held") == 0)
+        #expect(run.gateway.metrics.sum("gateway_recorder_store_retries_total") >= 1)
+        let answered = try await Self.queryAll(broker)
+        let expected = chunks.flatMap(\.samples)
+        #expect(answered.count == expected.count, "nothing lost, nothing repeated")
+        #expect(answered == expected, "in order, exact (first difference at \(Array(zip(answered, expected)).firstIndex { $0.0 != $0.1 }.map(String.init) ?? "none"))")
+        try await run.stop()
+    }
+
+    /// Polls `/readyz` until it answers `status`; returns its body.
+    private static func waitForReadiness(port: Int, status: Int, timeout: Double = 30) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        var last = "no answer"
+        while ContinuousClock.now < deadline {
+            if let answer = await HTTPAnswer.get(URL(string: "http://127.0.0.1:\(port)/readyz")!) {
+                if answer.status == status { return answer.text }
+                last = "\(answer.status): \(answer.text)"
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestFailure("/readyz did not answer \(status) within \(timeout) s; last: \(last)")
+    }
+}
+
+/// A PostgreSQL of the test's own (scripts/postgres.sh), to stop and start without disturbing
+/// the tests sharing WG_TEST_POSTGRES_URL's server.
+struct PrivatePostgres: Sendable {
+    let directory: String
+    let url: String
+
+    private static var script: URL {
+        let root = ProcessInfo.processInfo.environment["WG_REPO_ROOT"] ?? FileManager.default.currentDirectoryPath
+        return URL(fileURLWithPath: root).appendingPathComponent("scripts/postgres.sh")
+    }
+
+    private static func run(_ arguments: [String]) async throws -> String {
+        let (termination, output) = try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [script.path] + arguments)
+        guard case .exited(0) = termination else { throw TestFailure("scripts/postgres.sh \(arguments.joined(separator: " ")) failed: \(output)") }
+        return output
+    }
+
+    static func start() async throws -> PrivatePostgres {
+        let output = try await run(["start"])
+        let fields = output.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard fields.count >= 3, let url = fields.last, url.hasPrefix("postgres://") else { throw TestFailure("scripts/postgres.sh start printed: \(output)") }
+        return PrivatePostgres(directory: fields[fields.count - 3], url: url)
+    }
+
+    /// Stops the server at once, like a crash (`pg_ctl stop -m immediate`).
+    func stop() async throws { _ = try await Self.run(["stop", directory]) }
+    /// Starts it again on its port.
+    func restart() async throws { _ = try await Self.run(["restart", directory]) }
+    /// Stops it and removes its files (a failing test's clean-up waits for nothing).
+    func remove() {
+        _ = try? ChildProcess(URL(fileURLWithPath: "/bin/bash"), [Self.script.path, "remove", directory]).waitUntilExit(timeout: 30)
+    }
+}
