@@ -91,6 +91,52 @@ inline void onDemandDecode(simdjson::ondemand::parser &parser, const Frame &fram
     }
 }
 
+/// Visits every value of `value` and reads every number as a double: simdjson's own cost of
+/// reaching and parsing each number, with no keys compared (the floor for any decoder).
+inline bool walkNumbers(simdjson::ondemand::value value) {
+    simdjson::ondemand::json_type type;
+    if (value.type().get(type)) { return false; }
+    switch (type) {
+    case simdjson::ondemand::json_type::object: {
+        simdjson::ondemand::object object;
+        if (value.get_object().get(object)) { return false; }
+        for (auto field : object) {
+            simdjson::ondemand::value inner;
+            if (field.value().get(inner) || !walkNumbers(inner)) { return false; }
+        }
+        return true;
+    }
+    case simdjson::ondemand::json_type::array: {
+        simdjson::ondemand::array array;
+        if (value.get_array().get(array)) { return false; }
+        for (auto element : array) {
+            simdjson::ondemand::value inner;
+            if (element.get(inner) || !walkNumbers(inner)) { return false; }
+        }
+        return true;
+    }
+    case simdjson::ondemand::json_type::number: {
+        double number = 0;
+        if (value.get_double().get(number)) { return false; }
+        sink += number;
+        return true;
+    }
+    default: return true; // strings, booleans and null are skipped by the iterator
+    }
+}
+
+/// The floor: parse the document and read every number, nothing else.
+inline bool numbersOnly(simdjson::ondemand::parser &parser, const Frame &frame) {
+    simdjson::ondemand::document document;
+    simdjson::ondemand::object root;
+    if (parser.iterate(frame.json).get(document) || document.get_object().get(root)) { return false; }
+    for (auto field : root) {
+        simdjson::ondemand::value inner;
+        if (field.value().get(inner) || !walkNumbers(inner)) { return false; }
+    }
+    return true;
+}
+
 } // namespace bench
 
 #endif
