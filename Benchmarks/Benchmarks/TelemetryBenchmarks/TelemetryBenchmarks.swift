@@ -63,6 +63,41 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: What devices send: (a) the simulator's tidy JSON is above; (b) precise and (c)
+    // reordered JSON, (d) protobuf (docs/performance.md, "Inputs like devices send")
+
+    for style in [JSONStyle.precise, .reordered] {
+        let accelerometerStyled = Fixtures.payload("batched/accelerometer", style: style)
+        let deviceMotionStyled = Fixtures.payload("batched/device-motion", style: style)
+        precondition(
+            (try? FrameDecoder.decodeJSON(accelerometerStyled, stream: .batchedAccelerometer).get())?.batchTimestamps != nil
+                && (try? FrameDecoder.decodeJSON(deviceMotionStyled, stream: .batchedDeviceMotion).get())?.batchTimestamps != nil,
+            "the \(style.rawValue) fixtures decode")
+        Benchmark("decode accelerometer batch (800 samples) simdjson, \(style.rawValue) JSON") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(FrameDecoder.decodeJSON(accelerometerStyled, stream: .batchedAccelerometer))
+            }
+        }
+        Benchmark("decode device-motion batch (200 samples) simdjson, \(style.rawValue) JSON") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(FrameDecoder.decodeJSON(deviceMotionStyled, stream: .batchedDeviceMotion))
+            }
+        }
+    }
+
+    let accelerometerProtobuf = Fixtures.protobufPayload("batched/accelerometer")
+    let deviceMotionProtobuf = Fixtures.protobufPayload("batched/device-motion")
+    Benchmark("decode accelerometer batch (800 samples) protobuf") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(ProtobufFrameDecoder.decode(accelerometerProtobuf, stream: .batchedAccelerometer))
+        }
+    }
+    Benchmark("decode device-motion batch (200 samples) protobuf") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(ProtobufFrameDecoder.decode(deviceMotionProtobuf, stream: .batchedDeviceMotion))
+        }
+    }
+
     // MARK: The whole per-frame path of a worker
 
     // `FrameProcessor.process` on consecutive frames of one watch (topic, size, content type,
