@@ -66,35 +66,24 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: What devices send: (a) the simulator's tidy JSON is above; (b) precise and (c)
     // reordered JSON, (d) protobuf (docs/performance.md, "Inputs like devices send")
 
-    for style in [JSONStyle.precise, .reordered] {
-        let accelerometerStyled = Fixtures.payload("batched/accelerometer", style: style)
-        let deviceMotionStyled = Fixtures.payload("batched/device-motion", style: style)
-        precondition(
-            (try? FrameDecoder.decodeJSON(accelerometerStyled, stream: .batchedAccelerometer).get())?.batchTimestamps != nil
-                && (try? FrameDecoder.decodeJSON(deviceMotionStyled, stream: .batchedDeviceMotion).get())?.batchTimestamps != nil,
-            "the \(style.rawValue) fixtures decode")
-        Benchmark("decode accelerometer batch (800 samples) simdjson, \(style.rawValue) JSON") { benchmark in
-            for _ in benchmark.scaledIterations {
-                blackHole(FrameDecoder.decodeJSON(accelerometerStyled, stream: .batchedAccelerometer))
+    let devicePayloads: [(name: String, stream: InboundStream)] = [
+        ("accelerometer batch (800 samples)", .batchedAccelerometer), ("device-motion batch (200 samples)", .batchedDeviceMotion),
+    ]
+    for (name, stream) in devicePayloads {
+        for style in [JSONStyle.precise, .reordered] {
+            let payload = Fixtures.payload(stream.rawValue, style: style)
+            precondition((try? FrameDecoder.decodeJSON(payload, stream: stream).get())?.batchTimestamps != nil, "\(style) \(name) decodes")
+            Benchmark("decode \(name) simdjson, \(style.rawValue) JSON") { benchmark in
+                for _ in benchmark.scaledIterations {
+                    blackHole(FrameDecoder.decodeJSON(payload, stream: stream))
+                }
             }
         }
-        Benchmark("decode device-motion batch (200 samples) simdjson, \(style.rawValue) JSON") { benchmark in
+        let protobuf = Fixtures.protobufPayload(stream.rawValue)
+        Benchmark("decode \(name) protobuf") { benchmark in
             for _ in benchmark.scaledIterations {
-                blackHole(FrameDecoder.decodeJSON(deviceMotionStyled, stream: .batchedDeviceMotion))
+                blackHole(ProtobufFrameDecoder.decode(protobuf, stream: stream))
             }
-        }
-    }
-
-    let accelerometerProtobuf = Fixtures.protobufPayload("batched/accelerometer")
-    let deviceMotionProtobuf = Fixtures.protobufPayload("batched/device-motion")
-    Benchmark("decode accelerometer batch (800 samples) protobuf") { benchmark in
-        for _ in benchmark.scaledIterations {
-            blackHole(ProtobufFrameDecoder.decode(accelerometerProtobuf, stream: .batchedAccelerometer))
-        }
-    }
-    Benchmark("decode device-motion batch (200 samples) protobuf") { benchmark in
-        for _ in benchmark.scaledIterations {
-            blackHole(ProtobufFrameDecoder.decode(deviceMotionProtobuf, stream: .batchedDeviceMotion))
         }
     }
 
