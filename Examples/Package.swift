@@ -11,6 +11,8 @@ let package = Package(
         .package(name: "WearableGateway", path: "..")
     ],
     targets: [
+        // A watch app's protobuf writer for the high-rate streams: no dependencies at all.
+        .target(name: "DeviceProtobufEncoder", path: "DeviceProtobufEncoder"),
         .testTarget(
             name: "GatewayKitExampleTests",
             dependencies: [
@@ -18,6 +20,7 @@ let package = Package(
                 .product(name: "TelemetrySimulation", package: "WearableGateway"),
                 .product(name: "TelemetryCore", package: "WearableGateway"),
                 .product(name: "MQTTTransport", package: "WearableGateway"),
+                "DeviceProtobufEncoder",
             ]
         )
     ]

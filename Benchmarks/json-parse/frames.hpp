@@ -38,13 +38,15 @@ inline std::vector<Frame> readFrames(const char *path) {
     std::vector<uint8_t> blob((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     std::vector<Frame> frames;
     if (blob.size() < 12 || std::memcmp(blob.data(), "WGF1", 4) != 0) { return frames; }
+    // WG_BENCH_STREAM=batched/accelerometer (or batched/device-motion) keeps one stream only.
+    const char *only = std::getenv("WG_BENCH_STREAM");
     const uint8_t *p = blob.data() + 12;
     for (uint32_t i = 0, count = u32(blob.data() + 8); i < count; i++) {
         uint16_t streamLength = u16(p + 16), typeLength = u16(p + 18);
         uint32_t length = u32(p + 20);
         std::string stream(reinterpret_cast<const char *>(p + 24), streamLength);
         const uint8_t *payload = p + 24 + streamLength + typeLength;
-        if (stream == "batched/accelerometer" || stream == "batched/device-motion") {
+        if ((stream == "batched/accelerometer" || stream == "batched/device-motion") && (only == nullptr || stream == only)) {
             frames.push_back({stream == "batched/accelerometer", simdjson::padded_string(reinterpret_cast<const char *>(payload), length)});
         }
         p = payload + length;
@@ -89,6 +91,62 @@ inline void onDemandDecode(simdjson::ondemand::parser &parser, const Frame &fram
             if (!sample["sensorLocation"].get_string().get(location)) { sink += double(location.size()); }
         }
     }
+}
+
+/// Reads `value` as a double if it is a number (strings, booleans and null are skipped).
+inline __attribute__((always_inline)) bool readIfNumber(simdjson::ondemand::value value) {
+    simdjson::ondemand::json_type type;
+    if (value.type().get(type)) { return false; }
+    if (type != simdjson::ondemand::json_type::number) { return type != simdjson::ondemand::json_type::object && type != simdjson::ondemand::json_type::array; }
+    double number = 0;
+    if (value.get_double().get(number)) { return false; }
+    sink += number;
+    return true;
+}
+
+/// Reads a sample member: a number, or an object of numbers (a vector, a quaternion, the
+/// magnetic field, whose `accuracy` string is skipped).
+inline __attribute__((always_inline)) bool readMember(simdjson::ondemand::value value) {
+    simdjson::ondemand::json_type type;
+    if (value.type().get(type)) { return false; }
+    if (type != simdjson::ondemand::json_type::object) { return readIfNumber(value); }
+    simdjson::ondemand::object object;
+    if (value.get_object().get(object)) { return false; }
+    for (auto field : object) {
+        simdjson::ondemand::value inner;
+        if (field.value().get(inner) || !readIfNumber(inner)) { return false; }
+    }
+    return true;
+}
+
+/// The floor: parse the document and read every number of every sample (and the sequence) as a
+/// double in document order, comparing no key: what simdjson's on-demand API needs to reach and
+/// convert each number, with the walk written out for the batches' depth (no recursion, so
+/// everything inlines as in the shim).
+inline bool numbersOnly(simdjson::ondemand::parser &parser, const Frame &frame) {
+    simdjson::ondemand::document document;
+    simdjson::ondemand::object root;
+    if (parser.iterate(frame.json).get(document) || document.get_object().get(root)) { return false; }
+    for (auto field : root) {
+        simdjson::ondemand::value value;
+        simdjson::ondemand::json_type type;
+        if (field.value().get(value) || value.type().get(type)) { return false; }
+        if (type != simdjson::ondemand::json_type::array) {
+            if (!readIfNumber(value)) { return false; }
+            continue;
+        }
+        simdjson::ondemand::array samples;
+        if (value.get_array().get(samples)) { return false; }
+        for (auto element : samples) {
+            simdjson::ondemand::object sample;
+            if (element.get_object().get(sample)) { return false; }
+            for (auto member : sample) {
+                simdjson::ondemand::value inner;
+                if (member.value().get(inner) || !readMember(inner)) { return false; }
+            }
+        }
+    }
+    return true;
 }
 
 } // namespace bench

@@ -1,7 +1,8 @@
 // CPU time per batch of the shim's batch decoders as the gateway links them (the object files
 // SwiftPM builds for Sources/CSimdjson), on the batched frames of `wearable-sim generate
-// --encoding json`: the DOM path, the on-demand fast path, the full decoder (fast path, DOM path
-// if it declines) and simdjson's on-demand API called directly, interleaved in one process in
+// --encoding json [--json-style …]`: the DOM path, the on-demand fast path, the full decoder (fast
+// path, DOM path if it declines), simdjson's on-demand API called directly, and simdjson reading
+// every number and nothing else (the floor of any decoder), interleaved in one process in
 // rotating order, so that a busy machine slows all of them alike.
 // Command and figures: docs/performance.md ("JSON decoding: DOM or on-demand").
 #include "CSimdjsonDecoding.h"
@@ -15,8 +16,9 @@ namespace {
 
 using bench::Frame;
 
-enum Variant { dom, onDemand, full, standAlone, variants };
-const char *const names[variants] = {"shim DOM path", "shim on-demand path", "shim full decoder", "on-demand, stand-alone"};
+enum Variant { dom, onDemand, full, standAlone, numbersOnly, variants };
+const char *const names[variants] = {"shim DOM path", "shim on-demand path", "shim full decoder", "on-demand, stand-alone",
+                                     "simdjson numbers only"};
 
 std::vector<wg_accelerometer_sample> accelerometerSamples(1 << 16);
 std::vector<wg_device_motion_sample> deviceMotionSamples(1 << 16);
@@ -50,27 +52,42 @@ wg_decode_status decode(Variant variant, const Frame &frame) {
 
 int main(int argc, char **argv) {
     std::vector<Frame> frames;
+    simdjson::ondemand::parser parser;
     int rounds = 0;
     if (int status = bench::readArguments(argc, argv, frames, rounds)) { return status; }
+    // A third argument runs only that variant (0-4, in the order of `names`): for instruction
+    // counts under `valgrind --tool=callgrind`, taken at two round counts and subtracted.
+    int only = argc > 3 ? std::atoi(argv[3]) : -1;
+    size_t declined = 0;
     for (const Frame &frame : frames) {
-        if (decode(onDemand, frame) != WG_DECODE_OK) {
-            std::fprintf(stderr, "the fast path declined a frame of the simulator\n");
+        if (decode(full, frame) != WG_DECODE_OK) {
+            std::fprintf(stderr, "a frame did not decode\n");
+            return 1;
+        }
+        declined += decode(onDemand, frame) != WG_DECODE_OK;
+        if (!bench::numbersOnly(parser, frame)) {
+            std::fprintf(stderr, "simdjson could not walk a frame\n");
             return 1;
         }
     }
-    simdjson::ondemand::parser parser;
+    // The full decoder costs the DOM path's time plus the attempt on frames the fast path declines.
+    std::printf("the on-demand fast path declined %zu of %zu frames\n", declined, frames.size());
     std::printf("per batch, median over %d rounds (min-max):\n", rounds);
     for (bool accelerometer : {true, false}) {
         size_t batches = std::count_if(frames.begin(), frames.end(), [&](const Frame &frame) { return frame.accelerometer == accelerometer; });
+        if (batches == 0) { continue; }
         std::vector<double> perBatch[variants];
         for (int round = 0; round < rounds; round++) {
             for (int step = 0; step < variants; step++) {
                 Variant variant = Variant((step + round) % variants);
+                if (only >= 0 && variant != only) { continue; }
                 double start = bench::cpuMicroseconds();
                 for (const Frame &frame : frames) {
                     if (frame.accelerometer != accelerometer) { continue; }
                     if (variant == standAlone) {
                         bench::onDemandDecode(parser, frame);
+                    } else if (variant == numbersOnly) {
+                        bench::numbersOnly(parser, frame);
                     } else {
                         decode(variant, frame);
                     }
@@ -80,6 +97,7 @@ int main(int argc, char **argv) {
         }
         for (int variant = 0; variant < variants; variant++) {
             std::vector<double> &times = perBatch[variant];
+            if (times.empty()) { continue; }
             std::sort(times.begin(), times.end());
             std::printf("%-22s %-23s %4zu batches: %6.1f µs (%.1f-%.1f)\n", accelerometer ? "batched/accelerometer" : "batched/device-motion",
                         names[variant], batches, times[times.size() / 2], times.front(), times.back());

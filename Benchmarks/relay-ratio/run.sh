@@ -4,24 +4,36 @@
 #
 #   bash Benchmarks/relay-ratio/run.sh --encoding json            # 250…3000 watches, 15 s trials
 #   bash Benchmarks/relay-ratio/run.sh --encoding protobuf
+#   bash Benchmarks/relay-ratio/run.sh --json-style precise       # tidy (default), precise, reordered
 #   bash Benchmarks/relay-ratio/run.sh --quick                    # smoke check, about a minute
 #   bash Benchmarks/relay-ratio/run.sh --workers 1 --side gateway # other options: relay-ratio.py --help
 #
 # It builds what it needs (swift build -c release for wearable-gateway and wearable-sim, cc for
 # loadgen.c and relay.c against libmosquitto-dev), pre-generates the traffic with
 # `wearable-sim generate`, and hands over to relay-ratio.py, which prints the table.
-# Set RELAY_RATIO_SKIP_BUILD=1 to reuse .build/release as it is. Figures: docs/performance.md.
+# Set RELAY_RATIO_SKIP_BUILD=1 to reuse the release build as it is; --scratch-path DIR builds
+# (or reuses) it in DIR instead of .build. Figures: docs/performance.md.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 here="$WG_REPO_ROOT/Benchmarks/relay-ratio"
 encoding=json
+style=tidy
+scratch=()
 quick=0
 pass=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--encoding)
 		encoding=$2
+		shift 2
+		;;
+	--json-style)
+		style=$2
+		shift 2
+		;;
+	--scratch-path)
+		scratch=(--scratch-path "$2")
 		shift 2
 		;;
 	--quick)
@@ -35,6 +47,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case "$encoding" in json | protobuf) ;; *) die "--encoding must be json or protobuf" ;; esac
+case "$style" in tidy | precise | reordered) ;; *) die "--json-style must be tidy, precise or reordered" ;; esac
 
 cd "$WG_REPO_ROOT"
 for tool in cc python3 mosquitto_sub "$(mosquitto_bin)"; do
@@ -45,14 +58,14 @@ if [ "${RELAY_RATIO_SKIP_BUILD:-0}" != 1 ]; then
 	log "swift build -c release (wearable-gateway, wearable-sim); several minutes the first time"
 	for product in wearable-gateway wearable-sim; do
 		build_log=$(mktemp)
-		if ! swift build -c release --product "$product" >"$build_log" 2>&1; then
+		if ! swift build -c release "${scratch[@]+"${scratch[@]}"}" --product "$product" >"$build_log" 2>&1; then
 			tail -n 40 "$build_log" >&2
 			die "swift build -c release --product $product failed"
 		fi
 		rm -f "$build_log"
 	done
 fi
-release=$(swift build -c release --show-bin-path)
+release=$(swift build -c release "${scratch[@]+"${scratch[@]}"}" --show-bin-path)
 [ -x "$release/wearable-gateway" ] && [ -x "$release/wearable-sim" ] || die "no release build in $release"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/wg-relay-ratio.XXXXXX")
@@ -78,8 +91,8 @@ for ((i = 1; i <= $#; i++)); do
 	fi
 done
 
-log "wearable-sim generate ($encoding, 20 template watches, $((seconds + 1)) s)"
-"$release/wearable-sim" generate --watches 20 --seconds $((seconds + 1)) --encoding "$encoding" --output "$work/frames"
+log "wearable-sim generate ($encoding, JSON style $style, 20 template watches, $((seconds + 1)) s)"
+"$release/wearable-sim" generate --watches 20 --seconds $((seconds + 1)) --encoding "$encoding" --json-style "$style" --output "$work/frames"
 
 status=0
 python3 "$here/relay-ratio.py" --encoding "$encoding" --frames "$work/frames/frames.bin" --bin-dir "$work" \

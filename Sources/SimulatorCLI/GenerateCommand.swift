@@ -34,6 +34,9 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: EncodingOption.help)
     var encoding: EncodingOption = .json
 
+    @Option(help: JSONStyleOption.help)
+    var jsonStyle: JSONStyleOption = .tidy
+
     @Option(help: "Output directory (created if missing).")
     var output: String
 
@@ -56,7 +59,8 @@ struct GenerateCommand: ParsableCommand {
         for frame in frames {
             guard let template = templateOf[frame.deviceId] else { continue }
             let isBatch = frame.stream.hasPrefix("batched/")
-            let encoded = isBatch ? frame.encoded(as: encoding.encoding) : frame
+            let styled = isBatch && encoding == .json ? frame.styled(jsonStyle.style) : frame
+            let encoded = isBatch ? styled.encoded(as: encoding.encoding) : frame
             let contentType = Array(encoded.encoding.mediaType.utf8)
             let stream = Array(frame.stream.utf8)
             put(UInt32(template))
@@ -72,7 +76,7 @@ struct GenerateCommand: ParsableCommand {
             blob += contentType
             blob += encoded.payload
             if isBatch, let stream = InboundStream(rawValue: frame.stream),
-                case .success(let decoded) = FrameDecoder.decodeJSON(frame.payload, stream: stream),
+                case .success(let decoded) = FrameDecoder.decodeJSON(styled.payload, stream: stream),
                 let range = decoded.batchTimestamps
             {
                 index += "\(template)\t\(frame.stream)\t\(decoded.sequence ?? 0)\t\(frame.time)\t\(range.first)\t\(range.last)\n"
@@ -81,6 +85,7 @@ struct GenerateCommand: ParsableCommand {
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         try Data(blob).write(to: URL(fileURLWithPath: output).appendingPathComponent("frames.bin"))
         try Data(index.utf8).write(to: URL(fileURLWithPath: output).appendingPathComponent("index.tsv"))
-        print("\(frames.count) frames for \(devices.count) watches, \(blob.count / 1_048_576) MiB (\(encoding.rawValue)) in \(output)")
+        let format = encoding == .json ? "json, \(jsonStyle.rawValue)" : encoding.rawValue
+        print("\(frames.count) frames for \(devices.count) watches, \(blob.count / 1_048_576) MiB (\(format)) in \(output)")
     }
 }

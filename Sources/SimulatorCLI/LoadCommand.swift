@@ -47,13 +47,16 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: EncodingOption.help)
     var encoding: EncodingOption = .json
 
+    @Option(help: JSONStyleOption.help)
+    var jsonStyle: JSONStyleOption = .tidy
+
     func run() async throws {
         let logger = try connection.makeLogger()
         let allowed = streams.map { Set($0.split(separator: ",").map(String.init)) }
         logger.info("generating \(seconds) s of traffic for \(devices) devices…")
         var generator = TrafficGenerator(seed: seed, deviceCount: devices, startDate: Date().timeIntervalSince1970)
         let frames = generator.advance(to: Double(seconds)).filter { !$0.retain && (allowed?.contains($0.stream) ?? true) }
-            .map { $0.encoded(as: encoding.encoding) }
+            .map { $0.styled(jsonStyle.style).encoded(as: encoding.encoding) }
         let bytes = frames.reduce(0) { $0 + $1.payload.count }
         let perStream = Dictionary(grouping: frames, by: \.stream).mapValues(\.count)
         logger.info("\(frames.count) frames, \(bytes / 1_048_576) MiB: \(perStream.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")

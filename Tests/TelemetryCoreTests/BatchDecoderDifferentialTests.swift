@@ -5,8 +5,8 @@ import TelemetrySimulation
 import Testing
 
 /// The batch decoders' on-demand fast path against the DOM path alone: on every payload (the
-/// simulator's frames of every device and stream the decoders serve, layouts the fast path
-/// declines, malformed input, seeded byte mutations) both give the same status, problem, count,
+/// simulator's frames of every device and stream the decoders serve, in every `JSONStyle`;
+/// layouts the fast path declines, malformed input, seeded byte mutations) both give the same status, problem, count,
 /// samples (bit for bit) and members.
 @Suite("Batch decoder: on-demand fast path against the DOM path")
 struct BatchDecoderDifferentialTests {
@@ -107,6 +107,26 @@ struct BatchDecoderDifferentialTests {
         let streams: Set<String> = ["batched/accelerometer", "batched/device-motion", "motion", "headphone/motion"]
         return generator.advance(to: 3.5).filter { streams.contains($0.stream) }.map { ($0.stream, $0.payload) }
     }()
+
+    /// The same frames as devices with stock JSON encoders send them (`--json-style`).
+    static let styledFrames: [(stream: String, style: JSONStyle, payload: [UInt8])] = {
+        let devices: [SimulatedDevice] = [.appleWatchSeries9(id: "w1", activity: .tennis), .airPodsPro2(id: "b1")]
+        var generator = TrafficGenerator(seed: 12, devices: devices, startDate: 1_700_000_000)
+        let streams: Set<String> = ["batched/accelerometer", "batched/device-motion", "motion", "headphone/motion"]
+        let frames = generator.advance(to: 2.5).filter { streams.contains($0.stream) }
+        return [JSONStyle.precise, .reordered].flatMap { style in frames.map { ($0.stream, style, $0.styled(style).payload) } }
+    }()
+
+    @Test("precise and reordered frames: the fast path reads every one, with the DOM path's results")
+    func styledFramesTakeTheFastPath() {
+        #expect(Set(Self.styledFrames.map(\.stream)).count == 4)
+        for (stream, style, payload) in Self.styledFrames {
+            let (fast, dom, onDemand) = stream == "batched/accelerometer" ? Self.accelerometer(payload) : Self.deviceMotion(payload)
+            #expect(fast == dom, "\(stream), \(style)")
+            #expect(onDemand == dom, "\(stream), \(style): the fast path read it")
+            #expect(dom.status == WG_DECODE_OK.rawValue && dom.count > 0, "\(stream), \(style): \(dom)")
+        }
+    }
 
     @Test("the simulator's frames: the fast path reads every one, with the DOM path's results")
     func simulatorFrames() {

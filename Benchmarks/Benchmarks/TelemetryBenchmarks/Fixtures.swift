@@ -34,6 +34,22 @@ enum Fixtures {
         return (prefix, seconds)
     }()
 
+    /// The last `stream` frame's payload in a JSON style (`wearable-sim --json-style`).
+    static func payload(_ stream: String, style: JSONStyle) -> [UInt8] {
+        guard let frame = frames.last(where: { $0.stream == stream }) else {
+            fatalError("the simulated Series 9 produced no \(stream) frame")
+        }
+        return frame.styled(style).payload
+    }
+
+    /// The last `stream` frame's payload as protobuf (float32 sensor values).
+    static func protobufPayload(_ stream: String) -> [UInt8] {
+        guard let frame = frames.last(where: { $0.stream == stream }), frame.encoded(as: .protobuf).encoding == .protobuf else {
+            fatalError("the simulated Series 9 produced no \(stream) frame in protobuf")
+        }
+        return frame.encoded(as: .protobuf).payload
+    }
+
     static let accelerometerBatch = payload("batched/accelerometer")
     static let deviceMotionBatch = payload("batched/device-motion")
     static let motionFrame = payload("motion")

@@ -63,6 +63,30 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: What devices send: (a) the simulator's tidy JSON is above; (b) precise and (c)
+    // reordered JSON, (d) protobuf (docs/performance.md, "Inputs like devices send")
+
+    let devicePayloads: [(name: String, stream: InboundStream)] = [
+        ("accelerometer batch (800 samples)", .batchedAccelerometer), ("device-motion batch (200 samples)", .batchedDeviceMotion),
+    ]
+    for (name, stream) in devicePayloads {
+        for style in [JSONStyle.precise, .reordered] {
+            let payload = Fixtures.payload(stream.rawValue, style: style)
+            precondition((try? FrameDecoder.decodeJSON(payload, stream: stream).get())?.batchTimestamps != nil, "\(style) \(name) decodes")
+            Benchmark("decode \(name) simdjson, \(style.rawValue) JSON") { benchmark in
+                for _ in benchmark.scaledIterations {
+                    blackHole(FrameDecoder.decodeJSON(payload, stream: stream))
+                }
+            }
+        }
+        let protobuf = Fixtures.protobufPayload(stream.rawValue)
+        Benchmark("decode \(name) protobuf") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(ProtobufFrameDecoder.decode(protobuf, stream: stream))
+            }
+        }
+    }
+
     // MARK: The whole per-frame path of a worker
 
     // `FrameProcessor.process` on consecutive frames of one watch (topic, size, content type,

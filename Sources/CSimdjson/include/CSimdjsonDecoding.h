@@ -2,7 +2,7 @@
 #define WEARABLE_GATEWAY_CSIMDJSON_DECODING_H
 
 // Frame decoders for the wire contract's JSON payloads (simdjson DOM, runtime CPU dispatch; the
-// two batched streams first try simdjson's on-demand API on the encoders' canonical layout and
+// two batched streams first try simdjson's on-demand API, which reads members in any order, and
 // fall back to the DOM path for anything else, so results and problems are the DOM path's).
 //
 // One call decodes one frame: the document is parsed once, the requested top-level members are
@@ -149,9 +149,9 @@ wg_decode_status wg_decode_accelerometer_batch(const uint8_t *data, size_t lengt
                                                wg_decode_problem *problem);
 
 /// The two halves of `wg_decode_accelerometer_batch`, exported for the differential tests. The
-/// on-demand fast path reads only the encoders' canonical layout (members in their order, nothing
-/// unknown or repeated) and returns WG_DECODE_DECLINED for anything else, malformed input
-/// included; the DOM path reads and reports everything. The full decoder runs the first, then,
+/// on-demand fast path reads the contract's members in any order and any whitespace (nothing
+/// unknown or repeated, numbers both parsers read alike) and returns WG_DECODE_DECLINED for
+/// anything else, malformed input included; the DOM path reads and reports everything. The full decoder runs the first, then,
 /// if it declined, the second.
 wg_decode_status wg_decode_accelerometer_batch_on_demand(const uint8_t *data, size_t length, wg_json_members *members,
                                                          wg_accelerometer_sample *samples, size_t capacity,
