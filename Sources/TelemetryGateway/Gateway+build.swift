@@ -9,7 +9,7 @@ import UnixSignals
 /// is tested is what runs.
 ///
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle):
-/// publisher, (partitioned mode) snapshot sharing, metrics, journal sync, recorder pruning,
+/// (with `tracing.otlpEndpoint`) the span exporter, publisher, (partitioned mode) snapshot sharing, metrics, journal sync, recorder pruning,
 /// device-state pruning, shard workers, ticker, policy reload, subscriber, and in clustered
 /// modes the membership
 /// (docs/scale-out.md). So at SIGTERM the subscriber stops receiving first, the workers drain what is
@@ -58,6 +58,8 @@ public func buildGateway(
         "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(parts.scheme.inboundFilter), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
     )
     let services: [(any Service)?] = [
+        // First, so it stops last: the spans of the drain are exported too.
+        parts.tracingService,
         JournalReleaseService(journal: parts.journal),
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,

@@ -44,6 +44,8 @@ public struct GatewayConfiguration: Sendable {
     public var logFormat = LogFormat.text
     /// Scale-out: several instances on one fleet (keys under `cluster.*`).
     public var cluster = Cluster()
+    /// OpenTelemetry export of frame spans (keys under `tracing.*`; off by default).
+    public var tracing = Tracing()
 
     /// Creates the defaults.
     public init() {}

@@ -28,6 +28,8 @@ struct ShardWorker {
         let handover: any DeviceHandover
         /// Membership and ownership of clustered modes; nil in single mode.
         let cluster: ClusterRuntime?
+        /// Spans of processed frames; nil while export is off (`tracing.otlpEndpoint`).
+        let tracing: FrameTracing?
     }
 
     let shard: Int
@@ -114,11 +116,14 @@ struct ShardWorker {
         }
         var routed = frame
         routed.parsedTopic = topic
+        // Export on: the frame's span, whose context its messages carry instead of the frame's.
+        let span = dependencies.tracing?.begin(frame, topic: topic)
+        if let traceParent = span?.traceParent { routed.traceParent = traceParent }
         let result = processor.process(routed)
         var messages = result.messages
         if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = topic {
             // Stored before the frame is counted, so a query after the count sees it.
-            messages += await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule).map { $0.carrying(frame.traceParent) }
+            messages += await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule).map { $0.carrying(routed.traceParent) }
         }
         let journal = dependencies.journal
         // Parts: the outputs acknowledged, the frame processed, and for a frame that may change
@@ -141,6 +146,7 @@ struct ShardWorker {
             }
         }
         await dependencies.publisher.publish(messages, countdown: outputs)
+        span?.end(result, messages: messages)
         dependencies.operations.derived(messages, receivedAt: frame.receivedAt)
         // A rejected frame is done once processed: its error may sit in an aggregate until the
         // window's report, but holding its record for that would let one device's garbage pin
