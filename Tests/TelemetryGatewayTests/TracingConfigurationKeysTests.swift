@@ -32,6 +32,22 @@ import Testing
         #expect(try Self.load([], environment: ["WG_TRACING_OTLP_ENDPOINT": ""]).tracing.otlpEndpoint == nil)
     }
 
+    @Test("OTEL_* asking for gRPC (not in this build; swift-otel would trap) stops the start, naming the key")
+    func grpcRefused() throws {
+        let configuration = try Self.load([("tracing.otlpEndpoint", "http://127.0.0.1:4318")])
+        do {
+            _ = try FrameTracing.start(
+                configuration: configuration, logger: Logger(label: "test"), clock: SystemGatewayClock(), environment: ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"])
+            Issue.record("gRPC was accepted")
+        } catch let error as GatewayStartError {
+            #expect(error.description.hasPrefix("tracing.otlpEndpoint: OTEL_EXPORTER_OTLP_PROTOCOL=grpc"), "\(error)")
+        }
+        // The signal's own variable wins over the shared one, as in swift-otel.
+        #expect(FrameTracing.unsupportedProtocol(in: ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"]) == nil)
+        #expect(FrameTracing.unsupportedProtocol(in: ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc"])?.hasPrefix("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc") == true)
+        #expect(FrameTracing.unsupportedProtocol(in: ["OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"]) == nil)
+    }
+
     @Test("bad values name the key", arguments: [
         ("tracing.otlpEndpoint", "ftp://collector:4318", "must be an http:// or https:// URL"),
         ("tracing.otlpEndpoint", "collector:4318", "must be an http:// or https:// URL"),

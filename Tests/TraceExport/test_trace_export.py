@@ -269,3 +269,15 @@ def test_wrong_endpoint_names_the_key(endpoint):
     )
     assert result.returncode == 78, result.stdout + result.stderr
     assert "tracing.otlpEndpoint" in result.stdout + result.stderr
+
+
+def test_grpc_asked_for_by_otel_variables_stops_the_start(tmp_path):
+    """This build has no OTLP/gRPC exporter: swift-otel would trap; the gateway says why and exits 78."""
+    arguments = [GATEWAY, "run", "--broker", "mqtt://127.0.0.1:1", "--set", "tracing.otlpEndpoint=http://127.0.0.1:4318"]
+    for key in ("registry.file", "journal.path", "state.path", "recorder.database", "http.listen"):
+        arguments += ["--set", f"{key}=null" if key != "http.listen" else f"{key}=off"]
+    environment = {name: value for name, value in os.environ.items() if not name.startswith(("WG_", "OTEL_"))}
+    environment["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc"
+    result = subprocess.run(arguments, capture_output=True, text=True, cwd=REPOSITORY, env=environment, timeout=DEADLINE)
+    assert result.returncode == 78, result.stdout + result.stderr
+    assert "tracing.otlpEndpoint: OTEL_EXPORTER_OTLP_PROTOCOL=grpc" in result.stdout + result.stderr

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import OTel
 import ServiceLifecycle
@@ -26,8 +27,13 @@ struct FrameTracing: Sendable {
     /// shutdown), or nil when `tracing.otlpEndpoint` is off: then nothing of swift-otel runs.
     /// - Throws: ``GatewayStartError`` naming `tracing.otlpEndpoint` when swift-otel refuses
     ///   the settings (e.g. an `OTEL_*` variable asks for an exporter this build lacks).
-    static func start(configuration: GatewayConfiguration, logger: Logger, clock: any GatewayClock) throws -> (FrameTracing, any Service)? {
+    static func start(
+        configuration: GatewayConfiguration, logger: Logger, clock: any GatewayClock, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> (FrameTracing, any Service)? {
         guard let url = configuration.tracing.tracesURL else { return nil }
+        if let problem = unsupportedProtocol(in: environment) {
+            throw GatewayStartError("tracing.otlpEndpoint: \(problem)")
+        }
         var otel = OTel.Configuration.default
         otel.serviceName = configuration.tracing.serviceName
         otel.resourceAttributes["service.version"] = ProductVersion.current
@@ -54,6 +60,15 @@ struct FrameTracing: Sendable {
         } catch {
             throw GatewayStartError("tracing.otlpEndpoint: cannot start the OpenTelemetry exporter: \(error)")
         }
+    }
+
+    /// What is wrong with the OTLP protocol the `OTEL_*` variables ask for, or nil: swift-otel
+    /// lets them override the configured http/protobuf and traps on gRPC, which this build
+    /// leaves out (the `OTLPHTTP` trait only).
+    static func unsupportedProtocol(in environment: [String: String]) -> String? {
+        let name = environment["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] != nil ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL"
+        guard let value = environment[name], value == "grpc" else { return nil }
+        return "\(name)=\(value) asks for OTLP/gRPC, which this build does not include; use http/protobuf (an OTLP/HTTP receiver, port 4318)"
     }
 
     /// How long one export (and the final flush) may take.
