@@ -102,10 +102,12 @@ def broker(tmp_path):
     config = tmp_path / "mosquitto.conf"
     config.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\nlog_type all\n")
     process = Process([MOSQUITTO, "-c", str(config)], tmp_path / "mosquitto.log")
-    process.wait_for_line(f"Opening ipv4 listen socket on port {port}", DEADLINE)
-    process.wait_for_line("running", DEADLINE)
-    yield port
-    process.kill()
+    try:  # a broker that failed to come up is stopped too
+        process.wait_for_line(f"Opening ipv4 listen socket on port {port}", DEADLINE)
+        process.wait_for_line("running", DEADLINE)
+        yield port
+    finally:
+        process.kill()
 
 
 @pytest.fixture
