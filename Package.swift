@@ -31,6 +31,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // OTLP/HTTP only: the default traits also build the gRPC exporter (grpc-swift-2 and its
+        // transport), which every clean build would pay for (docs/architecture.md, Decisions).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // libmosquitto (Debian libmosquitto-dev). Only MQTTTransport imports it.
@@ -111,6 +115,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
             ]
         ),
         // The testing kit: a private mosquitto, the in-process gateway, waits on derived events,

@@ -40,7 +40,7 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-KEY_SECTIONS = ("registry", "capabilities", "mqtt", "topics", "pipeline", "journal", "retained", "state", "metrics",
+KEY_SECTIONS = ("registry", "capabilities", "mqtt", "topics", "pipeline", "journal", "retained", "state", "metrics", "tracing",
                 "http", "logging", "recorder", "derivation", "session", "cluster", "deadLetter", "deadLetters", "store", "tls")
 METRIC_PREFIXES = ("gateway_", "mqtt_", "wearable_gateway_", "recorder_")
 # Documents whose backticked type names must exist in the code, and the names they may mention

@@ -101,6 +101,13 @@ venv="$WG_REPO_ROOT/.build/pytest-venv"
 WEARABLE_SIM="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})/wearable-sim" \
 	"$venv/bin/python" -m pytest -q -p no:cacheprovider Examples/pytest
 
+# OpenTelemetry export (tracing.*) on the real executable: a private mosquitto, wearable-gateway
+# and an OTLP/HTTP receiver decoding the spans with opentelemetry-proto (same virtual environment).
+log "trace export to an OTLP/HTTP receiver (Tests/TraceExport)"
+"$venv/bin/python" -m pip install -q -r Tests/TraceExport/requirements.txt
+WEARABLE_GATEWAY="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})/wearable-gateway" \
+	"$venv/bin/python" -m pytest -q -p no:cacheprovider Tests/TraceExport
+
 log "broker ACL (scripts/check-acl.sh)"
 bash scripts/check-acl.sh
 

@@ -8,14 +8,15 @@ import UnixSignals
 /// Builds the gateway's service group; the executable and the tests both call this, so what
 /// is tested is what runs.
 ///
-/// Services start in this order and stop in the reverse one (swift-service-lifecycle): journal
-/// release, publisher, (partitioned mode) snapshot sharing, the HTTP servers, metrics, round-trip
-/// probe, journal sync, recorder pruning, device-state pruning, shard workers, ticker, policy
-/// reload, subscriber, and in clustered modes the membership (docs/scale-out.md). So at SIGTERM
-/// the subscriber stops receiving first, the workers drain what is queued (bounded by
-/// `pipeline.drainTimeout`), the final metrics go out, the journal is synced, the publisher says
-/// offline and waits for its acknowledgements (the whole shutdown is bounded by twice the drain
-/// timeout), and the journal's file is let go last.
+/// Services start in this order and stop in the reverse one (swift-service-lifecycle): (with
+/// `tracing.otlpEndpoint`) the span exporter, journal release, (`store.backend: postgres`) the
+/// shared store's client, publisher, (partitioned mode) snapshot sharing, the HTTP servers,
+/// metrics, round-trip probe, journal sync, recorder pruning, device-state pruning, shard workers,
+/// ticker, policy reload, subscriber, and in clustered modes the membership (docs/scale-out.md).
+/// So at SIGTERM the subscriber stops receiving first, the workers drain what is queued (bounded
+/// by `pipeline.drainTimeout`), the final metrics go out, the journal is synced, the publisher
+/// says offline and waits for its acknowledgements (the whole shutdown is bounded by twice the
+/// drain timeout), the journal's file is let go, and the last spans are exported.
 /// - Parameters:
 ///   - configuration: a validated configuration.
 ///   - logger: the root logger.
@@ -58,6 +59,8 @@ public func buildGateway(
         "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(parts.scheme.inboundFilter), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
     )
     let services: [(any Service)?] = [
+        // First, so it stops last: the spans of the drain are exported too.
+        parts.tracingService,
         JournalReleaseService(journal: parts.journal),
         // Stops after every part that writes to the shared store.
         parts.storeClient.map { SharedStoreService(client: $0, health: parts.operations.health, logger: logger) },

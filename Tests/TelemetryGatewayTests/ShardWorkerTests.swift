@@ -25,7 +25,7 @@ struct ShardWorkerTests {
         let dependencies = ShardWorker.Dependencies(
             processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, journal: journal,
             recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory)),
-            metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: nil)
+            metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: nil, tracing: nil)
         let keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: nil, cluster: nil, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
             logger: logger, settings: configuration.state)

@@ -6,7 +6,7 @@ extension GatewayConfiguration {
     /// own next to itself, this is their concatenation.
     public static let keys: [ConfigurationKey] =
         accessPolicyKeys + MQTT.keys + Topics.keys + Pipeline.keys + Metrics.keys + Recorder.keys + Store.keys + DerivationConfiguration.keys
-        + loggingKeys + Journal.keys + Retained.keys + DeviceState.keys + HTTP.keys + DeadLetters.keys + Cluster.keys
+        + loggingKeys + Journal.keys + Retained.keys + DeviceState.keys + HTTP.keys + DeadLetters.keys + Cluster.keys + Tracing.keys
 
     /// The files of the access policy: `registry.file`, `capabilities.file`.
     static let accessPolicyKeys: [ConfigurationKey] = [

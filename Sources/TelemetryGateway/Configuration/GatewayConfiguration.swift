@@ -46,6 +46,8 @@ public struct GatewayConfiguration: Sendable {
     public var cluster = Cluster()
     /// The backend of the recorder and the device snapshots (keys under `store.*`).
     public var store = Store()
+    /// OpenTelemetry export of frame spans (keys under `tracing.*`; off by default).
+    public var tracing = Tracing()
 
     /// Creates the defaults.
     public init() {}

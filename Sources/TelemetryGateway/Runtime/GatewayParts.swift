@@ -53,6 +53,10 @@ struct GatewayParts: Sendable {
     let cluster: ClusterRuntime?
     /// What workers do when partitioned mode moves a device here or away.
     let handover: any DeviceHandover
+    /// Spans of processed frames, and the service exporting them; nil while
+    /// `tracing.otlpEndpoint` is off.
+    let tracing: FrameTracing?
+    let tracingService: (any Service)?
 
     init(
         configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
@@ -68,6 +72,9 @@ struct GatewayParts: Sendable {
         self.shutdownReport = shutdownReport
         startedAt = clock.wallTime()
         scheme = configuration.topics.scheme
+        let tracingBackend = try FrameTracing.start(configuration: configuration, logger: logger, clock: clock)
+        tracing = tracingBackend?.0
+        tracingService = tracingBackend?.1
         let shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : ProcessInfo.processInfo.activeProcessorCount
         let metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
         self.metrics = metrics
@@ -171,7 +178,7 @@ struct GatewayParts: Sendable {
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
             scheme: scheme, publisher: publisher, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
-            handover: handover, cluster: cluster)
+            handover: handover, cluster: cluster, tracing: tracing)
     }
 
     /// Makes shard `n`'s keeper of device state.

@@ -26,6 +26,8 @@ struct ShardWorker {
         let handover: any DeviceHandover
         /// Membership and ownership of clustered modes; nil in single mode.
         let cluster: ClusterRuntime?
+        /// Spans of processed frames; nil while export is off (`tracing.otlpEndpoint`).
+        let tracing: FrameTracing?
     }
 
     let shard: Int
@@ -119,6 +121,9 @@ struct ShardWorker {
         }
         var routed = frame
         routed.parsedTopic = topic
+        // Export on: the frame's span, whose context its messages carry instead of the frame's.
+        let span = dependencies.tracing?.begin(frame, topic: topic)
+        if let traceParent = span?.traceParent { routed.traceParent = traceParent }
         let result = processor.process(routed)
         var messages = result.messages
         var heldChunk: RecordedAccelerometerChunk?
@@ -128,7 +133,7 @@ struct ShardWorker {
             if recorderRetries.isEmpty,
                 let tremor = await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule)
             {
-                messages += tremor.map { $0.carrying(frame.traceParent) }
+                messages += tremor.map { $0.carrying(routed.traceParent) }
             } else {
                 heldChunk = chunk
             }
@@ -141,7 +146,7 @@ struct ShardWorker {
         let countdown = ticket.map { ticket in ReleaseCountdown(parts: parts) { journal?.release(ticket) } }
         if snapshotted, let countdown { deviceStates.holdUntilSnapshot(countdown) }
         if let heldChunk, case .device(let device, _) = topic {
-            hold(.init(chunk: heldChunk, device: device, receivedAt: frame.receivedAt, traceParent: frame.traceParent, countdown: countdown))
+            hold(.init(chunk: heldChunk, device: device, receivedAt: frame.receivedAt, traceParent: routed.traceParent, countdown: countdown))
         }
         var outputs: ReleaseCountdown?
         if let countdown, let ticket {
@@ -159,6 +164,7 @@ struct ShardWorker {
             }
         }
         await dependencies.publisher.publish(messages, countdown: outputs)
+        span?.end(result, messages: messages)
         dependencies.operations.derived(messages, receivedAt: frame.receivedAt)
         // A rejected frame is done once processed: its error may sit in an aggregate until the
         // window's report, but holding its record for that would let one device's garbage pin
