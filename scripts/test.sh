@@ -36,12 +36,12 @@ log "broker for integration tests: $MOSQUITTO_BIN ($("$MOSQUITTO_BIN" -h 2>&1 | 
 
 log "a private PostgreSQL for the store tests (start_postgres)"
 start_postgres || die "PostgreSQL did not start"
+trap 'rm -f "${build_log:-}" "${test_log:-}"; stop_postgres' EXIT
 export WG_TEST_POSTGRES_URL=$PG_URL
 log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT (data in $PG_DIR)"
 
 log "building (swift build --build-tests${SWIFT_FLAGS[*]+ ${SWIFT_FLAGS[*]}})"
 build_log=$(mktemp)
-trap 'rm -f "$build_log" "${test_log:-}"; stop_postgres' EXIT
 swift build --build-tests ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} 2>&1 | tee "$build_log"
 # The project builds without warnings (dependencies' warnings are suppressed by SwiftPM).
 # Only a fresh build recompiles every file, so this catches all of them in CI's clean clone.

@@ -4,6 +4,7 @@ import Logging
 import MQTTTransport
 import PostgresStore
 import Prometheus
+import ServiceLifecycle
 import RecorderStore
 import TelemetryCore
 

@@ -162,7 +162,7 @@ final class InboundRouter: Sendable {
     private func bypassJournal(waited: Double, level: Logger.Level, because reason: @autoclosure () -> String) {
         metrics.journalWaitSeconds.increment(by: waited)
         metrics.journalBypassed.increment()
-        if overload.shouldLog(now: clock.wallTime()) {
+        if overload.shouldLog() {
             logger.log(
                 level: level, "\(reason()); frames go on unjournaled and would not survive a crash (see gateway_journal_bypassed_total)")
         }
@@ -202,7 +202,7 @@ final class InboundRouter: Sendable {
             metrics.handoffWaits.increment()
             metrics.handoffBlockedSeconds.increment(by: waited)
             metrics.handoffOverCapacity.increment()
-            if overload.shouldLog(now: clock.wallTime()) {
+            if overload.shouldLog() {
                 logger.warning(
                     "worker \(shard) is overloaded: the queues stayed full (pipeline.queueCapacity / pipeline.maxBufferedBytes) for pipeline.maxHandoffWait (\(maximumWait) s); admitting frames over the limit (see gateway_handoff_over_capacity_total)"
                 )
