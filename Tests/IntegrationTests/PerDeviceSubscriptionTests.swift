@@ -42,7 +42,7 @@ struct PerDeviceSubscriptionTests {
     static func observe(_ broker: TestBroker) async throws -> (MQTTClient, MessageCollector) {
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics"], qos: .atLeastOnce)
+        try await observer.subscribe(["gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
         return (observer, collector)
     }
 
