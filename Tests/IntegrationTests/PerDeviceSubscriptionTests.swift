@@ -46,6 +46,33 @@ struct PerDeviceSubscriptionTests {
         return (observer, collector)
     }
 
+    /// One test's cluster: a broker, its observer, instances seeing each other, and devices that
+    /// said hello and received their availability.
+    struct Setup {
+        let broker: TestBroker
+        let observer: MQTTClient
+        let collector: MessageCollector
+        var gateways: [GatewayProcess]
+        let client: MQTTClient
+
+        static func start(_ names: [String], devices: [String], brokerConfiguration: String = "") async throws -> Setup {
+            let broker = try await TestBroker.started(configuration: brokerConfiguration)
+            let (observer, collector) = try await PerDeviceSubscriptionTests.observe(broker)
+            let gateways = try await ClusterTests.start(names, on: broker)
+            try await ClusterTests.waitLive(collector, names, count: names.count)
+            let client = try await TestClients.connected(try TestClients.configuration(broker))
+            try await PerDeviceSubscriptionTests.hello(devices, with: client, collector: collector)
+            return Setup(broker: broker, observer: observer, collector: collector, gateways: gateways, client: client)
+        }
+
+        /// Stops `running` (SIGTERM, each must drain) and the test's clients.
+        func finish(_ running: [GatewayProcess]) async throws {
+            try await ClusterTests.stop(running, collector: collector)
+            await client.shutdown()
+            await observer.shutdown()
+        }
+    }
+
     static func metric(_ messages: [MQTTMessage], _ instance: String, _ name: String) -> Double {
         ClusterTests.metric(messages, instance, name) ?? 0
     }
@@ -59,16 +86,11 @@ struct PerDeviceSubscriptionTests {
 
     @Test("two instances: each receives the discovery streams and only its own devices' streams; each availability follows its SUBACK")
     func ownStreamsOnly() async throws {
-        // Debug logging: the broker's log shows SUBACKs and received PUBLISHes in its own order.
-        let broker = try await TestBroker.started(configuration: "log_type debug")
-        let (observer, collector) = try await Self.observe(broker)
         let names = ["gw-a", "gw-b"]
-        let gateways = try await ClusterTests.start(names, on: broker)
-        try await ClusterTests.waitLive(collector, names, count: 2)
-
         let devices = (0..<16).map { String(format: "ps-watch-%02d", $0) }
-        let client = try await TestClients.connected(try TestClients.configuration(broker))
-        try await Self.hello(devices, with: client, collector: collector)
+        // Debug logging: the broker's log shows SUBACKs and received PUBLISHes in its own order.
+        let setup = try await Setup.start(names, devices: devices, brokerConfiguration: "log_type debug")
+        let (broker, collector, gateways, client) = (setup.broker, setup.collector, setup.gateways, setup.client)
         let perDevice = 25
         for index in 0..<perDevice {
             for device in devices { try await client.send(Self.frame(device, index)) }
@@ -110,21 +132,15 @@ struct PerDeviceSubscriptionTests {
                 if let subacked, let available { #expect(subacked < available, "\(device): the availability left after the SUBACK") }
             }
         }
-        try await ClusterTests.stop(gateways, collector: collector)
-        await client.shutdown()
-        await observer.shutdown()
+        try await setup.finish(gateways)
     }
 
     @Test("kill -9 of one of three instances: the survivors subscribe its devices and process every frame sent afterwards")
     func killMovesSubscriptions() async throws {
-        let broker = try await TestBroker.started()
-        let (observer, collector) = try await Self.observe(broker)
         let names = ["gw-a", "gw-b", "gw-c"]
-        let gateways = try await ClusterTests.start(names, on: broker)
-        try await ClusterTests.waitLive(collector, names, count: 3)
         let devices = (0..<18).map { String(format: "pk-watch-%02d", $0) }
-        let client = try await TestClients.connected(try TestClients.configuration(broker))
-        try await Self.hello(devices, with: client, collector: collector)
+        let setup = try await Setup.start(names, devices: devices)
+        let (broker, collector, gateways, client) = (setup.broker, setup.collector, setup.gateways, setup.client)
 
         let victim = gateways[1]
         let orphans = devices.filter { RendezvousOwnership(instances: names).owner(of: $0) == "gw-b" }
@@ -152,21 +168,16 @@ struct PerDeviceSubscriptionTests {
         let subscriptions = ["gw-a", "gw-c"].map { Self.metric(messages, $0, "gateway_cluster_device_subscriptions") }
         #expect(subscriptions.reduce(0, +) == Double(devices.count), "the survivors hold a subscription per device: \(subscriptions)")
         print("per-device kill: \(orphans.count) devices of gw-b re-subscribed by the survivors; \(processed - Double(processedBefore)) frames processed after the kill; subscriptions \(subscriptions)")
-        try await ClusterTests.stop(survivors, collector: collector)
-        await client.shutdown()
-        await observer.shutdown()
+        try await setup.finish(survivors)
     }
 
     @Test("a third instance joins while devices stream: it subscribes about a third of them, and the frames processed over the instances are the frames sent")
     func joinMovesAThird() async throws {
-        let broker = try await TestBroker.started()
-        let (observer, collector) = try await Self.observe(broker)
         let names = ["gw-a", "gw-b"]
-        var gateways = try await ClusterTests.start(names, on: broker)
-        try await ClusterTests.waitLive(collector, names, count: 2)
         let devices = (0..<24).map { String(format: "pj-watch-%02d", $0) }
-        let client = try await TestClients.connected(try TestClients.configuration(broker))
-        try await Self.hello(devices, with: client, collector: collector)
+        let setup = try await Setup.start(names, devices: devices)
+        let (broker, collector, client) = (setup.broker, setup.collector, setup.client)
+        var gateways = setup.gateways
 
         // Devices stream at their own pace (50 frames per second each, not a synchronisation)
         // while the third instance joins and its warm-up runs out.
@@ -210,9 +221,7 @@ struct PerDeviceSubscriptionTests {
         // A frame within the instances' delivery skew of the switch instant may be processed by
         // both or by neither (docs/scale-out.md); none else.
         #expect(abs(processed - Double(total)) <= Double(moving.count), "processed \(processed), sent \(total)")
-        try await ClusterTests.stop(gateways, collector: collector)
-        await client.shutdown()
-        await observer.shutdown()
+        try await setup.finish(gateways)
     }
 }
 
