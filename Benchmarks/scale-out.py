@@ -18,7 +18,7 @@ received bytes <= 1.2 x fleet / N. Prints one table; exits 1 if a goal is missed
 were lost.
 
 Usage (from the repository root, after `swift build -c release --scratch-path .build-release`):
-    python3 Benchmarks/scale-out.py --bin .build-release/release --instances 1,2,4 --devices 200 --seconds 10
+    python3 Benchmarks/scale-out.py --bin .build-release/release --instances 1,2,4 --devices 1000 --seconds 4
 
 Bounded: every wait has a timeout and the whole run stops after --deadline seconds. Linux only
 (reads /proc). Python 3 standard library only. Figures: docs/performance.md, docs/scale-out.md.
@@ -192,8 +192,8 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--instances", default="1,2,4", help="comma-separated instance counts (default 1,2,4)")
-    parser.add_argument("--devices", type=int, default=200)
-    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--devices", type=int, default=1000)
+    parser.add_argument("--seconds", type=int, default=4)
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--prime", type=float, default=2)
     parser.add_argument("--bin", default=os.path.join(REPO, ".build-release", "release"))
@@ -214,7 +214,7 @@ def main():
 
     failed = False
     print()
-    print(f"{args.devices} watches x {args.seconds} s of batched IMU (wearable-sim load, seed 1); release build; logs in {logs}")
+    print(f"{args.devices} watches x {args.seconds} s of batched IMU (wearable-sim load, seed 1); binaries {args.bin}; logs in {logs}")
     print()
     print("| N | instance | devices subscribed | frames processed | received MiB | received / (fleet / N) | goal <= 1.2 | CPU s |")
     print("|---|---|---|---|---|---|---|---|")
