@@ -18,7 +18,10 @@ received bytes <= 1.2 x fleet / N. Prints one table; exits 1 if a goal is missed
 were lost.
 
 Usage (from the repository root, after `swift build -c release --scratch-path .build-release`):
-    python3 Benchmarks/scale-out.py --bin .build-release/release --instances 1,2,4 --devices 1000 --seconds 4
+    python3 Benchmarks/scale-out.py --bin .build-release/release --instances 1,2,4 --devices 300 --seconds 8
+
+`wearable-sim publish` (the priming) opens one connection per device: at 1,000 devices it
+runs out of connections on a default machine; 300 works.
 
 Bounded: every wait has a timeout and the whole run stops after --deadline seconds. Linux only
 (reads /proc). Python 3 standard library only. Figures: docs/performance.md, docs/scale-out.md.
@@ -192,8 +195,8 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--instances", default="1,2,4", help="comma-separated instance counts (default 1,2,4)")
-    parser.add_argument("--devices", type=int, default=1000)
-    parser.add_argument("--seconds", type=int, default=4)
+    parser.add_argument("--devices", type=int, default=300)
+    parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--prime", type=float, default=2)
     parser.add_argument("--bin", default=os.path.join(REPO, ".build-release", "release"))
