@@ -1,17 +1,30 @@
 #!/usr/bin/env python3
-"""Partitioned scale-out throughput: wearable-sim load -> private mosquitto -> N wearable-gateway instances.
+"""Partitioned scale-out: what each instance receives and spends, for 1, 2 and 4 instances.
 
-Starts a private mosquitto (the repository's flow-control limits, no persistence) and N release
-gateways in `cluster.mode=partitioned` on it, waits until every instance sees N instances in
-force, primes the fleet (hello, authorization, running workout), then runs `wearable-sim load`
-and follows every instance's retained `gateway/instances/{name}/metrics`. Each frame is
-delivered to every instance (N x fan-out at the broker) and processed by its owner only, so the
-sum of `gateway_frames_processed_total` over the instances must reach the frames sent.
+For each instance count N (`--instances 1,2,4`), on a fresh private mosquitto (loopback, the
+repository's flow-control limits, no persistence): starts N release gateways in
+`cluster.mode=partitioned` (the shipped configuration, with only what the run needs changed:
+instance names, data files, metrics every 0.5 s, HTTP off, no device registry), waits until
+every instance sees N instances, primes the fleet twice with `wearable-sim publish` (the first
+run's hellos make each owner subscribe its devices; the second reaches them with the workouts
+once every SUBACK is in), then runs `wearable-sim load` and follows every instance's retained
+`gateway/instances/{name}/metrics`.
 
-Usage (from the repository root, after `swift build -c release`):
-    python3 Benchmarks/scale-out.py --instances 2 --devices 300 --seconds 20
+Per instance it reports, over the load phase: received bytes (`gateway_inbound_bytes_total`:
+topics and payloads of everything its subscriber connection handed over), frames processed,
+and CPU seconds (utime + stime from /proc/<pid>/stat). The fleet's bytes are the simulator's
+own count (topics and payloads of every load frame). The goal of issue #24: every instance's
+received bytes <= 1.2 x fleet / N. Prints one table; exits 1 if a goal is missed or frames
+were lost.
 
-Linux only (reads /proc). Python 3 standard library only. Figures: docs/scale-out.md.
+Usage (from the repository root, after `swift build -c release --scratch-path .build-release`):
+    python3 Benchmarks/scale-out.py --bin .build-release/release --instances 1,2,4 --devices 300 --seconds 8
+
+`wearable-sim publish` (the priming) opens one connection per device: at 1,000 devices it
+runs out of connections on a default machine; 300 works.
+
+Bounded: every wait has a timeout and the whole run stops after --deadline seconds. Linux only
+(reads /proc). Python 3 standard library only. Figures: docs/performance.md, docs/scale-out.md.
 """
 
 import argparse
@@ -30,13 +43,15 @@ _spec = importlib.util.spec_from_file_location("end_to_end", os.path.join(REPO, 
 e2e = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(e2e)
 
+GOAL = 1.2
+
 
 class InstanceMetrics:
-    """mosquitto_sub on gateway/instances/+/metrics: the latest totals per instance, with arrival times."""
+    """mosquitto_sub on gateway/instances/+/metrics: the latest totals per instance."""
 
     def __init__(self, port):
         self.latest = {}
-        self.history = []
+        self.publications = {}
         self.lock = threading.Condition()
         self.process = subprocess.Popen(
             ["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-t", "gateway/instances/+/metrics", "-F", "==T== %t\n%p\n==WG=="],
@@ -54,13 +69,20 @@ class InstanceMetrics:
                 totals = e2e.parse_prometheus("".join(current))
                 with self.lock:
                     self.latest[name] = totals
-                    self.history.append((time.monotonic(), dict(self.latest)))
+                    self.publications[name] = self.publications.get(name, 0) + 1
                     self.lock.notify_all()
             else:
                 current.append(line)
 
     def wait(self, predicate, timeout):
-        return e2e.wait_on(self.lock, lambda: (time.monotonic(), dict(self.latest)) if predicate(self.latest) else None, timeout)
+        """The latest totals once `predicate` holds for them; None after `timeout` seconds."""
+        return e2e.wait_on(self.lock, lambda: dict(self.latest) if predicate(self.latest) else None, timeout)
+
+    def next(self, timeout=5):
+        """The totals after every instance published once more."""
+        with self.lock:
+            marks = dict(self.publications)
+        return self.wait(lambda latest: all(self.publications.get(n, 0) > mark for n, mark in marks.items()), timeout)
 
     def stop(self):
         self.process.kill()
@@ -71,118 +93,148 @@ def total(latest, name):
     return sum(m.get(name, 0) for m in latest.values())
 
 
-def main():
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--instances", type=int, default=2)
-    parser.add_argument("--devices", type=int, default=200)
-    parser.add_argument("--seconds", type=int, default=10)
-    parser.add_argument("--connections", type=int, default=4)
-    parser.add_argument("--prime", type=float, default=2)
-    parser.add_argument("--bin", default=os.path.join(REPO, ".build", "release"))
-    parser.add_argument("--catch-up", type=float, default=60)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra gateway --set (repeatable)")
-    parser.add_argument("--logs", default=None)
-    args = parser.parse_args()
-
-    logs = args.logs or tempfile.mkdtemp(prefix="wg-scale-")
-    os.makedirs(logs, exist_ok=True)
+def run(count, args, logs, deadline):
+    """One instance count: returns (rows, fleet_bytes, frames, processed)."""
+    run_logs = os.path.join(logs, f"n{count}")
+    os.makedirs(run_logs, exist_ok=True)
     port = e2e.free_port()
     broker = f"mqtt://127.0.0.1:{port}"
-    config = os.path.join(logs, "mosquitto.conf")
+    config = os.path.join(run_logs, "mosquitto.conf")
     e2e.write_broker_config(config, port)
-    names = [f"bench-{i}" for i in range(args.instances)]
-    started = []
+    names = [f"bench-{i}" for i in range(count)]
+    started, follower = [], None
     cpu = e2e.CPUSampler()
-    follower = None
+    remaining = lambda: max(1.0, deadline - time.monotonic())
     try:
         mosquitto = subprocess.Popen(["mosquitto", "-c", config], stdout=subprocess.DEVNULL,
-                                     stderr=open(os.path.join(logs, "mosquitto.log"), "w"))
+                                     stderr=open(os.path.join(run_logs, "mosquitto.log"), "w"))
         started.append(mosquitto)
-        cpu.pids["broker"] = mosquitto.pid
-        e2e.wait_for_broker(mosquitto, port, os.path.join(logs, "mosquitto.log"))
+        e2e.wait_for_broker(mosquitto, port, os.path.join(run_logs, "mosquitto.log"))
         follower = InstanceMetrics(port)
+        gateways = {}
         for name in names:
             command = [os.path.join(args.bin, "wearable-gateway"), "run", "--broker", broker,
                        "--set", "metrics.publishInterval=0.5", "--set", "registry.file=null", "--set", "http.listen=off",
                        "--set", "cluster.mode=partitioned", "--set", f"cluster.instance={name}",
-                       "--set", f"journal.path={os.path.join(logs, 'journal.bin')}",
-                       "--set", f"recorder.database={os.path.join(logs, 'recorder.sqlite')}"]
-            for item in args.set:
-                command += ["--set", item]
+                       "--set", f"journal.path={os.path.join(run_logs, 'journal.bin')}",
+                       "--set", f"recorder.database={os.path.join(run_logs, 'recorder.sqlite')}",
+                       "--set", f"state.path={os.path.join(run_logs, 'state.sqlite')}"]
             gateway = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
-                                       stderr=open(os.path.join(logs, f"{name}.log"), "w"))
+                                       stderr=open(os.path.join(run_logs, f"{name}.log"), "w"))
             started.append(gateway)
+            gateways[name] = gateway.pid
             cpu.pids[name] = gateway.pid
-        print("$ " + " ".join(started[-1].args), flush=True)
-        if follower.wait(lambda latest: all(latest.get(n, {}).get("gateway_cluster_live_instances") == args.instances for n in names), 60) is None:
-            sys.exit(f"the instances did not all see {args.instances} instances; logs in {logs}")
+        if count == args.first:
+            print("$ " + " ".join(command), flush=True)
+        if follower.wait(lambda latest: all(latest.get(n, {}).get("gateway_cluster_live_instances") == count for n in names),
+                         min(60, remaining())) is None:
+            sys.exit(f"N={count}: the instances did not all see {count} instances; logs in {run_logs}")
+
+        def subscribed(latest):
+            return all(n in latest for n in names) and total(latest, "gateway_cluster_device_subscriptions") >= args.devices \
+                and total(latest, "gateway_cluster_subscriptions_pending") == 0
+
+        prime = [os.path.join(args.bin, "wearable-sim"), "publish", "--broker", broker, "--devices", str(args.devices),
+                 "--duration", str(args.prime), "--log-level", "warning"]
+        for round in (1, 2):
+            subprocess.run(prime, cwd=REPO, stdout=open(os.path.join(run_logs, f"prime-{round}.log"), "w"),
+                           stderr=subprocess.STDOUT, timeout=min(180, remaining()))
+            if round == 1 and follower.wait(subscribed, min(60, remaining())) is None:
+                sys.exit(f"N={count}: the owners did not subscribe all {args.devices} devices; logs in {run_logs}")
 
         def settled(latest):
             return all(n in latest for n in names) and total(latest, "gateway_frames_processed_total") + total(
                 latest, "gateway_cluster_frames_not_owned_total") >= total(latest, "gateway_messages_received_total")
 
-        if args.prime > 0:
-            prime = [os.path.join(args.bin, "wearable-sim"), "publish", "--broker", broker, "--devices", str(args.devices),
-                     "--duration", str(args.prime), "--log-level", "warning"]
-            print("$ " + " ".join(prime), flush=True)
-            subprocess.run(prime, cwd=REPO, stdout=open(os.path.join(logs, "prime.log"), "w"), stderr=subprocess.STDOUT, timeout=180)
-            time.sleep(1.5)  # let the last metrics interval pass before reading the baseline
-            if follower.wait(settled, 60) is None:
-                sys.exit("the gateways did not settle after priming")
-        _, baseline = follower.wait(lambda latest: True, 1)
+        if follower.wait(settled, min(60, remaining())) is None:
+            sys.exit(f"N={count}: the gateways did not settle after priming")
+        baseline = follower.next(min(5, remaining())) or dict(follower.latest)
 
         # `load` waits for a retained gateway/metrics, which clustered instances do not publish:
         # a fixed one lets it run; it gives up waiting after --timeout 1 (exit 1), we count ourselves.
         subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(port), "-r", "-t", "gateway/metrics",
-                        "-m", "gateway_messages_received_total 0"], check=True)
+                        "-m", "gateway_messages_received_total 0"], check=True, timeout=30)
         command = e2e.sim_load_command(argparse.Namespace(bin=args.bin, devices=args.devices, seconds=args.seconds,
                                                           connections=args.connections, streams="batched/accelerometer,batched/device-motion"),
                                        broker, 1)
-        print("$ " + " ".join(command), flush=True)
-        sim = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        started.append(sim)
-        cpu.pids["simulator"] = sim.pid
-        publish_start, report = None, []
-        with open(os.path.join(logs, "sim.log"), "w") as sim_log:
-            for line in sim.stdout:
-                sim_log.write(line)
-                if "so far" in line and publish_start is None:
-                    publish_start = time.monotonic()
-                if line.strip().startswith(("frames", "publish")):
-                    report.append(line.rstrip())
-        sim.wait()
-        match = re.search(r"frames\s+(\d+)", next((l for l in report if l.strip().startswith("frames")), ""))
-        frames = int(match.group(1)) if match else 0
+        if count == args.first:
+            print("$ " + " ".join(command), flush=True)
+        start = time.monotonic()
+        sim = subprocess.run(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=min(600, remaining()))
+        with open(os.path.join(run_logs, "sim.log"), "w") as f:
+            f.write(sim.stdout)
+        fleet = re.search(r"fleet bytes\s+(\d+) \(topics and payloads of (\d+) frames\)", sim.stdout)
+        if not fleet:
+            sys.exit(f"N={count}: no fleet byte count in the simulator's output; see {run_logs}/sim.log")
+        fleet_bytes, frames = int(fleet.group(1)), int(fleet.group(2))
         target = total(baseline, "gateway_frames_processed_total") + frames
-        done = follower.wait(lambda latest: total(latest, "gateway_frames_processed_total") >= target, args.catch_up)
-        end, final = done if done else (time.monotonic(), dict(follower.latest))
-        elapsed = end - publish_start
-        count = total(final, "gateway_frames_processed_total") - total(baseline, "gateway_frames_processed_total")
-        print("\n".join(report))
-        print(f"instances         {args.instances} ({', '.join(names)})")
-        print(f"processed         {count / elapsed:.0f} frames/s = {count / elapsed / 2:.0f} watches in real time "
-              f"({count:.0f} of {frames} frames, each by one instance, {elapsed:.2f} s after publishing began)")
-        if not done:
-            print(f"LOST              {frames - count:.0f} frames were not processed within {args.catch_up} s")
+        final = follower.wait(lambda latest: total(latest, "gateway_frames_processed_total") >= target, min(args.catch_up, remaining()))
+        end = time.monotonic()
+        final = follower.next(min(5, remaining())) or final or dict(follower.latest)
+        processed = total(final, "gateway_frames_processed_total") - total(baseline, "gateway_frames_processed_total")
+        rows = []
         for name in names:
-            part = final.get(name, {})
-            base = baseline.get(name, {})
-            print(f"  {name}: processed {part.get('gateway_frames_processed_total', 0) - base.get('gateway_frames_processed_total', 0):.0f}, "
-                  f"received {part.get('gateway_messages_received_total', 0) - base.get('gateway_messages_received_total', 0):.0f}, "
-                  f"not owned {part.get('gateway_cluster_frames_not_owned_total', 0) - base.get('gateway_cluster_frames_not_owned_total', 0):.0f}")
-        for name in ["broker", "simulator"] + names:
-            used = cpu.used(name, publish_start, end)
-            if used is not None:
-                print(f"cpu {name:<13} {used:.2f} s = {used / elapsed:.2f} cores over the run")
-        with open(os.path.join(logs, "mosquitto.log")) as f:
-            print(f"broker log lines mentioning dropped messages: {sum(1 for line in f if 'dropped' in line)}")
-        print(f"logs: {logs}")
+            delta = lambda metric: final.get(name, {}).get(metric, 0) - baseline.get(name, {}).get(metric, 0)
+            rows.append({
+                "instance": name,
+                "bytes": delta("gateway_inbound_bytes_total"),
+                "processed": delta("gateway_frames_processed_total"),
+                "not_owned": delta("gateway_cluster_frames_not_owned_total"),
+                "subscriptions": final.get(name, {}).get("gateway_cluster_device_subscriptions", 0),
+                "cpu": cpu.used(name, start, end) or 0.0,
+            })
+        return rows, fleet_bytes, frames, processed
     finally:
         cpu.running = False
         if follower:
             follower.stop()
         e2e.stop_processes(started)
+
+
+def main():
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--instances", default="1,2,4", help="comma-separated instance counts (default 1,2,4)")
+    parser.add_argument("--devices", type=int, default=300)
+    parser.add_argument("--seconds", type=int, default=8)
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--prime", type=float, default=2)
+    parser.add_argument("--bin", default=os.path.join(REPO, ".build-release", "release"))
+    parser.add_argument("--catch-up", type=float, default=120)
+    parser.add_argument("--deadline", type=float, default=1200, help="seconds after which the whole run stops")
+    parser.add_argument("--logs", default=None)
+    args = parser.parse_args()
+    counts = [int(c) for c in args.instances.split(",")]
+    args.first = counts[0]
+    logs = args.logs or tempfile.mkdtemp(prefix="wg-scale-")
+    deadline = time.monotonic() + args.deadline
+
+    results = []
+    for count in counts:
+        if time.monotonic() >= deadline:
+            sys.exit(f"--deadline {args.deadline} s reached before N={count}")
+        results.append((count,) + run(count, args, logs, deadline))
+
+    failed = False
+    print()
+    print(f"{args.devices} watches x {args.seconds} s of batched IMU (wearable-sim load, seed 1); binaries {args.bin}; logs in {logs}")
+    print()
+    print("| N | instance | devices subscribed | frames processed | received MiB | received / (fleet / N) | goal <= 1.2 | CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for count, rows, fleet_bytes, frames, processed in results:
+        share = fleet_bytes / count
+        for row in rows:
+            ratio = row["bytes"] / share
+            ok = ratio <= GOAL
+            failed |= not ok
+            print(f"| {count} | {row['instance']} | {row['subscriptions']:.0f} | {row['processed']:.0f} | {row['bytes'] / 1048576:.1f} | "
+                  f"{ratio:.2f} | {'met' if ok else 'MISSED'} | {row['cpu']:.2f} |")
+        lost = frames - processed
+        failed |= lost != 0
+        cpu = sum(row["cpu"] for row in rows)
+        print(f"| {count} | all | | {processed:.0f} of {frames} | {sum(r['bytes'] for r in rows) / 1048576:.1f} "
+              f"(fleet {fleet_bytes / 1048576:.1f}) | | {'every frame once' if lost == 0 else f'{lost:+.0f} frames'} | {cpu:.2f} |")
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -340,7 +340,7 @@ final class ClientCore: Sendable {
     /// handled on this thread, after the registration.
     private func send(_ requests: [SubscriptionKeeper.Request], logging what: String) {
         for request in requests {
-            if let mid = sendSubscribe(request.filters, qos: request.qos) {
+            if let mid = sendSubscribe(request.filters, qos: request.qos, identifier: request.identifier) {
                 state.withLock { $0.subscriptions.sent(mid: mid, filters: request.filters, completion: nil) }
                 logger.info("MQTT \(what) \(request.filters)")
             }
@@ -455,6 +455,7 @@ final class ClientCore: Sendable {
             return settled
         }
         guard let settled else { return }
+        if !settled.granted.isEmpty { emit(.subscribed(filters: settled.granted)) }
         guard let (filter, code) = settled.refused.first else {
             settled.completion?.resume()
             return
@@ -487,7 +488,10 @@ final class ClientCore: Sendable {
             preconditionFailure("libmosquitto handed over a message on \(topic) with QoS \(raw.qos), which MQTT does not have")
         }
         let received = MQTTMessage(topic: topic, payload: payload, qos: qos, retain: raw.retain, properties: PropertyList.read(properties))
-        state.withLock { $0.statistics.messagesReceived += 1 }
+        state.withLock {
+            $0.statistics.messagesReceived += 1
+            $0.statistics.bytesReceived += UInt64(payload.count + topic.utf8.count)
+        }
         onMessage?(received)
     }
 
@@ -519,16 +523,16 @@ final class ClientCore: Sendable {
         }
     }
 
-    func subscribe(_ filters: [String], qos: MQTTQoS) async throws {
+    func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let error: MQTTTransportError? = state.withLock { state in
-                let sendNow = state.subscriptions.request(filters, qos: qos, connected: state.lifecycle.phase == .connected)
+                let sendNow = state.subscriptions.request(filters, qos: qos, identifier: identifier, connected: state.lifecycle.phase == .connected)
                 guard !state.stopRequested else { return MQTTTransportError(.shutdown, "client is shut down") }
                 guard sendNow else {
                     return MQTTTransportError(.notConnected, "not connected; \(filters) will be subscribed on connect")
                 }
                 // Under our lock so that the SUBACK callback finds the entry.
-                guard let mid = sendSubscribe(filters, qos: qos) else {
+                guard let mid = sendSubscribe(filters, qos: qos, identifier: identifier) else {
                     return MQTTTransportError(.library, "mosquitto_subscribe_multiple failed for \(filters)")
                 }
                 state.subscriptions.sent(mid: mid, filters: filters, completion: continuation)
@@ -538,15 +542,62 @@ final class ClientCore: Sendable {
         }
     }
 
-    /// Sends SUBSCRIBE for `filters`; returns the message id or nil on failure.
-    private func sendSubscribe(_ filters: [String], qos: MQTTQoS) -> Int32? {
+    /// Asks for `filters` without waiting: they are remembered like ``subscribe(_:qos:identifier:)``'s,
+    /// sent now in batches if connected (else on the next connection), and each SUBACK is
+    /// reported as ``MQTTClientEvent/subscribed(filters:)`` (refusals as `subscriptionFailed`).
+    func request(_ filters: [String], qos: MQTTQoS, identifier: Int?) {
+        guard !filters.isEmpty else { return }
+        state.withLock { state in
+            guard !state.stopRequested,
+                state.subscriptions.request(filters, qos: qos, identifier: identifier, connected: state.lifecycle.phase == .connected)
+            else { return }
+            for start in stride(from: 0, to: filters.count, by: SubscriptionKeeper.batchLimit) {
+                let batch = Array(filters[start..<min(start + SubscriptionKeeper.batchLimit, filters.count)])
+                // Under our lock so that the SUBACK callback finds the entry.
+                if let mid = sendSubscribe(batch, qos: qos, identifier: identifier) {
+                    state.subscriptions.sent(mid: mid, filters: batch, completion: nil)
+                }
+            }
+        }
+    }
+
+    /// Forgets `filters` (no longer re-sent after a reconnect) and, if connected, sends
+    /// UNSUBSCRIBE for them in batches.
+    func unsubscribe(_ filters: [String]) {
+        guard !filters.isEmpty else { return }
+        state.withLock { state in
+            let now = state.subscriptions.remove(filters, connected: state.lifecycle.phase == .connected && !state.stopRequested)
+            for start in stride(from: 0, to: now.count, by: SubscriptionKeeper.batchLimit) {
+                let batch = Array(now[start..<min(start + SubscriptionKeeper.batchLimit, now.count)])
+                let duplicated = batch.map { strdup($0) }
+                defer { duplicated.forEach { free($0) } }
+                let rc = duplicated.withUnsafeBufferPointer { buffer in
+                    mosquitto_unsubscribe_multiple(handle.pointer, nil, Int32(batch.count), UnsafePointer(buffer.baseAddress!), nil)
+                }
+                if rc != MOSQ_ERR_SUCCESS.rawValue {
+                    logger.warning("MQTT unsubscribe from \(batch.count) filters failed: \(MosquittoLibrary.describe(rc)); they stay until the next reconnect")
+                }
+            }
+        }
+    }
+
+    /// Sends SUBSCRIBE for `filters` (with `identifier` as the MQTT 5 subscription identifier
+    /// when given); returns the message id or nil on failure.
+    private func sendSubscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) -> Int32? {
         var mid: Int32 = 0
         let duplicated = filters.map { strdup($0) }
-        defer { duplicated.forEach { free($0) } }
+        var properties: OpaquePointer? = nil
+        if let identifier {
+            mosquitto_property_add_varint(&properties, Int32(MQTT_PROP_SUBSCRIPTION_IDENTIFIER.rawValue), UInt32(identifier))
+        }
+        defer {
+            duplicated.forEach { free($0) }
+            mosquitto_property_free_all(&properties)
+        }
         let rc = duplicated.withUnsafeBufferPointer { buffer in
             mosquitto_subscribe_multiple(
                 handle.pointer, &mid, Int32(filters.count), UnsafePointer(buffer.baseAddress!), Int32(qos.rawValue),
-                configuration.retainAsPublished ? Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue) : 0, nil)
+                configuration.retainAsPublished ? Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue) : 0, properties)
         }
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             logger.error("MQTT subscribe to \(filters) failed: \(MosquittoLibrary.describe(rc))")
@@ -664,6 +715,8 @@ final class ClientCore: Sendable {
             statistics.publishesFailed = state.tracker.counters.failed
             statistics.publishWaits = state.tracker.counters.waitedForSlot
             statistics.publishesInFlight = state.tracker.slotsInUse
+            statistics.subscriptionsHeld = state.subscriptions.count
+            statistics.subscriptionsPending = state.subscriptions.pending
             return statistics
         }
     }

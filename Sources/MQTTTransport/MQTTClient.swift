@@ -59,8 +59,22 @@ public final class MQTTClient: Sendable {
     /// re-sent after any reconnect where the broker kept no session.
     /// - Throws: `.rejectedByBroker` if the broker refused a filter, `.notConnected` if there is
     ///   no connection now (the filters are still re-sent on the next connection).
-    public func subscribe(_ filters: [String], qos: MQTTQoS) async throws {
-        try await core.subscribe(filters, qos: qos)
+    /// - Parameter identifier: an MQTT 5 subscription identifier (1 to 268,435,455) the broker
+    ///   copies onto every message the filters match (``MQTTProperties/subscriptionIdentifiers``).
+    public func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int? = nil) async throws {
+        try await core.subscribe(filters, qos: qos, identifier: identifier)
+    }
+
+    /// Asks for `filters` without waiting (any thread, the message handler's included): sent
+    /// in batches now if connected, remembered and re-sent like ``subscribe(_:qos:)``'s; each
+    /// SUBACK is reported as ``MQTTClientEvent/subscribed(filters:)``.
+    public func request(_ filters: [String], qos: MQTTQoS, identifier: Int? = nil) {
+        core.request(filters, qos: qos, identifier: identifier)
+    }
+
+    /// Forgets `filters` and sends UNSUBSCRIBE for them if connected (any thread).
+    public func unsubscribe(_ filters: [String]) {
+        core.unsubscribe(filters)
     }
 
     /// Publishes and waits until the broker acknowledged it (PUBACK for QoS 1, PUBCOMP for

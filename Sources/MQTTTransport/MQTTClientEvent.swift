@@ -11,6 +11,8 @@ public enum MQTTClientEvent: Sendable, Equatable {
     case refused(reason: String)
     /// An attempt failed before CONNACK (DNS, TCP, TLS, timeout); a retry follows after `retryIn` s.
     case connectFailed(reason: String, retryIn: Double)
+    /// The broker acknowledged (SUBACK) these filters: messages matching them flow from now on.
+    case subscribed(filters: [String])
     /// The broker rejected a subscription the client re-sent after reconnecting.
     case subscriptionFailed(filter: String, reasonCode: Int)
     /// The broker ended the connection because another client connected with the same client

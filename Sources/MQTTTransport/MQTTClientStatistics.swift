@@ -2,6 +2,12 @@
 public struct MQTTClientStatistics: Sendable, Equatable {
     /// Messages received from the broker and handed to the message handler.
     public var messagesReceived: UInt64 = 0
+    /// Bytes of the messages received (topic and payload), as handed to the message handler.
+    public var bytesReceived: UInt64 = 0
+    /// Topic filters the client holds (re-sent after a reconnect without a session).
+    public var subscriptionsHeld: Int = 0
+    /// SUBSCRIBE packets sent whose SUBACK has not arrived yet.
+    public var subscriptionsPending: Int = 0
     /// Publishes the broker acknowledged (QoS 1/2) or that were written (QoS 0).
     public var publishesAcknowledged: UInt64 = 0
     /// Publishes that failed: refused by libmosquitto, rejected by the broker, or lost.

@@ -12,6 +12,9 @@ public struct MQTTProperties: Sendable, Equatable {
     public var correlationData: [UInt8]?
     /// User properties in the order they appear on the wire.
     public var userProperties: [UserProperty]
+    /// Received only: the identifiers of the subscriptions the message matched (MQTT 5 lets a
+    /// broker send one copy per matching subscription, as mosquitto does, or one with all).
+    public var subscriptionIdentifiers: [Int] = []
 
     /// Creates a property set; every property defaults to absent.
     public init(
@@ -31,6 +34,6 @@ public struct MQTTProperties: Sendable, Equatable {
     /// True when no property is set.
     public var isEmpty: Bool {
         contentType == nil && messageExpiryInterval == nil && responseTopic == nil && correlationData == nil
-            && userProperties.isEmpty
+            && userProperties.isEmpty && subscriptionIdentifiers.isEmpty
     }
 }

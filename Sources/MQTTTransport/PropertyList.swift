@@ -70,6 +70,11 @@ enum PropertyList {
                         result.correlationData = []
                     }
                 }
+            case Int32(MQTT_PROP_SUBSCRIPTION_IDENTIFIER.rawValue):
+                var value: UInt32 = 0
+                if mosquitto_property_read_varint(property, identifier, &value, false) != nil {
+                    result.subscriptionIdentifiers.append(Int(value))
+                }
             case Int32(MQTT_PROP_USER_PROPERTY.rawValue):
                 var name: UnsafeMutablePointer<CChar>?
                 var value: UnsafeMutablePointer<CChar>?

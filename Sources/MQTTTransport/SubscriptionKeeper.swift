@@ -3,35 +3,48 @@
 /// refused again after ``retryDelay`` (so an ACL fixed by the operator takes effect without a
 /// restart), and the SUBSCRIBEs still awaiting their SUBACK.
 ///
+/// Filters may come and go (``remove(_:connected:)``): the gateway's partitioned mode holds one
+/// filter per owned device, so the bookkeeping is by filter (no scan per request) and a resend
+/// is cut into SUBSCRIBEs of at most ``batchLimit`` filters.
+///
 /// It holds no lock and does no I/O: ``ClientCore`` mutates it under its own lock, sends what it
 /// returns and resumes the returned continuations after unlocking.
 struct SubscriptionKeeper {
     typealias Completion = CheckedContinuation<Void, any Error>
 
-    /// A filter and the QoS it was asked for.
+    /// Filters per SUBSCRIBE when many go out at once (a reconnect of an instance owning many
+    /// devices): about 40 bytes each, so a packet stays far below brokers' size limits.
+    static let batchLimit = 500
+
+    /// A filter, the QoS it was asked for and its MQTT 5 subscription identifier.
     struct Subscription: Equatable {
         var filter: String
         var qos: MQTTQoS
+        var identifier: Int? = nil
     }
 
-    /// One SUBSCRIBE to send: filters sharing a QoS.
+    /// One SUBSCRIBE to send: filters sharing a QoS and a subscription identifier.
     struct Request: Equatable {
         var filters: [String]
         var qos: MQTTQoS
+        var identifier: Int? = nil
     }
 
     /// What a SUBACK settled.
     struct Acknowledgement {
-        /// The caller of `subscribe` waiting for this SUBACK (nil for a resend).
+        /// The caller of `subscribe` waiting for this SUBACK (nil for a resend or a request).
         var completion: Completion?
+        /// The filters the broker granted, in the order sent.
+        var granted: [String]
         /// The filters the broker refused, with its reason codes, in the order sent.
         var refused: [(filter: String, reasonCode: Int32)]
     }
 
     /// How long a refused filter waits before it is sent again.
     let retryDelay: Duration
-    /// Every filter asked for, in the order first asked.
-    private(set) var subscriptions: [Subscription] = []
+    /// Every filter asked for and not removed, with the order it was first asked in.
+    private var held: [String: (subscription: Subscription, order: Int)] = [:]
+    private var nextOrder = 0
     /// Filters the broker refused, sent again at ``retryAt``.
     private(set) var refused: [Subscription] = []
     private(set) var retryAt: ContinuousClock.Instant?
@@ -42,13 +55,36 @@ struct SubscriptionKeeper {
         self.retryDelay = retryDelay
     }
 
+    /// Every filter asked for and not removed, in the order first asked.
+    var subscriptions: [Subscription] { held.values.sorted { $0.order < $1.order }.map(\.subscription) }
+
+    /// How many filters are held.
+    var count: Int { held.count }
+
+    /// How many SUBSCRIBEs await their SUBACK.
+    var pending: Int { awaiting.count }
+
     /// The owner asks for `filters`: they are remembered (and sent on every connection without a
     /// session). Returns whether to send them now, which only a live connection can take.
-    mutating func request(_ filters: [String], qos: MQTTQoS, connected: Bool) -> Bool {
-        for filter in filters where !subscriptions.contains(where: { $0.filter == filter }) {
-            subscriptions.append(Subscription(filter: filter, qos: qos))
+    mutating func request(_ filters: [String], qos: MQTTQoS, identifier: Int? = nil, connected: Bool) -> Bool {
+        for filter in filters where held[filter] == nil {
+            held[filter] = (Subscription(filter: filter, qos: qos, identifier: identifier), nextOrder)
+            nextOrder += 1
         }
         return connected
+    }
+
+    /// The owner no longer wants `filters`: they are forgotten (not re-sent, not retried).
+    /// Returns those that were held, to UNSUBSCRIBE now if `connected` (without a connection the
+    /// broker keeps no session of a clean client, so there is nothing to undo).
+    mutating func remove(_ filters: [String], connected: Bool) -> [String] {
+        let removed = filters.filter { held.removeValue(forKey: $0) != nil }
+        if !removed.isEmpty {
+            let gone = Set(removed)
+            refused.removeAll { gone.contains($0.filter) }
+            if refused.isEmpty { retryAt = nil }
+        }
+        return connected ? removed : []
     }
 
     /// A SUBSCRIBE for `filters` went out as message id `mid`.
@@ -56,8 +92,8 @@ struct SubscriptionKeeper {
         awaiting[mid] = (filters, completion)
     }
 
-    /// The broker kept no session: every filter, grouped by QoS. Refusals waiting for their
-    /// retry are part of it, so they are not sent a second time.
+    /// The broker kept no session: every filter, grouped by QoS and identifier, in batches.
+    /// Refusals waiting for their retry are part of it, so they are not sent a second time.
     mutating func resendAll() -> [Request] {
         refused.removeAll()
         retryAt = nil
@@ -76,19 +112,20 @@ struct SubscriptionKeeper {
     }
 
     /// The SUBACK for `mid` arrived with one reason code per filter (0x80 and above: refused).
-    /// Refused filters are scheduled for a retry ``retryDelay`` after `now`. Returns nil for an
-    /// id not awaited (one whose connection ended before).
+    /// Refused filters still held are scheduled for a retry ``retryDelay`` after `now`. Returns
+    /// nil for an id not awaited (one whose connection ended before).
     mutating func acknowledged(mid: Int32, granted: [Int32], now: ContinuousClock.Instant) -> Acknowledgement? {
         guard let entry = awaiting.removeValue(forKey: mid) else { return nil }
         let refusals = zip(entry.filters, granted).filter { $0.1 >= 0x80 }.map { (filter: $0.0, reasonCode: $0.1) }
-        if !refusals.isEmpty {
-            for (filter, _) in refusals where !refused.contains(where: { $0.filter == filter }) {
-                let qos = subscriptions.first { $0.filter == filter }?.qos ?? .atLeastOnce
-                refused.append(Subscription(filter: filter, qos: qos))
-            }
-            retryAt = now + retryDelay
+        let grantedFilters = zip(entry.filters, granted).filter { $0.1 < 0x80 }.map(\.0)
+        var retried = false
+        for (filter, _) in refusals where !refused.contains(where: { $0.filter == filter }) {
+            guard let subscription = held[filter]?.subscription else { continue }  // removed meanwhile
+            refused.append(subscription)
+            retried = true
         }
-        return Acknowledgement(completion: entry.completion, refused: refusals)
+        if retried { retryAt = now + retryDelay }
+        return Acknowledgement(completion: entry.completion, granted: grantedFilters, refused: refusals)
     }
 
     /// The connection ended: no SUBACK will come for what was awaited. Returns the callers to
@@ -98,11 +135,21 @@ struct SubscriptionKeeper {
         return awaiting.values.compactMap(\.completion)
     }
 
-    /// Filters grouped into one request per QoS (a SUBSCRIBE carries one QoS for all).
+    /// Filters grouped into requests per QoS and identifier (a SUBSCRIBE carries one of each
+    /// for all its filters), at most ``batchLimit`` filters each.
     private static func grouped(_ subscriptions: [Subscription]) -> [Request] {
-        MQTTQoS.allCases.compactMap { qos in
-            let filters = subscriptions.filter { $0.qos == qos }.map(\.filter)
-            return filters.isEmpty ? nil : Request(filters: filters, qos: qos)
+        var requests: [Request] = []
+        for qos in MQTTQoS.allCases {
+            let ofQoS = subscriptions.filter { $0.qos == qos }
+            var identifiers: [Int?] = []
+            for subscription in ofQoS where !identifiers.contains(subscription.identifier) { identifiers.append(subscription.identifier) }
+            for identifier in identifiers {
+                let filters = ofQoS.filter { $0.identifier == identifier }.map(\.filter)
+                for start in stride(from: 0, to: filters.count, by: batchLimit) {
+                    requests.append(Request(filters: Array(filters[start..<min(start + batchLimit, filters.count)]), qos: qos, identifier: identifier))
+                }
+            }
         }
+        return requests
     }
 }

@@ -58,8 +58,11 @@ struct LoadCommand: AsyncParsableCommand {
         let frames = generator.advance(to: Double(seconds)).filter { !$0.retain && (allowed?.contains($0.stream) ?? true) }
             .map { $0.styled(jsonStyle.style).encoded(as: encoding.encoding) }
         let bytes = frames.reduce(0) { $0 + $1.payload.count }
+        // What a subscriber of every frame receives: topics and payloads (Benchmarks/scale-out.py).
+        let wireBytes = frames.reduce(0) { $0 + $1.payload.count + $1.topic(root: connection.root).utf8.count }
         let perStream = Dictionary(grouping: frames, by: \.stream).mapValues(\.count)
         logger.info("\(frames.count) frames, \(bytes / 1_048_576) MiB: \(perStream.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        print("fleet bytes       \(wireBytes) (topics and payloads of \(frames.count) frames)")
 
         let metrics = MetricsWatcher()
         let observer = try MQTTClient(

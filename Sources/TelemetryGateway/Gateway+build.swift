@@ -56,7 +56,7 @@ public func buildGateway(
         shutdownReport: shutdownReport, handover: handover, clock: clock, connections: connections)
     let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout)
     logger.info(
-        "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(parts.scheme.inboundFilter), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
+        "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(configuration.inboundFilters(parts.scheme).joined(separator: " "))\(configuration.cluster.mode == .partitioned ? " + \(parts.scheme.deviceInboundFilter(rawDevice: "{id}")) per owned device" : ""), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
     )
     let services: [(any Service)?] = [
         // First, so it stops last: the spans of the drain are exported too.

@@ -40,7 +40,7 @@ struct ClusterStateHandoverTests {
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         try await observer.subscribe(
-            ["gateway/\(device)/submersion/#", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status", "gateway/cluster/state/\(device)"],
+            ["gateway/\(device)/submersion/#", "gateway/\(device)/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status", "gateway/cluster/state/\(device)"],
             qos: .atLeastOnce)
 
         // WG_FAULT_HANDOVER_STATE_OFF=1 runs the control: no snapshots between instances,
@@ -59,9 +59,15 @@ struct ClusterStateHandoverTests {
         })
         let diver = try await TestClients.connected(try TestClients.configuration(broker))
 
+        // 0. The diver says hello and waits for its availability: its owner publishes it once
+        //    the broker acknowledged the owner's subscription to the diver's streams.
+        let hello = try #require(frames.firstIndex { $0.topic().hasSuffix("/hello") })
+        try await Self.publish(frames[...hello], with: diver)
+        try await collector.wait(timeout: 30, "the diver's availability") { $0.contains { $0.topic == "gateway/\(device)/availability" } }
+
         // 1. Twenty seconds into the dive at the first owner.
         let intoDive = try #require(frames.firstIndex { $0.time > scenario.submergeTime + 20 })
-        try await Self.publish(frames[..<intoDive], with: diver)
+        try await Self.publish(frames[(hello + 1)..<intoDive], with: diver)
         try await collector.wait(timeout: 30, "the dive under way") { messages in
             messages.contains { $0.topic.hasSuffix("/submersion/depth-state") && $0.payloadString.contains("\"submerged") }
         }

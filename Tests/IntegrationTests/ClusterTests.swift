@@ -24,7 +24,8 @@ struct ClusterTests {
     static func observe(_ broker: TestBroker) async throws -> (MQTTClient, MessageCollector) {
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/+/swing", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
+        try await observer.subscribe(
+            ["gateway/+/swing", "gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
         return (observer, collector)
     }
 
@@ -76,7 +77,7 @@ struct ClusterTests {
             let gateways = try await ClusterTests.start(names, on: broker)
             try await ClusterTests.waitLive(collector, names, count: names.count)
             let devices = try await TestClients.connected(try TestClients.configuration(broker))
-            try await fleet.begin(with: devices)
+            try await fleet.begin(with: devices, availability: collector)
             return Run(broker: broker, observer: observer, collector: collector, names: names, fleet: fleet, gateways: gateways, devices: devices)
         }
 
@@ -314,7 +315,7 @@ struct ClusterTests {
         let broker = try await TestBroker.started()
         let (observer, collector) = try await Self.observe(broker)
         let arguments = { (name: String) in
-            ["--set", "cluster.mode=shared", "--set", "cluster.group=it", "--set", "cluster.instance=\(name)", "--set", "registry.file=null",
+            ["--set", "cluster.mode=shared", "--set", "cluster.sharedRouting=publisher", "--set", "cluster.group=it", "--set", "cluster.instance=\(name)", "--set", "registry.file=null",
              "--set", "metrics.publishInterval=0.2"]
         }
         let gateways = try ["gw-a", "gw-b"].map { try GatewayProcess(broker: broker, arguments: arguments($0)) }

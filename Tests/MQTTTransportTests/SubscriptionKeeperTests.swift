@@ -73,4 +73,25 @@ struct SubscriptionKeeperTests {
         #expect(keeper.acknowledged(mid: 5, granted: [1], now: start) == nil)
         #expect(keeper.acknowledged(mid: 4, granted: [1], now: start) == nil)
     }
+
+    @Test("filters come and go: a removed filter is neither re-sent nor retried; a resend is grouped by QoS and identifier in batches of 500")
+    func removeAndBatch() {
+        var keeper = SubscriptionKeeper(retryDelay: retryDelay)
+        _ = keeper.request(["disc/+/hello", "disc/+/status"], qos: .atLeastOnce, identifier: 1, connected: true)
+        let devices = (0..<1_201).map { "dev/\($0)/#" }
+        _ = keeper.request(devices, qos: .atLeastOnce, identifier: 2, connected: true)
+        #expect(keeper.count == 1_203)
+        keeper.sent(mid: 9, filters: ["dev/0/#", "dev/1/#"], completion: nil)
+        #expect(keeper.pending == 1)
+        let settled = keeper.acknowledged(mid: 9, granted: [1, 0x87], now: start)
+        #expect(settled?.granted == ["dev/0/#"] && settled?.refused.map(\.filter) == ["dev/1/#"])
+        #expect(keeper.remove(["dev/1/#", "dev/2/#", "never/asked"], connected: true) == ["dev/1/#", "dev/2/#"], "only held filters are unsubscribed")
+        #expect(keeper.due(now: start + retryDelay, connected: true).isEmpty, "a removed refusal is not retried")
+        #expect(keeper.remove(["dev/3/#"], connected: false).isEmpty, "offline: nothing to send, forgotten all the same")
+
+        let requests = keeper.resendAll()
+        #expect(requests.map(\.identifier) == [1, 2, 2, 2])
+        #expect(requests.map(\.filters.count) == [2, 500, 500, 198])
+        #expect(requests[1].filters.first == "dev/0/#" && !requests.flatMap(\.filters).contains("dev/2/#"), "first-asked order, removed ones left out")
+    }
 }

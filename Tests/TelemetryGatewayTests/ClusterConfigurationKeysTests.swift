@@ -36,25 +36,40 @@ import Testing
         #expect(configuration.cluster.heartbeatInterval == 0.5 && configuration.cluster.expiry == 2)
         // Sharing state by default: the subscriber also reads the owners' device snapshots.
         #expect(configuration.cluster.shareState && configuration.cluster.stateCacheBytes == 268_435_456)
-        #expect(configuration.inboundFilters(TopicScheme()) == ["gateway/cluster/state/#", "wearables/+/#", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#"])
-        let unshared = try Self.load([("cluster.mode", "partitioned"), ("cluster.shareState", "false"), ("cluster.stateCacheBytes", "1048576")])
-        #expect(!unshared.cluster.shareState && unshared.cluster.stateCacheBytes == 1_048_576)
-        #expect(unshared.inboundFilters(TopicScheme()) == ["wearables/+/#", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#"])
-    }
-
-    @Test("shared: every filter goes through the group")
-    func shared() throws {
-        let configuration = try Self.load([("cluster.mode", "shared"), ("cluster.group", "fleet-1"), ("cluster.instance", "a")])
+        // Only the discovery streams: each owned device's own filter comes from DeviceSubscriptions.
         #expect(
             configuration.inboundFilters(TopicScheme()) == [
-                "$share/fleet-1/wearables/+/#", "$share/fleet-1/gateway/+/headphone/reset-pose", "$share/fleet-1/gateway/+/recorder/query/#",
+                "gateway/cluster/state/#", "wearables/+/hello", "wearables/+/status", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#",
             ])
+        let unshared = try Self.load([("cluster.mode", "partitioned"), ("cluster.shareState", "false"), ("cluster.stateCacheBytes", "1048576")])
+        #expect(!unshared.cluster.shareState && unshared.cluster.stateCacheBytes == 1_048_576)
+        #expect(unshared.inboundFilters(TopicScheme()) == ["wearables/+/hello", "wearables/+/status", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#"])
+    }
+
+    @Test("shared: device frames go through the group; app commands (routed by the app's client id) reach every instance")
+    func shared() throws {
+        let configuration = try Self.load([("cluster.mode", "shared"), ("cluster.sharedRouting", "publisher"), ("cluster.group", "fleet-1"), ("cluster.instance", "a")])
+        #expect(
+            configuration.inboundFilters(TopicScheme()) == [
+                "$share/fleet-1/wearables/+/#", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#",
+            ])
+    }
+
+    @Test("shared mode without the broker's routing stated is refused under cluster.sharedRouting")
+    func sharedNeedsRouting() throws {
+        do {
+            _ = try Self.load([("cluster.mode", "shared"), ("cluster.instance", "a")])
+            Issue.record("shared mode started without cluster.sharedRouting")
+        } catch {
+            #expect(error.issues.contains { $0.key == "cluster.sharedRouting" && $0.message.contains("cluster.sharedRouting: publisher") }, "\(error)")
+        }
+        #expect(try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a")]).cluster.sharedRouting == .unstated, "only shared mode needs it")
     }
 
     @Test("bad values name the key", arguments: [
         ("cluster.mode", "sharded", "must be single, partitioned or shared"), ("cluster.instance", "gw/a", "may hold only"),
         ("cluster.instance", "gw+", "may hold only"), ("cluster.instance", ".hidden", "must not start"), ("cluster.group", "a#b", "may hold only"),
-        ("cluster.heartbeatInterval", "0", "must be a number"),
+        ("cluster.heartbeatInterval", "0", "must be a number"), ("cluster.sharedRouting", "roundRobin", "must be unstated or publisher"),
     ])
     func invalid(key: String, value: String, message: String) {
         do {

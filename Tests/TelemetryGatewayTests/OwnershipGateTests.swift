@@ -148,7 +148,7 @@ import Testing
         #expect(promoted.role == .owner && promoted.promoted.map(\.rawValue) == [device] && promoted.restore == nil)
     }
 
-    @Test("shared mode: every message is this instance's; a device's kept context is restored at its first frame here")
+    @Test("shared mode: every device frame is this instance's; a device's kept context is restored at its first frame here; commands and queries only where the device's state is")
     func sharedMode() {
         let metrics = ClusterMetrics(factory: NOOPMetricsHandler.instance)
         let view = ClusterView(me: "a", expiry: 5, warmup: 3, metrics: metrics)
@@ -159,7 +159,14 @@ import Testing
         let first = gate.admit(batch, key: key, inbound: true)
         #expect(first.role == .owner && first.restore?.kept.context.map(\.topic) == ["wearables/w1/hello"])
         #expect(gate.admit(batch, key: key, inbound: true).restore == nil)
-        #expect(gate.owns(DeviceID("anyone")!, at: 2))
+        // Apps' commands and queries reach every instance (the broker routes them by the app's
+        // client id): only the one holding the device's state takes them.
+        #expect(gate.owns(DeviceID("w1")!, at: 2))
+        #expect(!gate.owns(DeviceID("anyone")!, at: 2))
+        let reset = InboundFrame(topic: "gateway/w1/headphone/reset-pose", payload: [], receivedAt: 3)
+        #expect(gate.admit(reset, key: "w1", inbound: false).role == .owner)
+        let elsewhere = InboundFrame(topic: "gateway/w2/headphone/reset-pose", payload: [], receivedAt: 3)
+        #expect(gate.admit(elsewhere, key: "w2", inbound: false).role == .none)
     }
 
     @Test("plans: a departure applies at once, a join or a drain after the warm-up, a first instance at once")

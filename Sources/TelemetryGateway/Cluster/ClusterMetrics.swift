@@ -43,7 +43,28 @@ final class ClusterMetrics: Sendable {
     /// Bytes of kept snapshots and trails.
     let stateBytes: Gauge
 
+    /// Per-device subscriptions held (partitioned mode: the devices owned or about to be).
+    let deviceSubscriptions: Gauge
+    /// Per-device subscriptions whose SUBACK has not arrived (their discovery frames wait).
+    let subscriptionsPending: Gauge
+    /// Per-device subscriptions made and dropped.
+    let deviceSubscribes: Counter
+    let deviceUnsubscribes: Counter
+    /// Second copies of a discovery-stream message (it also matched a device's filter), dropped.
+    let duplicateDeliveries: Counter
+    /// Discovery frames routed without waiting for their SUBACK (the held bytes were at their bound).
+    let heldOverflow: Counter
+    /// Devices known from discovery forgotten for `cluster.contextDevices`.
+    let discoveryForgotten: Counter
+
     init(factory: any MetricsFactory) {
+        deviceSubscriptions = Gauge(label: "gateway_cluster_device_subscriptions", factory: factory)
+        subscriptionsPending = Gauge(label: "gateway_cluster_subscriptions_pending", factory: factory)
+        deviceSubscribes = Counter(label: "gateway_cluster_device_subscription_changes_total", dimensions: [("change", "subscribed")], factory: factory)
+        deviceUnsubscribes = Counter(label: "gateway_cluster_device_subscription_changes_total", dimensions: [("change", "unsubscribed")], factory: factory)
+        duplicateDeliveries = Counter(label: "gateway_cluster_duplicate_deliveries_total", factory: factory)
+        heldOverflow = Counter(label: "gateway_cluster_held_overflow_total", factory: factory)
+        discoveryForgotten = Counter(label: "gateway_cluster_discovery_forgotten_total", factory: factory)
         framesNotOwned = Counter(label: "gateway_cluster_frames_not_owned_total", factory: factory)
         framesShadowed = Counter(label: "gateway_cluster_frames_shadowed_total", factory: factory)
         devicesGained = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "gained")], factory: factory)

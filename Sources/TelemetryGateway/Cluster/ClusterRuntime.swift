@@ -29,6 +29,11 @@ final class ClusterRuntime: Sendable {
     let sharesState: Bool
     /// `{outboundRoot}/cluster/state/`: prefix of the device snapshots.
     let statePrefix: String
+    /// Whether any instance answers any device's recorder query (a store the instances share;
+    /// the query filter is then `$share`d, so one instance gets each).
+    let answersAnyQuery: Bool
+    /// Partitioned mode: the owned devices' subscriptions (nil in shared mode).
+    let subscriptions: DeviceSubscriptions?
     /// Snapshots of owned devices waiting to be published.
     let outbox = SnapshotOutbox()
     /// The snapshots this instance published last (to publish again over a stale retained one).
@@ -49,6 +54,9 @@ final class ClusterRuntime: Sendable {
             view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics, ownsEverything: mode == .shared,
             snapshots: sharesState ? SnapshotCache(limit: configuration.cluster.stateCacheBytes, horizon: horizon) : nil)
         self.scheme = scheme
+        answersAnyQuery = configuration.sharesRecorderStore
+        subscriptions =
+            mode == .partitioned ? DeviceSubscriptions(view: view, scheme: scheme, metrics: metrics, limit: configuration.cluster.contextDevices) : nil
         status = InstanceStatusMessage(
             scheme: scheme, instance: instance, mode: mode.rawValue, startedAt: startedAt,
             incarnation: String(UUID().uuidString.prefix(8)))

@@ -28,6 +28,8 @@ final class ClusterView: Sendable {
 
     private let state: LockedState<State>
     private let metrics: ClusterMetrics
+    /// Told every plan change, outside the lock (partitioned mode's per-device subscriptions).
+    private let observer = LockedState<(@Sendable (OwnershipPlan) -> Void)?>(nil)
 
     /// Whether a lapse of this instance's own echoes takes its devices away (off only for the
     /// control run of the frozen-instance test, `WG_FAULT_SELF_EXPIRY_OFF=1`).
@@ -139,6 +141,12 @@ final class ClusterView: Sendable {
     private func recordChange(_ plan: OwnershipPlan) {
         metrics.membershipChanges.increment()
         metrics.liveInstances.record(plan.current.instances.count)
+        observer.withLock { $0 }?(plan)
+    }
+
+    /// Sets what is told every plan change (on the thread that noticed it, outside the lock).
+    func observe(_ handler: @escaping @Sendable (OwnershipPlan) -> Void) {
+        observer.withLock { $0 = handler }
     }
 
     // MARK: Start-up order

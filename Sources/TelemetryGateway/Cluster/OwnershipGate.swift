@@ -93,7 +93,14 @@ final class OwnershipGate: Sendable {
             let keyText = String(key)
             let anyStream = inbound ? ContextCache.inboundStream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
             let stream = anyStream.flatMap { ContextCache.streams.contains($0) ? $0 : nil }
-            verdict.role = replayed || ownsEverything ? .owner : plan.role(of: me, for: keyText)
+            if ownsEverything && !inbound {
+                // Shared mode: the broker picked this instance by the app's client id, not the
+                // device's; a command is applied where the device's state is (every instance
+                // receives it through a plain subscription).
+                verdict.role = state.active[keyText] != nil ? .owner : .none
+            } else {
+                verdict.role = replayed || ownsEverything ? .owner : plan.role(of: me, for: keyText)
+            }
             if verdict.role == .none, let anyStream, DeviceSnapshot.canChange(from: anyStream) {
                 // Not ours: its owner's next snapshot will cover it; until then it is the trail.
                 state.snapshots?.append(frame, key: keyText)
@@ -126,9 +133,11 @@ final class OwnershipGate: Sendable {
         return verdict
     }
 
-    /// Whether this instance owns a device now (recorder queries).
+    /// Whether this instance owns a device now (recorder queries): partitioned mode, by the
+    /// plan; shared mode, whether it holds the device's state (the broker sent its frames here).
     func owns(_ device: DeviceID, at now: Double) -> Bool {
-        ownsEverything || view.plan(at: now).current.owns(me, device.rawValue)
+        guard ownsEverything else { return view.plan(at: now).current.owns(me, device.rawValue) }
+        return state.withLock { $0.active[device.rawValue] != nil }
     }
 
     /// Keeps a device snapshot an owner published (`gateway/cluster/state/{id}`), unless the

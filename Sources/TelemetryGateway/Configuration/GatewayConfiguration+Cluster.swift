@@ -15,8 +15,20 @@ extension GatewayConfiguration {
             case shared
         }
 
+        /// How the broker routes shared subscriptions, as the operator states it (`shared` mode
+        /// refuses to start without `publisher`).
+        public enum SharedRouting: String, Sendable, CaseIterable {
+            /// Not stated.
+            case unstated
+            /// The broker hands all of a publisher's messages to one member of the group (EMQX
+            /// `hash_clientid`).
+            case publisher
+        }
+
         /// The mode; `single` by default.
         public var mode = Mode.single
+        /// The broker's shared-subscription routing (`shared` mode).
+        public var sharedRouting = SharedRouting.unstated
         /// This instance's name; nil takes the host name (made topic-safe).
         public var instance: String?
         /// The shared-subscription group (`shared` mode).
@@ -114,6 +126,16 @@ extension GatewayConfiguration.Cluster {
             let cluster = configuration.cluster
             return cluster.isClustered && configuration.mqtt.clientID.utf8.count + cluster.instanceName.utf8.count > 100
                 ? "mqtt.clientId and cluster.instance together must stay within 100 characters" : nil
+        },
+        .choice(
+            "cluster.sharedRouting",
+            "How the broker routes shared subscriptions: shared mode starts only with publisher (every message of a device to one member: EMQX hash_clientid).",
+            \.cluster.sharedRouting
+        )
+        .checked { configuration in
+            configuration.cluster.mode == .shared && configuration.cluster.sharedRouting != .publisher
+                ? "cluster.mode shared keeps a device's frames together only on a broker that routes shared subscriptions by publisher: state it with cluster.sharedRouting: publisher (EMQX shared_subscription_strategy = hash_clientid), or use cluster.mode partitioned"
+                : nil
         },
         .text(
             "cluster.group", "Shared-subscription group of shared mode: the gateway subscribes $share/{group}/{inboundRoot}/+/#.", validate: nameProblem,

@@ -53,11 +53,26 @@ extension GatewayConfiguration {
     /// no will: a burst of them at shutdown must not disturb the membership connection's
     /// clean disconnect).
     func inboundFilters(_ scheme: TopicScheme) -> [String] {
-        let filters = [scheme.inboundFilter, scheme.headphoneResetPoseFilter, scheme.recorderQueryFilter]
-        if cluster.mode == .partitioned, cluster.shareState { return [scheme.clusterStateFilter] + filters }
-        guard cluster.mode == .shared else { return filters }
-        return filters.map { TopicScheme.sharedFilter($0, group: cluster.group) }
+        // Clustered with a shared recorder store, any instance answers any query: one of the
+        // group gets each. With a store per instance every instance reads the query and the
+        // device's owner (partitioned) or holder (shared) answers.
+        let query = cluster.isClustered && sharesRecorderStore ? TopicScheme.sharedFilter(scheme.recorderQueryFilter, group: cluster.group) : scheme.recorderQueryFilter
+        switch cluster.mode {
+        case .single:
+            return [scheme.inboundFilter, scheme.headphoneResetPoseFilter, query]
+        case .partitioned:
+            // Only the discovery streams; each owned device's own filter comes from DeviceSubscriptions.
+            return (cluster.shareState ? [scheme.clusterStateFilter] : []) + scheme.discoveryFilters + [scheme.headphoneResetPoseFilter, query]
+        case .shared:
+            // Commands from apps are routed by the app's client id, not the device's: every
+            // instance reads them and the one holding the device's state applies them.
+            return [TopicScheme.sharedFilter(scheme.inboundFilter, group: cluster.group), scheme.headphoneResetPoseFilter, query]
+        }
     }
+
+    /// Whether the recorder store is shared by the instances (any instance can answer any
+    /// device's query): the PostgreSQL store is; the per-instance SQLite store is not.
+    var sharesRecorderStore: Bool { store.backend == .postgres }
 
     private func base(clientID: String) -> MQTTClientConfiguration {
         var tls: MQTTClientConfiguration.TLS?

@@ -16,7 +16,7 @@ extension GatewayMetrics {
         case .sessionTakenOver:
             sessionTakeovers[connection]?.increment()
             connected[connection]?.record(0)
-        case .connecting, .subscriptionFailed:
+        case .connecting, .subscriptionFailed, .subscribed:
             break
         }
     }

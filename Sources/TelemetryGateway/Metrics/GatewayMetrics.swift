@@ -12,6 +12,8 @@ final class GatewayMetrics: Sendable {
     let factory: any MetricsFactory
     /// Messages libmosquitto handed to the gateway on the subscriber connection.
     let messagesReceived: Counter
+    /// Bytes (topic and payload) of every message the subscriber connection handed over.
+    let inboundBytes: Counter
     /// Frames a worker finished with (accepted or rejected): received minus processed is what
     /// is still queued.
     let framesProcessed: Counter
@@ -92,6 +94,7 @@ final class GatewayMetrics: Sendable {
     init(factory: any MetricsFactory, shards: Int) {
         self.factory = factory
         messagesReceived = Counter(label: "gateway_messages_received_total", factory: factory)
+        inboundBytes = Counter(label: "gateway_inbound_bytes_total", factory: factory)
         rejected = DimensionedCounters(label: "gateway_frames_rejected_total", dimensions: ["code", "stream"], factory: factory)
         sequenceAnomalies = DimensionedCounters(label: "gateway_sequence_anomalies_total", dimensions: ["kind", "stream"], factory: factory)
         framesProcessed = Counter(label: "gateway_frames_processed_total", factory: factory)

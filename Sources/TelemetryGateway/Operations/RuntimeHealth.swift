@@ -61,7 +61,7 @@ public final class RuntimeHealth: Sendable {
             switch event {
             case .connected: true
             case .disconnected, .refused, .connectFailed, .sessionTakenOver: false
-            case .connecting, .subscriptionFailed: nil
+            case .connecting, .subscriptionFailed, .subscribed: nil
             }
         guard let up else { return }
         state.withLock { $0.connected[connection] = up }

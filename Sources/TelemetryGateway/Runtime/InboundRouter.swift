@@ -50,6 +50,30 @@ final class InboundRouter: Sendable {
         self.health = health
         self.cluster = cluster
         self.logger = logger
+        if let subscriptions = cluster?.subscriptions {
+            // Plan changes (membership, a warm-up's end) move per-device subscriptions; frames
+            // held for a device no longer subscribed go on in order.
+            cluster?.view.observe { [weak self] plan in
+                let released = subscriptions.planChanged(plan)
+                if !released.isEmpty { self?.route(released) }
+            }
+        }
+    }
+
+    /// A connection event of the subscriber (on its network thread): a SUBACK releases the
+    /// discovery frames held for the devices it acknowledged; a lost connection makes them wait
+    /// for the SUBACKs of the resubscription.
+    func connectionEvent(_ event: MQTTClientEvent) {
+        guard let subscriptions = cluster?.subscriptions else { return }
+        switch event {
+        case .subscribed(let filters): route(subscriptions.acknowledged(filters))
+        case .disconnected: subscriptions.connectionLost()
+        default: break
+        }
+    }
+
+    private func route(_ held: [DeviceSubscriptions.HeldFrame]) {
+        for frame in held { route(frame.record, ticket: frame.ticket, shadow: frame.shadow) }
     }
 
     /// Handles a live message from the broker.
@@ -57,17 +81,27 @@ final class InboundRouter: Sendable {
         // A network thread stuck in here (a full journal or queue for too long) shows in /healthz.
         health.handlerEntered()
         defer { health.handlerLeft() }
+        metrics.inboundBytes.increment(by: message.payload.count + message.topic.utf8.count)
         // Partitioned mode sharing state: another owner's device snapshot, kept for take-overs.
         if let cluster, cluster.sharesState, message.topic.hasPrefix(cluster.statePrefix) {
             cluster.receiveSnapshot(message)
             return
         }
+        // Partitioned: a hello or status of an owned device comes twice (it matches the
+        // discovery filter and the device's own); the copy through the device's filter goes.
+        let discovery = cluster?.subscriptions == nil ? nil : discoveryStream(of: message.topic)
+        if let discovery, DeviceSubscriptions.isDuplicate(stream: discovery.stream, identifiers: message.properties.subscriptionIdentifiers) {
+            cluster?.metrics.duplicateDeliveries.increment()
+            return
+        }
         metrics.messagesReceived.increment()
         let receivedAt = clock.wallTime()
         if let address = scheme.parseRecorderQuery(message.topic) {
-            // Partitioned: the device's owner answers (it stored the device's recent chunks).
-            if let gate = cluster?.gate, !gate.owns(address.device, at: receivedAt) {
-                cluster?.metrics.framesNotOwned.increment()
+            // Clustered with a store per instance: the device's owner (partitioned) or holder
+            // (shared) answers (it stored the device's recent chunks); with a shared store, the
+            // one instance the broker handed the query to.
+            if let cluster, !cluster.answersAnyQuery, !cluster.gate.owns(address.device, at: receivedAt) {
+                cluster.metrics.framesNotOwned.increment()
                 return
             }
             // Queries read the store, which may take a while: they have their own task so device
@@ -86,11 +120,32 @@ final class InboundRouter: Sendable {
             receivedAt: receivedAt, traceparent: TraceParent.first(in: message.properties.userProperties.map { ($0.name, $0.value) })?.value)
         // Partitioned: another instance's device is dropped here, before the journal; the next
         // owner warming up processes it without a journal record (its owner keeps one).
-        switch admit(record, replayed: false) {
+        let role = admit(record, replayed: false)
+        if let discovery, let subscriptions = cluster?.subscriptions {
+            // A discovery frame of a device whose subscription is not acknowledged yet waits for
+            // the SUBACK (its availability must not reach the device before its frames can).
+            guard role != .none else {
+                subscriptions.seen(discovery.key)
+                return
+            }
+            let ticket = role == .owner ? journal(record) : nil
+            let frame = DeviceSubscriptions.HeldFrame(record: record, ticket: ticket, shadow: role == .shadow)
+            if !subscriptions.hold(frame, key: String(discovery.key), role: role) { route(record, ticket: ticket, shadow: role == .shadow) }
+            return
+        }
+        switch role {
         case .owner: route(record, ticket: journal(record))
         case .shadow: route(record, ticket: nil, shadow: true)
         case .none: return
         }
+    }
+
+    /// The device level and stream of a discovery-stream topic (hello, status); nil otherwise.
+    private func discoveryStream(of topic: String) -> (key: Substring, stream: InboundStream)? {
+        guard let key = TopicScheme.routingKey(of: topic, inboundRoot: scheme.inboundRoot),
+            let stream = ContextCache.inboundStream(of: topic, key: key, root: scheme.inboundRoot), TopicScheme.isDiscovery(stream)
+        else { return nil }
+        return (key, stream)
     }
 
     /// Hands a journaled record of an earlier run to its worker (replay at start).

@@ -53,7 +53,9 @@ struct SubscriberService: Service {
                 { [metrics, health] event in
                     metrics.recordConnectionEvent(event, connection: "subscriber")
                     health.record(event, connection: "subscriber")
+                    router.connectionEvent(event)
                 })
+            cluster?.subscriptions?.attach(subscriber)
             receiving.withLock { $0 = true }
             subscriber.start()
             await withTaskGroup(of: Void.self) { group in
@@ -111,7 +113,10 @@ struct SubscriberService: Service {
                 // protocol error, reconnect after reconnect. At QoS 1 the journal append before
                 // the PUBACK leaves the socket plus deterministic event ids give exactly-once in
                 // effect (docs/reliability.md).
-                try await subscriber.subscribe(filters, qos: .atLeastOnce)
+                // Partitioned: the identifier tells a discovery stream's copy through the
+                // discovery filter from the one through a device's filter (DeviceSubscriptions).
+                try await subscriber.subscribe(
+                    filters, qos: .atLeastOnce, identifier: cluster?.subscriptions == nil ? nil : DeviceSubscriptions.discoveryIdentifier)
                 logger.info("subscribed to \(filters.joined(separator: ", "))")
                 return
             } catch let error as MQTTTransportError where error.code == .rejectedByBroker {

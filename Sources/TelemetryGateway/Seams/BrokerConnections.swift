@@ -26,8 +26,12 @@ public protocol InboundConnection: Sendable {
     func start()
     /// Waits until connected; throws after `timeout` seconds or when shut down first.
     func waitUntilConnected(timeout: Double) async throws
-    /// Subscribes and waits for the broker's answer.
-    func subscribe(_ filters: [String], qos: MQTTQoS) async throws
+    /// Subscribes (with an MQTT 5 subscription identifier when given) and waits for the broker's answer.
+    func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) async throws
+    /// Asks for filters without waiting (any thread); each SUBACK comes as a `subscribed` event.
+    func request(_ filters: [String], qos: MQTTQoS, identifier: Int?)
+    /// Drops filters (UNSUBSCRIBE when connected; not re-sent after a reconnect).
+    func unsubscribe(_ filters: [String])
     /// Stops receiving and disconnects.
     func shutdown() async
 }

@@ -24,6 +24,7 @@ final class GatewayProcess: @unchecked Sendable {
         clientID = arguments.last { $0.hasPrefix("mqtt.clientId=") }.map { String($0.dropFirst("mqtt.clientId=".count)) } ?? defaultClientID
         // Clustered instances put their name into their client ids.
         instance = arguments.last { $0.hasPrefix("cluster.instance=") }.map { String($0.dropFirst("cluster.instance=".count)) }
+        partitioned = arguments.last { $0.hasPrefix("cluster.mode=") } == "cluster.mode=partitioned"
         let data = dataDirectory ?? broker.directory.appendingPathComponent("gw-data-\(UUID().uuidString.prefix(6))")
         logURL = broker.directory.appendingPathComponent("gateway-\(UUID().uuidString.prefix(6)).log")
         let arguments =
@@ -42,6 +43,8 @@ final class GatewayProcess: @unchecked Sendable {
     let clientID: String
     /// The `cluster.instance` given on the command line, if any.
     let instance: String?
+    /// Whether it runs in partitioned mode (it subscribes the discovery streams, then each owned device).
+    let partitioned: Bool
     /// The subscriber connection's client id.
     var subscriberClientID: String { "\(clientID)\(instance.map { "-\($0)" } ?? "")-in" }
     private let broker: TestBroker
@@ -50,7 +53,7 @@ final class GatewayProcess: @unchecked Sendable {
     /// logs it). The gateway announces `gateway/status` online only after that on its first
     /// start, but after a broker restart its publisher may announce online again first.
     func waitUntilSubscribed() async throws {
-        try await broker.waitForSubscription(clientID: subscriberClientID, filter: "wearables/+/#")
+        try await broker.waitForSubscription(clientID: subscriberClientID, filter: partitioned ? "wearables/+/status" : "wearables/+/#")
     }
 
     /// The process's peak resident memory (VmHWM), in bytes, while it runs.

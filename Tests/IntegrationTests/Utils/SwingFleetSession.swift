@@ -65,13 +65,22 @@ struct SwingFleetSession: Sendable {
         MQTTMessage(topic: "wearables/\(id)/\(stream)", payload: payload, qos: .atLeastOnce, retain: retain, properties: .init(contentType: "application/json"))
     }
 
-    /// Every watch says hello (retained) and starts its workout.
-    func begin(with client: MQTTClient) async throws {
+    /// Every watch says hello (retained), waits for its availability (`collector` must receive
+    /// `gateway/+/availability`) and starts its workout. In partitioned mode a device's owner
+    /// subscribes its streams on its hello and publishes the availability only once the broker
+    /// acknowledged that subscription: what a device sends before it may reach nobody.
+    func begin(with client: MQTTClient, availability collector: MessageCollector) async throws {
         for device in devices {
             let descriptor = DeviceDescriptor(
                 model: "Apple Watch Series 9", platform: "watchOS", osVersion: "10.1", app: "com.example.swing", authorization: .authorized,
                 wristLocation: .right, crownOrientation: .right)
             try await client.send(Self.message(device.id, "hello", FrameEncoder.encode(descriptor), retain: true))
+        }
+        let topics = Set(devices.map { "gateway/\($0.id)/availability" })
+        try await collector.wait(timeout: 30, "the availability of \(topics.count) watches") { messages in
+            topics.isSubset(of: Set(messages.map(\.topic)))
+        }
+        for device in devices {
             try await client.send(Self.message(device.id, "workout", FrameEncoder.encode(WorkoutEvent(state: .running, activityType: "baseball", date: startDate))))
         }
     }

@@ -196,7 +196,9 @@ final class ScriptedBroker: Sendable {
 
         func start() { broker.record(.subscriberStarted) }
         func waitUntilConnected(timeout: Double) async throws {}
-        func subscribe(_ filters: [String], qos: MQTTQoS) async throws { broker.record(.subscribed(filters)) }
+        func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) async throws { broker.record(.subscribed(filters)) }
+        func request(_ filters: [String], qos: MQTTQoS, identifier: Int?) { broker.record(.subscribed(filters)) }
+        func unsubscribe(_ filters: [String]) {}
         func shutdown() async {
             // Like the real client, nothing is handed over after it stopped (and the handler,
             // which holds the gateway's journal, is let go).

@@ -1,0 +1,227 @@
+import BrokerTestSupport
+import Foundation
+import Locking
+import MQTTTransport
+import TelemetryCore
+import TelemetrySimulation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Partitioned mode's per-device subscriptions with real `wearable-gateway` processes on a real
+/// mosquitto: each instance receives the discovery streams and its own devices' streams only,
+/// a device's availability leaves after the broker acknowledged its owner's subscription, and
+/// a killed instance's devices are subscribed by the survivors (docs/scale-out.md).
+@Suite("Scale-out: per-device subscriptions", .serialized)
+struct PerDeviceSubscriptionTests {
+    /// Bytes of each device frame: large against the discovery frames, so received bytes show the share.
+    static let padding = String(repeating: "x", count: 2_000)
+
+    static func hello(_ device: String) -> MQTTMessage {
+        let descriptor = DeviceDescriptor(
+            model: "Apple Watch Series 9", platform: "watchOS", osVersion: "10.1", app: "com.example.subs", authorization: .authorized,
+            wristLocation: .right, crownOrientation: .right)
+        return SwingFleetSession.message(device, "hello", FrameEncoder.encode(descriptor), retain: true)
+    }
+
+    /// A device stream frame (`motion`; its content is refused, but it is received and processed like any).
+    static func frame(_ device: String, _ index: Int) -> MQTTMessage {
+        SwingFleetSession.message(device, "motion", Array(#"{"n":\#(index),"pad":"\#(padding)"}"#.utf8))
+    }
+
+    /// Says hello for every device and waits for every availability.
+    static func hello(_ devices: [String], with client: MQTTClient, collector: MessageCollector) async throws {
+        for device in devices { try await client.send(hello(device)) }
+        #expect(await client.flush(timeout: 30))
+        let topics = Set(devices.map { "gateway/\($0)/availability" })
+        try await collector.wait(timeout: 30, "the availability of \(devices.count) devices") { topics.isSubset(of: Set($0.map(\.topic))) }
+    }
+
+    static func observe(_ broker: TestBroker) async throws -> (MQTTClient, MessageCollector) {
+        let collector = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
+        try await observer.subscribe(["gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
+        return (observer, collector)
+    }
+
+    /// One test's cluster: a broker, its observer, instances seeing each other, and devices that
+    /// said hello and received their availability.
+    struct Setup {
+        let broker: TestBroker
+        let observer: MQTTClient
+        let collector: MessageCollector
+        var gateways: [GatewayProcess]
+        let client: MQTTClient
+
+        static func start(_ names: [String], devices: [String], brokerConfiguration: String = "") async throws -> Setup {
+            let broker = try await TestBroker.started(configuration: brokerConfiguration)
+            let (observer, collector) = try await PerDeviceSubscriptionTests.observe(broker)
+            let gateways = try await ClusterTests.start(names, on: broker)
+            try await ClusterTests.waitLive(collector, names, count: names.count)
+            let client = try await TestClients.connected(try TestClients.configuration(broker))
+            try await PerDeviceSubscriptionTests.hello(devices, with: client, collector: collector)
+            return Setup(broker: broker, observer: observer, collector: collector, gateways: gateways, client: client)
+        }
+
+        /// Stops `running` (SIGTERM, each must drain) and the test's clients.
+        func finish(_ running: [GatewayProcess]) async throws {
+            try await ClusterTests.stop(running, collector: collector)
+            await client.shutdown()
+            await observer.shutdown()
+        }
+    }
+
+    static func metric(_ messages: [MQTTMessage], _ instance: String, _ name: String) -> Double {
+        ClusterTests.metric(messages, instance, name) ?? 0
+    }
+
+    /// Waits until the instances' published metrics have processed `total` frames together.
+    static func waitProcessed(_ collector: MessageCollector, _ names: [String], _ total: Int) async throws -> [MQTTMessage] {
+        try await collector.wait(timeout: 60, "\(total) frames processed over \(names)") { messages in
+            names.map { metric(messages, $0, "gateway_frames_processed_total") }.reduce(0, +) >= Double(total)
+        }
+    }
+
+    @Test("two instances: each receives the discovery streams and only its own devices' streams; each availability follows its SUBACK")
+    func ownStreamsOnly() async throws {
+        let names = ["gw-a", "gw-b"]
+        let devices = (0..<16).map { String(format: "ps-watch-%02d", $0) }
+        // Debug logging: the broker's log shows SUBACKs and received PUBLISHes in its own order.
+        let setup = try await Setup.start(names, devices: devices, brokerConfiguration: "log_type debug")
+        let (broker, collector, gateways, client) = (setup.broker, setup.collector, setup.gateways, setup.client)
+        let perDevice = 25
+        for index in 0..<perDevice {
+            for device in devices { try await client.send(Self.frame(device, index)) }
+        }
+        #expect(await client.flush(timeout: 30))
+        let messages = try await Self.waitProcessed(collector, names, devices.count * (1 + perDevice))
+        // The metrics are published every 0.2 s: wait for a set published after everything was processed.
+        let settled = try await collector.wait(timeout: 10, "a later metrics publication") { $0.count > messages.count + 4 }
+
+        let ownership = RendezvousOwnership(instances: names)
+        let frameBytes = Self.frame(devices[0], 0).payload.count + "wearables/\(devices[0])/motion".utf8.count
+        let helloBytes = devices.map { Self.hello($0).payload.count + "wearables/\($0)/hello".utf8.count }.reduce(0, +)
+        for (gateway, name) in zip(gateways, names) {
+            let own = devices.filter { ownership.owner(of: $0) == name }
+            let received = Self.metric(settled, name, "gateway_messages_received_total")
+            let notOwned = Self.metric(settled, name, "gateway_cluster_frames_not_owned_total")
+            let bytes = Self.metric(settled, name, "gateway_inbound_bytes_total")
+            let figures =
+                "\(name): \(own.count) of \(devices.count) devices, received \(received) messages, \(bytes) bytes, not owned \(notOwned), processed \(Self.metric(settled, name, "gateway_frames_processed_total")), duplicates \(Self.metric(settled, name, "gateway_cluster_duplicate_deliveries_total"))"
+            print("per-device subscriptions: \(figures)")
+            #expect(received == Double(devices.count + own.count * perDevice), "every hello plus its own devices' frames: \(figures)")
+            #expect(notOwned == Double(devices.count - own.count), "only the others' hellos reached it: \(figures)")
+            #expect(Self.metric(settled, name, "gateway_frames_processed_total") == Double(own.count * (1 + perDevice)), "\(figures)")
+            #expect(Self.metric(settled, name, "gateway_cluster_device_subscriptions") == Double(own.count), "\(figures)")
+            #expect(Self.metric(settled, name, "gateway_cluster_subscriptions_pending") == 0, "\(figures)")
+            // Device frames dominate: its bytes are its share, plus the discovery streams and the
+            // device snapshots every instance reads (bounded: every hello twice and 128 KiB).
+            let ownBytes = Double(own.count * perDevice * frameBytes)
+            #expect(bytes >= ownBytes && bytes <= ownBytes + 2 * Double(helloBytes) + 131_072, "\(figures); own device frames \(ownBytes) bytes")
+
+            // The broker's own order: the owner's SUBSCRIBE of the device, its SUBACK, then the availability.
+            let lines = broker.log.split(separator: "\n")
+            let publisher = "\(gateway.clientID)-\(name)-out"
+            for device in own {
+                let subscribed = lines.firstIndex { $0.hasSuffix(": \(gateway.subscriberClientID) 1 wearables/\(device)/#") }
+                let subacked = subscribed.flatMap { start in lines[start...].firstIndex { $0.hasSuffix("Sending SUBACK to \(gateway.subscriberClientID)") } }
+                let available = lines.firstIndex { $0.contains("Received PUBLISH from \(publisher)") && $0.contains("'gateway/\(device)/availability'") }
+                #expect(subscribed != nil && subacked != nil && available != nil, "\(device): subscribe \(String(describing: subscribed)), SUBACK \(String(describing: subacked)), availability \(String(describing: available))")
+                if let subacked, let available { #expect(subacked < available, "\(device): the availability left after the SUBACK") }
+            }
+        }
+        try await setup.finish(gateways)
+    }
+
+    @Test("kill -9 of one of three instances: the survivors subscribe its devices and process every frame sent afterwards")
+    func killMovesSubscriptions() async throws {
+        let names = ["gw-a", "gw-b", "gw-c"]
+        let devices = (0..<18).map { String(format: "pk-watch-%02d", $0) }
+        let setup = try await Setup.start(names, devices: devices)
+        let (broker, collector, gateways, client) = (setup.broker, setup.collector, setup.gateways, setup.client)
+
+        let victim = gateways[1]
+        let orphans = devices.filter { RendezvousOwnership(instances: names).owner(of: $0) == "gw-b" }
+        #expect(!orphans.isEmpty)
+        victim.signal(SIGKILL)
+        _ = try await victim.waitForExit(timeout: 20)
+        let survivors = [gateways[0], gateways[2]]
+        let after = RendezvousOwnership(instances: ["gw-a", "gw-c"])
+        for device in orphans {
+            let heir = try #require(survivors.first { $0.instance == after.owner(of: device) })
+            try await broker.waitForSubscription(clientID: heir.subscriberClientID, filter: "wearables/\(device)/#", timeout: 30)
+        }
+        // Subscribed (the broker logs a subscription as it applies it, before the SUBACK): every
+        // frame from now on reaches the new owners.
+        let processedBefore = devices.filter { orphans.contains($0) == false }.count  // the survivors' own hellos
+        let perDevice = 10
+        for index in 0..<perDevice {
+            for device in devices { try await client.send(Self.frame(device, index)) }
+        }
+        #expect(await client.flush(timeout: 30))
+        let total = processedBefore + devices.count * perDevice
+        let messages = try await Self.waitProcessed(collector, ["gw-a", "gw-c"], total)
+        let processed = ["gw-a", "gw-c"].map { Self.metric(messages, $0, "gateway_frames_processed_total") }.reduce(0, +)
+        #expect(processed == Double(total), "every frame after the take-over processed once: \(processed) of \(total)")
+        let subscriptions = ["gw-a", "gw-c"].map { Self.metric(messages, $0, "gateway_cluster_device_subscriptions") }
+        #expect(subscriptions.reduce(0, +) == Double(devices.count), "the survivors hold a subscription per device: \(subscriptions)")
+        print("per-device kill: \(orphans.count) devices of gw-b re-subscribed by the survivors; \(processed - Double(processedBefore)) frames processed after the kill; subscriptions \(subscriptions)")
+        try await setup.finish(survivors)
+    }
+
+    @Test("a third instance joins while devices stream: it subscribes about a third of them, and the frames processed over the instances are the frames sent")
+    func joinMovesAThird() async throws {
+        let names = ["gw-a", "gw-b"]
+        let devices = (0..<24).map { String(format: "pj-watch-%02d", $0) }
+        let setup = try await Setup.start(names, devices: devices)
+        let (broker, collector, client) = (setup.broker, setup.collector, setup.client)
+        var gateways = setup.gateways
+
+        // Devices stream at their own pace (50 frames per second each, not a synchronisation)
+        // while the third instance joins and its warm-up runs out.
+        let sent = LockedState(0)
+        let streaming = Task {
+            let clock = ContinuousClock()
+            let start = clock.now
+            var index = 0
+            while !Task.isCancelled {
+                for device in devices { try await client.send(Self.frame(device, index)) }
+                sent.withLock { $0 += devices.count }
+                index += 1
+                try await Task.sleep(until: start + .milliseconds(20 * index), clock: clock)
+            }
+        }
+        let joiner = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments("gw-c"))
+        gateways.append(joiner)
+        try await ClusterTests.waitLive(collector, names + ["gw-c"], count: 3)
+        let moving = devices.filter { RendezvousOwnership(instances: names + ["gw-c"]).owner(of: $0) == "gw-c" }
+        // The switch: gw-c counts the moved devices as gained once their warm-up ran out.
+        try await collector.wait(timeout: 30, "gw-c to take over \(moving.count) devices") { messages in
+            ClusterTests.metric(messages, "gw-c", "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(moving.count)
+                && Self.metric(messages, "gw-c", "gateway_frames_processed_total") > 0
+        }
+        let all = names + ["gw-c"]
+        // The old owners drop their subscriptions after the switch.
+        try await collector.wait(timeout: 30, "the old owners to unsubscribe the moved devices") { messages in
+            all.map { Self.metric(messages, $0, "gateway_cluster_device_subscriptions") }.reduce(0, +) == Double(devices.count)
+        }
+        streaming.cancel()
+        _ = try? await streaming.value
+        #expect(await client.flush(timeout: 30))
+        let frames = sent.withLock { $0 }
+        let total = devices.count + frames
+        let messages = try await Self.waitProcessed(collector, all, total)
+        let settled = try await collector.wait(timeout: 10, "a later metrics publication") { $0.count > messages.count + 6 }
+        let processed = all.map { Self.metric(settled, $0, "gateway_frames_processed_total") }.reduce(0, +)
+        let share = Self.metric(settled, "gw-c", "gateway_cluster_device_subscriptions")
+        print("per-device join: gw-c took \(moving.count) of \(devices.count) devices (subscriptions \(share)); \(frames) frames sent, \(processed - Double(devices.count)) processed")
+        #expect(share == Double(moving.count) && moving.count >= 4 && moving.count <= 14, "about a third moved: \(moving.count)")
+        // A frame within the instances' delivery skew of the switch instant may be processed by
+        // both or by neither (docs/scale-out.md); none else.
+        #expect(abs(processed - Double(total)) <= Double(moving.count), "processed \(processed), sent \(total)")
+        try await setup.finish(gateways)
+    }
+}
+
