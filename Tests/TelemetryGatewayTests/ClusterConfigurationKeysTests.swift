@@ -55,6 +55,19 @@ import Testing
             ])
     }
 
+    @Test("with the shared PostgreSQL store one instance answers each recorder query: the query filter goes through the group")
+    func sharedStoreQueries() throws {
+        let configuration = try Self.load([
+            ("cluster.mode", "partitioned"), ("cluster.group", "fleet-1"), ("cluster.instance", "a"), ("cluster.shareState", "false"),
+            ("store.backend", "postgres"), ("store.url", "postgres://gateway@127.0.0.1:5432/gateway"),
+        ])
+        #expect(configuration.sharesRecorderStore)
+        #expect(
+            configuration.inboundFilters(TopicScheme()) == [
+                "wearables/+/hello", "wearables/+/status", "gateway/+/headphone/reset-pose", "$share/fleet-1/gateway/+/recorder/query/#",
+            ])
+    }
+
     @Test("shared mode without the broker's routing stated is refused under cluster.sharedRouting")
     func sharedNeedsRouting() throws {
         do {
