@@ -44,9 +44,9 @@ KEY_SECTIONS = ("registry", "capabilities", "mqtt", "topics", "pipeline", "journ
                 "http", "logging", "recorder", "derivation", "session", "cluster", "deadLetter", "deadLetters", "store", "tls")
 METRIC_PREFIXES = ("gateway_", "mqtt_", "wearable_gateway_", "recorder_")
 # Documents whose backticked type names must exist in the code, and the names they may mention
-# that belong to other libraries (swift-service-lifecycle, the standard library, Foundation, C).
+# that belong to other libraries (swift-service-lifecycle, swift-otel, the standard library, Foundation, C).
 TYPE_CHECKED = ("docs/architecture.md", "README.md")
-FOREIGN_TYPES = {"Service", "ServiceGroup", "Synchronization", "Mutex", "NSLock", "DispatchQueue", "NDEBUG"}
+FOREIGN_TYPES = {"Service", "ServiceGroup", "OTel", "Synchronization", "Mutex", "NSLock", "DispatchQueue", "NDEBUG"}
 
 
 def run(args):
