@@ -58,19 +58,30 @@ python3 scripts/check-docs.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS
 bash scripts/check-versioned-dependency.sh ||
 	die "SwiftPM refuses the package as a versioned dependency (scripts/check-versioned-dependency.sh)"
 
-log "unit and integration tests (swift test)"
+# The PostgreSQL suites run in a step of their own (below): beside the parallel broker suites in
+# one test process they stalled it for about 30 s (every connect wait there timed out; alone,
+# and the rest alone, everything passes). Cause not found yet (docs/testing.md, Known problems).
+postgres_suites="PostgresStoreConformanceTests|PostgresGatewayTests"
+log "unit and integration tests (swift test, all but the PostgreSQL suites)"
 test_log=$(mktemp)
-swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} 2>&1 | tee "$test_log"
+swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} --skip "$postgres_suites" 2>&1 | tee "$test_log"
 # One plain summary line for CI: Swift Testing's counts.
 summary=$(grep -E "Test run with [0-9]+ tests? .* (passed|failed)" "$test_log" | tail -n 1 || true)
 total=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")
 failed=$(grep -cE "^✘ Test .* failed" "$test_log" || true)
 [ -n "$total" ] || die "swift test printed no Swift Testing summary"
 echo "swift-test: $((total - failed)) passed, $failed failed"
+
+log "PostgreSQL store suites against the private server (swift test --filter '$postgres_suites')"
+postgres_log=$(mktemp)
+swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} --filter "$postgres_suites" 2>&1 | tee "$postgres_log"
 # The PostgreSQL suites skip themselves without WG_TEST_POSTGRES_URL; here they must have run.
 for suite in "PostgreSQL store conformance" "Gateway on the PostgreSQL store"; do
-	grep -qE "✔ Suite \"$suite\" passed" "$test_log" || die "the suite \"$suite\" did not run and pass (WG_TEST_POSTGRES_URL)"
+	grep -qE "✔ Suite \"$suite\" passed" "$postgres_log" || die "the suite \"$suite\" did not run and pass (WG_TEST_POSTGRES_URL)"
 done
+postgres_summary=$(grep -E "Test run with [0-9]+ tests? .* passed" "$postgres_log" | tail -n 1 || true)
+echo "postgres-tests: $(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$postgres_summary") passed, 0 failed"
+rm -f "$postgres_log"
 
 # The reconnect storm of the fault suite, alone: it asserts a time bound (100,000 hellos
 # answered within 30 s), which other tests running beside it on two cores would distort.
