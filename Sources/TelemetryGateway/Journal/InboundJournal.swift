@@ -425,11 +425,13 @@ final class InboundJournal: @unchecked Sendable {
     /// task of the process.
     func syncOffPool() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // Weak: the caller keeps the journal alive until it is resumed, and a block holding it
-            // would let go only once the queue frees the block, after the caller may have let go:
-            // the file would stay open (and locked) for a moment nobody can wait for.
-            Self.syncQueue.async { [weak self] in
-                self?.sync()
+            // Strong, on purpose: the last reference may go with this block, and the deinit then
+            // runs its msync here, off Swift's cooperative pool. Held weakly, the deinit's msync ran
+            // on a pool thread whenever a run ended; with many in-process gateways ending at once
+            // (the test suite) that blocked the pool and stalled the whole process for ~30 s.
+            // The file lock is let go at a definite point by JournalReleaseService instead.
+            Self.syncQueue.async {
+                self.sync()
                 continuation.resume()
             }
         }

@@ -138,12 +138,13 @@ struct SubscriberService: Service {
         guard let records = journal?.takeRecovered(), !records.isEmpty else { return !deadline.hasStarted }
         logger.notice("replaying \(records.count) frames the journal kept from the previous run")
         let handedOn = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            // Weak: the thread's closure is freed after it resumes us, and a router (and its
-            // journal) kept by it would stay alive for a moment nobody can wait for.
-            let thread = Thread { [weak router, deadline] in
+            // Strong, like the off-pool msync (InboundJournal.syncOffPool): if this closure holds
+            // the last reference, the journal's deinit (an msync) runs on this thread, not on the
+            // cooperative pool.
+            let thread = Thread { [router, deadline] in
                 var handedOn = 0
                 for (ticket, record) in records {
-                    guard !deadline.hasStarted, let router else { break }
+                    guard !deadline.hasStarted else { break }
                     router.replay(record, ticket: ticket)
                     handedOn += 1
                 }
