@@ -58,18 +58,24 @@ python3 scripts/check-docs.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS
 bash scripts/check-versioned-dependency.sh ||
 	die "SwiftPM refuses the package as a versioned dependency (scripts/check-versioned-dependency.sh)"
 
-# The PostgreSQL suites run in a step of their own (below): beside the parallel broker suites in
-# one test process they stalled it for about 30 s (every connect wait there timed out; alone,
-# and the rest alone, everything passes). Cause not found yet (docs/testing.md, Known problems).
+# The parallel suite runs in three test processes: libmosquitto waits on its sockets with
+# select(), which cannot watch a descriptor numbered 1024 or more, and the whole suite in one
+# process held up to ~1,040 descriptors at once (brokers, in-process gateways, clients, database
+# pools): the clients that got the highest ones never connected ("connecting … took longer than
+# 30 s"). Split, each process stays well below (docs/testing.md, Known problems). The PostgreSQL
+# suites run in a step of their own (below).
 postgres_suites="PostgresStoreConformanceTests|PostgresGatewayTests"
-log "unit and integration tests (swift test, all but the PostgreSQL suites)"
 test_log=$(mktemp)
-swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} --skip "$postgres_suites" 2>&1 | tee "$test_log"
-# One plain summary line for CI: Swift Testing's counts.
-summary=$(grep -E "Test run with [0-9]+ tests? .* (passed|failed)" "$test_log" | tail -n 1 || true)
-total=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")
+for part in "--skip IntegrationTests" "--filter IntegrationTests\.[A-L]" "--filter IntegrationTests\.[M-Z]"; do
+	log "unit and integration tests (swift test $part, without the PostgreSQL suites)"
+	read -r -a part_args <<<"$part"
+	swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} "${part_args[@]}" --skip "$postgres_suites" 2>&1 | tee -a "$test_log"
+done
+# One plain summary line for CI: Swift Testing's counts over the three processes.
+total=0
+while read -r count; do total=$((total + count)); done < <(grep -E "Test run with [0-9]+ tests? .* (passed|failed)" "$test_log" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/')
 failed=$(grep -cE "^✘ Test .* failed" "$test_log" || true)
-[ -n "$total" ] || die "swift test printed no Swift Testing summary"
+[ "$total" -gt 0 ] || die "swift test printed no Swift Testing summary"
 echo "swift-test: $((total - failed)) passed, $failed failed"
 
 log "PostgreSQL store suites against the private server (swift test --filter '$postgres_suites')"
