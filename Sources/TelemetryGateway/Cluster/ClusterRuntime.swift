@@ -25,7 +25,7 @@ final class ClusterRuntime: Sendable {
     let replicas: AsyncStream<MQTTMessage>
     private let replicaSink: AsyncStream<MQTTMessage>.Continuation
     /// Whether owners publish device snapshots and new owners restore them (partitioned mode
-    /// with `cluster.shareState`).
+    /// with `cluster.shareState`, not with the shared store: its claims hand snapshots over).
     let sharesState: Bool
     /// `{outboundRoot}/cluster/state/`: prefix of the device snapshots.
     let statePrefix: String
@@ -43,7 +43,7 @@ final class ClusterRuntime: Sendable {
         mode = configuration.cluster.mode
         instance = configuration.cluster.instanceName
         self.metrics = metrics
-        sharesState = mode == .partitioned && configuration.cluster.shareState
+        sharesState = configuration.sharesStateOverBroker
         view = ClusterView(
             me: instance, expiry: configuration.cluster.expiry, warmup: configuration.cluster.handoverWarmup, metrics: metrics,
             checksSelf: ProcessInfo.processInfo.environment["WG_FAULT_SELF_EXPIRY_OFF"] != "1")
