@@ -11,7 +11,8 @@ import TelemetryCore
 ///   unfenced, the claim retried at the next snapshot write;
 /// - **fenced**: a fenced write was refused, another instance claimed the device since: nothing
 ///   of it is applied or published here until the ownership plan moves it away or gives it
-///   back (and it is claimed again);
+///   back (and it is claimed again), or, while this instance's plan still names it the owner,
+///   until the plans had time to agree (``DeviceStateKeeper/unfence(after:at:owned:)``);
 /// - **superseded**: at a restart, another instance owned the device when its journal records
 ///   were replayed: the replayed frames are not applied.
 struct DeviceClaims: Sendable {
@@ -19,8 +20,8 @@ struct DeviceClaims: Sendable {
     let instance: String
     private(set) var epochs: [DeviceID: Int64] = [:]
     private(set) var pending: Set<DeviceID> = []
-    /// Fenced devices with the owner that took each.
-    private(set) var fenced: [DeviceID: DeviceOwnership] = [:]
+    /// Fenced devices with the owner that took each, and when (monotonic; nil before the first tick).
+    private(set) var fenced: [DeviceID: (owner: DeviceOwnership, since: SuspendingClock.Instant?)] = [:]
     private(set) var superseded: Set<DeviceID> = []
 
     init(instance: String) { self.instance = instance }
@@ -57,10 +58,15 @@ struct DeviceClaims: Sendable {
     /// A fenced write of `device` was refused: `owner` holds it now.
     /// - Returns: whether it was not fenced before (log once per device).
     @discardableResult
-    mutating func refused(_ device: DeviceID, owner: DeviceOwnership) -> Bool {
+    mutating func refused(_ device: DeviceID, owner: DeviceOwnership, at instant: SuspendingClock.Instant?) -> Bool {
         epochs[device] = nil
         pending.remove(device)
-        return fenced.updateValue(owner, forKey: device) == nil
+        return fenced.updateValue((owner, instant), forKey: device) == nil
+    }
+
+    /// The devices fenced at least `delay` before `instant`.
+    func fenced(before instant: SuspendingClock.Instant, by delay: Duration) -> [DeviceID] {
+        fenced.compactMap { device, entry in entry.since.map { $0 + delay <= instant } ?? true ? device : nil }
     }
 
     /// At a restart, `owner` held the device when its journal records were replayed.

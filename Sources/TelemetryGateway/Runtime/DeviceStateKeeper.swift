@@ -51,6 +51,8 @@ struct DeviceStateKeeper {
     private let sharedStore: Bool
     /// Devices whose fenced write was refused, not yet taken by the worker.
     private var refusedWrites: [DeviceID: DeviceOwnership] = [:]
+    /// The latest tick's monotonic instant (when a refusal was learnt).
+    private var lastTick: SuspendingClock.Instant?
     /// One claim failure logged per interval.
     private let claimFailureLog = RateLimitedLog(interval: 30)
     private var nextIdleScan = 0.0
@@ -222,6 +224,16 @@ struct DeviceStateKeeper {
         return refusedWrites
     }
 
+    /// Lets go of the fencing of devices refused at least `delay` before `instant` that this
+    /// instance's ownership plan still gives it (`owned`): the plans of the instances had the
+    /// time to agree (a member that came back is through its warm-up), so the device is claimed
+    /// again at its next frame. Returns those devices.
+    mutating func unfence(after delay: Double, at instant: SuspendingClock.Instant, owned: (DeviceID) -> Bool) -> [DeviceID] {
+        guard let due = claims?.fenced(before: instant, by: .seconds(delay)).filter(owned), !due.isEmpty else { return [] }
+        for device in due { claims?.released(device) }
+        return due.sorted { $0.rawValue < $1.rawValue }
+    }
+
     /// Whether this instance claims devices before publishing for them (clustered with a store).
     var claimsOwnership: Bool { claims != nil }
 
@@ -271,6 +283,7 @@ struct DeviceStateKeeper {
     /// journal records. Called on every tick.
     mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?, shadows: ShadowDevices) async {
         if let instant {
+            lastTick = instant
             // The first write comes one interval after the first tick, like every later one.
             guard let due = nextSnapshot else {
                 nextSnapshot = instant + .seconds(settings.snapshotInterval)
@@ -333,7 +346,7 @@ struct DeviceStateKeeper {
                 for write in writes { unsaved.remove(write.device) }
                 for (device, owner) in refused {
                     // Reported once per fencing: a device fenced already is not written again.
-                    if self.claims?.refused(device, owner: owner) == true {
+                    if self.claims?.refused(device, owner: owner, at: lastTick) == true {
                         refusedWrites[device] = owner
                         metrics.fenced.increment()
                     }

@@ -84,6 +84,11 @@ struct ShardWorker {
                     await flush(deviceStates.stamp(shadows.visible(processor.flush(now: now))))
                     await deviceStates.persist(&processor, now: now, at: instant, shadows: shadows)
                     fence(processor: &processor, shadows: &shadows)
+                    if let cluster = dependencies.cluster {
+                        for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0, at: now) }) {
+                            dependencies.logger.notice("\(device): fenced for \(cluster.reclaimDelay) s and still this instance's by its ownership plan; claimed again at its next frame")
+                        }
+                    }
                     await retryRecorder(at: instant, schedule: &tremorSchedule)
                     await dependencies.publisher.publish(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
