@@ -34,24 +34,9 @@ struct OwnershipFencingTests {
             let path = directory.appendingPathComponent("state.sqlite").path
             store = try DeviceStateStore(path: path)
             other = try DeviceStateStore(path: path)
-            var configuration = GatewayConfiguration()
-            configuration.recorder.database = nil
-            let logger = Logger(label: "fencing-test")
-            let factory = PrometheusMetricsFactory(registry: registry)
-            let metrics = GatewayMetrics(factory: factory, shards: 1)
-            let operations = GatewayOperations(configuration: configuration, metricsFactory: factory, logger: logger)
-            let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
-            let publisher = OutboundPublisher(
-                client: try broker.connections.makePublisher(configuration.subscriberConfiguration(), logger) { _ in },
-                retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations, logger: logger)
-            let dependencies = ShardWorker.Dependencies(
-                processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, journal: journal,
-                recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory)),
-                metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: nil, tracing: nil)
-            let keeper = DeviceStateKeeper(
-                shard: 0, shardCount: 1, store: store, cluster: nil, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
-                logger: logger, settings: configuration.state, claimsAs: instance, sharedStore: sharedStore)
-            worker = ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
+            worker = try WorkerHarness.worker(
+                broker: broker, journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry), store: store, instance: instance,
+                sharedStore: sharedStore)
         }
 
         /// Queues a journaled status frame of `device` (replayed: a record of an earlier run).
