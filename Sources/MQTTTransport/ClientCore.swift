@@ -516,7 +516,15 @@ final class ClientCore: Sendable {
         let topic = raw.topic.map { String(cString: $0) } ?? ""
         let payload: [UInt8]
         if let bytes = raw.payload, raw.payloadlen > 0 {
-            payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
+            // The one copy of the payload: the journal, the router and the decoder share this array.
+            let count = Int(raw.payloadlen)
+            let readAhead = MQTTMessage.receivedPayloadReadAhead
+            payload = [UInt8](unsafeUninitializedCapacity: count + readAhead) { buffer, initialized in
+                let start = buffer.baseAddress!
+                start.initialize(from: bytes.assumingMemoryBound(to: UInt8.self), count: count)
+                (start + count).initialize(repeating: 0x20, count: readAhead)
+                initialized = count
+            }
         } else {
             payload = []
         }
