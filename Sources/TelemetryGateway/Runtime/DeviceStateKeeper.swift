@@ -252,6 +252,14 @@ struct DeviceStateKeeper {
         return false
     }
 
+    /// Restores `device`'s stored snapshot into `processor` to judge one frame by it (a
+    /// superseded device's replayed upload); the caller forgets the device after. Nothing is
+    /// claimed; without a readable snapshot the frame is judged as a new device's.
+    func restoreForJudging(_ device: DeviceID, into processor: inout FrameProcessor) async {
+        guard let store, let snapshot = try? await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return }
+        _ = processor.restore(snapshot, of: device)
+    }
+
     /// Whether a frame of `device` processed as owner must be preceded by a claim.
     func needsClaim(_ device: DeviceID) -> Bool { claims?.needsClaim(device) ?? false }
 

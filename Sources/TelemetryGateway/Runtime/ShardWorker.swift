@@ -197,7 +197,11 @@ struct ShardWorker {
             // Clustered: a fenced device's frames (and a superseded device's replayed records)
             // are neither applied nor published; they are counted and their records let go.
             if deviceStates.blocks(device, replayed: replayed) {
-                if let ticket { dependencies.journal?.release(ticket) }
+                if replayed && stream == .recorderAccelerometer {
+                    await storeSupersededUpload(frame, of: device, ticket: ticket, processor: &processor, schedule: &schedule)
+                } else if let ticket {
+                    dependencies.journal?.release(ticket)
+                }
                 return
             }
             // Claimed before anything is published for it (a device owned without a hand-over
@@ -269,6 +273,31 @@ struct ShardWorker {
     private func device(of frame: InboundFrame) -> DeviceID? {
         guard case .device(let device, _) = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic) else { return nil }
         return device
+    }
+
+    /// A recorder upload replayed from the journal of a device another instance owns by now:
+    /// history, not device state, so it is stored all the same (the store drops samples it holds
+    /// already), judged against the device's stored state (its access and authorization), and
+    /// nothing is published (the owner publishes for the device). Its record is let go once
+    /// stored, or held with it for a retry like any chunk.
+    private mutating func storeSupersededUpload(
+        _ frame: InboundFrame, of device: DeviceID, ticket: JournalTicket?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
+    ) async {
+        let resident = processor.isResident(device)
+        if !resident { await deviceStates.restoreForJudging(device, into: &processor) }
+        let result = processor.process(frame)
+        if !resident { processor.forget(device) }
+        let journal = dependencies.journal
+        let countdown = ticket.map { ticket in ReleaseCountdown(parts: 1) { journal?.release(ticket) } }
+        guard case .recorderAccelerometer(let chunk)? = result.frame else {
+            countdown?.partDone()
+            return
+        }
+        if recorderRetries.isEmpty, await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule) != nil {
+            countdown?.partDone()
+        } else {
+            hold(.init(chunk: chunk, device: device, receivedAt: frame.receivedAt, traceParent: frame.traceParent, countdown: countdown))
+        }
     }
 
     /// Holds a recorder chunk for a retry; a chunk let go beyond the held bytes' bound keeps its
