@@ -124,6 +124,20 @@ public final class PostgresDeviceStateStore: DeviceSnapshotStoring {
         }
     }
 
+    /// Who owns `device` now, or nil when it was never claimed (a row written unfenced only has
+    /// epoch 0 and no owner).
+    public func owner(of device: DeviceID) async throws -> DeviceOwnership? {
+        try await store.withConnection { connection in
+            var owner: DeviceOwnership?
+            for try await (instance, epoch) in try await connection.query(
+                "SELECT instance, epoch FROM device_owner WHERE device = \(device.rawValue) AND epoch > 0", logger: store.logger
+            ).decode((String, Int64).self) {
+                owner = DeviceOwnership(instance: instance, epoch: epoch)
+            }
+            return owner
+        }
+    }
+
     private static func columns(_ snapshots: [(DeviceID, DeviceSnapshot)]) throws -> ([String], [Double], [String]) {
         let encoder = JSONEncoder()
         var devices: [String] = []

@@ -37,4 +37,8 @@ public protocol DeviceSnapshotStoring: Sendable {
     /// whose epoch is no longer the device's current one is not written.
     /// - Returns: the devices whose write was refused, with their current owner.
     func save(fenced snapshots: [FencedSnapshot]) async throws -> [DeviceID: DeviceOwnership]
+
+    /// Who owns `device` now, or nil when it was never claimed (a restarted instance asks before
+    /// applying the journal records it replays).
+    func owner(of device: DeviceID) async throws -> DeviceOwnership?
 }

@@ -182,4 +182,12 @@ public final class DeviceStateStore: DeviceSnapshotStoring {
             return refused
         }
     }
+
+    /// Who owns `device` now, or nil when it was never claimed.
+    public func owner(of device: DeviceID) async throws -> DeviceOwnership? {
+        try await database().read { db in
+            try Row.fetchOne(db, sql: "SELECT epoch, instance FROM device_owner WHERE device = ?", arguments: [device.rawValue])
+                .map { DeviceOwnership(instance: $0["instance"], epoch: $0["epoch"]) }
+        }
+    }
 }

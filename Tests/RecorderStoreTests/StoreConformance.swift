@@ -161,11 +161,16 @@ enum StoreConformance {
     }
 
     static func claimsAndFencing(_ store: any DeviceSnapshotStoring) async throws {
+        try await store.save([(watch, snapshot(5))])
+        #expect(try await store.owner(of: watch) == nil, "an unfenced write claims nothing")
         let first = try await store.claim(watch, instance: "a")
-        #expect(first.snapshot == nil)
+        #expect(try await store.owner(of: watch) == DeviceOwnership(instance: "a", epoch: first.epoch))
+        #expect(first.snapshot?.lastSeen == 5, "the claim returns what was stored before")
         #expect(try await store.save(fenced: [FencedSnapshot(device: watch, epoch: first.epoch, snapshot: snapshot(10))]).isEmpty)
         let second = try await store.claim(watch, instance: "b")
         #expect(second.epoch > first.epoch)
+        #expect(try await store.owner(of: watch) == DeviceOwnership(instance: "b", epoch: second.epoch))
+        #expect(try await store.owner(of: other) == nil)
         #expect(second.snapshot?.lastSeen == 10, "the new owner continues from the stored snapshot")
         // The old owner's write is refused and names who holds the device now.
         let refused = try await store.save(fenced: [

@@ -11,27 +11,6 @@ import Testing
 /// outputs are acknowledged; frames are processed in queue order.
 @Suite("Shard worker without a broker")
 struct ShardWorkerTests {
-    static func worker(broker: ScriptedBroker, journal: InboundJournal, queue: HandoffQueue<WorkItem>) -> ShardWorker {
-        var configuration = GatewayConfiguration()
-        configuration.recorder.database = nil
-        let logger = Logger(label: "worker-test")
-        let factory = NOOPMetricsHandler.instance
-        let metrics = GatewayMetrics(factory: factory, shards: 1)
-        let operations = GatewayOperations(configuration: configuration, metricsFactory: factory, logger: logger)
-        let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
-        let publisher = OutboundPublisher(
-            client: try! broker.connections.makePublisher(configuration.subscriberConfiguration(), logger) { _ in },
-            retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations, logger: logger)
-        let dependencies = ShardWorker.Dependencies(
-            processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, journal: journal,
-            recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory)),
-            metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: nil, tracing: nil)
-        let keeper = DeviceStateKeeper(
-            shard: 0, shardCount: 1, store: nil, cluster: nil, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
-            logger: logger, settings: configuration.state)
-        return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
-    }
-
     @Test("records stay until the broker acknowledges the frame's outputs; outputs go out in queue order")
     func releaseOnAcknowledgement() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)")
@@ -50,7 +29,7 @@ struct ShardWorkerTests {
             _ = queue.push(.frame(frame, ticket), bytes: record.payload.count, maxWait: 0)
         }
         queue.close()
-        var worker = Self.worker(broker: broker, journal: journal, queue: queue)
+        var worker = try WorkerHarness.worker(broker: broker, journal: journal, queue: queue)
         await worker.run()
 
         #expect(broker.sentTopics == devices.map { "gateway/\($0)/connection" })

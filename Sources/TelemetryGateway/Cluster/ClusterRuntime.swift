@@ -25,7 +25,7 @@ final class ClusterRuntime: Sendable {
     let replicas: AsyncStream<MQTTMessage>
     private let replicaSink: AsyncStream<MQTTMessage>.Continuation
     /// Whether owners publish device snapshots and new owners restore them (partitioned mode
-    /// with `cluster.shareState`).
+    /// with `cluster.shareState`, not with the shared store: its claims hand snapshots over).
     let sharesState: Bool
     /// `{outboundRoot}/cluster/state/`: prefix of the device snapshots.
     let statePrefix: String
@@ -34,6 +34,10 @@ final class ClusterRuntime: Sendable {
     let answersAnyQuery: Bool
     /// Partitioned mode: the owned devices' subscriptions (nil in shared mode).
     let subscriptions: DeviceSubscriptions?
+    /// Seconds after which a fenced device that this instance's plan still gives it is claimed
+    /// again: long enough for the instances' plans to agree (an expired member that came back is
+    /// through its warm-up), so two instances never take a device from each other in turn.
+    let reclaimDelay: Double
     /// Snapshots of owned devices waiting to be published.
     let outbox = SnapshotOutbox()
     /// The snapshots this instance published last (to publish again over a stale retained one).
@@ -43,7 +47,8 @@ final class ClusterRuntime: Sendable {
         mode = configuration.cluster.mode
         instance = configuration.cluster.instanceName
         self.metrics = metrics
-        sharesState = mode == .partitioned && configuration.cluster.shareState
+        sharesState = configuration.sharesStateOverBroker
+        reclaimDelay = configuration.cluster.expiry + configuration.cluster.handoverWarmup + 2 * configuration.state.snapshotInterval
         view = ClusterView(
             me: instance, expiry: configuration.cluster.expiry, warmup: configuration.cluster.handoverWarmup, metrics: metrics,
             checksSelf: ProcessInfo.processInfo.environment["WG_FAULT_SELF_EXPIRY_OFF"] != "1")

@@ -3,7 +3,8 @@ import TelemetryCore
 /// What a device's new owner has of it when it takes it over (partitioned mode), given to
 /// ``DeviceHandover/gained(_:state:processor:)`` after the worker restored what it could.
 public struct HandedOverState: Sendable {
-    /// Whether the previous owner's snapshot (from `gateway/cluster/state/{id}`) was restored
+    /// Whether the previous owner's snapshot (from `gateway/cluster/state/{id}`, or with the
+    /// shared store the one its claim returned) was restored
     /// into the processor before the call.
     public var restoredSnapshot: Bool
     /// The frames to replay, in arrival order: with a restored snapshot, those received after

@@ -10,6 +10,8 @@ enum HandoverChange: Sendable {
         var snapshot: SnapshotCache.Taken?
         /// The device's latest context frames in arrival order.
         var context: [InboundFrame]
+        /// Gained at a journal record of an earlier run (replayed at the start), not a live frame.
+        var replayed = false
     }
 
     /// This instance now processes the device: as its owner, or as its next owner warming up
@@ -22,8 +24,15 @@ enum HandoverChange: Sendable {
 
     /// Runs the hook for this change on the worker's processor and updates its shadow set: a
     /// gained device's snapshot is restored first, a lost one's queued for publishing.
-    func apply(_ hook: any DeviceHandover, to processor: inout FrameProcessor, shadows: inout ShadowDevices, cluster: ClusterRuntime?) -> [OutboundMessage] {
+    /// - Parameter storeRestored: the worker restored a gained device from the shared store's
+    ///   snapshot already (it continues from that; its context frames are older).
+    func apply(
+        _ hook: any DeviceHandover, to processor: inout FrameProcessor, shadows: inout ShadowDevices, cluster: ClusterRuntime?, storeRestored: Bool = false
+    ) -> [OutboundMessage] {
         switch self {
+        case .gained(let device, _, let shadow) where storeRestored:
+            if shadow { shadows.insert(device) } else { shadows.remove(device) }
+            return shadows.visible(hook.gained(device, state: HandedOverState(restoredSnapshot: true, frames: []), processor: &processor))
         case .gained(let device, let kept, let shadow):
             if shadow { shadows.insert(device) } else { shadows.remove(device) }
             processor.forget(device)

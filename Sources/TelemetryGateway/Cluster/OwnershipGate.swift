@@ -111,7 +111,7 @@ final class OwnershipGate: Sendable {
                 // What is kept, not yet including this frame (it is processed as itself). A
                 // journal record of an earlier run continues this instance's own stored state.
                 let snapshot = replayed ? nil : state.snapshots?.take(keyText)
-                verdict.restore = (device, .init(snapshot: snapshot, context: state.context.frames(of: keyText)))
+                verdict.restore = (device, .init(snapshot: snapshot, context: state.context.frames(of: keyText), replayed: replayed))
                 state.active[keyText] = (device, verdict.role == .shadow)
                 if replayed { state.seenVersion = -1 }
             }

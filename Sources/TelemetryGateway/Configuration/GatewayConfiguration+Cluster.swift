@@ -164,7 +164,7 @@ extension GatewayConfiguration.Cluster {
             in: 1...100_000_000, \.cluster.contextDevices),
         .flag(
             "cluster.shareState",
-            "Partitioned mode: owners publish device snapshots (retained, gateway/cluster/state/{id}) and a device's new owner restores them, so open dives, stroke counts, pose references and run timelines survive a hand-over.",
+            "Partitioned mode: owners publish device snapshots (retained, gateway/cluster/state/{id}) and a device's new owner restores them, so open dives, stroke counts, pose references and run timelines survive a hand-over. No effect with store.backend postgres: the store's claims hand snapshots over.",
             \.cluster.shareState),
         .integer(
             "cluster.stateCacheBytes",

@@ -1,7 +1,8 @@
 import CoreMetrics
 import TelemetryCore
 
-/// Metrics of device snapshots, restores and eviction.
+/// Metrics of device snapshots, restores and eviction, and (clustered modes) of the store's
+/// ownership claims and fencing.
 final class DeviceStateMetrics: Sendable {
     /// Devices whose state came back from the store (after a restart or an eviction).
     let restored: Counter
@@ -17,6 +18,19 @@ final class DeviceStateMetrics: Sendable {
     let storeFailures: Counter
     /// Store files that could not be opened and were moved aside for a fresh one (`state.path`).
     let movedAside: Counter
+    /// Clustered modes: devices claimed in the store (each claim a new epoch).
+    let claims: Counter
+    /// Claims that failed (store down): the device is processed and published unfenced, the
+    /// claim retried at the next snapshot write.
+    let claimFailures: Counter
+    /// Devices whose fenced snapshot write was refused (another instance claimed them since):
+    /// this instance stopped publishing for them.
+    let fenced: Counter
+    /// Frames of fenced devices, not applied nor published.
+    let fencedFrames: Counter
+    /// Journal records replayed at a start for a device another instance owned by then: not
+    /// applied nor published.
+    let replaySuperseded: Counter
     /// Devices with state in memory, per shard.
     let resident: [Gauge]
     /// Devices with state in memory by connection state (`connected`, `disconnected`, `unknown`), per shard.
@@ -30,6 +44,11 @@ final class DeviceStateMetrics: Sendable {
         snapshotsWritten = Counter(label: "gateway_device_snapshots_written_total", factory: factory)
         storeFailures = Counter(label: "gateway_device_state_failures_total", factory: factory)
         movedAside = Counter(label: "gateway_device_state_moved_aside_total", factory: factory)
+        claims = Counter(label: "gateway_cluster_claims_total", factory: factory)
+        claimFailures = Counter(label: "gateway_cluster_claim_failures_total", factory: factory)
+        fenced = Counter(label: "gateway_cluster_fenced_total", factory: factory)
+        fencedFrames = Counter(label: "gateway_cluster_fenced_frames_total", factory: factory)
+        replaySuperseded = Counter(label: "gateway_cluster_replay_superseded_total", factory: factory)
         resident = (0..<shards).map { Gauge(label: "gateway_devices_resident", dimensions: [("shard", "\($0)")], factory: factory) }
         connection = (0..<shards).map { shard in
             func gauge(_ state: String) -> Gauge {

@@ -12,6 +12,11 @@ import TelemetryCore
 /// A frame that can change a snapshot (anything but batched samples) keeps its journal record
 /// until the snapshot written after it is stored: after a crash the journal replays it onto the
 /// snapshot from before it, so no state change is lost between snapshots.
+///
+/// In clustered modes it also holds the store's ownership claims of the shard's devices
+/// (``DeviceClaims``): a device is claimed before anything is published for it, its snapshots
+/// are written fenced under the claim's epoch, and a refused write is reported to the worker,
+/// which stops publishing for the device (docs/scale-out.md, *Fencing*).
 struct DeviceStateKeeper {
     private let shard: Int
     private let store: (any DeviceSnapshotStoring)?
@@ -38,6 +43,18 @@ struct DeviceStateKeeper {
     private(set) var unsaved: Set<DeviceID> = []
     /// One write failure logged per interval, however many ticks fail.
     private let failureLog = RateLimitedLog(interval: 30)
+    /// Clustered modes with a store: the claims of this shard's devices; nil in single mode
+    /// (one owner by definition: snapshots are written unfenced).
+    private(set) var claims: DeviceClaims?
+    /// Whether the instances share the store (`store.backend: postgres`): a claim's snapshot is
+    /// then the hand-over state, restored when the device has no state in memory.
+    private let sharedStore: Bool
+    /// Devices whose fenced write was refused, not yet taken by the worker.
+    private var refusedWrites: [DeviceID: DeviceOwnership] = [:]
+    /// The latest tick's monotonic instant (when a refusal was learnt).
+    private var lastTick: SuspendingClock.Instant?
+    /// One claim failure logged per interval.
+    private let claimFailureLog = RateLimitedLog(interval: 30)
     private var nextIdleScan = 0.0
     /// When the next snapshot write is due, on the monotonic clock (it releases held journal
     /// records, so a step of the wall clock must not delay it); nil until the first tick, which
@@ -50,8 +67,11 @@ struct DeviceStateKeeper {
     /// A keeper of shard `shard`'s devices (of `shardCount`).
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path", cluster: ClusterRuntime?,
-        metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState
+        metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState,
+        claimsAs instance: String? = nil, sharedStore: Bool = false
     ) {
+        claims = store != nil ? instance.map(DeviceClaims.init(instance:)) : nil
+        self.sharedStore = sharedStore
         self.storeKey = storeKey
         self.shard = shard
         self.store = store
@@ -68,7 +88,8 @@ struct DeviceStateKeeper {
 
     /// Learns which of this shard's devices have a stored snapshot.
     mutating func load(router: ShardRouter) async {
-        guard let store else { return }
+        // A shared store hands a device's snapshot over with its claim.
+        guard let store, !(sharedStore && claims != nil) else { return }
         do {
             dormant = Set(try await store.devices().filter { router.shard(forRoutingKey: $0.rawValue) == shard })
             if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
@@ -89,16 +110,22 @@ struct DeviceStateKeeper {
         do {
             guard let stored = try await store.snapshot(of: device) else { return nil }
             snapshot = stored
-            if processor.restore(snapshot, of: device) {
-                metrics.restored.increment()
-            } else {
-                metrics.restoreDiscarded.increment()
-                logger.info("the stored state of \(device) was not fully restored (derivation settings changed, or bounds reached)")
-            }
         } catch {
             metrics.restoreDiscarded.increment()
             logger.warning("the stored state of \(device) is unreadable; it starts fresh: \(error)")
             return nil
+        }
+        return adopt(snapshot, of: device, into: &processor)
+    }
+
+    /// Restores a stored snapshot; returns the outputs it carries that the broker had not
+    /// acknowledged (registered again until they are), under their journal sequence.
+    private func adopt(_ snapshot: DeviceSnapshot, of device: DeviceID, into processor: inout FrameProcessor) -> (sequence: UInt64, messages: [OutboundMessage])? {
+        if processor.restore(snapshot, of: device) {
+            metrics.restored.increment()
+        } else {
+            metrics.restoreDiscarded.increment()
+            logger.info("the stored state of \(device) was not fully restored (derivation settings changed, or bounds reached)")
         }
         guard let outputs = snapshot.unacknowledgedOutputs, !outputs.isEmpty, processor.isResident(device) else { return nil }
         let sequence = snapshot.appliedJournalSequence ?? 0
@@ -110,6 +137,138 @@ struct DeviceStateKeeper {
     /// Drops a device's stored snapshot from the restore list: another instance owned it since.
     mutating func forgetStored(_ device: DeviceID) {
         dormant.remove(device)
+    }
+
+    // MARK: Ownership claims (clustered modes)
+
+    /// Claims `device` in the store for this instance, before anything is published for it.
+    /// With the shared store, a device with no state in memory is restored from the claim's
+    /// snapshot (what its previous owner, or this instance before a restart, stored last). A
+    /// failed claim leaves the device pending: processed and published unfenced, claimed again
+    /// at the next snapshot write.
+    /// - Returns: whether a snapshot was restored, and the outputs it carries that the broker
+    ///   had not acknowledged (to publish again).
+    mutating func claim(_ device: DeviceID, into processor: inout FrameProcessor) async -> (
+        restored: Bool, republish: (sequence: UInt64, messages: [OutboundMessage])?
+    ) {
+        guard let store, let instance = claims?.instance else { return (false, nil) }
+        let claim: DeviceClaim
+        do {
+            claim = try await withStoreDeadline(Self.saveDeadline) { try await store.claim(device, instance: instance) }
+        } catch {
+            claims?.claimFailed(device)
+            metrics.claimFailures.increment()
+            if claimFailureLog.shouldLog() {
+                logger.error(
+                    "\(storeKey): cannot claim \(device) in \(store.location): \(error); devices not claimed are processed and published unfenced, their claims retried every state.snapshotInterval (gateway_cluster_claim_failures_total)"
+                )
+            }
+            return (false, nil)
+        }
+        claims?.claimed(device, epoch: claim.epoch)
+        metrics.claims.increment()
+        guard sharedStore, !processor.isResident(device), let snapshot = claim.snapshot else { return (false, nil) }
+        dormant.remove(device)
+        let republish = adopt(snapshot, of: device, into: &processor)
+        return (processor.isResident(device), republish)
+    }
+
+    /// With the shared store, restores a device this instance will own after the warm-up
+    /// (gained as a shadow) from its stored snapshot, without claiming it: its owner still
+    /// writes it. Returns whether something was restored.
+    mutating func warmUp(_ device: DeviceID, into processor: inout FrameProcessor) async -> Bool {
+        guard sharedStore, claims != nil, let store, !processor.isResident(device) else { return false }
+        do {
+            guard let snapshot = try await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return false }
+            _ = processor.restore(snapshot, of: device)
+            return processor.isResident(device)
+        } catch {
+            metrics.storeFailures.increment()
+            return false
+        }
+    }
+
+    /// At a start, before the first replayed journal record of `device`: who owns it in the
+    /// store, if another instance does (its replayed records are then not applied: the device
+    /// is marked superseded). Nil when this instance owned it last, nobody did, or the store
+    /// does not answer (then it is claimed like any other device).
+    mutating func supersedingOwner(of device: DeviceID) async -> DeviceOwnership? {
+        guard let store, let me = claims?.instance else { return nil }
+        guard let owner = try? await withStoreDeadline(Self.saveDeadline, { try await store.owner(of: device) }), owner.instance != me else {
+            return nil
+        }
+        claims?.supersede(device)
+        return owner
+    }
+
+    /// The ownership plan moved `device` away: with the shared store its latest state is
+    /// written (fenced: refused if its next owner claimed it already) for its next owner to
+    /// continue from; its claim is dropped either way.
+    mutating func release(_ device: DeviceID, processor: FrameProcessor) async {
+        defer { claims?.released(device) }
+        guard sharedStore, let store, let epoch = claims?.epoch(of: device), let snapshot = processor.snapshot(of: device) else { return }
+        let write = unacknowledged.attach(to: [(device: device, snapshot: snapshot)]).map { FencedSnapshot(device: $0.device, epoch: epoch, snapshot: $0.snapshot) }
+        do {
+            let refused = try await withStoreDeadline(Self.saveDeadline) { try await store.save(fenced: write) }
+            if refused.isEmpty { metrics.snapshotsWritten.increment() }
+        } catch {
+            metrics.storeFailures.increment()
+        }
+        unsaved.remove(device)
+    }
+
+    /// Takes the devices whose fenced write was refused since the last call, with the owner
+    /// that holds each now: the worker stops publishing for them.
+    mutating func takeRefused() -> [DeviceID: DeviceOwnership] {
+        defer { refusedWrites.removeAll() }
+        return refusedWrites
+    }
+
+    /// Lets go of the fencing of devices refused at least `delay` before `instant` that this
+    /// instance's ownership plan still gives it (`owned`): the plans of the instances had the
+    /// time to agree (a member that came back is through its warm-up), so the device is claimed
+    /// again at its next frame. Returns those devices.
+    mutating func unfence(after delay: Double, at instant: SuspendingClock.Instant, owned: (DeviceID) -> Bool) -> [DeviceID] {
+        guard let due = claims?.fenced(before: instant, by: .seconds(delay)).filter(owned), !due.isEmpty else { return [] }
+        for device in due { claims?.released(device) }
+        return due.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// Whether this instance claims devices before publishing for them (clustered with a store).
+    var claimsOwnership: Bool { claims != nil }
+
+    /// Whether a frame of `device` must be neither applied nor published (counted): fenced, or
+    /// (`replayed`) a replayed journal record of a device another instance owns (``DeviceClaims``).
+    func blocks(_ device: DeviceID, replayed: Bool) -> Bool {
+        guard let claims else { return false }
+        if claims.isFenced(device) {
+            metrics.fencedFrames.increment()
+            return true
+        }
+        if replayed && claims.isSuperseded(device) {
+            metrics.replaySuperseded.increment()
+            return true
+        }
+        return false
+    }
+
+    /// Whether a frame of `device` processed as owner must be preceded by a claim.
+    func needsClaim(_ device: DeviceID) -> Bool { claims?.needsClaim(device) ?? false }
+
+    /// `messages` with `instance` and `epoch` on those about claimed devices.
+    func stamp(_ messages: [OutboundMessage]) -> [OutboundMessage] { claims?.stamp(messages) ?? messages }
+
+    /// Retries the claims that failed, until one fails again.
+    private mutating func retryClaims() async {
+        guard let store, let claims, !claims.pending.isEmpty else { return }
+        for device in claims.pending.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard let claim = try? await withStoreDeadline(Self.saveDeadline, { try await store.claim(device, instance: claims.instance) }) else {
+                metrics.claimFailures.increment()
+                return
+            }
+            self.claims?.claimed(device, epoch: claim.epoch)
+            metrics.claims.increment()
+        }
     }
 
     /// Keeps a frame's journal record until the next snapshot write.
@@ -124,6 +283,7 @@ struct DeviceStateKeeper {
     /// journal records. Called on every tick.
     mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?, shadows: ShadowDevices) async {
         if let instant {
+            lastTick = instant
             // The first write comes one interval after the first tick, like every later one.
             guard let due = nextSnapshot else {
                 nextSnapshot = instant + .seconds(settings.snapshotInterval)
@@ -134,6 +294,7 @@ struct DeviceStateKeeper {
         }
         let held = heldForSnapshot
         heldForSnapshot.removeAll()
+        await retryClaims()
         var changed = processor.takeChangedDevices()
         if !unsaved.isEmpty {
             unsaved = unsaved.filter { processor.isResident($0) }
@@ -170,16 +331,38 @@ struct DeviceStateKeeper {
     private static let snapshotsPerWrite = 500
 
     /// Stores snapshots; returns whether they are stored (true without a store: nothing to keep).
+    /// Clustered, each under its device's claim (``DeviceClaims``): a device without one is not
+    /// written (a shadow's state is not the device's; a pending claim's device is written once
+    /// claimed) and a refused write is kept for ``takeRefused()``.
     @discardableResult
     private mutating func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async -> Bool {
         guard let store, !snapshots.isEmpty else { return true }
+        var stored = true
         do {
-            // Bounded, so a store that does not answer holds up this shard's frames for seconds, not for ever.
-            try await withStoreDeadline(Self.saveDeadline) { try await store.save(snapshots) }
-            metrics.snapshotsWritten.increment(by: snapshots.count)
-            for (device, _) in snapshots { unsaved.remove(device) }
+            if let claims {
+                let writes = snapshots.compactMap { item in claims.epoch(of: item.device).map { FencedSnapshot(device: item.device, epoch: $0, snapshot: item.snapshot) } }
+                let refused = writes.isEmpty ? [:] : try await withStoreDeadline(Self.saveDeadline) { try await store.save(fenced: writes) }
+                metrics.snapshotsWritten.increment(by: writes.count - refused.count)
+                for write in writes { unsaved.remove(write.device) }
+                for (device, owner) in refused {
+                    // Reported once per fencing: a device fenced already is not written again.
+                    if self.claims?.refused(device, owner: owner, at: lastTick) == true {
+                        refusedWrites[device] = owner
+                        metrics.fenced.increment()
+                    }
+                }
+                for (device, _) in snapshots where claims.pending.contains(device) {
+                    unsaved.insert(device)
+                    stored = false
+                }
+            } else {
+                // Bounded, so a store that does not answer holds up this shard's frames for seconds, not for ever.
+                try await withStoreDeadline(Self.saveDeadline) { try await store.save(snapshots) }
+                metrics.snapshotsWritten.increment(by: snapshots.count)
+                for (device, _) in snapshots { unsaved.remove(device) }
+            }
             health.recordStore(storeKey, error: nil, decidesReadiness: storeKey == "store.url")
-            return true
+            return stored
         } catch {
             // Held frames are let go anyway: holding them would fill the journal. The devices
             // stay in memory (never evicted unsaved) and are written again with the next tick.

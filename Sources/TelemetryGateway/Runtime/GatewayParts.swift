@@ -186,7 +186,7 @@ struct GatewayParts: Sendable {
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, cluster: cluster.flatMap { $0.sharesState ? $0 : nil }, metrics: deviceStateMetrics,
-            health: operations.health, logger: logger, settings: configuration.state)
+            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance, sharedStore: storeClient != nil)
     }
 
     /// The subscriber's message handler.

@@ -152,7 +152,7 @@ final class InboundRouter: Sendable {
     func replay(_ record: JournalRecord, ticket: JournalTicket) {
         metrics.journalReplayed.increment()
         _ = admit(record, replayed: true)
-        route(record, ticket: ticket)
+        route(record, ticket: ticket, replayed: true)
     }
 
     /// Partitioned mode's gate (always owner otherwise): this instance's role for the record;
@@ -223,7 +223,7 @@ final class InboundRouter: Sendable {
         }
     }
 
-    private func route(_ record: JournalRecord, ticket: JournalTicket?, shadow: Bool = false) {
+    private func route(_ record: JournalRecord, ticket: JournalTicket?, shadow: Bool = false, replayed: Bool = false) {
         // Commands under the outbound root (reset-pose) go to the worker that owns the device
         // too, so they stay in order with its frames; the roots never overlap.
         let key =
@@ -240,7 +240,13 @@ final class InboundRouter: Sendable {
             frame.parsedTopic = scheme.parseInbound(record.topic)
             frame.journalSequence = ticket?.sequence
             frame.traceParent = record.traceparent.flatMap(TraceParent.init)
-            item = shadow ? .shadow(frame) : .frame(frame, ticket)
+            if shadow {
+                item = .shadow(frame)
+            } else if replayed, let ticket {
+                item = .replayed(frame, ticket)
+            } else {
+                item = .frame(frame, ticket)
+            }
         }
         push(item, bytes: record.payload.count + record.topic.utf8.count, shard: shard, topic: record.topic, ticket: ticket)
     }

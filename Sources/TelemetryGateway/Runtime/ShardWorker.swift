@@ -1,6 +1,7 @@
 import CoreMetrics
 import Logging
 import MQTTTransport
+import RecorderStore
 import TelemetryCore
 
 /// One shard's processing loop: takes its queue's frames in arrival order, runs them through the
@@ -68,15 +69,26 @@ struct ShardWorker {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
             for item in batch {
                 if Task.isCancelled {
-                    if case .frame = item { dependencies.metrics.framesLeftInJournal.increment() }
+                    switch item {
+                    case .frame, .replayed: dependencies.metrics.framesLeftInJournal.increment()
+                    default: break
+                    }
                     continue
                 }
                 switch item {
                 case .frame(let frame, let ticket):
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
+                case .replayed(let frame, let ticket):
+                    await process(frame, ticket: ticket, replayed: true, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now, let instant):
-                    await flush(shadows.visible(processor.flush(now: now)))
+                    await flush(deviceStates.stamp(shadows.visible(processor.flush(now: now))))
                     await deviceStates.persist(&processor, now: now, at: instant, shadows: shadows)
+                    fence(processor: &processor, shadows: &shadows)
+                    if let cluster = dependencies.cluster {
+                        for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0, at: now) }) {
+                            dependencies.logger.notice("\(device): fenced for \(cluster.reclaimDelay) s and still this instance's by its ownership plan; claimed again at its next frame")
+                        }
+                    }
                     await retryRecorder(at: instant, schedule: &tremorSchedule)
                     await dependencies.publisher.publish(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
@@ -87,9 +99,7 @@ struct ShardWorker {
                 case .policy(let policy, let date):
                     await dependencies.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
                 case .handover(let change):
-                    // The stored snapshot of a device gained from another instance is older than its handed-over state.
-                    if case .gained(let device, let kept, _) = change, kept.snapshot?.snapshot != nil { deviceStates.forgetStored(device) }
-                    await dependencies.publisher.publish(change.apply(dependencies.handover, to: &processor, shadows: &shadows, cluster: dependencies.cluster))
+                    await handOver(change, processor: &processor, shadows: &shadows)
                 case .shadow(let frame):
                     _ = processor.process(frame)
                 }
@@ -97,26 +107,90 @@ struct ShardWorker {
         }
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
-            await flush(shadows.visible(processor.finish()))
+            await flush(deviceStates.stamp(shadows.visible(processor.finish())))
             await deviceStates.persist(&processor, now: nil, at: nil, shadows: shadows)
+            fence(processor: &processor, shadows: &shadows)
         }
         health.retire("worker-\(shard)")
         dependencies.logger.debug("worker \(shard) stopped")
     }
 
+    /// Runs a hand-over item. Clustered with a store, a device is claimed before anything is
+    /// published for it: gained as owner (restored from the claim's snapshot with the shared
+    /// store), or promoted after its warm-up; a lost one's claim is let go. A device gained at a
+    /// replayed journal record that another instance owns by now is not claimed: its replayed
+    /// records are not applied.
+    private mutating func handOver(_ change: HandoverChange, processor: inout FrameProcessor, shadows: inout ShadowDevices) async {
+        var storeRestored = false
+        switch change {
+        case .gained(let device, let kept, let shadow):
+            // The stored snapshot of a device gained from another instance is older than its handed-over state.
+            if kept.snapshot?.snapshot != nil { deviceStates.forgetStored(device) }
+            if deviceStates.claimsOwnership {
+                processor.forget(device)
+                if shadow {
+                    storeRestored = await deviceStates.warmUp(device, into: &processor)
+                } else if kept.replayed, let owner = await deviceStates.supersedingOwner(of: device) {
+                    dependencies.logger.notice(
+                        "\(device): the journal records replayed from the previous run are not applied: \(owner.instance) owns it since (epoch \(owner.epoch)) (gateway_cluster_replay_superseded_total)"
+                    )
+                    return
+                } else {
+                    let claimed = await deviceStates.claim(device, into: &processor)
+                    storeRestored = claimed.restored
+                    await republish(claimed.republish, of: device)
+                }
+            }
+        case .promoted(let device):
+            if deviceStates.claimsOwnership { await republish(await deviceStates.claim(device, into: &processor).republish, of: device) }
+        case .lost(let device):
+            if deviceStates.claimsOwnership { await deviceStates.release(device, processor: processor) }
+        }
+        let messages = change.apply(dependencies.handover, to: &processor, shadows: &shadows, cluster: dependencies.cluster, storeRestored: storeRestored)
+        await dependencies.publisher.publish(deviceStates.stamp(messages))
+    }
+
+    /// Stops publishing for the devices whose fenced snapshot write was refused (another
+    /// instance claimed them since): their state is let go like a lost device's, and nothing of
+    /// them is applied here until the ownership plan gives them back and they are claimed again.
+    private mutating func fence(processor: inout FrameProcessor, shadows: inout ShadowDevices) {
+        for (device, owner) in deviceStates.takeRefused().sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            _ = dependencies.handover.lost(device, processor: &processor)  // what it returns is not published
+            processor.forget(device)
+            shadows.remove(device)
+            dependencies.logger.warning(
+                "\(device): the store refused this instance's snapshot write, \(owner.instance) claimed the device since (epoch \(owner.epoch)); nothing more is published for it here until the ownership plan gives it back (gateway_cluster_fenced_total)"
+            )
+        }
+    }
+
+    /// Publishes the outputs a restored snapshot carries that the broker had not acknowledged;
+    /// they stay with the device's snapshots until acknowledged this time.
+    private func republish(_ restored: (sequence: UInt64, messages: [OutboundMessage])?, of device: DeviceID) async {
+        guard let restored else { return }
+        let unacknowledged = deviceStates.unacknowledged
+        let acknowledged = ReleaseCountdown(parts: restored.messages.count) { unacknowledged.acknowledged(device, sequence: restored.sequence) }
+        await dependencies.publisher.publish(restored.messages, countdown: acknowledged)
+    }
+
     private mutating func process(
-        _ frame: InboundFrame, ticket: JournalTicket?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
+        _ frame: InboundFrame, ticket: JournalTicket?, replayed: Bool = false, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
     ) async {
         let topic = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic)
         var snapshotted = false
         if case .device(let device, let stream) = topic {
+            // Clustered: a fenced device's frames (and a superseded device's replayed records)
+            // are neither applied nor published; they are counted and their records let go.
+            if deviceStates.blocks(device, replayed: replayed) {
+                if let ticket { dependencies.journal?.release(ticket) }
+                return
+            }
+            // Claimed before anything is published for it (a device owned without a hand-over
+            // item: a superseded device's first live frame, a fenced device given back).
+            if deviceStates.needsClaim(device) { await republish(await deviceStates.claim(device, into: &processor).republish, of: device) }
             // Outputs the stored state's frames made and the broker never acknowledged: those
             // frames are not applied again, so their outputs go out from here.
-            if let restored = await deviceStates.restoreIfDormant(device, into: &processor) {
-                let unacknowledged = deviceStates.unacknowledged
-                let acknowledged = ReleaseCountdown(parts: restored.messages.count) { unacknowledged.acknowledged(device, sequence: restored.sequence) }
-                await dependencies.publisher.publish(restored.messages, countdown: acknowledged)
-            }
+            await republish(await deviceStates.restoreIfDormant(device, into: &processor), of: device)
             snapshotted = deviceStates.isDurable && DeviceSnapshot.canChange(from: stream)
         }
         var routed = frame
@@ -138,6 +212,7 @@ struct ShardWorker {
                 heldChunk = chunk
             }
         }
+        messages = deviceStates.stamp(messages)
         let journal = dependencies.journal
         // Parts: the outputs acknowledged, the frame processed, for a frame that may change its
         // device's snapshot the snapshot written after it stored, and for a held recorder chunk

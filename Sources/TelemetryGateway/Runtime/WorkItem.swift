@@ -6,6 +6,9 @@ enum WorkItem: Sendable {
     /// A frame to check and process; the ticket (nil when the journal is off or was full)
     /// releases its journal record once everything it produced is acknowledged.
     case frame(InboundFrame, JournalTicket?)
+    /// A journal record of an earlier run, replayed at the start: processed like a frame, unless
+    /// (clustered) another instance owns its device by now.
+    case replayed(InboundFrame, JournalTicket)
     /// The current time, Unix epoch seconds (for the core's timers, which compare devices'
     /// dates), and the same instant on the monotonic clock (for the worker's own schedules,
     /// which no step of the wall clock may stretch or cut short).

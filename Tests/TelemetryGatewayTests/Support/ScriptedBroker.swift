@@ -22,6 +22,8 @@ final class ScriptedBroker: Sendable {
 
     private struct State {
         var timeline: [Step] = []
+        /// Every message handed to the publisher, with its properties.
+        var sent: [MQTTMessage] = []
         var acknowledgeAtOnce: Bool
         /// Completions of sent messages the broker has not acknowledged yet.
         var unacknowledged: [MQTTClient.CompletionHandler] = []
@@ -58,6 +60,9 @@ final class ScriptedBroker: Sendable {
     var timeline: [Step] { state.withLock { $0.timeline } }
 
     /// Topics of the messages sent so far, in order.
+    /// Every message handed to the publisher, in order, with its properties (user properties).
+    var sentMessages: [MQTTMessage] { state.withLock { $0.sent } }
+
     var sentTopics: [String] {
         timeline.compactMap { if case .sent(let topic, _) = $0 { topic } else { nil } }
     }
@@ -152,16 +157,19 @@ final class ScriptedBroker: Sendable {
 
         func publish(_ message: MQTTMessage) async throws {
             await broker.passHold(message.topic)
+            broker.state.withLock { $0.sent.append(message) }
             broker.record(.sent(topic: message.topic, payload: message.payloadString))
         }
 
         func send(_ message: MQTTMessage) async throws {
             await broker.passHold(message.topic)
+            broker.state.withLock { $0.sent.append(message) }
             broker.record(.sent(topic: message.topic, payload: message.payloadString))
         }
 
         func send(_ message: MQTTMessage, onComplete: @escaping MQTTClient.CompletionHandler) async throws {
             await broker.passHold(message.topic)
+            broker.state.withLock { $0.sent.append(message) }
             broker.record(.sent(topic: message.topic, payload: message.payloadString), completion: onComplete)
         }
 

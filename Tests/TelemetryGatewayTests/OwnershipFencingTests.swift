@@ -1,0 +1,162 @@
+import CoreMetrics
+import Foundation
+import Logging
+import MQTTTransport
+import Prometheus
+import RecorderStore
+import Testing
+
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// One shard's worker in a clustered mode, on the real SQLite store and without a broker
+/// (docs/scale-out.md, *Fencing*): a device is claimed before anything is published for it, a
+/// refused fenced write stops its publishing at once, and replayed journal records of a device
+/// another instance owns are not applied. Two store objects on one file stand for two instances
+/// sharing a store.
+@Suite("Ownership fencing in the shard worker")
+struct OwnershipFencingTests {
+    /// One worker of instance `instance` over `store`, with its journal, broker and metrics.
+    struct Setup {
+        let broker = ScriptedBroker(acknowledgeAtOnce: true)
+        let queue = HandoffQueue<WorkItem>(capacity: 64)
+        let registry = PrometheusCollectorRegistry()
+        let journal: InboundJournal
+        let store: DeviceStateStore
+        /// The same file as another instance's store.
+        let other: DeviceStateStore
+        let worker: ShardWorker
+
+        init(instance: String = "a", sharedStore: Bool = true) throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fencing-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
+            let path = directory.appendingPathComponent("state.sqlite").path
+            store = try DeviceStateStore(path: path)
+            other = try DeviceStateStore(path: path)
+            worker = try WorkerHarness.worker(
+                broker: broker, journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry), store: store, instance: instance,
+                sharedStore: sharedStore)
+        }
+
+        /// Queues a journaled status frame of `device` (replayed: a record of an earlier run).
+        func status(_ device: String, _ state: String, at time: Double, replayed: Bool = false) throws {
+            let record = JournalRecord(
+                topic: "wearables/\(device)/status", payload: Array(#"{"state":"\#(state)"}"#.utf8), contentType: nil, retained: false,
+                receivedAt: time, traceparent: nil)
+            guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw TestFailure("not journaled") }
+            var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
+            frame.journalSequence = ticket.sequence
+            push(replayed ? .replayed(frame, ticket) : .frame(frame, ticket))
+        }
+
+        func push(_ item: WorkItem) { _ = queue.push(item, bytes: 64, maxWait: 0) }
+
+        /// The messages published about `device`.
+        func sent(about device: String) -> [MQTTMessage] { broker.sentMessages.filter { $0.topic.hasPrefix("gateway/\(device)/") } }
+
+        func metric(_ name: String) -> String {
+            var buffer: [UInt8] = []
+            registry.emit(into: &buffer)
+            return String(decoding: buffer, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }.map(String.init) ?? "\(name) absent"
+        }
+    }
+
+    struct TestFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func property(_ name: String, of message: MQTTMessage) -> String? {
+        message.properties.userProperties.first { $0.name == name }?.value
+    }
+
+    static let device = DeviceID("fence-watch")!
+
+    @Test("a device is claimed before its first output, and every output carries the claim's instance and epoch")
+    func claimBeforePublish() async throws {
+        let setup = try Setup()
+        // Another instance owned the device before: this one's claim must take a greater epoch.
+        let earlier = try await setup.other.claim(Self.device, instance: "b")
+        try setup.status("fence-watch", "online", at: 1_000)
+        try setup.status("fence-watch", "offline", at: 1_001)
+        setup.queue.close()
+        var worker = setup.worker
+        await worker.run()
+
+        let owner = try await setup.store.owner(of: Self.device)
+        #expect(owner?.instance == "a")
+        #expect((owner?.epoch ?? 0) > earlier.epoch)
+        let outputs = setup.sent(about: "fence-watch")
+        #expect(outputs.count == 2, "both status frames published: \(outputs.map(\.topic))")
+        for message in outputs {
+            // An output published before the claim could not carry the claim's epoch.
+            #expect(Self.property("instance", of: message) == "a")
+            #expect(Self.property("epoch", of: message) == owner.map { String($0.epoch) })
+        }
+        #expect(setup.metric("gateway_cluster_claims_total") == "gateway_cluster_claims_total 1")
+    }
+
+    @Test("a refused fenced write stops publishing for the device at once, counted; other devices go on")
+    func refusedWriteFences() async throws {
+        let setup = try Setup()
+        let worker = setup.worker
+        let running = Task {
+            var worker = worker
+            await worker.run()
+        }
+        try setup.status("fence-watch", "online", at: 1_000)
+        // Published: claimed by now (the claim comes first).
+        await setup.broker.wait { steps in steps.contains { if case .sent("gateway/fence-watch/connection", _) = $0 { true } else { false } } }
+        let claimed = try #require(try await setup.store.owner(of: Self.device))
+        // Another instance takes the device over: the store makes it the owner under a greater epoch.
+        let takeover = try await setup.other.claim(Self.device, instance: "b")
+        #expect(takeover.epoch > claimed.epoch)
+        try setup.status("fence-watch", "offline", at: 1_001)  // changes the snapshot: written at the next due tick
+        let start = SuspendingClock.now
+        setup.push(.tick(1_001, start))  // starts the snapshot clock
+        setup.push(.tick(1_002, start + .seconds(10)))  // the write is due: refused
+        try setup.status("fence-watch", "online", at: 1_003)
+        try setup.status("other-watch", "online", at: 1_003)
+        setup.queue.close()
+        await running.value
+
+        let outputs = setup.sent(about: "fence-watch")
+        // The offline frame came before the refusal (published under the old epoch); nothing after it.
+        #expect(outputs.count == 2, "\(outputs.map { "\($0.topic) \($0.payloadString)" })")
+        #expect(outputs.allSatisfy { Self.property("epoch", of: $0) == String(claimed.epoch) })
+        #expect(setup.sent(about: "other-watch").count == 1, "another device is not affected")
+        #expect(setup.metric("gateway_cluster_fenced_total") == "gateway_cluster_fenced_total 1")
+        #expect(setup.metric("gateway_cluster_fenced_frames_total") == "gateway_cluster_fenced_frames_total 1")
+        #expect(try await setup.store.owner(of: Self.device) == DeviceOwnership(instance: "b", epoch: takeover.epoch), "the refused instance did not claim it back")
+        #expect(setup.journal.statistics.liveRecords == 0, "the fenced device's frame was let go of, not kept")
+    }
+
+    @Test("replayed journal records of a device another instance owns are not applied; its next live frame claims it")
+    func replaySuperseded() async throws {
+        let setup = try Setup()
+        let takeover = try await setup.other.claim(Self.device, instance: "b")
+        try await _ = setup.other.save(fenced: [FencedSnapshot(device: Self.device, epoch: takeover.epoch, snapshot: DeviceSnapshot(lastSeen: 2_000, access: nil, connection: nil, derivations: nil))])
+        // What the gate queues at a replayed record of a device not held yet, then the records.
+        setup.push(.handover(.gained(Self.device, .init(snapshot: nil, context: [], replayed: true), shadow: false)))
+        try setup.status("fence-watch", "online", at: 1_000, replayed: true)
+        try setup.status("fence-watch", "offline", at: 1_001, replayed: true)
+        setup.push(.handover(.gained(DeviceID("own-watch")!, .init(snapshot: nil, context: [], replayed: true), shadow: false)))
+        try setup.status("own-watch", "online", at: 1_000, replayed: true)
+        // The first live frame: the ownership plan gives the device to this instance now.
+        try setup.status("fence-watch", "online", at: 3_000)
+        setup.queue.close()
+        var worker = setup.worker
+        await worker.run()
+
+        let outputs = setup.sent(about: "fence-watch")
+        #expect(outputs.count == 1, "state older than the store's is never published, only the live frame's: \(outputs.map(\.payloadString))")
+        #expect(setup.sent(about: "own-watch").count == 1, "a device nobody else owns is claimed and its records applied")
+        let owner = try #require(try await setup.store.owner(of: Self.device))
+        #expect(owner.instance == "a" && owner.epoch > takeover.epoch, "claimed at the live frame, not at the replayed ones")
+        #expect(outputs.first.flatMap { Self.property("epoch", of: $0) } == String(owner.epoch))
+        #expect(try await setup.store.owner(of: DeviceID("own-watch")!)?.instance == "a")
+        #expect(setup.metric("gateway_cluster_replay_superseded_total") == "gateway_cluster_replay_superseded_total 2")
+        #expect(setup.journal.statistics.liveRecords == 0, "the superseded records are let go of")
+    }
+}

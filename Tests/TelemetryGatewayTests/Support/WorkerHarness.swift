@@ -1,0 +1,34 @@
+import CoreMetrics
+import Logging
+import RecorderStore
+
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// One shard's worker without a broker: a publisher on a ``ScriptedBroker``, no recorder store,
+/// no cluster; its device state kept in `store` (nil: memory only), claimed as `instance` when
+/// one is given (clustered modes).
+enum WorkerHarness {
+    static func worker(
+        broker: ScriptedBroker, journal: InboundJournal, queue: HandoffQueue<WorkItem>, factory: any MetricsFactory = NOOPMetricsHandler.instance,
+        store: (any DeviceSnapshotStoring)? = nil, instance: String? = nil, sharedStore: Bool = false
+    ) throws -> ShardWorker {
+        var configuration = GatewayConfiguration()
+        configuration.recorder.database = nil
+        let logger = Logger(label: "worker-test")
+        let metrics = GatewayMetrics(factory: factory, shards: 1)
+        let operations = GatewayOperations(configuration: configuration, metricsFactory: factory, logger: logger)
+        let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
+        let publisher = OutboundPublisher(
+            client: try broker.connections.makePublisher(configuration.subscriberConfiguration(), logger) { _ in },
+            retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations, logger: logger)
+        let dependencies = ShardWorker.Dependencies(
+            processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, journal: journal,
+            recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory)),
+            metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: nil, tracing: nil)
+        let keeper = DeviceStateKeeper(
+            shard: 0, shardCount: 1, store: store, cluster: nil, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
+            logger: logger, settings: configuration.state, claimsAs: instance, sharedStore: sharedStore)
+        return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
+    }
+}
