@@ -96,14 +96,11 @@ struct PostgresClusterTests {
         // files (the history is split between owners); WG_FAULT_HANDOVER_STATE_OFF=1 stops the
         // snapshots between instances (the heir starts the dive again).
         let sqliteControl = environment["WG_CONTROL_STORE"] == "sqlite"
-        let extra = environment["WG_FAULT_HANDOVER_STATE_OFF"] == "1" ? ["--set", "cluster.shareState=false"] : []
-        let storeURL: String?
-        if sqliteControl {
-            storeURL = nil
-        } else {
-            let settings = try await TestPostgres.makeDatabase()
-            storeURL = "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
-        }
+        // (Snapshots travel over retained messages with SQLite, through the store with PostgreSQL
+        // once fencing is in: both carriers are cut, the store's by never writing one.)
+        let extra = environment["WG_FAULT_HANDOVER_STATE_OFF"] == "1" ? ["--set", "cluster.shareState=false", "--set", "state.snapshotInterval=3600"] : []
+        let storeSettings = sqliteControl ? nil : try await TestPostgres.makeDatabase()
+        let storeURL = storeSettings.map { "postgres://\($0.user)@\($0.host):\($0.port)/\($0.database)?sslmode=disable" }
 
         let broker = try await TestBroker.started()
         let scenario = DiveScenario.deepDive()
@@ -156,34 +153,60 @@ struct PostgresClusterTests {
         let killDiveTime = scenario.submergeTime + 150
         let killFrame = try #require(diveFrames.firstIndex { $0.time >= killDiveTime })
         var killAt = try #require(schedule.firstIndex { $0.message.topic == frames[killFrame].topic() && $0.message.payload == frames[killFrame].payload })
-        try await Self.play(schedule[..<killAt])
         let chunksBefore = schedule[..<killAt].filter { $0.chunk != nil }.count
-        #expect(chunksBefore > 0 && chunksBefore < Self.chunkCount, "the kill falls mid-upload")
-        // The kill lands between two uploads, once the owner accepted the last one (a chunk in
-        // flight at the instant of a kill dies with the process; docs/scale-out.md), and while the
-        // diver streams: the owner's journal then holds the frames its last snapshot does not
-        // cover, for its return to replay.
-        let uploadsAccepted: @Sendable ([MQTTMessage]) -> Bool = { messages in
-            ClusterTests.metric(messages, victim, "gateway_frames_accepted_total", labels: ["stream": "recorder/accelerometer"]) ?? 0 >= Double(chunksBefore)
+        #expect(chunksBefore > 1 && chunksBefore < Self.chunkCount, "the kill falls mid-upload")
+        let lastUpload = try #require(schedule[..<killAt].lastIndex { $0.chunk != nil })
+        try await Self.play(schedule[..<lastUpload])
+        @Sendable func accepted(_ messages: [MQTTMessage]) -> Double {
+            ClusterTests.metric(messages, victim, "gateway_frames_accepted_total", labels: ["stream": "recorder/accelerometer"]) ?? 0
         }
-        let plannedKill = killAt
-        while !uploadsAccepted(collector.messages) {
-            guard schedule[killAt].chunk == nil, killAt - plannedKill < Int(30 * Self.rate) else {
-                throw TestFailure("\(victim) did not accept the \(chunksBefore) uploads sent before the next one was due")
+        try await collector.wait(timeout: 30, "\(victim) accepted the uploads before the last") { accepted($0) >= Double(chunksBefore - 1) }
+        // The last upload before the kill is caught mid-write: the recorder table is locked in
+        // PostgreSQL, so the owner's insert waits past its store deadline and the chunk stays
+        // held with its journal record (the return must replay it into the store). The kill
+        // comes once the owner accepted that upload (a chunk in flight at the instant of a kill
+        // dies with the process; docs/scale-out.md), while the diver streams: its journal then
+        // also holds the diver's frames its last snapshot does not cover.
+        var lock: TestTableLock?
+        if let storeSettings { lock = try await TestTableLock.acquire(storeSettings, table: "recorded_sample") }
+        // 2. kill -9 of the owner of both (the lock is let go on any failure on the way: its
+        //    connection must be closed); the heirs subscribe the devices (the broker's log shows
+        //    it), the devices go on to the end.
+        var plannedKill = killAt
+        var deferred: [Send] = []
+        do {
+            try await Self.play(schedule[lastUpload..<killAt])
+            let caughtMidWrite: @Sendable ([MQTTMessage]) -> Bool = { [withLock = lock != nil] messages in
+                accepted(messages) >= Double(chunksBefore)
+                    && (!withLock || ClusterTests.metric(messages, victim, "gateway_recorder_chunks_held") ?? 0 >= 1)
             }
-            try await Self.play(schedule[killAt...killAt])
-            killAt += 1
+            plannedKill = killAt
+            while !caughtMidWrite(collector.messages) {
+                guard killAt - plannedKill < Int(30 * Self.rate) else {
+                    throw TestFailure("\(victim) did not accept (and hold, the store locked) the upload sent before the kill within 30 s")
+                }
+                // Only the diver goes on meanwhile: an upload falling due waits for after the kill.
+                if schedule[killAt].chunk != nil {
+                    deferred.append(schedule[killAt])
+                } else {
+                    try await Self.play(schedule[killAt...killAt])
+                }
+                killAt += 1
+            }
+            gateways[victim]!.signal(SIGKILL)
+            _ = try await gateways[victim]!.waitForExit(timeout: 10)
+        } catch {
+            _ = try? await lock?.release(terminatingWaiters: false)
+            throw error
         }
+        let endedWaiters = try await lock?.release(terminatingWaiters: true) ?? 0
         let deepBeforeKill = collector.messages.contains { $0.topic.hasSuffix("/depth-state") && PublishedDepthState($0)?.state == "submergedDeep" }
         #expect(deepBeforeKill, "the owner published submergedDeep before it was killed")
 
-        // 2. kill -9 of the owner of both; the heirs subscribe the devices (the broker's log
-        //    shows it), the devices go on to the end.
-        gateways[victim]!.signal(SIGKILL)
-        _ = try await gateways[victim]!.waitForExit(timeout: 10)
         for (device, heir) in zip([diver, recorder], heirs) {
             try await broker.waitForSubscription(clientID: gateways[heir]!.subscriberClientID, filter: "wearables/\(device)/#", timeout: 30)
         }
+        try await Self.play(deferred[...])
         try await Self.play(schedule[killAt...])
         try await collector.wait(timeout: 60, "the dive summary") { messages in messages.contains { $0.topic == "gateway/\(diver)/submersion/dive" } }
         try await collector.wait(timeout: 30, "the survivors accepted every upload after the kill") { messages in
@@ -210,6 +233,7 @@ struct PostgresClusterTests {
             Self.metricSum(messages, from: restartMark, names, "gateway_cluster_live_instances").allSatisfy { $0 == 3 }
         }
         let replayed = Self.metricSum(collector.messages, from: restartMark, [victim], "gateway_journal_replayed_total")[0]
+        let superseded = Self.metricSum(collector.messages, from: restartMark, [victim], "gateway_cluster_replay_superseded_total")[0]
         #expect(replayed > 0, "the returning instance's journal replayed nothing: its return proved nothing")
 
         // (a) The whole history, from any instance: the first complete answer is awaited (the
@@ -267,7 +291,7 @@ struct PostgresClusterTests {
         #expect(retained?.eventId == latestBefore.eventId, "the broker retains the dive's final state \(latestBefore), not \(retained.map(String.init(describing:)) ?? "nothing")")
 
         print(
-            "postgres cluster: \(victim) owned \(diver) and \(recorder), killed at \(Int(killDiveTime - scenario.submergeTime)) s of dive time (+\(killAt - plannedKill) frames waiting for the upload's acceptance) after \(chunksBefore) of \(Self.chunkCount) uploads; heirs \(heirs); returned replaying \(Int(replayed)) journal frames; \(asked) queries answered by \(zip(names, answeredByEach).map { "\($0) \(Int($1))" }) (\(first.count) of \(expected.count) samples in the awaited answer); \(dives.count) dive summary, start \(startDate - Self.diveStart) s, max \(maxDepth) m; \(afterReturn.count) depth states after the return, \(regressed.count) regressed; retained \(retained.map(String.init(describing:)) ?? "none")"
+            "postgres cluster: \(victim) owned \(diver) and \(recorder), killed at \(Int(killDiveTime - scenario.submergeTime)) s of dive time (+\(killAt - plannedKill) frames waiting for the upload's acceptance, \(deferred.count) upload(s) deferred) after \(chunksBefore) of \(Self.chunkCount) uploads, the last held (store locked; \(endedWaiters) waiting sessions ended); heirs \(heirs); returned replaying \(Int(replayed)) journal frames (\(Int(superseded)) superseded: owned elsewhere in the store); \(asked) queries answered by \(zip(names, answeredByEach).map { "\($0) \(Int($1))" }) (\(first.count) of \(expected.count) samples in the awaited answer); \(dives.count) dive summary, start \(startDate - Self.diveStart) s, max \(maxDepth) m; \(afterReturn.count) depth states after the return, \(regressed.count) regressed; retained \(retained.map(String.init(describing:)) ?? "none")"
         )
         await reader.shutdown()
         await requester.shutdown()
