@@ -159,4 +159,32 @@ struct OwnershipFencingTests {
         #expect(setup.metric("gateway_cluster_replay_superseded_total") == "gateway_cluster_replay_superseded_total 2")
         #expect(setup.journal.statistics.liveRecords == 0, "the superseded records are let go of")
     }
+
+    @Test("with the shared store a device gained as owner continues from the claim's snapshot, the previous owner's last write")
+    func gainRestoresTheClaimsSnapshot() async throws {
+        let setup = try Setup(sharedStore: true)
+        let previous = try await setup.other.claim(Self.device, instance: "b")
+        let written = try await setup.other.save(fenced: [
+            FencedSnapshot(device: Self.device, epoch: previous.epoch, snapshot: DeviceSnapshot(lastSeen: 1_000, access: nil, connection: .connected, derivations: nil))
+        ])
+        #expect(written.isEmpty)
+        let fresh = DeviceID("fresh-watch")!
+        for device in [Self.device, fresh] {
+            setup.push(.handover(.gained(device, .init(snapshot: nil, context: []), shadow: false)))
+        }
+        // Online again: no change for a device whose state says connected already.
+        try setup.status("fence-watch", "online", at: 1_001)
+        try setup.status("fresh-watch", "online", at: 1_001)
+        try setup.status("fence-watch", "offline", at: 1_002)
+        setup.queue.close()
+        var worker = setup.worker
+        await worker.run()
+
+        let outputs = setup.sent(about: "fence-watch")
+        #expect(outputs.map(\.payloadString).map { $0.contains("disconnected") } == [true], "only the change from the restored state: \(outputs.map(\.payloadString))")
+        #expect(setup.sent(about: "fresh-watch").count == 1, "a device without a stored snapshot starts fresh")
+        let owner = try #require(try await setup.store.owner(of: Self.device))
+        #expect(owner.instance == "a" && owner.epoch > previous.epoch)
+        #expect(outputs.first.flatMap { Self.property("epoch", of: $0) } == String(owner.epoch))
+    }
 }

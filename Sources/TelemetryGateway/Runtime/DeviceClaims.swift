@@ -82,12 +82,13 @@ struct DeviceClaims: Sendable {
         superseded.remove(device)
     }
 
-    /// `messages` with `instance` and `epoch` user properties on those about a claimed device
-    /// (docs/wire-contract.md, *Clustered modes*).
+    /// `messages` without those about fenced devices, and with `instance` and `epoch` user
+    /// properties on those about claimed devices (docs/wire-contract.md, *Owner and epoch*).
     func stamp(_ messages: [OutboundMessage]) -> [OutboundMessage] {
-        guard !epochs.isEmpty else { return messages }
-        return messages.map { message in
-            guard let device = message.device, let epoch = epochs[device] else { return message }
+        guard !epochs.isEmpty || !fenced.isEmpty else { return messages }
+        return messages.compactMap { message in
+            guard let device = message.device, fenced[device] == nil else { return message.device == nil ? message : nil }
+            guard let epoch = epochs[device] else { return message }
             var stamped = message
             stamped.userProperties.append(UserProperty(name: "instance", value: instance))
             stamped.userProperties.append(UserProperty(name: "epoch", value: String(epoch)))

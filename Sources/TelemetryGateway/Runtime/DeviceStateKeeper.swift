@@ -255,7 +255,8 @@ struct DeviceStateKeeper {
     /// Whether a frame of `device` processed as owner must be preceded by a claim.
     func needsClaim(_ device: DeviceID) -> Bool { claims?.needsClaim(device) ?? false }
 
-    /// `messages` with `instance` and `epoch` on those about claimed devices.
+    /// `messages` without those about fenced devices, with `instance` and `epoch` on those about
+    /// claimed devices.
     func stamp(_ messages: [OutboundMessage]) -> [OutboundMessage] { claims?.stamp(messages) ?? messages }
 
     /// Retries the claims that failed, until one fails again.
@@ -398,6 +399,9 @@ struct DeviceStateKeeper {
                 _ = processor.evict(device)
                 if snapshot.lastSeen < cutoff { metrics.evictedIdle.increment() } else { metrics.evictedOverCapacity.increment() }
                 if store != nil { dormant.insert(device) }
+                // Claimed again at its next frame: a shard keeps no claims of devices out of
+                // memory (a fenced one stays fenced).
+                if claims?.isFenced(device) == false { claims?.released(device) }
             }
         }
     }

@@ -90,7 +90,7 @@ struct ShardWorker {
                         }
                     }
                     await retryRecorder(at: instant, schedule: &tremorSchedule)
-                    await dependencies.publisher.publish(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule))
+                    await dependencies.publisher.publish(deviceStates.stamp(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule)))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
                         dependencies.logger.debug("reset the head pose reference of \(device)")
@@ -277,7 +277,7 @@ struct ShardWorker {
             }
             recorderRetries.storedFirst()
             recorder.metrics.heldChunks.decrement()
-            await dependencies.publisher.publish(tremor.map { $0.carrying(next.traceParent) })
+            await dependencies.publisher.publish(deviceStates.stamp(tremor.map { $0.carrying(next.traceParent) }))
             next.countdown?.partDone()
         }
     }

@@ -1,0 +1,58 @@
+import RecorderStore
+import Testing
+
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// A shard's claims as a pure value: which outputs carry an epoch, which are held back, and
+/// when a fenced device may be claimed again.
+@Suite("Device claims")
+struct DeviceClaimsTests {
+    static let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
+    static let (claimed, fenced, unclaimed) = (DeviceID("claimed-1")!, DeviceID("fenced-1")!, DeviceID("unclaimed-1")!)
+
+    static func message(_ device: DeviceID) -> OutboundMessage {
+        OutboundMessage(.connection, of: device, in: scheme, payload: Array("{}".utf8))
+    }
+
+    @Test("outputs of a claimed device carry instance and epoch; a fenced device's are dropped; others and device-less ones pass as they are")
+    func stamps() {
+        var claims = DeviceClaims(instance: "gw-a")
+        claims.claimed(Self.claimed, epoch: 7)
+        claims.claimed(Self.fenced, epoch: 3)
+        let first = claims.refused(Self.fenced, owner: DeviceOwnership(instance: "gw-b", epoch: 4), at: nil)
+        let again = claims.refused(Self.fenced, owner: DeviceOwnership(instance: "gw-b", epoch: 4), at: nil)
+        #expect(first && !again, "reported once")
+        let global = OutboundMessage(topic: "gateway/errors", payload: [])
+        let out = claims.stamp([Self.message(Self.claimed), Self.message(Self.fenced), Self.message(Self.unclaimed), global])
+        #expect(out.map(\.topic) == ["gateway/claimed-1/connection", "gateway/unclaimed-1/connection", "gateway/errors"])
+        #expect(out[0].userProperties == [UserProperty(name: "instance", value: "gw-a"), UserProperty(name: "epoch", value: "7")])
+        #expect(out[1].userProperties.isEmpty && out[2].userProperties.isEmpty)
+        #expect(claims.isFenced(Self.fenced) && claims.epoch(of: Self.fenced) == nil && !claims.needsClaim(Self.fenced))
+        #expect(claims.needsClaim(Self.unclaimed) && !claims.needsClaim(Self.claimed))
+    }
+
+    @Test("a failed claim is pending, not claimed again per frame; a release clears every standing")
+    func pendingAndRelease() {
+        var claims = DeviceClaims(instance: "gw-a")
+        claims.claimFailed(Self.claimed)
+        #expect(!claims.needsClaim(Self.claimed) && claims.pending == [Self.claimed])
+        #expect(claims.stamp([Self.message(Self.claimed)])[0].userProperties.isEmpty, "published unfenced, unstamped")
+        claims.claimed(Self.claimed, epoch: 2)
+        #expect(claims.pending.isEmpty && claims.epoch(of: Self.claimed) == 2)
+        claims.supersede(Self.fenced)
+        #expect(claims.isSuperseded(Self.fenced))
+        claims.released(Self.claimed)
+        claims.released(Self.fenced)
+        #expect(claims.epochs.isEmpty && !claims.isSuperseded(Self.fenced) && claims.needsClaim(Self.claimed))
+    }
+
+    @Test("a fenced device is due for a new claim only once the delay has passed since its refusal")
+    func fencedDue() {
+        var claims = DeviceClaims(instance: "gw-a")
+        let refusal = SuspendingClock.now
+        claims.refused(Self.fenced, owner: DeviceOwnership(instance: "gw-b", epoch: 2), at: refusal)
+        #expect(claims.fenced(before: refusal + .seconds(6.9), by: .seconds(7)).isEmpty)
+        #expect(claims.fenced(before: refusal + .seconds(7), by: .seconds(7)) == [Self.fenced])
+    }
+}
