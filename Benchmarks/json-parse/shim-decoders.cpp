@@ -1,8 +1,9 @@
 // CPU time per batch of the shim's batch decoders as the gateway links them (the object files
 // SwiftPM builds for Sources/CSimdjson), on the batched frames of `wearable-sim generate
 // --encoding json [--json-style …]`: the DOM path, the on-demand fast path, the full decoder (fast
-// path, DOM path if it declines), simdjson's on-demand API called directly, and simdjson reading
-// every number and nothing else (the floor of any decoder), interleaved in one process in
+// path, DOM path if it declines), simdjson's on-demand API called directly, simdjson reading
+// every number and nothing else (the floor of any decoder), and the full decoder reading the text
+// where it is (as the gateway does with received payloads) instead of copying it, interleaved in one process in
 // rotating order, so that a busy machine slows all of them alike.
 // Command and figures: docs/performance.md ("JSON decoding: DOM or on-demand").
 #include "CSimdjsonDecoding.h"
@@ -16,9 +17,9 @@ namespace {
 
 using bench::Frame;
 
-enum Variant { dom, onDemand, full, standAlone, numbersOnly, variants };
+enum Variant { dom, onDemand, full, standAlone, numbersOnly, fullInPlace, variants };
 const char *const names[variants] = {"shim DOM path", "shim on-demand path", "shim full decoder", "on-demand, stand-alone",
-                                     "simdjson numbers only"};
+                                     "simdjson numbers only", "shim full, in place"};
 
 std::vector<wg_accelerometer_sample> accelerometerSamples(1 << 16);
 std::vector<wg_device_motion_sample> deviceMotionSamples(1 << 16);
@@ -27,7 +28,10 @@ std::vector<uint8_t> strings(1 << 20);
 /// One call of a shim decoder as FrameDecoder makes it (`sequence` requested); its status.
 wg_decode_status decode(Variant variant, const Frame &frame) {
     wg_json_scalar sequence;
-    wg_json_members members{"sequence\0", 1, &sequence, strings.data(), strings.size(), 0};
+    wg_json_members members{"sequence\0", 1, &sequence, strings.data(), strings.size(), 0, 0};
+    // In place: the padded_string has simdjson's padding after the text, as the transport's payload
+    // arrays do (the gateway's FrameDecoder passes their capacity); otherwise the shim copies it.
+    if (variant == fullInPlace) { members.input_readable = frame.json.size() + WG_JSON_READ_AHEAD; }
     wg_decode_problem problem;
     const uint8_t *data = reinterpret_cast<const uint8_t *>(frame.json.data());
     size_t length = frame.json.size(), count = 0;
@@ -55,7 +59,7 @@ int main(int argc, char **argv) {
     simdjson::ondemand::parser parser;
     int rounds = 0;
     if (int status = bench::readArguments(argc, argv, frames, rounds)) { return status; }
-    // A third argument runs only that variant (0-4, in the order of `names`): for instruction
+    // A third argument runs only that variant (0-5, in the order of `names`): for instruction
     // counts under `valgrind --tool=callgrind`, taken at two round counts and subtracted.
     int only = argc > 3 ? std::atoi(argv[3]) : -1;
     size_t declined = 0;

@@ -27,7 +27,13 @@ void append(char *buffer, size_t capacity, size_t &length, std::string_view text
 
 } // namespace
 
-PaddedInput paddedCopy(const uint8_t *data, size_t length) {
+static_assert(WG_JSON_READ_AHEAD == simdjson::SIMDJSON_PADDING, "WG_JSON_READ_AHEAD must be simdjson's padding");
+
+PaddedInput paddedInput(const uint8_t *data, size_t length, const wg_json_members *members) {
+    // The payload arrays of the MQTT transport keep this slack after their bytes: read in place, no copy.
+    if (members != nullptr && members->input_readable >= length + simdjson::SIMDJSON_PADDING) {
+        return PaddedInput{data, members->input_readable};
+    }
     thread_local std::vector<uint8_t> padded;
     if (padded.size() < length + simdjson::SIMDJSON_PADDING) { padded.resize(length + simdjson::SIMDJSON_PADDING); }
     std::memcpy(padded.data(), data, length);
@@ -38,7 +44,7 @@ bool DocumentReader::parseRoot(const uint8_t *data, size_t length, simdjson::dom
     if (data == nullptr || length == 0) {
         return failPayload(WG_DECODE_NOT_OBJECT, "payload is not a JSON object: ", "empty payload");
     }
-    PaddedInput input = paddedCopy(data, length);
+    PaddedInput input = paddedInput(data, length, members_);
     simdjson::dom::element element;
     simdjson::error_code error = readerThreadState().parser.parse(input.bytes, length, false).get(element);
     if (error) {

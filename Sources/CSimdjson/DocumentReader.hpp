@@ -60,10 +60,11 @@ struct PaddedInput {
     size_t capacity;
 };
 
-/// Copies `data` into the calling thread's padded buffer, one for both parsers: it grows to the
-/// largest payload seen and is reused, so a call allocates nothing after that. Valid until the
-/// thread's next call.
-PaddedInput paddedCopy(const uint8_t *data, size_t length);
+/// The payload where it is when the caller says enough bytes after it are readable
+/// (`members->input_readable`, see wg_json_members); otherwise a copy of it in the calling thread's
+/// padded buffer, one for both parsers: it grows to the largest payload seen and is reused, so a
+/// call allocates nothing after that. Valid until the thread's next call.
+PaddedInput paddedInput(const uint8_t *data, size_t length, const wg_json_members *members);
 
 /// Decodes one document: owns the status of the call and writes the caller's problem report.
 /// Every reader returns false after recording the first problem; callers stop there.

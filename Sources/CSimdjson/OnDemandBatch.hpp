@@ -27,7 +27,7 @@ namespace fast {
 namespace od = simdjson::ondemand;
 
 /// One on-demand parser per thread, as the DOM path keeps its own (the padded input copy is
-/// shared: ``paddedCopy``).
+/// shared: ``paddedInput``).
 inline od::parser &onDemandParser() {
     thread_local od::parser parser;
     return parser;
@@ -190,7 +190,7 @@ template <typename Sample, typename ReadSample>
 bool decodeBatch(const uint8_t *data, size_t length, wg_json_members *members, Sample *samples, size_t capacity,
                  size_t *count, ReadSample readSample) {
     if (data == nullptr || length == 0 || samples == nullptr || (members != nullptr && members->count > 64)) { return false; }
-    PaddedInput input = paddedCopy(data, length);
+    PaddedInput input = paddedInput(data, length, members);
     od::document document;
     od::object root;
     if (onDemandParser().iterate(input.bytes, length, input.capacity).get(document) || document.get_object().get(root)) {

@@ -53,6 +53,9 @@ final class ClientCore: Sendable {
     private let state: LockedState<State>
     /// Wakes the network thread from a backoff sleep when the client is shut down.
     private let wakeup = MonotonicCondition()
+    /// Wakes the network thread from its wait on the socket when another thread queued a
+    /// packet or the client is shut down.
+    private let loopWakeup: LoopWakeup
     /// Signalled (under `wakeup`) when the network thread has finished.
     private let finished = LockedState(false)
 
@@ -69,6 +72,7 @@ final class ClientCore: Sendable {
         self.logger = logger
         self.onMessage = onMessage
         self.onEvent = onEvent
+        loopWakeup = try LoopWakeup()
         state = LockedState(
             State(
                 tracker: PublishTracker(capacity: max(1, configuration.maximumInflightPublishes)),
@@ -112,8 +116,8 @@ final class ClientCore: Sendable {
         try check(mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "set protocol version 5")
         try check(mosquitto_int_option(mosq, MOSQ_OPT_RECEIVE_MAXIMUM, Int32(clamping: configuration.receiveMaximum)), "set receive maximum")
         try check(mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1), "set TCP_NODELAY")
-        // Other threads publish while ours runs the loop: tell libmosquitto to lock and to wake
-        // the loop instead of writing from the caller's thread.
+        // Other threads publish while ours runs the loop: tell libmosquitto to lock and to leave
+        // the writing to the loop (which LoopWakeup wakes) instead of writing from their thread.
         try check(mosquitto_threaded_set(mosq, true), "enable threaded mode")
         if let username = configuration.username {
             try check(mosquitto_username_pw_set(mosq, username, configuration.password), "set username/password")
@@ -178,7 +182,6 @@ final class ClientCore: Sendable {
             wakeup.broadcast()
             wakeup.unlock()
         }
-        let mosq = handle.pointer
         let connectProperties = PropertyList.connectProperties(sessionExpiry: configuration.sessionExpiry)
         defer {
             var list = connectProperties
@@ -186,9 +189,10 @@ final class ClientCore: Sendable {
         }
         perform(feed(.start), connectProperties: connectProperties)
         while !isStopRequested {
-            switch state.withLock({ $0.lifecycle.phase }) {
+            let phase = state.withLock { $0.lifecycle.phase }
+            switch phase {
             case .connecting, .connected:
-                let rc = mosquitto_loop(mosq, 100, 1)
+                let rc = runLoopRound(connecting: phase != .connected)
                 if rc != MOSQ_ERR_SUCCESS.rawValue {
                     let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : MosquittoLibrary.describe(rc)
                     perform(feed(.connectionLost(reason: reason)), connectProperties: connectProperties)
@@ -336,6 +340,42 @@ final class ClientCore: Sendable {
         return false
     }
 
+    /// One round of libmosquitto's external loop (``NetworkLoopRound`` says what to wait for and
+    /// call): waits with `poll()`, at most 100 ms, on the socket and on ``LoopWakeup``, then reads,
+    /// writes and runs the keepalive. Returns libmosquitto's result as `mosquitto_loop` did; a
+    /// failed read or write has already been reported through the disconnect callback.
+    private func runLoopRound(connecting: Bool) -> Int32 {
+        let mosq = handle.pointer
+        let socket = mosquitto_socket(mosq)
+        guard socket >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
+        let (ready, socketEvents, woken) = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { entries in
+            entries[0] = pollfd(fd: socket, events: NetworkLoopRound.interest(wantWrite: mosquitto_want_write(mosq)), revents: 0)
+            entries[1] = pollfd(fd: loopWakeup.descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(entries.baseAddress, 2, 100)
+            return (ready, entries[0].revents, entries[1].revents & Int16(POLLIN) != 0)
+        }
+        // Interrupted by a signal (the connect watchdog's late SIGURG): just a short round.
+        if ready < 0 { return errno == EINTR ? MOSQ_ERR_SUCCESS.rawValue : MOSQ_ERR_ERRNO.rawValue }
+        if woken { loopWakeup.drain() }
+        for call in NetworkLoopRound.calls(socketEvents: socketEvents, woken: woken, connecting: connecting) {
+            let rc: Int32
+            switch call {
+            case .read:
+                rc = mosquitto_loop_read(mosq, 1)
+            case .write:
+                rc = mosquitto_loop_write(mosq, 1)
+            case .handshake:
+                rc = mosquitto_want_write(mosq) ? mosquitto_loop_read(mosq, 1) : MOSQ_ERR_SUCCESS.rawValue
+            case .housekeeping:
+                return mosquitto_loop_misc(mosq)
+            }
+            // As mosquitto_loop: the round ends at an error or once libmosquitto closed the
+            // socket (after writing DISCONNECT, or a lost connection it reported).
+            if rc != MOSQ_ERR_SUCCESS.rawValue || mosquitto_socket(mosq) < 0 { return rc }
+        }
+        return MOSQ_ERR_SUCCESS.rawValue
+    }
+
     /// Sends SUBSCRIBEs from the network thread and registers them: their SUBACK can only be
     /// handled on this thread, after the registration.
     private func send(_ requests: [SubscriptionKeeper.Request], logging what: String) {
@@ -476,7 +516,15 @@ final class ClientCore: Sendable {
         let topic = raw.topic.map { String(cString: $0) } ?? ""
         let payload: [UInt8]
         if let bytes = raw.payload, raw.payloadlen > 0 {
-            payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(raw.payloadlen)))
+            // The one copy of the payload: the journal, the router and the decoder share this array.
+            let count = Int(raw.payloadlen)
+            let readAhead = MQTTMessage.receivedPayloadReadAhead
+            payload = [UInt8](unsafeUninitializedCapacity: count + readAhead) { buffer, initialized in
+                let start = buffer.baseAddress!
+                start.initialize(from: bytes.assumingMemoryBound(to: UInt8.self), count: count)
+                (start + count).initialize(repeating: 0x20, count: readAhead)
+                initialized = count
+            }
         } else {
             payload = []
         }
@@ -579,6 +627,7 @@ final class ClientCore: Sendable {
                 }
             }
         }
+        loopWakeup.signal()
     }
 
     /// Sends SUBSCRIBE for `filters` (with `identifier` as the MQTT 5 subscription identifier
@@ -603,6 +652,7 @@ final class ClientCore: Sendable {
             logger.error("MQTT subscribe to \(filters) failed: \(MosquittoLibrary.describe(rc))")
             return nil
         }
+        loopWakeup.signal()
         return mid
     }
 
@@ -656,6 +706,8 @@ final class ClientCore: Sendable {
                 abandoned.handoff, abandoned.drained
             )
         }
+        // libmosquitto queued it (threaded mode); the network thread writes it.
+        if error == nil { loopWakeup.signal() }
         handoff?.resume()
         for waiter in drained { waiter.resume() }
         return error
@@ -747,6 +799,7 @@ final class ClientCore: Sendable {
         wakeup.lock()
         wakeup.broadcast()
         wakeup.unlock()
+        loopWakeup.signal()
         if !threadStarted {
             connectionEnded(reason: "client shut down", wasConnected: false, final: true)
         }

@@ -3,7 +3,8 @@ import Logging
 
 /// One MQTT 5 connection through libmosquitto, with an async API.
 ///
-/// - A dedicated thread runs libmosquitto's network loop (`mosquitto_loop`) and does its own
+/// - A dedicated thread runs the network loop (libmosquitto's external-loop calls, waiting with
+///   `poll()`, so descriptors numbered 1024 and more work) and does its own
 ///   reconnecting with capped exponential backoff, so that errors libmosquitto treats as fatal
 ///   (TLS failures, CONNACK refusals, protocol errors) are retried and reported instead of
 ///   silently ending the loop, as `mosquitto_loop_start` would.

@@ -2,7 +2,8 @@
 public struct MQTTMessage: Sendable, Equatable {
     /// The topic name (no wildcards).
     public var topic: String
-    /// The payload bytes, copied out of libmosquitto's buffer.
+    /// The payload bytes, copied out of libmosquitto's buffer. A received payload's array keeps
+    /// ``receivedPayloadReadAhead`` bytes of spare capacity after them (see there).
     public var payload: [UInt8]
     /// Quality of service of the delivery.
     public var qos: MQTTQoS
@@ -40,4 +41,9 @@ public struct MQTTMessage: Sendable, Equatable {
 
     /// The payload decoded as UTF-8 (invalid sequences are replaced).
     public var payloadString: String { String(decoding: payload, as: UTF8.self) }
+
+    /// Bytes of spare capacity (spaces) after a received payload in its array. A parser that reads
+    /// ahead in wide blocks (simdjson: 64 bytes) can then read the payload where it is, as long as
+    /// the array is not copied, instead of copying it once more into a padded buffer of its own.
+    public static let receivedPayloadReadAhead = 64
 }

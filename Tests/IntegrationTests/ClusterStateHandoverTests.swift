@@ -82,6 +82,10 @@ struct ClusterStateHandoverTests {
         // 3. A fourth instance joins and takes the diver over after its warm-up; the diver goes
         //    on until the joiner has published the diver's state as its owner.
         gateways.append(try GatewayProcess(broker: broker, arguments: ClusterTests.arguments(joiner) + control))
+        // The diver pauses while the joiner starts (its frames carry their own times), so a slow
+        // process start on a loaded machine does not use up the dive.
+        try await gateways.last!.waitUntilSubscribed()
+        try await ClusterTests.waitLive(collector, [second, joiner], count: 3)
         var next = drained
         let joinLimit = frames.count * 3 / 4
         @Sendable func tookOver(_ messages: [MQTTMessage]) -> Bool {
@@ -93,7 +97,14 @@ struct ClusterStateHandoverTests {
             return released && published
         }
         while !tookOver(collector.messages) {
-            guard next < joinLimit else { throw TestFailure("\(joiner) did not take the diver over within three quarters of the dive") }
+            guard next < joinLimit else {
+                let clusterMetrics = [second, joiner].map { name in
+                    "\(name): " + (collector.messages.last { $0.topic == "gateway/instances/\(name)/metrics" }?.payloadString.split(separator: "\n").filter { $0.hasPrefix("gateway_cluster") || $0.hasPrefix("gateway_device_state") }.joined(separator: "\n") ?? "no metrics")
+                }
+                let snapshots = collector.messages.filter { $0.topic == "gateway/cluster/state/\(device)" }.map { "\($0.properties.userProperties.map { "\($0.name)=\($0.value)" }) \($0.payload.count) B" }
+                print("cluster dive metrics:\n\(clusterMetrics.joined(separator: "\n"))\nsnapshots: \(snapshots)")
+                throw TestFailure("\(joiner) did not take the diver over within three quarters of the dive; its log:\n\(gateways.last!.log.suffix(4_000))\n\(second)'s log:\n\(gateways.first { $0.instance == second }?.log.suffix(4_000) ?? "")")
+            }
             try await Self.publish(frames[next..<next + 30], with: diver)
             next += 30
         }

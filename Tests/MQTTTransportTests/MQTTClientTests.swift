@@ -24,6 +24,8 @@ struct MQTTClientTests {
         let received = try await collector.wait("the message on t/1") { $0.contains { $0.topic == "t/1" } }
         let message = try #require(received.first)
         #expect(message.payloadString == "{\"k\":1}")
+        // The read-ahead parsers need to decode the payload where it is (no copy).
+        #expect(message.payload.capacity >= message.payload.count + MQTTMessage.receivedPayloadReadAhead)
         #expect(message.qos == qos)
         #expect(message.properties.contentType == "application/json")
         #expect(message.properties.responseTopic == "reply/here")

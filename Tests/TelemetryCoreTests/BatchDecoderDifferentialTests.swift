@@ -34,7 +34,10 @@ struct BatchDecoderDifferentialTests {
         return bits
     }
 
-    static func run<Raw>(_ decoder: Decoder<Raw>, _ payload: [UInt8], sampleBits: (Raw, [UInt8]) -> [UInt64]) -> Outcome {
+    /// Runs `decoder` on `payload`; with `readAhead`, the payload is followed in memory by those
+    /// bytes and the call is told they are readable (`input_readable`), so it parses in place.
+    static func run<Raw>(_ decoder: Decoder<Raw>, _ payload: [UInt8], readAhead: [UInt8]? = nil, sampleBits: (Raw, [UInt8]) -> [UInt64]) -> Outcome {
+        let input = payload + (readAhead ?? [])
         let capacity = payload.count / 48 + 1
         var raw = [Raw](unsafeUninitializedCapacity: capacity) { buffer, used in
             // Garbage the fast path might leave must never show: fill with a pattern first.
@@ -50,12 +53,12 @@ struct BatchDecoderDifferentialTests {
             values.withUnsafeMutableBufferPointer { values in
                 strings.withUnsafeMutableBufferPointer { strings in
                     raw.withUnsafeMutableBufferPointer { samples in
-                        payload.withUnsafeBufferPointer { payload in
+                        input.withUnsafeBufferPointer { input in
                             var members = wg_json_members(
                                 keys: keys, count: 1, values: values.baseAddress, strings: strings.baseAddress, string_capacity: strings.count,
-                                string_length: 0)
+                                string_length: 0, input_readable: readAhead == nil ? 0 : input.count)
                             defer { used = members.string_length }
-                            return decoder(payload.baseAddress, payload.count, &members, samples.baseAddress, capacity, &count, &problem)
+                            return decoder(input.baseAddress, payload.count, &members, samples.baseAddress, capacity, &count, &problem)
                         }
                     }
                 }
@@ -71,17 +74,18 @@ struct BatchDecoderDifferentialTests {
             members: ok ? values.map { scalar($0, used_strings) } : [])
     }
 
-    static func accelerometer(_ payload: [UInt8]) -> (fast: Outcome, dom: Outcome, onDemand: Outcome) {
+    static func accelerometer(_ payload: [UInt8], readAhead: [UInt8]? = nil) -> (fast: Outcome, dom: Outcome, onDemand: Outcome) {
         let bits = { (sample: wg_accelerometer_sample, _: [UInt8]) -> [UInt64] in
             [sample.timestamp, sample.acceleration.x, sample.acceleration.y, sample.acceleration.z].map(\.bitPattern)
         }
         return (
-            run(wg_decode_accelerometer_batch, payload, sampleBits: bits), run(wg_decode_accelerometer_batch_dom, payload, sampleBits: bits),
-            run(wg_decode_accelerometer_batch_on_demand, payload, sampleBits: bits)
+            run(wg_decode_accelerometer_batch, payload, readAhead: readAhead, sampleBits: bits),
+            run(wg_decode_accelerometer_batch_dom, payload, readAhead: readAhead, sampleBits: bits),
+            run(wg_decode_accelerometer_batch_on_demand, payload, readAhead: readAhead, sampleBits: bits)
         )
     }
 
-    static func deviceMotion(_ payload: [UInt8]) -> (fast: Outcome, dom: Outcome, onDemand: Outcome) {
+    static func deviceMotion(_ payload: [UInt8], readAhead: [UInt8]? = nil) -> (fast: Outcome, dom: Outcome, onDemand: Outcome) {
         let bits = { (s: wg_device_motion_sample, strings: [UInt8]) -> [UInt64] in
             let numbers = [
                 s.timestamp, s.attitude.x, s.attitude.y, s.attitude.z, s.attitude.w, s.rotation_rate.x, s.rotation_rate.y, s.rotation_rate.z,
@@ -92,8 +96,9 @@ struct BatchDecoderDifferentialTests {
             return result + scalar(s.magnetic_field_accuracy, strings) + scalar(s.sensor_location, strings) + scalar(s.heading, strings)
         }
         return (
-            run(wg_decode_device_motion_batch, payload, sampleBits: bits), run(wg_decode_device_motion_batch_dom, payload, sampleBits: bits),
-            run(wg_decode_device_motion_batch_on_demand, payload, sampleBits: bits)
+            run(wg_decode_device_motion_batch, payload, readAhead: readAhead, sampleBits: bits),
+            run(wg_decode_device_motion_batch_dom, payload, readAhead: readAhead, sampleBits: bits),
+            run(wg_decode_device_motion_batch_on_demand, payload, readAhead: readAhead, sampleBits: bits)
         )
     }
 
@@ -211,7 +216,7 @@ struct BatchDecoderDifferentialTests {
     func accelerometerEdgeCases() {
         // Besides the texts: invalid UTF-8 in a string, and a NUL byte.
         let bytes = [Array(#"{"samples":[],"s":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8), Array(#"{"samples":[]}"#.utf8) + [0]]
-        let accepted = Self.compare(Self.accelerometerCases.map { Array($0.utf8) } + bytes, Self.accelerometer)
+        let accepted = Self.compare(Self.accelerometerCases.map { Array($0.utf8) } + bytes) { Self.accelerometer($0) }
         #expect(accepted >= 6, "canonical layouts, spaces and the sequence's forms take the fast path")
     }
 
@@ -241,7 +246,7 @@ struct BatchDecoderDifferentialTests {
 
     @Test("edge cases and malformed device-motion batches: identical results")
     func deviceMotionEdgeCases() {
-        let accepted = Self.compare(Self.deviceMotionCases.map { Array($0.utf8) }, Self.deviceMotion)
+        let accepted = Self.compare(Self.deviceMotionCases.map { Array($0.utf8) }) { Self.deviceMotion($0) }
         #expect(accepted >= 6, "every encoder layout takes the fast path")
     }
 
@@ -269,5 +274,39 @@ struct BatchDecoderDifferentialTests {
             }
         }
         #expect(declined > 100, "the mutations reach the error paths")
+    }
+
+    @Test("parsed in place (the transport's read-ahead after the payload): the copied input's results, whatever follows")
+    func inPlaceInput() {
+        // What follows the payload would change numbers, keys or the document if it were read as
+        // part of it: more digits, another member, another sample.
+        let followers = [
+            [UInt8](repeating: UInt8(ascii: "9"), count: Int(WG_JSON_READ_AHEAD)),
+            Array(String(repeating: #","x":1}]}"#, count: 8).utf8.prefix(Int(WG_JSON_READ_AHEAD))),
+            [UInt8](repeating: 0, count: Int(WG_JSON_READ_AHEAD)),
+        ]
+        var generator = SplitMix64(seed: 9)
+        let frames = Self.simulatorFrames.prefix(4).map(\.payload) + Self.styledFrames.prefix(4).map(\.payload)
+        let streams = Self.simulatorFrames.prefix(4).map(\.stream) + Self.styledFrames.prefix(4).map(\.stream)
+        var cases = Array(zip(streams, frames))
+        for (stream, payload) in zip(streams, frames) {
+            // Cut anywhere: mid-number, mid-key, between members.
+            for _ in 0..<20 { cases.append((stream, Array(payload.prefix(Int(generator.next() % UInt64(payload.count)))))) }
+        }
+        cases += Self.accelerometerCases.map { ("batched/accelerometer", Array($0.utf8)) }
+        cases += Self.deviceMotionCases.map { ("batched/device-motion", Array($0.utf8)) }
+        var readInPlace = 0
+        for (stream, payload) in cases {
+            let decode = stream == "batched/accelerometer" ? Self.accelerometer : Self.deviceMotion
+            let copied = decode(payload, nil)
+            for follower in followers {
+                let inPlace = decode(payload, follower)
+                #expect(inPlace.fast == copied.fast, "\(stream): \(String(decoding: payload.suffix(80), as: UTF8.self))")
+                #expect(inPlace.dom == copied.dom, "\(stream): \(String(decoding: payload.suffix(80), as: UTF8.self))")
+                #expect(inPlace.onDemand == copied.onDemand, "\(stream): \(String(decoding: payload.suffix(80), as: UTF8.self))")
+                if inPlace.fast.status == WG_DECODE_OK.rawValue { readInPlace += 1 }
+            }
+        }
+        #expect(readInPlace > 3 * 8, "the whole frames decode in place")
     }
 }

@@ -87,6 +87,24 @@ import Testing
         #expect(!gate.admit(other, key: otherKey, inbound: true).owned)
     }
 
+    @Test("a plan change with no message after it (per-device subscriptions: a moved device sends nothing more here) releases at once, once")
+    func planChangeReleasesWithoutMessage() {
+        let (view, gate) = Self.gate(me: "a")
+        view.setSelf(.online, date: 0, at: 0)
+        let moving = Self.devices(ownedBy: "c", among: ["a", "c"], count: 2)
+        for device in moving {
+            let (frame, key) = Self.frame(device, "motion")
+            #expect(gate.admit(frame, key: key, inbound: true).owned)
+        }
+        view.announce("c", .online, date: 1, at: 1)
+        let changes = gate.planChanged(view.plan(at: 2))
+        #expect(Set(changes.released.map(\.rawValue)) == Set(moving) && changes.promoted.isEmpty)
+        #expect(gate.planChanged(view.plan(at: 2)).released.isEmpty, "released once")
+        let (frame, key) = Self.frame(moving[0], "motion", at: 2)
+        let verdict = gate.admit(frame, key: key, inbound: true)
+        #expect(!verdict.owned && verdict.released.isEmpty, "the next message does not release it again")
+    }
+
     @Test("journal records of an earlier run pass whoever owns the device, and are released at the next message")
     func replay() {
         let (view, gate) = Self.gate(me: "a")

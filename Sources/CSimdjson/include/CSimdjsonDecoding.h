@@ -86,7 +86,15 @@ typedef struct wg_json_members {
     size_t string_capacity;
     /// Set by the call: the bytes of `strings` in use.
     size_t string_length;
+    /// Bytes readable from the call's `data` on, its `length` included (0: only `length`). With
+    /// at least `length + WG_JSON_READ_AHEAD` the payload is parsed where it is; otherwise it is
+    /// first copied into a padded buffer, because simdjson reads up to that many bytes past the
+    /// end (what they hold does not matter).
+    size_t input_readable;
 } wg_json_members;
+
+/// The bytes simdjson may read past the end of a payload (its SIMDJSON_PADDING).
+#define WG_JSON_READ_AHEAD 64
 
 /// A vector in g, rad/s or µT, as the contract's `{"x","y","z"}`.
 typedef struct wg_vector3 {

@@ -7,7 +7,7 @@ extension FrameDecoder {
     /// - Parameters:
     ///   - payload: the JSON text.
     ///   - stream: a stream that is not high-rate.
-    static func event(_ payload: UnsafeRawBufferPointer, stream: InboundStream) throws(PayloadProblem) -> DecodedFrame {
+    static func event(_ payload: JSONText, stream: InboundStream) throws(PayloadProblem) -> DecodedFrame {
         let keys = eventKeys(stream)
         let members = try JSONMembers.decode(payload, keys: keys) { data, length, members, problem in
             wg_decode_members(data, length, members, problem)

@@ -4,7 +4,7 @@ import CSimdjson
 
 extension FrameDecoder {
     /// `batched/accelerometer`: `{"sequence"?, "samples":[{"timestamp","acceleration":{x,y,z}}…]}`.
-    static func accelerometerBatch(_ payload: UnsafeRawBufferPointer) throws(PayloadProblem) -> AccelerometerBatch {
+    static func accelerometerBatch(_ payload: JSONText) throws(PayloadProblem) -> AccelerometerBatch {
         let (members, samples) = try decodeSamples(
             payload, keys: batchKeys, minimumSampleBytes: Int(WG_ACCELEROMETER_SAMPLE_MIN_JSON_BYTES),
             decoder: wg_decode_accelerometer_batch
@@ -15,7 +15,7 @@ extension FrameDecoder {
     }
 
     /// `batched/device-motion`, `motion`, `headphone/motion`: `{"sequence"?, "samples":[DeviceMotion…]}`.
-    static func deviceMotionBatch(_ payload: UnsafeRawBufferPointer) throws(PayloadProblem) -> DeviceMotionBatch {
+    static func deviceMotionBatch(_ payload: JSONText) throws(PayloadProblem) -> DeviceMotionBatch {
         let (members, samples) = try decodeSamples(
             payload, keys: batchKeys, minimumSampleBytes: Int(WG_DEVICE_MOTION_SAMPLE_MIN_JSON_BYTES),
             decoder: wg_decode_device_motion_batch, makeSample: deviceMotion
@@ -24,7 +24,7 @@ extension FrameDecoder {
     }
 
     /// `recorder/accelerometer`: `{"sequence"?, "identifier", "samples":[{"timestamp","startDate","acceleration"}…]}`.
-    static func recordedAccelerometerChunk(_ payload: UnsafeRawBufferPointer) throws(PayloadProblem) -> RecordedAccelerometerChunk {
+    static func recordedAccelerometerChunk(_ payload: JSONText) throws(PayloadProblem) -> RecordedAccelerometerChunk {
         let (members, samples) = try decodeSamples(
             payload, keys: recordedChunkKeys, minimumSampleBytes: Int(WG_RECORDED_ACCELEROMETER_SAMPLE_MIN_JSON_BYTES),
             decoder: wg_decode_recorded_accelerometer_batch
@@ -56,13 +56,13 @@ extension FrameDecoder {
     ///   - makeSample: builds a model from a decoded sample, its index and the call's string storage.
     /// - Returns: the reported members and the models, in payload order.
     private static func decodeSamples<Raw, Sample>(
-        _ payload: UnsafeRawBufferPointer,
+        _ payload: JSONText,
         keys: JSONMemberKeys,
         minimumSampleBytes: Int,
         decoder: SampleDecoder<Raw>,
         makeSample: (Raw, Int, [UInt8]) throws(PayloadProblem) -> Sample
     ) throws(PayloadProblem) -> (JSONMembers, [Sample]) {
-        let capacity = payload.count / minimumSampleBytes + 1
+        let capacity = payload.bytes.count / minimumSampleBytes + 1
         let buffer = UnsafeMutableBufferPointer<Raw>.allocate(capacity: capacity)
         defer { buffer.deallocate() }
         var count = 0

@@ -39,7 +39,9 @@ public enum FrameDecoder {
     ///   - stream: the stream the payload was published on; it decides the expected shape.
     /// - Returns: the stream's model with the frame's sequence, or the first problem found.
     public static func decodeJSON(_ payload: [UInt8], stream: InboundStream) -> Result<DecodedFrame, PayloadProblem> {
-        payload.withUnsafeBytes { decodeJSON($0, stream: stream) }
+        // An array's capacity is allocated memory; the transport's payload arrays keep simdjson's
+        // read-ahead there, so the parser reads them where they are instead of copying them.
+        payload.withUnsafeBytes { decodeJSON($0, readable: payload.capacity, stream: stream) }
     }
 
     /// Decodes a JSON payload of `stream` from borrowed memory.
@@ -48,16 +50,23 @@ public enum FrameDecoder {
     ///   - stream: the stream the payload was published on; it decides the expected shape.
     /// - Returns: the stream's model with the frame's sequence, or the first problem found.
     public static func decodeJSON(_ payload: UnsafeRawBufferPointer, stream: InboundStream) -> Result<DecodedFrame, PayloadProblem> {
-        Result { () throws(PayloadProblem) -> DecodedFrame in
+        decodeJSON(payload, readable: payload.count, stream: stream)
+    }
+
+    /// Decodes a JSON payload of `stream` after which `readable - payload.count` more bytes may be
+    /// read (their content is ignored): with `WG_JSON_READ_AHEAD` of them it is parsed in place.
+    static func decodeJSON(_ payload: UnsafeRawBufferPointer, readable: Int, stream: InboundStream) -> Result<DecodedFrame, PayloadProblem> {
+        let text = JSONText(bytes: payload, readable: readable)
+        return Result { () throws(PayloadProblem) -> DecodedFrame in
             switch stream {
-            case .batchedAccelerometer: .batchedAccelerometer(try accelerometerBatch(payload))
-            case .batchedDeviceMotion: .batchedDeviceMotion(try deviceMotionBatch(payload))
-            case .motion: .motion(try deviceMotionBatch(payload))
-            case .headphoneMotion: .headphoneMotion(try deviceMotionBatch(payload))
-            case .recorderAccelerometer: .recorderAccelerometer(try recordedAccelerometerChunk(payload))
+            case .batchedAccelerometer: .batchedAccelerometer(try accelerometerBatch(text))
+            case .batchedDeviceMotion: .batchedDeviceMotion(try deviceMotionBatch(text))
+            case .motion: .motion(try deviceMotionBatch(text))
+            case .headphoneMotion: .headphoneMotion(try deviceMotionBatch(text))
+            case .recorderAccelerometer: .recorderAccelerometer(try recordedAccelerometerChunk(text))
             case .hello, .status, .authorization, .workout, .headphoneConnection, .submersionEvent, .submersionMeasurement,
                 .submersionTemperature, .pedometerData, .pedometerEvent, .altimeter:
-                try event(payload, stream: stream)
+                try event(text, stream: stream)
             }
         }
     }

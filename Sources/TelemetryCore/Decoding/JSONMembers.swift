@@ -31,11 +31,12 @@ struct JSONMembers {
 
     /// Runs one C decoder over `payload` and returns the requested members.
     /// - Parameters:
-    ///   - payload: the JSON text; only read during the call.
+    ///   - text: the JSON text (and how far past it may be read); only read during the call.
     ///   - keys: the top-level members to report.
     ///   - call: the C decoder, given the payload, its length, the members and the problem report.
     /// - Throws: the C decoder's problem, converted.
-    static func decode(_ payload: UnsafeRawBufferPointer, keys: JSONMemberKeys, call: Call) throws(PayloadProblem) -> JSONMembers {
+    static func decode(_ text: JSONText, keys: JSONMemberKeys, call: Call) throws(PayloadProblem) -> JSONMembers {
+        let payload = text.bytes
         var values = [wg_json_scalar](repeating: wg_json_scalar(), count: keys.names.count)
         var problem = wg_decode_problem()
         var status = WG_DECODE_OK
@@ -45,7 +46,7 @@ struct JSONMembers {
                 values.withUnsafeMutableBufferPointer { values in
                     var members = wg_json_members(
                         keys: packedKeys, count: values.count, values: values.baseAddress,
-                        strings: buffer.baseAddress, string_capacity: buffer.count, string_length: 0
+                        strings: buffer.baseAddress, string_capacity: buffer.count, string_length: 0, input_readable: text.readable
                     )
                     status = call(payload.baseAddress?.assumingMemoryBound(to: UInt8.self), payload.count, &members, &problem)
                     used = members.string_length

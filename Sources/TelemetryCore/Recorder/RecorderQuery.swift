@@ -57,7 +57,7 @@ public struct RecorderQuery: Sendable, Equatable {
         do throws(PayloadProblem) {
             let decoded = payload.withUnsafeBytes { bytes in
                 Result { () throws(PayloadProblem) in
-                    try JSONMembers.decode(bytes, keys: keys) { data, length, members, problem in
+                    try JSONMembers.decode(JSONText(bytes), keys: keys) { data, length, members, problem in
                         wg_decode_members(data, length, members, problem)
                     }
                 }

@@ -14,10 +14,13 @@ import TelemetryCore
 /// messages are not delivered through shared subscriptions, so a `hello` may never come) and
 /// copies owned context frames.
 ///
-/// Changes are noticed lazily, on the thread that routes frames, so the hand-over items reach
-/// a worker queue in order with the device's frames: all promotions and losses at the first
-/// message after the plan changed, before anything else is routed; a gain right before the
-/// device's first frame here.
+/// Changes reach a worker queue in order with the device's frames: all promotions and losses
+/// at the first message after the plan changed, before anything else is routed, or, when the
+/// membership's heartbeat notices the change first (``planChanged(_:)``: with per-device
+/// subscriptions a device moved away sends nothing more here), right then; a gain right before
+/// the device's first frame here. A frame routed just before a release noticed on another
+/// thread reaches the worker after the release, which does not apply it (its next owner
+/// received it too).
 final class OwnershipGate: Sendable {
     /// What to do with one message.
     struct Verdict {
@@ -71,25 +74,11 @@ final class OwnershipGate: Sendable {
     ///     device now (nobody else received it as owner), its state released at the next change.
     func admit(_ frame: InboundFrame, key: Substring, inbound: Bool, replayed: Bool = false) -> Verdict {
         let plan = ownsEverything ? OwnershipPlan(warmup: 0) : view.plan(at: frame.receivedAt)
+        let lapsed = !ownsEverything && view.lapsed
         var verdict = Verdict()
         let counts: (owned: Int, context: Int, stateBytes: Int, dropped: Int)? = state.withLock { state in
             let before = (state.active.count, state.context.count, state.snapshots?.bytes ?? 0)
-            if !ownsEverything, state.seenVersion != plan.version {
-                state.seenVersion = plan.version
-                for (activeKey, entry) in state.active {
-                    switch plan.role(of: me, for: activeKey) {
-                    case .owner where entry.shadow:
-                        verdict.promoted.append(entry.device)
-                        state.active[activeKey]?.shadow = false
-                    case .owner: break
-                    case .shadow where entry.shadow: break
-                    case .shadow, .none:
-                        // A shadow re-gains the device (restored again) at its next frame.
-                        verdict.released.append(entry.device)
-                        state.active[activeKey] = nil
-                    }
-                }
-            }
+            if !ownsEverything { (verdict.promoted, verdict.released) = reconcile(&state, with: plan, lapsed: lapsed) }
             let keyText = String(key)
             let anyStream = inbound ? ContextCache.inboundStream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
             let stream = anyStream.flatMap { ContextCache.streams.contains($0) ? $0 : nil }
@@ -131,6 +120,47 @@ final class OwnershipGate: Sendable {
         if verdict.restore != nil { metrics.devicesGained.increment() }
         if !verdict.released.isEmpty { metrics.devicesLost.increment(by: verdict.released.count) }
         return verdict
+    }
+
+    /// The plan changed without a message to notice it (membership's heartbeat, a warm-up's
+    /// end): with per-device subscriptions a device moved away sends nothing more here, so its
+    /// release cannot wait for its next frame.
+    /// - Returns: the devices promoted and released by `plan`, if not handed out before.
+    func planChanged(_ plan: OwnershipPlan) -> (promoted: [DeviceID], released: [DeviceID]) {
+        guard !ownsEverything else { return ([], []) }
+        let lapsed = view.lapsed
+        let (changes, owned) = state.withLock { state in (reconcile(&state, with: plan, lapsed: lapsed), state.active.count) }
+        if !changes.released.isEmpty {
+            metrics.devicesLost.increment(by: changes.released.count)
+            metrics.ownedDevices.record(owned)
+        }
+        return changes
+    }
+
+    /// Applies a plan version not applied yet to the active devices: the shadows it makes owners
+    /// are promoted, the devices it gives to others released.
+    private func reconcile(_ state: inout State, with plan: OwnershipPlan, lapsed: Bool) -> (promoted: [DeviceID], released: [DeviceID]) {
+        guard state.seenVersion != plan.version else { return ([], []) }
+        state.seenVersion = plan.version
+        // Nobody owns anything (the last instance leaving, or all of them at once): nobody takes
+        // the devices over, and their state stays for this instance's final snapshot write. A
+        // lapsed instance (frozen past the expiry) lets go all the same: the others own them.
+        guard !plan.current.instances.isEmpty || lapsed else { return ([], []) }
+        var changes: (promoted: [DeviceID], released: [DeviceID]) = ([], [])
+        for (activeKey, entry) in state.active {
+            switch plan.role(of: me, for: activeKey) {
+            case .owner where entry.shadow:
+                changes.promoted.append(entry.device)
+                state.active[activeKey]?.shadow = false
+            case .owner: break
+            case .shadow where entry.shadow: break
+            case .shadow, .none:
+                // A shadow re-gains the device (restored again) at its next frame.
+                changes.released.append(entry.device)
+                state.active[activeKey] = nil
+            }
+        }
+        return changes
     }
 
     /// Whether this instance owns a device now (recorder queries): partitioned mode, by the

@@ -39,7 +39,6 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         precondition(capacity > 0, "queue capacity must be positive")
         self.capacity = capacity
         self.budget = budget
-        buffer.reserveCapacity(min(capacity, 4096))
     }
 
     /// Adds an element of `bytes` bytes, blocking while the queue (or the shared byte budget)
@@ -96,8 +95,7 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<[Element]?, Never>) in
             condition.lock()
             if !buffer.isEmpty {
-                let elements = buffer
-                buffer.removeAll(keepingCapacity: true)
+                let elements = takeBuffer()
                 let bytes = takeBufferedBytes()
                 condition.broadcast()
                 condition.unlock()
@@ -141,13 +139,20 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// Takes everything queued (for a consumer being resumed outside the lock).
     private func takeAll() -> [Element]? {
         condition.lock()
-        let elements = buffer
-        buffer.removeAll(keepingCapacity: true)
+        let elements = takeBuffer()
         let bytes = takeBufferedBytes()
         condition.broadcast()
         condition.unlock()
         budget?.release(bytes)
         return elements
+    }
+
+    /// Must be called with the lock held: the queued elements, leaving an empty buffer. Not
+    /// `removeAll(keepingCapacity:)`: with the elements handed on, that allocates a new buffer of
+    /// the old capacity (thousands of elements) per take, and a take is often one frame.
+    private func takeBuffer() -> [Element] {
+        defer { buffer = [] }
+        return buffer
     }
 
     /// Must be called with the lock held.

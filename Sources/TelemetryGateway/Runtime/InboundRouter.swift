@@ -53,7 +53,9 @@ final class InboundRouter: Sendable {
         if let subscriptions = cluster?.subscriptions {
             // Plan changes (membership, a warm-up's end) move per-device subscriptions; frames
             // held for a device no longer subscribed go on in order.
+            // The gate's releases go first: a device moved away sends nothing more here.
             cluster?.view.observe { [weak self] plan in
+                self?.handOver(plan)
                 let released = subscriptions.planChanged(plan)
                 if !released.isEmpty { self?.route(released) }
             }
@@ -153,6 +155,19 @@ final class InboundRouter: Sendable {
         metrics.journalReplayed.increment()
         _ = admit(record, replayed: true)
         route(record, ticket: ticket, replayed: true)
+    }
+
+    /// Queues the promotions and releases of a plan change noticed outside the routing of a
+    /// message (on the thread that noticed it).
+    private func handOver(_ plan: OwnershipPlan) {
+        guard let gate = cluster?.gate else { return }
+        let (promoted, released) = gate.planChanged(plan)
+        for device in promoted {
+            push(.handover(.promoted(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: device.rawValue, ticket: nil)
+        }
+        for device in released {
+            push(.handover(.lost(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: device.rawValue, ticket: nil)
+        }
     }
 
     /// Partitioned mode's gate (always owner otherwise): this instance's role for the record;

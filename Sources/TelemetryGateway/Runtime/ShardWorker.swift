@@ -64,6 +64,10 @@ struct ShardWorker {
         var tremorSchedule = dependencies.recorder.makeSchedule()
         // Partitioned mode: devices processed for their state only (the next owner warming up).
         var shadows = ShadowDevices()
+        // Partitioned mode: devices released here and not gained again. A frame of one routed
+        // just before its release (the plan can change on another thread than the router's)
+        // is not applied: the device's next owner receives it too.
+        var released = Set<DeviceID>()
         let health = dependencies.operations.health
         while let batch = await queue.next() {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
@@ -77,6 +81,11 @@ struct ShardWorker {
                 }
                 switch item {
                 case .frame(let frame, let ticket):
+                    if !released.isEmpty, let device = device(of: frame), released.contains(device) {
+                        dependencies.cluster?.metrics.framesNotOwned.increment()
+                        if let ticket { dependencies.journal?.release(ticket) }
+                        continue
+                    }
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .replayed(let frame, let ticket):
                     await process(frame, ticket: ticket, replayed: true, processor: &processor, schedule: &tremorSchedule)
@@ -99,8 +108,14 @@ struct ShardWorker {
                 case .policy(let policy, let date):
                     await dependencies.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
                 case .handover(let change):
+                    switch change {
+                    case .gained(let device, _, _): released.remove(device)
+                    case .lost(let device): released.insert(device)
+                    case .promoted: break
+                    }
                     await handOver(change, processor: &processor, shadows: &shadows)
                 case .shadow(let frame):
+                    if !released.isEmpty, let device = device(of: frame), released.contains(device) { continue }
                     _ = processor.process(frame)
                 }
             }
@@ -248,6 +263,12 @@ struct ShardWorker {
         // Counted once its messages are handed over, so a test (or an operator) that sees the
         // count also sees what the frame produced.
         dependencies.metrics.record(result)
+    }
+
+    /// The device a frame is from, if it is a device's.
+    private func device(of frame: InboundFrame) -> DeviceID? {
+        guard case .device(let device, _) = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic) else { return nil }
+        return device
     }
 
     /// Holds a recorder chunk for a retry; a chunk let go beyond the held bytes' bound keeps its
