@@ -18,17 +18,7 @@ struct PostgresGatewayTests {
     private static let start = (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 - 1800
 
     /// `count` chunks of 150 samples at 50 Hz from ``start``, unique accelerations per sample.
-    private static func chunks(_ count: Int) -> [RecordedAccelerometerChunk] {
-        (0..<count).map { chunk in
-            let samples = (0..<150).map { i in
-                let index = chunk * 150 + i
-                let date = start + Double(index) * 0.02
-                return RecordedAccelerometerSample(
-                    timestamp: date - start + 5_000.123, startDate: date, acceleration: Vector3(x: Double(index) / 10_007, y: -0.612_345_678_9, z: 0.8))
-            }
-            return RecordedAccelerometerChunk(identifier: 77, samples: samples)
-        }
-    }
+    private static func chunks(_ count: Int) -> [RecordedAccelerometerChunk] { RecorderHistory.chunks(count, from: start, identifier: 77) }
 
     private static let hello = #"{"model":"Apple Watch Series 9","platform":"watchOS","osVersion":"10.1","app":"com.example.tremor","authorization":"authorized"}"#
 
@@ -57,21 +47,7 @@ struct PostgresGatewayTests {
         let objects = answers.map(RecorderRequester.object)
         #expect(objects.last?["final"] as? Bool == true)
         #expect(objects.last?["error"] == nil, "\(objects.last ?? [:])")
-        // JSONDecoder, not JSONSerialization: the latter rounds some full-precision doubles on Linux.
-        return try answers.dropLast().flatMap { try JSONDecoder().decode(AnswerChunk.self, from: Data($0.payload)).samples }.map {
-            RecordedAccelerometerSample(timestamp: $0.timestamp, startDate: $0.startDate, acceleration: Vector3(x: $0.acceleration.x, y: $0.acceleration.y, z: $0.acceleration.z))
-        }
-    }
-
-    /// One answer chunk as the wire contract writes it.
-    private struct AnswerChunk: Decodable {
-        struct Sample: Decodable {
-            struct Acceleration: Decodable { let x, y, z: Double }
-            let timestamp: Double
-            let startDate: Double
-            let acceleration: Acceleration
-        }
-        let samples: [Sample]
+        return try RecorderHistory.samples(of: answers)
     }
 
     @Test("chunks stored in PostgreSQL by one gateway are answered by another with no files of its own")
