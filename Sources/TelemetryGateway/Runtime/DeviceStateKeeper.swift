@@ -33,6 +33,11 @@ struct DeviceStateKeeper {
     private let residentShare: Int
     /// Devices with a stored snapshot and no state in memory.
     private var dormant: Set<DeviceID> = []
+    /// The shards' routing, kept from ``load(router:)`` to read the stored devices again.
+    private var router: ShardRouter?
+    /// The stored devices could not be listed (the store was down at start): until a later
+    /// listing succeeds, every device's first frame asks the store for its snapshot.
+    private var listUnknown = false
     /// Journal releases waiting for the next snapshot write.
     private var heldForSnapshot: [ReleaseCountdown] = []
     /// Outputs of applied frames not acknowledged yet (the worker registers them as it publishes):
@@ -90,14 +95,27 @@ struct DeviceStateKeeper {
     mutating func load(router: ShardRouter) async {
         // A shared store hands a device's snapshot over with its claim.
         guard let store, !(sharedStore && claims != nil) else { return }
+        self.router = router
         do {
-            dormant = Set(try await store.devices().filter { router.shard(forRoutingKey: $0.rawValue) == shard })
+            dormant = Set(try await withStoreDeadline(Self.saveDeadline) { try await store.devices() }.filter { router.shard(forRoutingKey: $0.rawValue) == shard })
             if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
         } catch {
+            listUnknown = true
             metrics.storeFailures.increment()
             health.recordStore(storeKey, error: "\(error)", decidesReadiness: storeKey == "store.url")
-            logger.error("\(storeKey): cannot read the device state store \(store.location): \(error)")
+            logger.error(
+                "\(storeKey): cannot read the device state store \(store.location): \(error); each device's first frame asks it for the device's snapshot until it answers")
         }
+    }
+
+    /// Lists the stored devices again after a failed listing (on snapshot ticks): devices not in
+    /// memory yet become dormant, restored at their first frame as usual.
+    private mutating func relist(_ processor: FrameProcessor) async {
+        guard listUnknown, let store, let router else { return }
+        guard let stored = try? await withStoreDeadline(Self.saveDeadline, { try await store.devices() }) else { return }
+        listUnknown = false
+        dormant = Set(stored.filter { router.shard(forRoutingKey: $0.rawValue) == shard && !processor.isResident($0) })
+        logger.notice("\(storeKey): the device state store answers again; \(dormant.count) devices of shard \(shard) have stored state")
     }
 
     /// Restores a device from the store if it has a snapshot and no state in memory; returns
@@ -105,10 +123,12 @@ struct DeviceStateKeeper {
     /// under the journal sequence to acknowledge them with (they stay with the device's
     /// snapshots until acknowledged this time).
     mutating func restoreIfDormant(_ device: DeviceID, into processor: inout FrameProcessor) async -> (sequence: UInt64, messages: [OutboundMessage])? {
-        guard let store, dormant.remove(device) != nil else { return nil }
+        guard let store else { return nil }
+        // Listed as stored, or (the listing failed) not seen in memory yet: ask the store.
+        guard dormant.remove(device) != nil || (listUnknown && !processor.isResident(device)) else { return nil }
         let snapshot: DeviceSnapshot
         do {
-            guard let stored = try await store.snapshot(of: device) else { return nil }
+            guard let stored = try await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return nil }
             snapshot = stored
         } catch {
             metrics.restoreDiscarded.increment()
@@ -304,6 +324,7 @@ struct DeviceStateKeeper {
         let held = heldForSnapshot
         heldForSnapshot.removeAll()
         await retryClaims()
+        if listUnknown { await relist(processor) }
         var changed = processor.takeChangedDevices()
         if !unsaved.isEmpty {
             unsaved = unsaved.filter { processor.isResident($0) }
