@@ -74,11 +74,10 @@ final class OwnershipGate: Sendable {
     ///     device now (nobody else received it as owner), its state released at the next change.
     func admit(_ frame: InboundFrame, key: Substring, inbound: Bool, replayed: Bool = false) -> Verdict {
         let plan = ownsEverything ? OwnershipPlan(warmup: 0) : view.plan(at: frame.receivedAt)
-        let lapsed = !ownsEverything && view.lapsed
         var verdict = Verdict()
         let counts: (owned: Int, context: Int, stateBytes: Int, dropped: Int)? = state.withLock { state in
             let before = (state.active.count, state.context.count, state.snapshots?.bytes ?? 0)
-            if !ownsEverything { (verdict.promoted, verdict.released) = reconcile(&state, with: plan, lapsed: lapsed) }
+            if !ownsEverything { (verdict.promoted, verdict.released) = reconcile(&state, with: plan) }
             let keyText = String(key)
             let anyStream = inbound ? ContextCache.inboundStream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
             let stream = anyStream.flatMap { ContextCache.streams.contains($0) ? $0 : nil }
@@ -128,8 +127,7 @@ final class OwnershipGate: Sendable {
     /// - Returns: the devices promoted and released by `plan`, if not handed out before.
     func planChanged(_ plan: OwnershipPlan) -> (promoted: [DeviceID], released: [DeviceID]) {
         guard !ownsEverything else { return ([], []) }
-        let lapsed = view.lapsed
-        let (changes, owned) = state.withLock { state in (reconcile(&state, with: plan, lapsed: lapsed), state.active.count) }
+        let (changes, owned) = state.withLock { state in (reconcile(&state, with: plan), state.active.count) }
         if !changes.released.isEmpty {
             metrics.devicesLost.increment(by: changes.released.count)
             metrics.ownedDevices.record(owned)
@@ -139,13 +137,14 @@ final class OwnershipGate: Sendable {
 
     /// Applies a plan version not applied yet to the active devices: the shadows it makes owners
     /// are promoted, the devices it gives to others released.
-    private func reconcile(_ state: inout State, with plan: OwnershipPlan, lapsed: Bool) -> (promoted: [DeviceID], released: [DeviceID]) {
+    private func reconcile(_ state: inout State, with plan: OwnershipPlan) -> (promoted: [DeviceID], released: [DeviceID]) {
         guard state.seenVersion != plan.version else { return ([], []) }
         state.seenVersion = plan.version
         // Nobody owns anything (the last instance leaving, or all of them at once): nobody takes
         // the devices over, and their state stays for this instance's final snapshot write. A
         // lapsed instance (frozen past the expiry) lets go all the same: the others own them.
-        guard !plan.current.instances.isEmpty || lapsed else { return ([], []) }
+        // (Asked only for an empty plan's new version, not per frame; the view never calls the gate.)
+        guard !plan.current.instances.isEmpty || view.lapsed else { return ([], []) }
         var changes: (promoted: [DeviceID], released: [DeviceID]) = ([], [])
         for (activeKey, entry) in state.active {
             switch plan.role(of: me, for: activeKey) {
