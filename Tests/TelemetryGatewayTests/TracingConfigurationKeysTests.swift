@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
         #expect(tracing.otlpEndpoint == nil && !tracing.isEnabled && tracing.tracesURL == nil)
         #expect(tracing.serviceName == "wearable-gateway")
         #expect(tracing.sampleRatio == 1)
-        #expect(try FrameTracing.start(configuration: Self.load([]), logger: Logger(label: "test"), clock: SystemGatewayClock()) == nil)
+        #expect(try FrameTracing.start(configuration: Self.load([]), logger: Logger(label: "test"), metricsFactory: NOOPMetricsHandler.instance, clock: SystemGatewayClock()) == nil)
         #expect(GatewayConfiguration.keys.first { $0.path == "tracing.otlpEndpoint" }?.defaultValue == "off")
     }
 
@@ -37,7 +38,7 @@ import Testing
         let configuration = try Self.load([("tracing.otlpEndpoint", "http://127.0.0.1:4318")])
         do {
             _ = try FrameTracing.start(
-                configuration: configuration, logger: Logger(label: "test"), clock: SystemGatewayClock(), environment: ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"])
+                configuration: configuration, logger: Logger(label: "test"), metricsFactory: NOOPMetricsHandler.instance, clock: SystemGatewayClock(), environment: ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"])
             Issue.record("gRPC was accepted")
         } catch let error as GatewayStartError {
             #expect(error.description.hasPrefix("tracing.otlpEndpoint: OTEL_EXPORTER_OTLP_PROTOCOL=grpc"), "\(error)")

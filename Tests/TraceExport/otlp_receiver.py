@@ -60,6 +60,8 @@ class OTLPReceiver:
     """Listens on 127.0.0.1 (port 0: any free port) in a background thread."""
 
     port: int = 0
+    #: Seconds each export request is held before its answer (a slow collector).
+    answer_delay: float = 0
     spans: list = field(default_factory=list)
     requests: list = field(default_factory=list)
 
@@ -80,13 +82,18 @@ class OTLPReceiver:
                 except Exception:  # noqa: BLE001 (a malformed body is the sender's fault: 400)
                     self.send_error(400)
                     return
+                if receiver.answer_delay:
+                    time.sleep(receiver.answer_delay)  # the slow collector itself, not a wait for anything
                 receiver._add(request)
                 answer = ExportTraceServiceResponse().SerializeToString()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-protobuf")
                 self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
-                self.wfile.write(answer)
+                try:
+                    self.wfile.write(answer)
+                except BrokenPipeError:
+                    pass  # the exporter gave up waiting (or exited): nothing to answer
 
             def do_GET(self):  # noqa: N802
                 receiver._record(ReceivedRequest("GET", self.path, "", 0))
@@ -147,6 +154,16 @@ class OTLPReceiver:
                 if remaining <= 0:
                     return None
                 self._changed.wait(remaining)
+
+    def span_count(self):
+        with self._changed:
+            return len(self.spans)
+
+    def wait_for_more_spans(self, than, timeout):
+        """Waits up to `timeout` seconds for more than `than` spans; returns how many there are."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self.spans) > than, timeout)
+            return len(self.spans)
 
     def stop(self):
         self._server.shutdown()

@@ -73,7 +73,7 @@ struct GatewayParts: Sendable {
         self.shutdownReport = shutdownReport
         startedAt = clock.wallTime()
         scheme = configuration.topics.scheme
-        let tracingBackend = try FrameTracing.start(configuration: configuration, logger: logger, clock: clock)
+        let tracingBackend = try FrameTracing.start(configuration: configuration, logger: logger, metricsFactory: metricsFactory, clock: clock)
         tracing = tracingBackend?.0
         tracingService = tracingBackend?.1
         let shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : ProcessInfo.processInfo.activeProcessorCount

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import OTel
@@ -10,7 +11,7 @@ import Tracing
 /// one (extracted by swift-otel's W3C propagator), whose own context the frame's messages
 /// carry instead, so a consumer continues the trace from the gateway's span.
 ///
-/// Exists only while export is on (``start(configuration:logger:clock:)`` returns nil
+/// Exists only while export is on (``start(configuration:logger:metricsFactory:clock:environment:)`` returns nil
 /// otherwise): with it off, a worker's only cost is one nil check per frame.
 struct FrameTracing: Sendable {
     /// The tracer spans are started from: swift-otel's, exporting over OTLP/HTTP.
@@ -28,7 +29,8 @@ struct FrameTracing: Sendable {
     /// - Throws: ``GatewayStartError`` naming `tracing.otlpEndpoint` when swift-otel refuses
     ///   the settings (e.g. an `OTEL_*` variable asks for an exporter this build lacks).
     static func start(
-        configuration: GatewayConfiguration, logger: Logger, clock: any GatewayClock, environment: [String: String] = ProcessInfo.processInfo.environment
+        configuration: GatewayConfiguration, logger: Logger, metricsFactory: any MetricsFactory, clock: any GatewayClock,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> (FrameTracing, any Service)? {
         guard let url = configuration.tracing.tracesURL else { return nil }
         if let problem = unsupportedProtocol(in: environment) {
@@ -38,7 +40,9 @@ struct FrameTracing: Sendable {
         otel.serviceName = configuration.tracing.serviceName
         otel.resourceAttributes["service.version"] = ProductVersion.current
         if configuration.cluster.isClustered { otel.resourceAttributes["service.instance.id"] = configuration.cluster.instanceName }
-        otel.diagnosticLogger = .custom(logger)
+        // Through a handler that counts the spans swift-otel drops (it reports them only in its log).
+        otel.diagnosticLogger = .custom(
+            Logger(label: logger.label) { _ in SpanLossLogHandler(forwardingTo: logger.handler, factory: metricsFactory) })
         otel.diagnosticLogLevel = diagnosticLevel(logger.logLevel)
         otel.propagators = [.traceContext]
         otel.logs.enabled = false
