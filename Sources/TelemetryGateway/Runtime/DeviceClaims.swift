@@ -23,8 +23,25 @@ struct DeviceClaims: Sendable {
     /// Fenced devices with the owner that took each, and when (monotonic; nil before the first tick).
     private(set) var fenced: [DeviceID: (owner: DeviceOwnership, since: SuspendingClock.Instant?)] = [:]
     private(set) var superseded: Set<DeviceID> = []
+    /// Where the claimed devices of every shard are mirrored, for the claim listener's owner
+    /// check after a (re)connect (``ClaimNoticeService``); nil: not mirrored.
+    private let index: ClaimedDevices?
 
-    init(instance: String) { self.instance = instance }
+    init(instance: String, index: ClaimedDevices? = nil) {
+        self.instance = instance
+        self.index = index
+    }
+
+    /// What a claim of `device` by `owner` that the store notified (or the owner check found)
+    /// means here: fencing only when another instance claimed the device under an epoch greater
+    /// than the one this instance holds. A claim of this instance's own, an older epoch (a claim
+    /// that committed before this instance's), and a device this instance holds no claim of (not
+    /// claimed here, pending, or fenced already) change nothing.
+    func verdict(on device: DeviceID, claimedBy owner: DeviceOwnership) -> ClaimNoticeVerdict {
+        guard owner.instance != instance else { return .ownClaim }
+        guard let held = epochs[device] else { return .notHeld }
+        return owner.epoch > held ? .fence : .notNewer
+    }
 
     /// The epoch this instance claimed `device` under; nil when it holds no claim.
     func epoch(of device: DeviceID) -> Int64? { epochs[device] }
@@ -47,20 +64,24 @@ struct DeviceClaims: Sendable {
         pending.remove(device)
         fenced[device] = nil
         superseded.remove(device)
+        index?.insert(device)
     }
 
     /// The claim could not be made (the store did not answer): retried later.
     mutating func claimFailed(_ device: DeviceID) {
         epochs[device] = nil
         pending.insert(device)
+        index?.remove(device)
     }
 
-    /// A fenced write of `device` was refused: `owner` holds it now.
+    /// A fenced write of `device` was refused, or the store notified a later claim of it:
+    /// `owner` holds it now.
     /// - Returns: whether it was not fenced before (log once per device).
     @discardableResult
     mutating func refused(_ device: DeviceID, owner: DeviceOwnership, at instant: SuspendingClock.Instant?) -> Bool {
         epochs[device] = nil
         pending.remove(device)
+        index?.remove(device)
         return fenced.updateValue((owner, instant), forKey: device) == nil
     }
 
@@ -80,6 +101,7 @@ struct DeviceClaims: Sendable {
         pending.remove(device)
         fenced[device] = nil
         superseded.remove(device)
+        index?.remove(device)
     }
 
     /// `messages` without those about fenced devices, and with `instance` and `epoch` user
@@ -95,4 +117,16 @@ struct DeviceClaims: Sendable {
             return stamped
         }
     }
+}
+
+/// What a notified claim means to the instance that receives it (``DeviceClaims/verdict(on:claimedBy:)``).
+enum ClaimNoticeVerdict: Sendable, Equatable {
+    /// This instance's own claim.
+    case ownClaim
+    /// This instance holds no claim of the device.
+    case notHeld
+    /// Another instance's claim under an epoch not greater than the one held here.
+    case notNewer
+    /// Another instance claimed the device after this instance: stop publishing for it.
+    case fence
 }

@@ -1,0 +1,83 @@
+import Logging
+import PostgresNIO
+import RecorderStore
+import TelemetryCore
+
+/// Listens to the store's claim notifications (`LISTEN wg_device_claims`, schema migration 2) on
+/// a connection of its own, outside the pool: a listening connection is never handed to another
+/// caller (docs/scale-out.md, *Fencing*).
+public struct PostgresClaimListener: Sendable {
+    /// What a session reports, in order.
+    public enum Event: Sendable, Equatable {
+        /// LISTEN is in effect; the owner check follows.
+        case listening
+        /// A claim: notified, or (`checked`) found by the owner check that follows every LISTEN.
+        case claim(DeviceClaimNotice, checked: Bool)
+        /// A notification on the channel that is not a claim (its payload, for the log).
+        case malformed(String)
+    }
+
+    private let client: PostgresStoreClient
+
+    /// A listener to the store of `client` (its settings; not its pool).
+    public init(_ client: PostgresStoreClient) {
+        self.client = client
+    }
+
+    /// The URL without its password.
+    public var location: String { client.location }
+
+    /// One session: connects, brings the schema up to date (the trigger must exist), LISTENs,
+    /// then asks once, in one query, who owns each of `claimed()` (read after LISTEN is in
+    /// effect, so no claim falls between the two) and reports those another instance owns,
+    /// then reports every notification until the connection ends.
+    /// - Returns: when the calling task is cancelled.
+    /// - Throws: when the connection cannot be made or ends (the caller reconnects).
+    public func session(instance: String, claimed: @Sendable () -> [DeviceID], report: @Sendable (Event) -> Void) async throws {
+        let settings = client.settings
+        let tls: PostgresConnection.Configuration.TLS =
+            switch settings.tls {
+            case .disable: .disable
+            case .prefer: .prefer(try .init(configuration: .makeClientConfiguration()))
+            case .require: .require(try .init(configuration: .makeClientConfiguration()))
+            }
+        var configuration = PostgresConnection.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password, database: settings.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(5)
+        let logger = client.logger
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        } catch {
+            throw PostgresStoreError.wrapping(error)
+        }
+        do {
+            try await PostgresSchema.migrate(connection, logger: logger)
+            try await connection.listen(on: PostgresSchema.claimChannel) { notifications in
+                report(.listening)
+                let devices = claimed().map(\.rawValue)
+                if !devices.isEmpty {
+                    for try await (name, owner, epoch) in try await connection.query(
+                        "SELECT device, instance, epoch FROM device_owner WHERE device = ANY(\(devices)::text[]) AND epoch > 0 AND instance <> \(instance)",
+                        logger: logger
+                    ).decode((String, String, Int64).self) {
+                        if let device = DeviceID(name) { report(.claim(DeviceClaimNotice(device: device, owner: DeviceOwnership(instance: owner, epoch: epoch)), checked: true)) }
+                    }
+                }
+                for try await notification in notifications {
+                    if let notice = DeviceClaimNotice(payload: notification.payload) {
+                        report(.claim(notice, checked: false))
+                    } else {
+                        report(.malformed(notification.payload))
+                    }
+                }
+            }
+        } catch {
+            try? await connection.close()
+            throw PostgresStoreError.wrapping(error)
+        }
+        try? await connection.close()
+        // The sequence ends without an error only when the task is cancelled.
+        if !Task.isCancelled { throw PostgresStoreError("the listening connection ended") }
+    }
+}
