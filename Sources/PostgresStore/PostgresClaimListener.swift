@@ -19,6 +19,12 @@ public struct PostgresClaimListener: Sendable {
 
     private let client: PostgresStoreClient
 
+    /// The `application_name` of the listening connection (`pg_stat_activity`).
+    public static let applicationName = "wearable-gateway claim listener"
+
+    /// The channel claims are notified on.
+    public static var channel: String { PostgresSchema.claimChannel }
+
     /// A listener to the store of `client` (its settings; not its pool).
     public init(_ client: PostgresStoreClient) {
         self.client = client
@@ -44,6 +50,8 @@ public struct PostgresClaimListener: Sendable {
         var configuration = PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password, database: settings.database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
+        // So operators (and tests) find it in pg_stat_activity.
+        configuration.options.additionalStartupParameters = [("application_name", Self.applicationName)]
         let logger = client.logger
         let connection: PostgresConnection
         do {

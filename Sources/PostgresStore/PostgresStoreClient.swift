@@ -81,6 +81,10 @@ public final class PostgresStoreClient: Sendable {
     /// The schema version this build brings the store to.
     public static var schemaVersion: Int { PostgresSchema.migrations.count }
 
+    /// The `pg_advisory_xact_lock` key schema migrations are applied under (a test holds it to
+    /// keep a reconnecting claim listener from listening).
+    public static var migrationLockKey: Int64 { PostgresSchema.migrationLock }
+
     /// The schema versions applied to the store, in order.
     public func appliedMigrations() async throws -> [Int] {
         try await withConnection { connection in

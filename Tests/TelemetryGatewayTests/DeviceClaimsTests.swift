@@ -56,6 +56,17 @@ struct DeviceClaimsTests {
         #expect(claims.fenced(before: refusal + .seconds(7), by: .seconds(7)) == [Self.fenced])
     }
 
+    @Test("a fencing learnt before the first tick (a notified claim at the start) counts from the next tick, not as due at once")
+    func fencedBeforeFirstTick() {
+        var claims = DeviceClaims(instance: "gw-a")
+        claims.claimed(Self.fenced, epoch: 1)
+        claims.refused(Self.fenced, owner: DeviceOwnership(instance: "gw-b", epoch: 2), at: nil)
+        let tick = SuspendingClock.now
+        #expect(claims.fenced(before: tick, by: .seconds(7)).isEmpty)
+        #expect(claims.fenced(before: tick + .seconds(6.9), by: .seconds(7)).isEmpty)
+        #expect(claims.fenced(before: tick + .seconds(7), by: .seconds(7)) == [Self.fenced])
+    }
+
     @Test("a notified claim fences only when another instance claimed a device held here under a greater epoch")
     func noticeVerdicts() {
         var claims = DeviceClaims(instance: "gw-a")

@@ -48,9 +48,9 @@ struct ClaimNoticeService: Service {
     /// Sessions, one after the other, until cancelled.
     private func listen() async {
         let router = ShardRouter(shardCount: queues.count)
-        // Failed attempts of the current outage (nil: none), and whether the latest session got
-        // as far as LISTEN.
-        let state = LockedState<(failures: Int?, listened: Bool)>((nil, false))
+        // Failed attempts of the current outage (nil: none), whether the latest session got as far
+        // as LISTEN, and whether any did.
+        let state = LockedState<(failures: Int?, listened: Bool, started: Bool)>((nil, false, false))
         var backoff = 0.25
         while !Task.isCancelled {
             state.withLock { $0.listened = false }
@@ -58,9 +58,15 @@ struct ClaimNoticeService: Service {
                 try await listener.session(instance: instance, claimed: { claimed.all }) { event in
                     switch event {
                     case .listening:
-                        if let failures = state.withLock({ state in defer { state = (nil, true) }; return state.failures }) {
+                        let (failures, first) = state.withLock { state in
+                            defer { state = (nil, true, true) }
+                            return (state.failures, !state.started)
+                        }
+                        if let failures {
                             logger.notice(
                                 "store.url: listening to claim notifications at \(listener.location) again after \(failures) failed attempts; the owners of this instance's claimed devices are checked")
+                        } else if first {
+                            logger.info("store.url: listening to claim notifications (\(PostgresClaimListener.channel)) at \(listener.location)")
                         }
                     case .claim(let notice, let checked):
                         (checked ? metrics.claimNoticesChecked : metrics.claimNotices).increment()
@@ -83,7 +89,7 @@ struct ClaimNoticeService: Service {
                     )
                 }
             }
-            // A connection that was up and went away is made again at once; failing attempts back off.
+            // A connection that was up and went away is made again after the shortest pause; failing attempts back off.
             if state.withLock({ $0.listened }) { backoff = 0.25 }
             try? await Task.sleep(for: .seconds(backoff))
             backoff = min(backoff * 2, maximumBackoff)

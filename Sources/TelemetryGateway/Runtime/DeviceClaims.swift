@@ -85,9 +85,11 @@ struct DeviceClaims: Sendable {
         return fenced.updateValue((owner, instant), forKey: device) == nil
     }
 
-    /// The devices fenced at least `delay` before `instant`.
-    func fenced(before instant: SuspendingClock.Instant, by delay: Duration) -> [DeviceID] {
-        fenced.compactMap { device, entry in entry.since.map { $0 + delay <= instant } ?? true ? device : nil }
+    /// The devices fenced at least `delay` before `instant`. A fencing learnt before the shard's
+    /// first tick (a notified claim at the start) counts from `instant`: never due at once.
+    mutating func fenced(before instant: SuspendingClock.Instant, by delay: Duration) -> [DeviceID] {
+        for (device, entry) in fenced where entry.since == nil { fenced[device] = (entry.owner, instant) }
+        return fenced.compactMap { device, entry in entry.since.map { $0 + delay <= instant } == true ? device : nil }
     }
 
     /// At a restart, `owner` held the device when its journal records were replayed.
