@@ -93,14 +93,24 @@ struct ClaimNotifyPostgresTests {
             return try #require(FencingPostgresTests.outputs(messages, of: claimed).first { $0.instance == "gw-a" }?.epoch)
         }
 
-        /// Polls the gateway's log until it names `intruder`; returns the seconds it took from `start`.
-        func waitForFencing(since start: ContinuousClock.Instant) async throws -> Double? {
+        /// While frames stream (a round every 20 ms), runs `trigger`, then polls the gateway's log
+        /// until it names `intruder`; returns the seconds from just before `trigger` (nil: not
+        /// within the bound).
+        func waitForFencing(after trigger: () async throws -> Void) async throws -> Double? {
             // Frames keep coming meanwhile, so the fencing happens amid traffic.
             let streaming = Task {
                 while !Task.isCancelled {
                     try await sendRound()
                     try await Task.sleep(for: .milliseconds(20))
                 }
+            }
+            let start = ContinuousClock.now
+            do {
+                try await trigger()
+            } catch {
+                streaming.cancel()
+                _ = try? await streaming.value
+                throw error
             }
             let line = "\(claimed): the store notified a claim, intruder claimed"
             let named = await poll(gateway.logURL, timeout: ClaimNotifyPostgresTests.bound) { $0.contains(line) }
@@ -112,7 +122,9 @@ struct ClaimNotifyPostgresTests {
         }
 
         /// After the fencing: streams ~3 s more, then checks what was published and counted.
-        func checkAfterFencing(epoch: Int64, cause: String) async throws {
+        /// Returns the messages seen and the index of the first metrics message counting the fencing.
+        @discardableResult
+        func checkAfterFencing(epoch: Int64, cause: String) async throws -> (messages: [MQTTMessage], mark: Int) {
             let (claimed, other) = (claimed.rawValue, other.rawValue)
             let marked = try await collector.wait(timeout: 5, "gw-a's metrics counting the fencing") {
                 FencingPostgresTests.firstMetric($0, "gw-a", "gateway_cluster_fenced_total", atLeast: 1) != nil
@@ -147,6 +159,7 @@ struct ClaimNotifyPostgresTests {
             let dropped = ClusterTests.metric(later, "gw-a", "gateway_cluster_fenced_frames_total") ?? 0
             #expect(Double(published) + dropped == sentClaimed, "each frame of the claimed device published or counted once: \(published) + \(dropped) of \(sentClaimed)")
             print("claim-notify: \(claimed) \(Int(sentClaimed)) frames: \(published) published (epoch \(epoch)), \(Int(dropped)) dropped as fenced; \(other): \(sentOther) frames, \(FencingPostgresTests.outputs(later, of: other).count) outputs")
+            return (later, mark)
         }
 
         func stop() async throws {
@@ -177,10 +190,9 @@ struct ClaimNotifyPostgresTests {
 
         // From before the claim statement: the figure includes its round trip (an upper bound).
         let claimIndex = run.collector.messages.count
-        let start = ContinuousClock.now
-        let intruder = try await run.intrude()
+        var intruder: Int64 = 0
+        let latency = try await run.waitForFencing { intruder = try await run.intrude() }
         #expect(intruder > epoch)
-        let latency = try await run.waitForFencing(since: start)
         #expect(latency != nil, "gw-a did not log the fencing of \(run.claimed) by intruder within \(Self.bound) s; log:\n\(run.gateway.log)")
         print("claim-notify: claim committed → owner fenced (log line seen) in \(latency.map { String(format: "%.3f", $0) } ?? "-") s")
         if latency == nil {
@@ -192,7 +204,9 @@ struct ClaimNotifyPostgresTests {
             let stale = FencingPostgresTests.outputs(later, of: run.claimed.rawValue).filter { $0.index > claimedAt && $0.epoch == epoch }.count
             print("claim-notify: \(stale) outputs of \(run.claimed) under gw-a's old epoch \(epoch) after the intruder's claim (epoch \(intruder))")
         } else {
-            try await run.checkAfterFencing(epoch: epoch, cause: "notified")
+            let (seen, mark) = try await run.checkAfterFencing(epoch: epoch, cause: "notified")
+            let window = FencingPostgresTests.outputs(seen, of: run.claimed.rawValue).filter { $0.index > claimIndex && $0.index < mark }.count
+            print("claim-notify: \(window) outputs of \(run.claimed) under the old epoch between the claim and the fencing")
             let messages = run.collector.messages
             #expect(ClusterTests.metric(messages, "gw-a", "gateway_cluster_claim_notices_malformed_total") == 1)
             #expect(ClusterTests.metric(messages, "gw-a", "gateway_cluster_claim_notices_total", labels: ["source": "notified"]) ?? 0 >= 3, "both devices' claims by gw-a and the intruder's")
@@ -210,15 +224,14 @@ struct ClaimNotifyPostgresTests {
         // lock the test holds: the claim's notification reaches nobody.
         let lock = try await TestStoreSession.connect(run.settings)
         let session = try await TestStoreSession.connect(run.settings)
-        let start: ContinuousClock.Instant
+        let latency: Double?
         do {
             try await lock.holdMigrationLock()
             #expect(try await session.terminateClaimListeners() == 1)
             try await run.gateway.waitForLog("the connection listening to claim notifications", timeout: 5)
             let intruder = try await run.intrude()
             #expect(intruder > epoch)
-            try await lock.commit()
-            start = ContinuousClock.now
+            latency = try await run.waitForFencing { try await lock.commit() }
         } catch {
             await lock.close()
             await session.close()
@@ -227,7 +240,6 @@ struct ClaimNotifyPostgresTests {
         await lock.close()
         await session.close()
 
-        let latency = try await run.waitForFencing(since: start)
         #expect(latency != nil, "gw-a did not log the fencing of \(run.claimed) by intruder within \(Self.bound) s of its reconnect; log:\n\(run.gateway.log)")
         print("claim-notify: listener back → owner fenced by the owner check in \(latency.map { String(format: "%.3f", $0) } ?? "-") s")
         if latency != nil {
