@@ -37,18 +37,6 @@ public struct TestStoreSession: Sendable {
         return ended
     }
 
-    /// Whether a claim listener's session is connected to the database.
-    public func claimListeners() async throws -> Int {
-        var count = 0
-        for try await _ in try await connection.query(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = \(PostgresClaimListener.applicationName)",
-            logger: Self.logger)
-        {
-            count += 1
-        }
-        return count
-    }
-
     /// Holds the schema migration lock in a transaction until ``commit()``: a claim listener
     /// (re)connecting meanwhile waits before it LISTENs.
     public func holdMigrationLock() async throws {

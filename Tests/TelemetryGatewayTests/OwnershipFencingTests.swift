@@ -52,6 +52,21 @@ struct OwnershipFencingTests {
 
         func push(_ item: WorkItem) { _ = queue.push(item, bytes: 64, maxWait: 0) }
 
+        /// Runs the worker on a task of its own and sends the device's first frame; returns the
+        /// task and the device's ownership once its output is published (claimed by then: the
+        /// claim comes first).
+        func runClaimingDevice() async throws -> (running: Task<Void, Never>, claimed: DeviceOwnership) {
+            let worker = worker
+            let running = Task {
+                var worker = worker
+                await worker.run()
+            }
+            try status("fence-watch", "online", at: 1_000)
+            await broker.wait { steps in steps.contains { if case .sent("gateway/fence-watch/connection", _) = $0 { true } else { false } } }
+            guard let claimed = try await store.owner(of: OwnershipFencingTests.device) else { throw TestFailure("fence-watch was not claimed") }
+            return (running, claimed)
+        }
+
         /// The messages published about `device`.
         func sent(about device: String) -> [MQTTMessage] { broker.sentMessages.filter { $0.topic.hasPrefix("gateway/\(device)/") } }
 
@@ -100,15 +115,7 @@ struct OwnershipFencingTests {
     @Test("a refused fenced write stops publishing for the device at once, counted; other devices go on")
     func refusedWriteFences() async throws {
         let setup = try Setup()
-        let worker = setup.worker
-        let running = Task {
-            var worker = worker
-            await worker.run()
-        }
-        try setup.status("fence-watch", "online", at: 1_000)
-        // Published: claimed by now (the claim comes first).
-        await setup.broker.wait { steps in steps.contains { if case .sent("gateway/fence-watch/connection", _) = $0 { true } else { false } } }
-        let claimed = try #require(try await setup.store.owner(of: Self.device))
+        let (running, claimed) = try await setup.runClaimingDevice()
         // Another instance takes the device over: the store makes it the owner under a greater epoch.
         let takeover = try await setup.other.claim(Self.device, instance: "b")
         #expect(takeover.epoch > claimed.epoch)
@@ -135,14 +142,7 @@ struct OwnershipFencingTests {
     @Test("a notified claim of another instance under a greater epoch stops publishing for the device at once, in order with its frames, counted; own and older claims change nothing")
     func notifiedClaimFences() async throws {
         let setup = try Setup()
-        let worker = setup.worker
-        let running = Task {
-            var worker = worker
-            await worker.run()
-        }
-        try setup.status("fence-watch", "online", at: 1_000)
-        await setup.broker.wait { steps in steps.contains { if case .sent("gateway/fence-watch/connection", _) = $0 { true } else { false } } }
-        let claimed = try #require(try await setup.store.owner(of: Self.device))
+        let (running, claimed) = try await setup.runClaimingDevice()
         // Its own claim's notification, and an older claim's (committed before this one), are ignored.
         setup.push(.claimNotice(Self.device, claimed))
         setup.push(.claimNotice(Self.device, DeviceOwnership(instance: "b", epoch: claimed.epoch - 1)))
