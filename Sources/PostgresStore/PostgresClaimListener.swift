@@ -1,3 +1,4 @@
+import Locking
 import Logging
 import PostgresNIO
 import RecorderStore
@@ -36,10 +37,15 @@ public struct PostgresClaimListener: Sendable {
     /// One session: connects, brings the schema up to date (the trigger must exist), LISTENs,
     /// then asks once, in one query, who owns each of `claimed()` (read after LISTEN is in
     /// effect, so no claim falls between the two) and reports those another instance owns,
-    /// then reports every notification until the connection ends.
+    /// then reports every notification until the connection ends. Every `probeInterval` seconds
+    /// it asks the server for `SELECT 1` on the same connection and closes the connection when
+    /// no answer came within `probeDeadline`: a server or network that stops answering without
+    /// closing the connection (no TCP reset) ends the session too.
     /// - Returns: when the calling task is cancelled.
-    /// - Throws: when the connection cannot be made or ends (the caller reconnects).
-    public func session(instance: String, claimed: @Sendable () -> [DeviceID], report: @Sendable (Event) -> Void) async throws {
+    /// - Throws: when the connection cannot be made, ends, or stops answering (the caller reconnects).
+    public func session(
+        instance: String, probeInterval: Double = 5, probeDeadline: Double = 3, claimed: @Sendable () -> [DeviceID], report: @Sendable (Event) -> Void
+    ) async throws {
         let settings = client.settings
         let tls: PostgresConnection.Configuration.TLS =
             switch settings.tls {
@@ -59,6 +65,8 @@ public struct PostgresClaimListener: Sendable {
         } catch {
             throw PostgresStoreError.wrapping(error)
         }
+        let watchdog = Task { try await Self.probe(connection, every: probeInterval, deadline: probeDeadline, logger: logger) }
+        defer { watchdog.cancel() }
         do {
             try await PostgresSchema.migrate(connection, logger: logger)
             try await connection.listen(on: PostgresSchema.claimChannel) { notifications in
@@ -87,5 +95,24 @@ public struct PostgresClaimListener: Sendable {
         try? await connection.close()
         // The sequence ends without an error only when the task is cancelled.
         if !Task.isCancelled { throw PostgresStoreError("the listening connection ended") }
+    }
+
+    /// Asks `connection` for `SELECT 1` every `interval` seconds; closes it when an answer does
+    /// not come within `deadline` (which ends the session's LISTEN with an error).
+    private static func probe(_ connection: PostgresConnection, every interval: Double, deadline: Double, logger: Logger) async throws {
+        while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(interval))
+            let answered = LockedState(false)
+            let timer = Task {
+                try await Task.sleep(for: .seconds(deadline))
+                if !answered.withLock({ $0 }) {
+                    logger.debug("the claim listener's connection did not answer within \(deadline) s; closing it")
+                    try? await connection.close()
+                }
+            }
+            defer { timer.cancel() }
+            try await connection.query("SELECT 1", logger: logger)
+            answered.withLock { $0 = true }
+        }
     }
 }

@@ -37,6 +37,18 @@ public struct TestStoreSession: Sendable {
         return ended
     }
 
+    /// The server processes serving the claim listeners' sessions (to freeze one with SIGSTOP).
+    public func claimListenerProcesses() async throws -> [Int32] {
+        var pids: [Int32] = []
+        for try await pid in try await connection.query(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = \(PostgresClaimListener.applicationName)",
+            logger: Self.logger
+        ).decode(Int32.self) {
+            pids.append(pid)
+        }
+        return pids
+    }
+
     /// Holds the schema migration lock in a transaction until ``commit()``: a claim listener
     /// (re)connecting meanwhile waits before it LISTENs.
     public func holdMigrationLock() async throws {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Locking
 import PostgresStore
 import PostgresTestSupport
@@ -15,13 +18,30 @@ struct ClaimNotificationTests {
     /// A listener session running on its own task, its events collected.
     final class Session: Sendable {
         let events = LockedState<[PostgresClaimListener.Event]>([])
+        /// How the session ended (nil: still running).
+        let ending = LockedState<String?>(nil)
         private let task: Task<Void, any Error>
 
-        init(_ client: PostgresStoreClient, instance: String, claimed: [DeviceID]) {
-            let events = events
+        init(_ client: PostgresStoreClient, instance: String, claimed: [DeviceID], probeInterval: Double = 5, probeDeadline: Double = 3) {
+            let (events, ending) = (events, ending)
             task = Task {
-                try await PostgresClaimListener(client).session(instance: instance, claimed: { claimed }) { event in events.withLock { $0.append(event) } }
+                do {
+                    try await PostgresClaimListener(client).session(
+                        instance: instance, probeInterval: probeInterval, probeDeadline: probeDeadline, claimed: { claimed }
+                    ) { event in events.withLock { $0.append(event) } }
+                    ending.withLock { $0 = "returned" }
+                } catch {
+                    ending.withLock { $0 = "\(error)" }
+                    throw error
+                }
             }
+        }
+
+        /// How the session ended, once it did within `timeout` seconds (polled).
+        func ended(within timeout: Double) async throws -> String? {
+            let deadline = ContinuousClock.now + .seconds(timeout)
+            while ending.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            return ending.withLock { $0 }
         }
 
         /// The events once there are at least `count` (polled, bounded by 5 s).
@@ -68,6 +88,38 @@ struct ClaimNotificationTests {
             #expect(try await check.wait(for: 2) == [.listening, Self.claim(Self.watch, #"gw "b", 2"#, 2, checked: true)])
             try await check.stop()
             #expect(check.events.withLock { $0.count } == 2, "nothing about its own device")
+        }
+    }
+
+    @Test("a server process that stops answering without closing the connection (SIGSTOP) ends the session within the probe's interval and deadline; without the probe it does not")
+    func frozenServerEndsSession() async throws {
+        let settings = try await TestPostgres.makeDatabase()
+        let client = TestPostgres.client(settings)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let admin = try await TestStoreSession.connect(settings)
+            let probed = Session(client, instance: "gw-a", claimed: [], probeInterval: 0.2, probeDeadline: 0.5)
+            let unprobed = Session(client, instance: "gw-b", claimed: [], probeInterval: 3600, probeDeadline: 3600)
+            do {
+                _ = try await probed.wait(for: 1)
+                _ = try await unprobed.wait(for: 1)
+                let processes = try await admin.claimListenerProcesses()
+                #expect(processes.count == 2)
+                for pid in processes { kill(pid, SIGSTOP) }
+                defer { for pid in processes { kill(pid, SIGCONT) } }
+                let start = ContinuousClock.now
+                let ending = try await probed.ended(within: 3)
+                let took = ContinuousClock.now - start
+                #expect(ending != nil && ending != "returned", "the probed session ends with an error: \(ending ?? "still running")")
+                #expect(took < .seconds(2), "within interval + deadline (0.7 s) and some: \(took)")
+                #expect(unprobed.ending.withLock { $0 } == nil, "the control: without the probe, the frozen server goes unnoticed")
+            } catch {
+                await admin.close()
+                throw error
+            }
+            try await unprobed.stop()
+            await admin.close()
         }
     }
 }

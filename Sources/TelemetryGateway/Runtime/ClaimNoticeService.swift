@@ -16,7 +16,9 @@ import TelemetryCore
 /// the store once, in one query, who owns each device this instance holds claimed, and hands on
 /// every other owner like a notification. The connection is made again with a growing pause
 /// (0.25 s doubling up to 5 s) while it fails; one log line per outage
-/// (`gateway_cluster_claim_listener_outages_total`). The fenced snapshot write stays the backstop.
+/// (`gateway_cluster_claim_listener_outages_total`). A connection that stops answering without
+/// being closed is closed by the listener's probe (`SELECT 1` every 5 s, 3 s to answer). The
+/// fenced snapshot write stays the backstop.
 struct ClaimNoticeService: Service {
     let listener: PostgresClaimListener
     /// This instance's name.
