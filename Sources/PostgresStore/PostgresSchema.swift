@@ -49,8 +49,32 @@ enum PostgresSchema {
                 snapshot bytea
             )
             """,
-        ]
+        ],
+        // 2: every claim tells the other instances at once (docs/scale-out.md, *Fencing*): a
+        // claim (a new epoch) notifies `wg_device_claims` with the device, the epoch and the
+        // claiming instance as JSON. Snapshot writes (epoch unchanged) and unfenced inserts
+        // (epoch 0) notify nothing. NOTIFY is delivered on commit, in commit order.
+        [
+            """
+            CREATE FUNCTION wg_notify_device_claim() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.epoch > 0 AND (TG_OP = 'INSERT' OR NEW.epoch IS DISTINCT FROM OLD.epoch) THEN
+                    PERFORM pg_notify('wg_device_claims', json_build_object('device', NEW.device, 'epoch', NEW.epoch, 'instance', NEW.instance)::text);
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER device_owner_claimed AFTER INSERT OR UPDATE ON device_owner
+            FOR EACH ROW EXECUTE FUNCTION wg_notify_device_claim()
+            """,
+        ],
     ]
+
+    /// The channel every claim is notified on (migration 2), as JSON
+    /// `{"device": …, "epoch": …, "instance": …}` (``DeviceClaimNotice``).
+    static let claimChannel = "wg_device_claims"
 
     /// Brings the schema up to date.
     static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {

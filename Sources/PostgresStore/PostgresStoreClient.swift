@@ -19,6 +19,8 @@ public final class PostgresStoreClient: Sendable {
     let logger: Logger
     /// The URL without its password, for logs.
     public let location: String
+    /// Where the store is (for a connection outside the pool: ``PostgresClaimListener``).
+    let settings: PostgresStoreSettings
     /// Whether the schema was found up to date since the last failure.
     private let migrated = LockedState(false)
 
@@ -44,6 +46,7 @@ public final class PostgresStoreClient: Sendable {
         (pools, poolSink) = AsyncStream.makeStream(of: PostgresClient.self)
         poolSink.yield(first)
         self.logger = logger
+        self.settings = settings
         location = settings.location
     }
 
@@ -77,6 +80,10 @@ public final class PostgresStoreClient: Sendable {
 
     /// The schema version this build brings the store to.
     public static var schemaVersion: Int { PostgresSchema.migrations.count }
+
+    /// The `pg_advisory_xact_lock` key schema migrations are applied under (a test holds it to
+    /// keep a reconnecting claim listener from listening).
+    public static var migrationLockKey: Int64 { PostgresSchema.migrationLock }
 
     /// The schema versions applied to the store, in order.
     public func appliedMigrations() async throws -> [Int] {

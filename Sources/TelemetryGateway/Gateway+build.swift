@@ -10,7 +10,7 @@ import UnixSignals
 ///
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle): (with
 /// `tracing.otlpEndpoint`) the span exporter, journal release, (`store.backend: postgres`) the
-/// shared store's client, publisher, (partitioned mode) snapshot sharing, the HTTP servers,
+/// shared store's client and (clustered) its claim listener, publisher, (partitioned mode) snapshot sharing, the HTTP servers,
 /// metrics, round-trip probe, journal sync, recorder pruning, device-state pruning, shard workers,
 /// ticker, policy reload, subscriber, and in clustered modes the membership (docs/scale-out.md).
 /// So at SIGTERM the subscriber stops receiving first, the workers drain what is queued (bounded
@@ -64,6 +64,8 @@ public func buildGateway(
         JournalReleaseService(journal: parts.journal),
         // Stops after every part that writes to the shared store.
         parts.storeClient.map { SharedStoreService(client: $0, health: parts.operations.health, logger: logger) },
+        // Clustered on the shared store: claims of other instances fence this one's devices at once.
+        parts.claimNoticeService,
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
             reannounceRate: configuration.retained.reannounceRate, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),

@@ -19,7 +19,9 @@ import Glibc
 ///
 /// The frozen instance runs without its own lapse check (`WG_FAULT_SELF_EXPIRY_OFF=1`), which
 /// would otherwise make it drop its backlog and its devices on its own (ClusterTests): here the
-/// store's epoch is the only thing that stops it.
+/// store's epoch is the only thing that stops it. It also runs without the claim listener
+/// (`WG_FAULT_CLAIM_NOTIFY_OFF=1`), whose notification of the take-over would reach it first
+/// (ClaimNotifyPostgresTests): this test holds the backstop, the refused write.
 @Suite("Fencing on the PostgreSQL store", .serialized, .enabled(if: TestPostgres.url != nil, Comment(rawValue: TestPostgres.skipReason)))
 struct FencingPostgresTests {
     /// A device's outputs as the observer saw them: index in the collector's list, instance, epoch.
@@ -54,7 +56,7 @@ struct FencingPostgresTests {
         let names = ["gw-a", "gw-b"]
         let device = try #require((0..<100).map { "fence-watch-\($0)" }.first { RendezvousOwnership(instances: names).owner(of: $0) == "gw-a" })
         let store = ["--set", "store.backend=postgres", "--set", "store.url=\(url)"]
-        let owner = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments("gw-a") + store, environment: ["WG_FAULT_SELF_EXPIRY_OFF": "1"])
+        let owner = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments("gw-a") + store, environment: ["WG_FAULT_SELF_EXPIRY_OFF": "1", "WG_FAULT_CLAIM_NOTIFY_OFF": "1"])
         defer { owner.signal(SIGCONT) }  // never leave it stopped, whatever fails
         let other = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments("gw-b") + store)
         try await owner.waitUntilSubscribed()
@@ -116,6 +118,7 @@ struct FencingPostgresTests {
         #expect(after.filter { $0.instance == "gw-a" }.allSatisfy { ($0.epoch ?? 0) > epochB }, "gw-a publishes again only under a claim of its own")
         let fenced = ClusterTests.metric(later, "gw-a", "gateway_cluster_fenced_total") ?? 0
         #expect(fenced == 1, "one device fenced once: \(fenced)")
+        #expect(ClusterTests.metric(later, "gw-a", "gateway_cluster_fenced_total", labels: ["cause": "refusedWrite"]) == 1, "by the refused write")
         #expect(ClusterTests.metric(later, "gw-b", "gateway_cluster_fenced_total") ?? 0 == 0)
         let beforeRefusal = Self.outputs(later, of: device).filter { $0.index < mark && $0.instance == "gw-a" && $0.index > first.count }.count
         print("fencing: epochs gw-a \(epochA), gw-b \(epochB); \(sent) frames sent; gw-a published \(beforeRefusal) outputs between the take-over and its refusal; \(after.count) outputs after it: \(after.map { "\($0.instance ?? "-")/\($0.epoch ?? 0)" })")

@@ -55,4 +55,46 @@ struct DeviceClaimsTests {
         #expect(claims.fenced(before: refusal + .seconds(6.9), by: .seconds(7)).isEmpty)
         #expect(claims.fenced(before: refusal + .seconds(7), by: .seconds(7)) == [Self.fenced])
     }
+
+    @Test("a fencing learnt before the first tick (a notified claim at the start) counts from the next tick, not as due at once")
+    func fencedBeforeFirstTick() {
+        var claims = DeviceClaims(instance: "gw-a")
+        claims.claimed(Self.fenced, epoch: 1)
+        claims.refused(Self.fenced, owner: DeviceOwnership(instance: "gw-b", epoch: 2), at: nil)
+        let tick = SuspendingClock.now
+        #expect(claims.fenced(before: tick, by: .seconds(7)).isEmpty)
+        #expect(claims.fenced(before: tick + .seconds(6.9), by: .seconds(7)).isEmpty)
+        #expect(claims.fenced(before: tick + .seconds(7), by: .seconds(7)) == [Self.fenced])
+    }
+
+    @Test("a notified claim fences only when another instance claimed a device held here under a greater epoch")
+    func noticeVerdicts() {
+        var claims = DeviceClaims(instance: "gw-a")
+        claims.claimed(Self.claimed, epoch: 5)
+        #expect(claims.verdict(on: Self.claimed, claimedBy: DeviceOwnership(instance: "gw-a", epoch: 5)) == .ownClaim, "its own claim's notification")
+        #expect(claims.verdict(on: Self.claimed, claimedBy: DeviceOwnership(instance: "gw-a", epoch: 9)) == .ownClaim)
+        #expect(claims.verdict(on: Self.claimed, claimedBy: DeviceOwnership(instance: "gw-b", epoch: 4)) == .notNewer, "a claim committed before this one's")
+        #expect(claims.verdict(on: Self.claimed, claimedBy: DeviceOwnership(instance: "gw-b", epoch: 5)) == .notNewer)
+        #expect(claims.verdict(on: Self.claimed, claimedBy: DeviceOwnership(instance: "gw-b", epoch: 6)) == .fence)
+        #expect(claims.verdict(on: Self.unclaimed, claimedBy: DeviceOwnership(instance: "gw-b", epoch: 6)) == .notHeld, "a device not claimed here")
+        claims.claimFailed(Self.fenced)
+        #expect(claims.verdict(on: Self.fenced, claimedBy: DeviceOwnership(instance: "gw-b", epoch: 1)) == .notHeld, "pending: no epoch held")
+        claims.refused(Self.claimed, owner: DeviceOwnership(instance: "gw-b", epoch: 6), at: nil)
+        #expect(claims.verdict(on: Self.claimed, claimedBy: DeviceOwnership(instance: "gw-c", epoch: 7)) == .notHeld, "fenced already")
+    }
+
+    @Test("the claimed devices are mirrored for the claim listener's owner check: claimed in, failed, refused and released out")
+    func mirrorsClaimedDevices() {
+        let index = ClaimedDevices()
+        var claims = DeviceClaims(instance: "gw-a", index: index)
+        claims.claimed(Self.claimed, epoch: 1)
+        claims.claimed(Self.fenced, epoch: 2)
+        claims.claimed(Self.unclaimed, epoch: 3)
+        #expect(Set(index.all) == [Self.claimed, Self.fenced, Self.unclaimed])
+        claims.refused(Self.fenced, owner: DeviceOwnership(instance: "gw-b", epoch: 3), at: nil)
+        claims.released(Self.unclaimed)
+        #expect(index.all == [Self.claimed])
+        claims.claimFailed(Self.claimed)
+        #expect(index.all.isEmpty)
+    }
 }

@@ -52,6 +52,21 @@ struct OwnershipFencingTests {
 
         func push(_ item: WorkItem) { _ = queue.push(item, bytes: 64, maxWait: 0) }
 
+        /// Runs the worker on a task of its own and sends the device's first frame; returns the
+        /// task and the device's ownership once its output is published (claimed by then: the
+        /// claim comes first).
+        func runClaimingDevice() async throws -> (running: Task<Void, Never>, claimed: DeviceOwnership) {
+            let worker = worker
+            let running = Task {
+                var worker = worker
+                await worker.run()
+            }
+            try status("fence-watch", "online", at: 1_000)
+            await broker.wait { steps in steps.contains { if case .sent("gateway/fence-watch/connection", _) = $0 { true } else { false } } }
+            guard let claimed = try await store.owner(of: OwnershipFencingTests.device) else { throw TestFailure("fence-watch was not claimed") }
+            return (running, claimed)
+        }
+
         /// The messages published about `device`.
         func sent(about device: String) -> [MQTTMessage] { broker.sentMessages.filter { $0.topic.hasPrefix("gateway/\(device)/") } }
 
@@ -100,15 +115,7 @@ struct OwnershipFencingTests {
     @Test("a refused fenced write stops publishing for the device at once, counted; other devices go on")
     func refusedWriteFences() async throws {
         let setup = try Setup()
-        let worker = setup.worker
-        let running = Task {
-            var worker = worker
-            await worker.run()
-        }
-        try setup.status("fence-watch", "online", at: 1_000)
-        // Published: claimed by now (the claim comes first).
-        await setup.broker.wait { steps in steps.contains { if case .sent("gateway/fence-watch/connection", _) = $0 { true } else { false } } }
-        let claimed = try #require(try await setup.store.owner(of: Self.device))
+        let (running, claimed) = try await setup.runClaimingDevice()
         // Another instance takes the device over: the store makes it the owner under a greater epoch.
         let takeover = try await setup.other.claim(Self.device, instance: "b")
         #expect(takeover.epoch > claimed.epoch)
@@ -126,10 +133,38 @@ struct OwnershipFencingTests {
         #expect(outputs.count == 2, "\(outputs.map { "\($0.topic) \($0.payloadString)" })")
         #expect(outputs.allSatisfy { Self.property("epoch", of: $0) == String(claimed.epoch) })
         #expect(setup.sent(about: "other-watch").count == 1, "another device is not affected")
-        #expect(setup.metric("gateway_cluster_fenced_total") == "gateway_cluster_fenced_total 1")
+        #expect(setup.metric(#"gateway_cluster_fenced_total{cause="refusedWrite"}"#) == #"gateway_cluster_fenced_total{cause="refusedWrite"} 1"#)
         #expect(setup.metric("gateway_cluster_fenced_frames_total") == "gateway_cluster_fenced_frames_total 1")
         #expect(try await setup.store.owner(of: Self.device) == DeviceOwnership(instance: "b", epoch: takeover.epoch), "the refused instance did not claim it back")
         #expect(setup.journal.statistics.liveRecords == 0, "the fenced device's frame was let go of, not kept")
+    }
+
+    @Test("a notified claim of another instance under a greater epoch stops publishing for the device at once, in order with its frames, counted; own and older claims change nothing")
+    func notifiedClaimFences() async throws {
+        let setup = try Setup()
+        let (running, claimed) = try await setup.runClaimingDevice()
+        // Its own claim's notification, and an older claim's (committed before this one), are ignored.
+        setup.push(.claimNotice(Self.device, claimed))
+        setup.push(.claimNotice(Self.device, DeviceOwnership(instance: "b", epoch: claimed.epoch - 1)))
+        setup.push(.claimNotice(DeviceID("unknown-watch")!, DeviceOwnership(instance: "b", epoch: 99)))
+        try setup.status("fence-watch", "offline", at: 1_001)  // published: nothing fenced yet
+        let takeover = try await setup.other.claim(Self.device, instance: "b")
+        setup.push(.claimNotice(Self.device, DeviceOwnership(instance: "b", epoch: takeover.epoch)))
+        // No tick: no snapshot write can refuse anything; the notice alone fences.
+        try setup.status("fence-watch", "online", at: 1_002)
+        try setup.status("other-watch", "online", at: 1_002)
+        setup.push(.claimNotice(Self.device, DeviceOwnership(instance: "b", epoch: takeover.epoch)))  // repeated (owner check): counted once
+        setup.queue.close()
+        await running.value
+
+        let outputs = setup.sent(about: "fence-watch")
+        #expect(outputs.count == 2, "online and offline before the notice, nothing after: \(outputs.map { "\($0.topic) \($0.payloadString)" })")
+        #expect(outputs.allSatisfy { Self.property("epoch", of: $0) == String(claimed.epoch) })
+        #expect(setup.sent(about: "other-watch").count == 1, "another device is not affected")
+        #expect(setup.metric(#"gateway_cluster_fenced_total{cause="notified"}"#) == #"gateway_cluster_fenced_total{cause="notified"} 1"#)
+        #expect(setup.metric(#"gateway_cluster_fenced_total{cause="refusedWrite"}"#) == #"gateway_cluster_fenced_total{cause="refusedWrite"} 0"#)
+        #expect(setup.metric("gateway_cluster_fenced_frames_total") == "gateway_cluster_fenced_frames_total 1")
+        #expect(try await setup.store.owner(of: Self.device) == DeviceOwnership(instance: "b", epoch: takeover.epoch), "the fenced instance did not claim it back")
     }
 
     @Test("replayed journal records of a device another instance owns are not applied; its next live frame claims it")

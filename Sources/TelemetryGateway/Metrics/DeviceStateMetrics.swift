@@ -23,9 +23,21 @@ final class DeviceStateMetrics: Sendable {
     /// Claims that failed (store down): the device is processed and published unfenced, the
     /// claim retried at the next snapshot write.
     let claimFailures: Counter
-    /// Devices whose fenced snapshot write was refused (another instance claimed them since):
-    /// this instance stopped publishing for them.
+    /// Devices this instance stopped publishing for because another instance claimed them since,
+    /// by how it learnt it: `cause="refusedWrite"` (its fenced snapshot write was refused) or
+    /// `cause="notified"` (the store notified the claim, or the owner check after the claim
+    /// listener's reconnect found it).
     let fenced: Counter
+    let fencedNotified: Counter
+    /// Claims read by the claim listener (`store.backend: postgres`), by `source`: `notified`
+    /// (a notification of the store) or `ownerCheck` (another instance's ownership found by the
+    /// check after each (re)connect). Own claims included.
+    let claimNotices: Counter
+    let claimNoticesChecked: Counter
+    /// Notifications on the claim channel that are not a claim (logged, ignored).
+    let claimNoticesMalformed: Counter
+    /// Times the claim listener's connection could not be made or went away (one per outage).
+    let claimListenerOutages: Counter
     /// Frames of fenced devices, not applied nor published.
     let fencedFrames: Counter
     /// Journal records replayed at a start for a device another instance owned by then: not
@@ -46,7 +58,12 @@ final class DeviceStateMetrics: Sendable {
         movedAside = Counter(label: "gateway_device_state_moved_aside_total", factory: factory)
         claims = Counter(label: "gateway_cluster_claims_total", factory: factory)
         claimFailures = Counter(label: "gateway_cluster_claim_failures_total", factory: factory)
-        fenced = Counter(label: "gateway_cluster_fenced_total", factory: factory)
+        fenced = Counter(label: "gateway_cluster_fenced_total", dimensions: [("cause", "refusedWrite")], factory: factory)
+        fencedNotified = Counter(label: "gateway_cluster_fenced_total", dimensions: [("cause", "notified")], factory: factory)
+        claimNotices = Counter(label: "gateway_cluster_claim_notices_total", dimensions: [("source", "notified")], factory: factory)
+        claimNoticesChecked = Counter(label: "gateway_cluster_claim_notices_total", dimensions: [("source", "ownerCheck")], factory: factory)
+        claimNoticesMalformed = Counter(label: "gateway_cluster_claim_notices_malformed_total", factory: factory)
+        claimListenerOutages = Counter(label: "gateway_cluster_claim_listener_outages_total", factory: factory)
         fencedFrames = Counter(label: "gateway_cluster_fenced_frames_total", factory: factory)
         replaySuperseded = Counter(label: "gateway_cluster_replay_superseded_total", factory: factory)
         resident = (0..<shards).map { Gauge(label: "gateway_devices_resident", dimensions: [("shard", "\($0)")], factory: factory) }

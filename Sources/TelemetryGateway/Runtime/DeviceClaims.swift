@@ -23,8 +23,25 @@ struct DeviceClaims: Sendable {
     /// Fenced devices with the owner that took each, and when (monotonic; nil before the first tick).
     private(set) var fenced: [DeviceID: (owner: DeviceOwnership, since: SuspendingClock.Instant?)] = [:]
     private(set) var superseded: Set<DeviceID> = []
+    /// Where the claimed devices of every shard are mirrored, for the claim listener's owner
+    /// check after a (re)connect (``ClaimNoticeService``); nil: not mirrored.
+    private let index: ClaimedDevices?
 
-    init(instance: String) { self.instance = instance }
+    init(instance: String, index: ClaimedDevices? = nil) {
+        self.instance = instance
+        self.index = index
+    }
+
+    /// What a claim of `device` by `owner` that the store notified (or the owner check found)
+    /// means here: fencing only when another instance claimed the device under an epoch greater
+    /// than the one this instance holds. A claim of this instance's own, an older epoch (a claim
+    /// that committed before this instance's), and a device this instance holds no claim of (not
+    /// claimed here, pending, or fenced already) change nothing.
+    func verdict(on device: DeviceID, claimedBy owner: DeviceOwnership) -> ClaimNoticeVerdict {
+        guard owner.instance != instance else { return .ownClaim }
+        guard let held = epochs[device] else { return .notHeld }
+        return owner.epoch > held ? .fence : .notNewer
+    }
 
     /// The epoch this instance claimed `device` under; nil when it holds no claim.
     func epoch(of device: DeviceID) -> Int64? { epochs[device] }
@@ -47,26 +64,32 @@ struct DeviceClaims: Sendable {
         pending.remove(device)
         fenced[device] = nil
         superseded.remove(device)
+        index?.insert(device)
     }
 
     /// The claim could not be made (the store did not answer): retried later.
     mutating func claimFailed(_ device: DeviceID) {
         epochs[device] = nil
         pending.insert(device)
+        index?.remove(device)
     }
 
-    /// A fenced write of `device` was refused: `owner` holds it now.
+    /// A fenced write of `device` was refused, or the store notified a later claim of it:
+    /// `owner` holds it now.
     /// - Returns: whether it was not fenced before (log once per device).
     @discardableResult
     mutating func refused(_ device: DeviceID, owner: DeviceOwnership, at instant: SuspendingClock.Instant?) -> Bool {
         epochs[device] = nil
         pending.remove(device)
+        index?.remove(device)
         return fenced.updateValue((owner, instant), forKey: device) == nil
     }
 
-    /// The devices fenced at least `delay` before `instant`.
-    func fenced(before instant: SuspendingClock.Instant, by delay: Duration) -> [DeviceID] {
-        fenced.compactMap { device, entry in entry.since.map { $0 + delay <= instant } ?? true ? device : nil }
+    /// The devices fenced at least `delay` before `instant`. A fencing learnt before the shard's
+    /// first tick (a notified claim at the start) counts from `instant`: never due at once.
+    mutating func fenced(before instant: SuspendingClock.Instant, by delay: Duration) -> [DeviceID] {
+        for (device, entry) in fenced where entry.since == nil { fenced[device] = (entry.owner, instant) }
+        return fenced.compactMap { device, entry in entry.since.map { $0 + delay <= instant } == true ? device : nil }
     }
 
     /// At a restart, `owner` held the device when its journal records were replayed.
@@ -80,6 +103,7 @@ struct DeviceClaims: Sendable {
         pending.remove(device)
         fenced[device] = nil
         superseded.remove(device)
+        index?.remove(device)
     }
 
     /// `messages` without those about fenced devices, and with `instance` and `epoch` user
@@ -95,4 +119,16 @@ struct DeviceClaims: Sendable {
             return stamped
         }
     }
+}
+
+/// What a notified claim means to the instance that receives it (``DeviceClaims/verdict(on:claimedBy:)``).
+enum ClaimNoticeVerdict: Sendable, Equatable {
+    /// This instance's own claim.
+    case ownClaim
+    /// This instance holds no claim of the device.
+    case notHeld
+    /// Another instance's claim under an epoch not greater than the one held here.
+    case notNewer
+    /// Another instance claimed the device after this instance: stop publishing for it.
+    case fence
 }

@@ -54,8 +54,8 @@ struct DeviceStateKeeper {
     /// Whether the instances share the store (`store.backend: postgres`): a claim's snapshot is
     /// then the hand-over state, restored when the device has no state in memory.
     private let sharedStore: Bool
-    /// Devices whose fenced write was refused, not yet taken by the worker.
-    private var refusedWrites: [DeviceID: DeviceOwnership] = [:]
+    /// Devices fenced (a refused write, a notified claim), not yet taken by the worker.
+    private var newlyFenced: [DeviceID: Fencing] = [:]
     /// The latest tick's monotonic instant (when a refusal was learnt).
     private var lastTick: SuspendingClock.Instant?
     /// One claim failure logged per interval.
@@ -73,9 +73,9 @@ struct DeviceStateKeeper {
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path", cluster: ClusterRuntime?,
         metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState,
-        claimsAs instance: String? = nil, sharedStore: Bool = false
+        claimsAs instance: String? = nil, sharedStore: Bool = false, claimedDevices: ClaimedDevices? = nil
     ) {
-        claims = store != nil ? instance.map(DeviceClaims.init(instance:)) : nil
+        claims = store != nil ? instance.map { DeviceClaims(instance: $0, index: claimedDevices) } : nil
         self.sharedStore = sharedStore
         self.storeKey = storeKey
         self.shard = shard
@@ -237,11 +237,38 @@ struct DeviceStateKeeper {
         unsaved.remove(device)
     }
 
-    /// Takes the devices whose fenced write was refused since the last call, with the owner
-    /// that holds each now: the worker stops publishing for them.
-    mutating func takeRefused() -> [DeviceID: DeviceOwnership] {
-        defer { refusedWrites.removeAll() }
-        return refusedWrites
+    /// How this instance learnt that another one claimed a device (``takeFenced()``).
+    struct Fencing: Sendable, Equatable {
+        enum Cause: Sendable, Equatable {
+            /// Its fenced snapshot write was refused.
+            case refusedWrite
+            /// The store notified the claim (or the listener's owner check found it).
+            case notified
+        }
+        /// Who holds the device now.
+        let owner: DeviceOwnership
+        let cause: Cause
+    }
+
+    /// Takes the devices fenced since the last call, with the owner that holds each now and how
+    /// this instance learnt it: the worker stops publishing for them.
+    mutating func takeFenced() -> [DeviceID: Fencing] {
+        defer { newlyFenced.removeAll() }
+        return newlyFenced
+    }
+
+    /// A claim of `device` by `owner` that the store notified (or the claim listener's owner
+    /// check found), taken in order with the device's frames: fences the device like a refused
+    /// write when another instance claimed it under a greater epoch than the one held here
+    /// (``DeviceClaims/verdict(on:claimedBy:)``). Returns the verdict.
+    @discardableResult
+    mutating func noticed(_ device: DeviceID, claimedBy owner: DeviceOwnership) -> ClaimNoticeVerdict? {
+        guard let verdict = claims?.verdict(on: device, claimedBy: owner) else { return nil }
+        if verdict == .fence, claims?.refused(device, owner: owner, at: lastTick) == true {
+            newlyFenced[device] = Fencing(owner: owner, cause: .notified)
+            metrics.fencedNotified.increment()
+        }
+        return verdict
     }
 
     /// Lets go of the fencing of devices refused at least `delay` before `instant` that this
@@ -377,7 +404,7 @@ struct DeviceStateKeeper {
                 for (device, owner) in refused {
                     // Reported once per fencing: a device fenced already is not written again.
                     if self.claims?.refused(device, owner: owner, at: lastTick) == true {
-                        refusedWrites[device] = owner
+                        newlyFenced[device] = Fencing(owner: owner, cause: .refusedWrite)
                         metrics.fenced.increment()
                     }
                 }

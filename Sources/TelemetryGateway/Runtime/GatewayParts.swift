@@ -35,6 +35,9 @@ struct GatewayParts: Sendable {
     let deviceStates: (any DeviceSnapshotStoring)?
     /// The connection pool of the shared store (`store.backend: postgres`), run as a service.
     let storeClient: PostgresStoreClient?
+    /// Clustered on the shared store: the devices this instance holds claimed, for the claim
+    /// listener's owner check (``ClaimNoticeService``); nil otherwise.
+    let claimedDevices: ClaimedDevices?
     /// The configuration key of the device state store, as logs and `/readyz` name it.
     var deviceStateKey: String { storeClient == nil ? "state.path" : "store.url" }
     let deviceStateMetrics: DeviceStateMetrics
@@ -127,6 +130,7 @@ struct GatewayParts: Sendable {
             recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
         }
 
+        claimedDevices = configuration.cluster.isClustered && storeClient != nil ? ClaimedDevices() : nil
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
         (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
@@ -186,7 +190,16 @@ struct GatewayParts: Sendable {
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, cluster: cluster.flatMap { $0.sharesState ? $0 : nil }, metrics: deviceStateMetrics,
-            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance, sharedStore: storeClient != nil)
+            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance, sharedStore: storeClient != nil,
+            claimedDevices: claimedDevices)
+    }
+
+    /// Clustered on the shared store: the service that listens to the store's claim notifications.
+    var claimNoticeService: ClaimNoticeService? {
+        guard let storeClient, let claimedDevices, let cluster else { return nil }
+        return ClaimNoticeService(
+            listener: PostgresClaimListener(storeClient), instance: cluster.instance, claimed: claimedDevices, queues: queues, metrics: deviceStateMetrics,
+            logger: logger)
     }
 
     /// The subscriber's message handler.

@@ -114,6 +114,8 @@ struct ShardWorker {
                     case .promoted: break
                     }
                     await handOver(change, processor: &processor, shadows: &shadows)
+                case .claimNotice(let device, let owner):
+                    if deviceStates.noticed(device, claimedBy: owner) == .fence { fence(processor: &processor, shadows: &shadows) }
                 case .shadow(let frame):
                     if !released.isEmpty, let device = device(of: frame), released.contains(device) { continue }
                     _ = processor.process(frame)
@@ -165,16 +167,22 @@ struct ShardWorker {
         await dependencies.publisher.publish(deviceStates.stamp(messages))
     }
 
-    /// Stops publishing for the devices whose fenced snapshot write was refused (another
-    /// instance claimed them since): their state is let go like a lost device's, and nothing of
-    /// them is applied here until the ownership plan gives them back and they are claimed again.
+    /// Stops publishing for the devices another instance claimed since (their fenced snapshot
+    /// write was refused, or the store notified the claim): their state is let go like a lost
+    /// device's, and nothing of them is applied here until the ownership plan gives them back
+    /// and they are claimed again.
     private mutating func fence(processor: inout FrameProcessor, shadows: inout ShadowDevices) {
-        for (device, owner) in deviceStates.takeRefused().sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        for (device, fencing) in deviceStates.takeFenced().sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             _ = dependencies.handover.lost(device, processor: &processor)  // what it returns is not published
             processor.forget(device)
             shadows.remove(device)
+            let how =
+                switch fencing.cause {
+                case .refusedWrite: "the store refused this instance's snapshot write"
+                case .notified: "the store notified a claim"
+                }
             dependencies.logger.warning(
-                "\(device): the store refused this instance's snapshot write, \(owner.instance) claimed the device since (epoch \(owner.epoch)); nothing more is published for it here until the ownership plan gives it back (gateway_cluster_fenced_total)"
+                "\(device): \(how), \(fencing.owner.instance) claimed the device since (epoch \(fencing.owner.epoch)); nothing more is published for it here until the ownership plan gives it back (gateway_cluster_fenced_total)"
             )
         }
     }

@@ -1,3 +1,4 @@
+import RecorderStore
 import TelemetryCore
 
 /// What a shard worker receives: frames from the subscriber, and clock ticks that let the pure
@@ -21,6 +22,10 @@ enum WorkItem: Sendable {
     /// snapshot or its context frames before its next frame), finished warming up for it, or
     /// lost it; see ``DeviceHandover``.
     case handover(HandoverChange)
+    /// Clustered on the shared store: another instance (or this one) claimed the device under
+    /// the epoch given, as the store notified it (``ClaimNoticeService``); in order with the
+    /// device's frames, so nothing queued after it is published under an older claim.
+    case claimNotice(DeviceID, DeviceOwnership)
     /// Partitioned mode: a frame of a device this instance will own after the warm-up,
     /// processed for its state only (nothing published, no journal record).
     case shadow(InboundFrame)
