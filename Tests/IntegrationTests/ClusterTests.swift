@@ -1,5 +1,7 @@
 import BrokerTestSupport
 import MQTTTransport
+import PostgresStore
+import PostgresTestSupport
 import TelemetryCore
 import Testing
 
@@ -10,14 +12,26 @@ import Glibc
 /// Partitioned mode through a real mosquitto with real `wearable-gateway` processes: 30
 /// watches play seeded swing sessions on their own clock while instances run, die and join;
 /// every published swing is matched to the ground truth (docs/scale-out.md states the
-/// guarantees these tests hold the gateway to).
-@Suite("Scale-out: partitioned instances on one mosquitto", .serialized)
+/// guarantees these tests hold the gateway to). Clustered modes need the shared PostgreSQL
+/// store: each test's instances share a database of their own.
+@Suite(
+    "Scale-out: partitioned instances on one mosquitto", .serialized,
+    .enabled(if: TestPostgres.url != nil, Comment(rawValue: TestPostgres.skipReason)))
 struct ClusterTests {
-    static func arguments(_ name: String) -> [String] {
+    /// An instance's arguments: partitioned, named `name`, on the shared store at `store`.
+    static func arguments(_ name: String, store: String) -> [String] {
         [
             "--set", "cluster.mode=partitioned", "--set", "cluster.instance=\(name)", "--set", "registry.file=null",
             "--set", "cluster.heartbeatInterval=0.5", "--set", "cluster.expiry=3", "--set", "metrics.publishInterval=0.2",
+            "--set", "store.backend=postgres", "--set", "store.url=\(store)",
         ]
+    }
+
+    /// A new database on the test PostgreSQL (`WG_TEST_POSTGRES_URL`), as the `store.url` all
+    /// instances of one test share.
+    static func makeStore() async throws -> String {
+        let settings = try await TestPostgres.makeDatabase()
+        return "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
     }
 
     /// The observer: swings, instance announcements and metrics, and the fleet status.
@@ -40,8 +54,8 @@ struct ClusterTests {
         }
     }
 
-    static func start(_ names: [String], on broker: TestBroker) async throws -> [GatewayProcess] {
-        let gateways = try names.map { try GatewayProcess(broker: broker, arguments: arguments($0)) }
+    static func start(_ names: [String], on broker: TestBroker, store: String) async throws -> [GatewayProcess] {
+        let gateways = try names.map { try GatewayProcess(broker: broker, arguments: arguments($0, store: store)) }
         for gateway in gateways { try await gateway.waitUntilSubscribed() }
         return gateways
     }
@@ -63,6 +77,8 @@ struct ClusterTests {
     /// each other, and 30 watches connected with their sessions begun.
     struct Run {
         let broker: TestBroker
+        /// The instances' `store.url`.
+        let store: String
         let observer: MQTTClient
         let collector: MessageCollector
         let names: [String]
@@ -72,13 +88,14 @@ struct ClusterTests {
 
         static func start(swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"]) async throws -> Run {
             let broker = try await TestBroker.started()
+            let store = try await ClusterTests.makeStore()
             let (observer, collector) = try await ClusterTests.observe(broker)
             let fleet = SwingFleetSession(count: 30, swings: swings)
-            let gateways = try await ClusterTests.start(names, on: broker)
+            let gateways = try await ClusterTests.start(names, on: broker, store: store)
             try await ClusterTests.waitLive(collector, names, count: names.count)
             let devices = try await TestClients.connected(try TestClients.configuration(broker))
             try await fleet.begin(with: devices, availability: collector)
-            return Run(broker: broker, observer: observer, collector: collector, names: names, fleet: fleet, gateways: gateways, devices: devices)
+            return Run(broker: broker, store: store, observer: observer, collector: collector, names: names, fleet: fleet, gateways: gateways, devices: devices)
         }
 
         /// The watches `instance` owns among `instances`.
@@ -263,7 +280,7 @@ struct ClusterTests {
         #expect(moving.count >= 4, "gw-d's share")
         let (clockStart, playing) = run.play()
         try await collector.wait(timeout: 60, "40 swings") { fleet.tally($0).published >= 40 }
-        run.gateways.append(try GatewayProcess(broker: run.broker, arguments: Self.arguments("gw-d")))
+        run.gateways.append(try GatewayProcess(broker: run.broker, arguments: Self.arguments("gw-d", store: run.store)))
         try await collector.wait(timeout: 30, "gw-d online") { messages in
             messages.contains { $0.topic == "gateway/instances/gw-d" && $0.payloadString.contains(#""state":"online""#) }
         }
@@ -315,10 +332,11 @@ struct ClusterTests {
     @Test("shared mode on mosquitto: the group's subscription hands each frame to one instance")
     func sharedSubscription() async throws {
         let broker = try await TestBroker.started()
+        let store = try await Self.makeStore()
         let (observer, collector) = try await Self.observe(broker)
         let arguments = { (name: String) in
             ["--set", "cluster.mode=shared", "--set", "cluster.sharedRouting=publisher", "--set", "cluster.group=it", "--set", "cluster.instance=\(name)", "--set", "registry.file=null",
-             "--set", "metrics.publishInterval=0.2"]
+             "--set", "metrics.publishInterval=0.2", "--set", "store.backend=postgres", "--set", "store.url=\(store)"]
         }
         let gateways = try ["gw-a", "gw-b"].map { try GatewayProcess(broker: broker, arguments: arguments($0)) }
         for gateway in gateways { try await broker.waitForSubscription(clientID: gateway.subscriberClientID, filter: "$share/it/wearables/+/#") }

@@ -38,6 +38,9 @@ final class ClusterRuntime: Sendable {
     /// again: long enough for the instances' plans to agree (an expired member that came back is
     /// through its warm-up), so two instances never take a device from each other in turn.
     let reclaimDelay: Double
+    /// Whether a device's new owner restores the snapshot the store hands over with its claim:
+    /// false only in the hand-over control run (`WG_FAULT_HANDOVER_STATE_OFF=1`).
+    let restoresHandedOverState = ProcessInfo.processInfo.environment["WG_FAULT_HANDOVER_STATE_OFF"] != "1"
     /// Snapshots of owned devices waiting to be published.
     let outbox = SnapshotOutbox()
     /// The snapshots this instance published last (to publish again over a stale retained one).

@@ -54,6 +54,10 @@ struct DeviceStateKeeper {
     /// Whether the instances share the store (`store.backend: postgres`): a claim's snapshot is
     /// then the hand-over state, restored when the device has no state in memory.
     private let sharedStore: Bool
+    /// Whether a gained device's stored snapshot is restored (its claim's, or a warm-up's): off
+    /// only in the hand-over control run (`WG_FAULT_HANDOVER_STATE_OFF=1`, docs/testing.md),
+    /// where a new owner starts from the device's context frames.
+    private let restoresHandedOverState: Bool
     /// Devices whose fenced write was refused, not yet taken by the worker.
     private var refusedWrites: [DeviceID: DeviceOwnership] = [:]
     /// The latest tick's monotonic instant (when a refusal was learnt).
@@ -73,10 +77,11 @@ struct DeviceStateKeeper {
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path", cluster: ClusterRuntime?,
         metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState,
-        claimsAs instance: String? = nil, sharedStore: Bool = false
+        claimsAs instance: String? = nil, sharedStore: Bool = false, restoresHandedOverState: Bool = true
     ) {
         claims = store != nil ? instance.map(DeviceClaims.init(instance:)) : nil
         self.sharedStore = sharedStore
+        self.restoresHandedOverState = restoresHandedOverState
         self.storeKey = storeKey
         self.shard = shard
         self.store = store
@@ -187,7 +192,7 @@ struct DeviceStateKeeper {
         }
         claims?.claimed(device, epoch: claim.epoch)
         metrics.claims.increment()
-        guard sharedStore, !processor.isResident(device), let snapshot = claim.snapshot else { return (false, nil) }
+        guard sharedStore, restoresHandedOverState, !processor.isResident(device), let snapshot = claim.snapshot else { return (false, nil) }
         dormant.remove(device)
         let republish = adopt(snapshot, of: device, into: &processor)
         return (processor.isResident(device), republish)
@@ -197,7 +202,7 @@ struct DeviceStateKeeper {
     /// (gained as a shadow) from its stored snapshot, without claiming it: its owner still
     /// writes it. Returns whether something was restored.
     mutating func warmUp(_ device: DeviceID, into processor: inout FrameProcessor) async -> Bool {
-        guard sharedStore, claims != nil, let store, !processor.isResident(device) else { return false }
+        guard sharedStore, restoresHandedOverState, claims != nil, let store, !processor.isResident(device) else { return false }
         do {
             guard let snapshot = try await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return false }
             _ = processor.restore(snapshot, of: device)

@@ -186,7 +186,8 @@ struct GatewayParts: Sendable {
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, cluster: cluster.flatMap { $0.sharesState ? $0 : nil }, metrics: deviceStateMetrics,
-            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance, sharedStore: storeClient != nil)
+            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance, sharedStore: storeClient != nil,
+            restoresHandedOverState: cluster?.restoresHandedOverState ?? true)
     }
 
     /// The subscriber's message handler.
