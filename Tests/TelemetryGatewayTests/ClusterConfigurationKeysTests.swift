@@ -1,3 +1,4 @@
+import Foundation
 import MQTTTransport
 import Testing
 
@@ -57,7 +58,7 @@ import Testing
     @Test("with the shared PostgreSQL store one instance answers each recorder query: the query filter goes through the group")
     func sharedStoreQueries() throws {
         let configuration = try Self.load([
-            ("cluster.mode", "partitioned"), ("cluster.group", "fleet-1"), ("cluster.instance", "a"), ("cluster.shareState", "false"),
+            ("cluster.mode", "partitioned"), ("cluster.group", "fleet-1"), ("cluster.instance", "a"),
             ("store.backend", "postgres"), ("store.url", "postgres://gateway@127.0.0.1:5432/gateway"),
         ])
         #expect(configuration.sharesRecorderStore)
@@ -106,6 +107,28 @@ import Testing
             Issue.record("\(key)=\(value) was accepted")
         } catch {
             #expect(error.issues.contains { $0.key == key && $0.message.contains(message) })
+        }
+    }
+
+    @Test("the removed cluster.shareState and cluster.stateCacheBytes are refused, saying they were removed and why, from a file and from the environment")
+    func removedKeys() throws {
+        for (key, value) in [("cluster.shareState", "true"), ("cluster.stateCacheBytes", "1048576")] {
+            do {
+                _ = try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a"), (key, value)] + Self.postgres)
+                Issue.record("\(key) was accepted")
+            } catch {
+                #expect(error.issues.count == 1 && error.issues[0].key == key && error.issues[0].message.hasPrefix("removed") && error.issues[0].message.contains("store"), "\(error)")
+            }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("wg-removed-\(UUID().uuidString).yml").path
+        try "cluster:\n  mode: partitioned\n  shareState: false\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        do {
+            _ = try ConfigurationLoader.load(file: file, environment: ["WG_CLUSTER_STATE_CACHE_BYTES": "1048576"], overrides: [("registry.file", "null")] + Self.postgres)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.issues.contains { $0.key == "cluster.shareState" && $0.source.hasPrefix(file) && $0.message.hasPrefix("removed") }, "\(error)")
+            #expect(error.issues.contains { $0.key == "cluster.stateCacheBytes" && $0.source == "environment WG_CLUSTER_STATE_CACHE_BYTES" && $0.message.hasPrefix("removed") }, "\(error)")
         }
     }
 

@@ -138,10 +138,10 @@ struct OwnershipFencingTests {
         let takeover = try await setup.other.claim(Self.device, instance: "b")
         try await _ = setup.other.save(fenced: [FencedSnapshot(device: Self.device, epoch: takeover.epoch, snapshot: DeviceSnapshot(lastSeen: 2_000, access: nil, connection: nil, derivations: nil))])
         // What the gate queues at a replayed record of a device not held yet, then the records.
-        setup.push(.handover(.gained(Self.device, .init(snapshot: nil, context: [], replayed: true), shadow: false)))
+        setup.push(.handover(.gained(Self.device, .init(context: [], replayed: true), shadow: false)))
         try setup.status("fence-watch", "online", at: 1_000, replayed: true)
         try setup.status("fence-watch", "offline", at: 1_001, replayed: true)
-        setup.push(.handover(.gained(DeviceID("own-watch")!, .init(snapshot: nil, context: [], replayed: true), shadow: false)))
+        setup.push(.handover(.gained(DeviceID("own-watch")!, .init(context: [], replayed: true), shadow: false)))
         try setup.status("own-watch", "online", at: 1_000, replayed: true)
         // The first live frame: the ownership plan gives the device to this instance now.
         try setup.status("fence-watch", "online", at: 3_000)
@@ -170,7 +170,7 @@ struct OwnershipFencingTests {
         #expect(written.isEmpty)
         let fresh = DeviceID("fresh-watch")!
         for device in [Self.device, fresh] {
-            setup.push(.handover(.gained(device, .init(snapshot: nil, context: []), shadow: false)))
+            setup.push(.handover(.gained(device, .init(context: []), shadow: false)))
         }
         // Online again: no change for a device whose state says connected already.
         try setup.status("fence-watch", "online", at: 1_001)

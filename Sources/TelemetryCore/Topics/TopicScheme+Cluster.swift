@@ -8,12 +8,6 @@ extension TopicScheme {
     /// Every context copy, e.g. `gateway/cluster/context/#`.
     public var clusterContextFilter: String { clusterContextPrefix + "#" }
 
-    /// The prefix of the device snapshots, e.g. `gateway/cluster/state/`.
-    public var clusterStatePrefix: String { outboundRoot + "/cluster/state/" }
-
-    /// Every device snapshot, e.g. `gateway/cluster/state/#`.
-    public var clusterStateFilter: String { clusterStatePrefix + "#" }
-
     /// `filter` as a shared subscription of `group`, e.g. `$share/gateways/wearables/+/#`: the
     /// broker hands each matching message to one member of the group.
     /// - Parameters:
@@ -52,16 +46,5 @@ extension TopicScheme {
         let rest = topic.dropFirst(clusterContextPrefix.count)
         guard let slash = rest.firstIndex(of: "/"), let stream = InboundStream(path: rest[rest.index(after: slash)...]) else { return nil }
         return (rest[..<slash], stream)
-    }
-
-    /// The device level of a device snapshot's topic.
-    /// - Parameter topic: the topic of a received message.
-    /// - Returns: nil when the topic is not `<clusterStatePrefix>{id}` with one non-empty level;
-    ///   the level is not validated.
-    public func clusterStateDevice(_ topic: String) -> Substring? {
-        guard topic.hasPrefix(clusterStatePrefix) else { return nil }
-        let device = topic.dropFirst(clusterStatePrefix.count)
-        guard !device.isEmpty, !device.contains("/") else { return nil }
-        return device
     }
 }

@@ -5,8 +5,7 @@ import RecorderStore
 import TelemetryCore
 
 /// One shard's side of durable device state: restores a device from its stored snapshot before
-/// the device's first frame, writes the snapshots of changed devices each tick (and, in
-/// partitioned mode, queues those of owned devices for the other instances), and evicts idle
+/// the device's first frame, writes the snapshots of changed devices each tick, and evicts idle
 /// devices (or the least recently active beyond `state.maxResidentDevices`).
 ///
 /// A frame that can change a snapshot (anything but batched samples) keeps its journal record
@@ -22,8 +21,6 @@ struct DeviceStateKeeper {
     private let store: (any DeviceSnapshotStoring)?
     /// The store's configuration key, as logs and `/readyz` name it (`state.path` or `store.url`).
     private let storeKey: String
-    /// Partitioned mode sharing state: where owned devices' snapshots go for publishing.
-    private let cluster: ClusterRuntime?
     private let metrics: DeviceStateMetrics
     /// Where the store's write failures show (`/readyz`).
     private let health: RuntimeHealth
@@ -75,7 +72,7 @@ struct DeviceStateKeeper {
 
     /// A keeper of shard `shard`'s devices (of `shardCount`).
     init(
-        shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path", cluster: ClusterRuntime?,
+        shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path",
         metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState,
         claimsAs instance: String? = nil, sharedStore: Bool = false, restoresHandedOverState: Bool = true
     ) {
@@ -85,7 +82,6 @@ struct DeviceStateKeeper {
         self.storeKey = storeKey
         self.shard = shard
         self.store = store
-        self.cluster = cluster
         self.metrics = metrics
         self.health = health
         self.logger = logger
@@ -157,11 +153,6 @@ struct DeviceStateKeeper {
         unacknowledged.register(device, sequence: sequence, outputs)
         logger.info("publishing again \(outputs.count) outputs of \(device) that the broker had not acknowledged before the restart")
         return (sequence, outputs)
-    }
-
-    /// Drops a device's stored snapshot from the restore list: another instance owned it since.
-    mutating func forgetStored(_ device: DeviceID) {
-        dormant.remove(device)
     }
 
     // MARK: Ownership claims (clustered modes)
@@ -311,11 +302,10 @@ struct DeviceStateKeeper {
     }
 
     /// Every `state.snapshotInterval` of the monotonic clock (and once at shutdown, `now` and
-    /// `instant` nil): writes the snapshots of
-    /// changed devices, queues those this instance owns now for publishing (not a shadow's, nor
-    /// a device whose ownership just moved away), evicts what is due, then lets go of the held
-    /// journal records. Called on every tick.
-    mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?, shadows: ShadowDevices) async {
+    /// `instant` nil): writes the snapshots of changed devices (clustered, those this shard
+    /// holds a claim of), evicts what is due, then lets go of the held journal records. Called
+    /// on every tick.
+    mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?) async {
         if let instant {
             lastTick = instant
             // The first write comes one interval after the first tick, like every later one.
@@ -337,14 +327,9 @@ struct DeviceStateKeeper {
         }
         // In slices, so a storm of changed devices never holds all their snapshots at once.
         var start = 0
-        while store != nil || cluster != nil, start < changed.count {
+        while store != nil, start < changed.count {
             let slice = changed[start..<min(start + Self.snapshotsPerWrite, changed.count)]
-            let snapshots = snapshots(of: slice, in: processor)
-            if let cluster {
-                let date = now ?? Date().timeIntervalSince1970
-                cluster.outbox.offer(snapshots.filter { !shadows.contains($0.device) && cluster.gate.owns($0.device, at: date) })
-            }
-            await save(snapshots)
+            await save(snapshots(of: slice, in: processor))
             start += Self.snapshotsPerWrite
         }
         if let now {

@@ -185,7 +185,7 @@ struct GatewayParts: Sendable {
     /// Makes shard `n`'s keeper of device state.
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
-            shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, cluster: cluster.flatMap { $0.sharesState ? $0 : nil }, metrics: deviceStateMetrics,
+            shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
             health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance, sharedStore: storeClient != nil,
             restoresHandedOverState: cluster?.restoresHandedOverState ?? true)
     }

@@ -91,7 +91,7 @@ struct ShardWorker {
                     await process(frame, ticket: ticket, replayed: true, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now, let instant):
                     await flush(deviceStates.stamp(shadows.visible(processor.flush(now: now))))
-                    await deviceStates.persist(&processor, now: now, at: instant, shadows: shadows)
+                    await deviceStates.persist(&processor, now: now, at: instant)
                     fence(processor: &processor, shadows: &shadows)
                     if let cluster = dependencies.cluster {
                         for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0, at: now) }) {
@@ -123,7 +123,7 @@ struct ShardWorker {
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
             await flush(deviceStates.stamp(shadows.visible(processor.finish())))
-            await deviceStates.persist(&processor, now: nil, at: nil, shadows: shadows)
+            await deviceStates.persist(&processor, now: nil, at: nil)
             fence(processor: &processor, shadows: &shadows)
         }
         health.retire("worker-\(shard)")
@@ -139,8 +139,6 @@ struct ShardWorker {
         var storeRestored = false
         switch change {
         case .gained(let device, let kept, let shadow):
-            // The stored snapshot of a device gained from another instance is older than its handed-over state.
-            if kept.snapshot?.snapshot != nil { deviceStates.forgetStored(device) }
             if deviceStates.claimsOwnership {
                 processor.forget(device)
                 if shadow {
@@ -161,7 +159,7 @@ struct ShardWorker {
         case .lost(let device):
             if deviceStates.claimsOwnership { await deviceStates.release(device, processor: processor) }
         }
-        let messages = change.apply(dependencies.handover, to: &processor, shadows: &shadows, cluster: dependencies.cluster, storeRestored: storeRestored)
+        let messages = change.apply(dependencies.handover, to: &processor, shadows: &shadows, storeRestored: storeRestored)
         await dependencies.publisher.publish(deviceStates.stamp(messages))
     }
 
