@@ -54,8 +54,8 @@ struct ClusterTests {
         }
     }
 
-    static func start(_ names: [String], on broker: TestBroker, store: String) async throws -> [GatewayProcess] {
-        let gateways = try names.map { try GatewayProcess(broker: broker, arguments: arguments($0, store: store)) }
+    static func start(_ names: [String], on broker: TestBroker, store: String, extra: [String] = []) async throws -> [GatewayProcess] {
+        let gateways = try names.map { try GatewayProcess(broker: broker, arguments: arguments($0, store: store) + extra) }
         for gateway in gateways { try await gateway.waitUntilSubscribed() }
         return gateways
     }
@@ -86,12 +86,12 @@ struct ClusterTests {
         var gateways: [GatewayProcess]
         let devices: MQTTClient
 
-        static func start(swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"]) async throws -> Run {
+        static func start(swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"], extra: [String] = []) async throws -> Run {
             let broker = try await TestBroker.started()
             let store = try await ClusterTests.makeStore()
             let (observer, collector) = try await ClusterTests.observe(broker)
             let fleet = SwingFleetSession(count: 30, swings: swings)
-            let gateways = try await ClusterTests.start(names, on: broker, store: store)
+            let gateways = try await ClusterTests.start(names, on: broker, store: store, extra: extra)
             try await ClusterTests.waitLive(collector, names, count: names.count)
             let devices = try await TestClients.connected(try TestClients.configuration(broker))
             try await fleet.begin(with: devices, availability: collector)
@@ -169,6 +169,38 @@ struct ClusterTests {
             #expect(Self.metric(messages, name, "gateway_cluster_frames_not_owned_total") ?? 0 > 0, "\(name) dropped the others' frames")
             #expect(Self.metric(messages, name, "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(shares[name, default: 0]))
         }
+        await run.shutdown()
+    }
+
+    @Test("SIGKILL of an owner right after its watches started their workouts, long before a snapshot tick: the successors have the sessions from the store, every swing once")
+    func killAfterContextFrames() async throws {
+        // Snapshot ticks an hour apart: only the writes a context frame makes at once (hello,
+        // workout) put the watches' access state and workout sessions into the store.
+        let run = try await Run.start(swings: 6, extra: ["--set", "state.snapshotInterval=3600"])
+        let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
+        let victims = run.watches(of: "gw-b", among: run.names)
+        try await collector.wait(timeout: 30, "gw-b's hello and workout writes") { messages in
+            Self.metric(messages, "gw-b", "gateway_cluster_context_writes_total") ?? 0 >= Double(2 * victims.count)
+        }
+        gateways[1].signal(SIGKILL)
+        _ = try await gateways[1].waitForExit(timeout: 10)
+        let survivors = ["gw-a", "gw-c"]
+        // The survivors hold every watch's subscription before the watches stream (what a device
+        // sends before its owner's SUBACK reaches nobody: docs/scale-out.md).
+        try await collector.wait(timeout: 30, "the survivors' subscriptions of all 30 watches") { messages in
+            survivors.map { Self.metric(messages, $0, "gateway_cluster_device_subscriptions") ?? 0 }.reduce(0, +) == 30
+                && survivors.allSatisfy { Self.metric(messages, $0, "gateway_cluster_subscriptions_pending") == 0 }
+        }
+        let (_, playing) = run.play()
+        try await run.endAndWaitForAll(playing)
+        try await Self.stop([gateways[0], gateways[2]], collector: collector)
+
+        let messages = collector.messages
+        let tally = fleet.tally(messages)
+        #expect(tally.published == run.expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
+        let restored = survivors.map { Self.metric(messages, $0, "gateway_devices_restored_total") ?? 0 }.reduce(0, +)
+        #expect(restored >= Double(victims.count), "the successors restored gw-b's \(victims.count) watches from their claims: \(restored)")
+        print("cluster context: \(victims.count) watches of gw-b, killed after their hello and workout were written (snapshot ticks 3600 s apart); restored by the survivors \(restored); \(tally)")
         await run.shutdown()
     }
 

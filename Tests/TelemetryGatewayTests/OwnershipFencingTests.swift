@@ -160,6 +160,31 @@ struct OwnershipFencingTests {
         #expect(setup.journal.statistics.liveRecords == 0, "the superseded records are let go of")
     }
 
+    @Test("a context frame of a claimed device is in the store at the end of its batch, fenced under its claim, before any snapshot tick: a successor after a death finds it")
+    func contextFrameWrittenAtOnce() async throws {
+        let setup = try Setup(sharedStore: true)
+        setup.push(.handover(.gained(Self.device, .init(context: []), shadow: false)))
+        try setup.status("fence-watch", "online", at: 1_000)
+        var worker = setup.worker
+        let running = Task { await worker.run() }
+        @Sendable func sent(_ device: String) -> @Sendable ([ScriptedBroker.Step]) -> Bool {
+            { steps in steps.contains { if case .sent(let topic, _) = $0 { topic == "gateway/\(device)/connection" } else { false } } }
+        }
+        // Its output is out, so the worker took that batch; another device's frame queued now is
+        // in a later batch, taken only after the first batch's writes (no tick is ever queued).
+        await setup.broker.wait(until: sent("fence-watch"))
+        try setup.status("marker-watch", "online", at: 1_001)
+        await setup.broker.wait(until: sent("marker-watch"))
+
+        let stored = try #require(try await setup.other.snapshot(of: Self.device), "the status frame's snapshot is in the store without a tick")
+        #expect(stored.connection == .connected)
+        let owner = try #require(try await setup.other.owner(of: Self.device))
+        #expect(owner.instance == "a")
+        setup.queue.close()
+        await running.value
+        #expect(setup.metric("gateway_cluster_context_writes_total") == "gateway_cluster_context_writes_total 2")
+    }
+
     @Test("with the shared store a device gained as owner continues from the claim's snapshot, the previous owner's last write")
     func gainRestoresTheClaimsSnapshot() async throws {
         let setup = try Setup(sharedStore: true)

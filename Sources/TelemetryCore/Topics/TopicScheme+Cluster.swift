@@ -2,12 +2,6 @@ extension TopicScheme {
     /// Every instance's announcement, e.g. `gateway/instances/+`.
     public var instancesFilter: String { instancesPrefix + "+" }
 
-    /// The prefix of the context copies, e.g. `gateway/cluster/context/`.
-    public var clusterContextPrefix: String { outboundRoot + "/cluster/context/" }
-
-    /// Every context copy, e.g. `gateway/cluster/context/#`.
-    public var clusterContextFilter: String { clusterContextPrefix + "#" }
-
     /// `filter` as a shared subscription of `group`, e.g. `$share/gateways/wearables/+/#`: the
     /// broker hands each matching message to one member of the group.
     /// - Parameters:
@@ -36,15 +30,4 @@ extension TopicScheme {
 
     /// The prefix of the instances' announcements, e.g. `gateway/instances/`.
     var instancesPrefix: String { outboundRoot + "/instances/" }
-
-    /// The device level and stream of a context copy.
-    /// - Parameter topic: the topic of a received message.
-    /// - Returns: nil when the topic is not `<clusterContextPrefix>{id}/{stream}` with a contract stream;
-    ///   the id level is not validated.
-    public func parseClusterContext(_ topic: String) -> (device: Substring, stream: InboundStream)? {
-        guard topic.hasPrefix(clusterContextPrefix) else { return nil }
-        let rest = topic.dropFirst(clusterContextPrefix.count)
-        guard let slash = rest.firstIndex(of: "/"), let stream = InboundStream(path: rest[rest.index(after: slash)...]) else { return nil }
-        return (rest[..<slash], stream)
-    }
 }

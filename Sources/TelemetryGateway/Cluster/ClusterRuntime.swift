@@ -1,11 +1,10 @@
 import CoreMetrics
 import Foundation
-import MQTTTransport
 import TelemetryCore
 
-/// The clustered modes' shared parts: this instance's identity, the membership view, the
-/// ownership gate (partitioned mode) and the context copies. Device snapshots are handed over
-/// by the shared store (its claims), not here.
+/// The clustered modes' shared parts: this instance's identity, the membership view and the
+/// ownership gate (partitioned mode). Device state is handed over by the shared store (its
+/// claims), not here.
 final class ClusterRuntime: Sendable {
     let mode: GatewayConfiguration.Cluster.Mode
     let instance: String
@@ -18,11 +17,6 @@ final class ClusterRuntime: Sendable {
     let scheme: TopicScheme
     /// `{outboundRoot}/instances/+`: every instance's announcement.
     let instancesFilter: String
-    /// `{outboundRoot}/cluster/context/`: prefix of the context copies.
-    let contextPrefix: String
-    /// Owned context frames to copy, retained, for instances that join later.
-    let replicas: AsyncStream<MQTTMessage>
-    private let replicaSink: AsyncStream<MQTTMessage>.Continuation
     /// Whether any instance answers any device's recorder query (a store the instances share;
     /// the query filter is then `$share`d, so one instance gets each).
     let answersAnyQuery: Bool
@@ -54,31 +48,5 @@ final class ClusterRuntime: Sendable {
             scheme: scheme, instance: instance, mode: mode.rawValue, startedAt: startedAt,
             incarnation: String(UUID().uuidString.prefix(8)))
         instancesFilter = scheme.instancesFilter
-        contextPrefix = scheme.clusterContextPrefix
-        (replicas, replicaSink) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(65_536))
     }
-
-    /// Queues a copy of an owned context frame (`{outboundRoot}/cluster/context/{id}/{stream}`,
-    /// retained, the original payload; `retained` and `receivedAt` as user properties).
-    func replicate(_ frame: InboundFrame, key: Substring, stream: InboundStream) {
-        var properties = MQTTProperties(contentType: frame.contentType)
-        properties.userProperties = [.init(name: "retained", value: frame.retained ? "true" : "false"), .init(name: "receivedAt", value: "\(frame.receivedAt)")]
-        replicaSink.yield(
-            MQTTMessage(.clusterContext(device: key, stream: stream), in: scheme, payload: frame.payload, properties: properties))
-    }
-
-    /// Takes a context copy another instance published.
-    func receiveReplica(_ message: MQTTMessage) {
-        guard !message.payload.isEmpty, let (level, stream) = scheme.parseClusterContext(message.topic), ContextCache.streams.contains(stream) else {
-            return
-        }
-        let device = String(level)
-        let user = Dictionary(message.properties.userProperties.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-        let frame = InboundFrame(
-            topic: scheme.inboundTopic(rawDevice: device, path: stream.rawValue), payload: message.payload, contentType: message.properties.contentType,
-            retained: user["retained"] == "true", receivedAt: user["receivedAt"].flatMap(Double.init) ?? Date().timeIntervalSince1970)
-        gate.keepReplica(frame, device: device, stream: stream)
-    }
-
-    func finishReplicas() { replicaSink.finish() }
 }

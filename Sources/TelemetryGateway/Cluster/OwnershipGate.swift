@@ -10,9 +10,8 @@ import TelemetryCore
 /// from the shared store with its claim).
 ///
 /// In shared mode the broker chose this instance for the message, so the role is always
-/// owner; the gate then only restores a device's context at its first frame here (retained
-/// messages are not delivered through shared subscriptions, so a `hello` may never come) and
-/// copies owned context frames.
+/// owner; the gate then only hands a device's kept context over at its first frame here (its
+/// claim in the shared store restores its snapshot).
 ///
 /// Changes reach a worker queue in order with the device's frames: all promotions and losses
 /// at the first message after the plan changed, before anything else is routed, or, when the
@@ -32,8 +31,6 @@ final class OwnershipGate: Sendable {
         var promoted: [DeviceID] = []
         /// Devices lost since the last message: release their state.
         var released: [DeviceID] = []
-        /// An owned context frame: copy it (retained) for instances that join later.
-        var replicate = false
 
         /// Whether this instance publishes what the message yields.
         var owned: Bool { role == .owner }
@@ -96,7 +93,6 @@ final class OwnershipGate: Sendable {
             }
             if let stream {
                 state.context.keep(frame, stream: stream, key: keyText)
-                verdict.replicate = verdict.role == .owner && !replayed
             }
             let after = (state.active.count, state.context.count)
             return after == before ? nil : after
@@ -156,13 +152,5 @@ final class OwnershipGate: Sendable {
     func owns(_ device: DeviceID, at now: Double) -> Bool {
         guard ownsEverything else { return view.plan(at: now).current.owns(me, device.rawValue) }
         return state.withLock { $0.active[device.rawValue] != nil }
-    }
-
-    /// Keeps a context frame another instance copied for us (`gateway/cluster/context/...`).
-    func keepReplica(_ frame: InboundFrame, device: String, stream: InboundStream) {
-        state.withLock { state in
-            guard state.active[device] == nil else { return }  // we process it: our own frames are newer
-            state.context.keep(frame, stream: stream, key: device)
-        }
     }
 }

@@ -37,6 +37,8 @@ struct DeviceStateKeeper {
     private var listUnknown = false
     /// Journal releases waiting for the next snapshot write.
     private var heldForSnapshot: [ReleaseCountdown] = []
+    /// Claimed devices a context frame changed in the worker's current batch (written at its end).
+    private var contextDirty: Set<DeviceID> = []
     /// Outputs of applied frames not acknowledged yet (the worker registers them as it publishes):
     /// snapshots carry them, restores republish them.
     let unacknowledged = UnacknowledgedOutputs()
@@ -293,6 +295,33 @@ struct DeviceStateKeeper {
             }
             self.claims?.claimed(device, epoch: claim.epoch)
             metrics.claims.increment()
+        }
+    }
+
+    /// Clustered: notes that a context frame (hello, status, authorization, workout, headphone
+    /// connection) of a claimed device was applied; ``persistContext(_:)`` writes it at the end
+    /// of the worker's current batch.
+    mutating func contextChanged(_ device: DeviceID) {
+        guard claims?.epoch(of: device) != nil else { return }
+        contextDirty.insert(device)
+    }
+
+    /// Clustered: writes the snapshots of the devices a context frame changed (fenced), at the
+    /// end of the worker's batch rather than at the next `state.snapshotInterval`: such a frame
+    /// is sent once, so a successor after this instance's death must find the device's access
+    /// state and workout session in the store. One write per batch, in slices like the ticks'
+    /// (a start's retained hellos cost a transaction per slice, not per device); the devices are
+    /// written again with the next tick's changes, as before.
+    mutating func persistContext(_ processor: FrameProcessor) async {
+        guard !contextDirty.isEmpty else { return }
+        let devices = contextDirty.filter { processor.isResident($0) && claims?.epoch(of: $0) != nil }.sorted { $0.rawValue < $1.rawValue }
+        contextDirty.removeAll(keepingCapacity: true)
+        var start = 0
+        while start < devices.count {
+            let slice = devices[start..<min(start + Self.snapshotsPerWrite, devices.count)]
+            metrics.contextWrites.increment(by: slice.count)
+            await save(snapshots(of: slice, in: processor))
+            start += Self.snapshotsPerWrite
         }
     }
 

@@ -192,9 +192,6 @@ final class InboundRouter: Sendable {
                 .handover(.gained(device, kept, shadow: verdict.role == .shadow)), bytes: bytes, shard: shards.shard(forRoutingKey: key),
                 topic: record.topic, ticket: nil)
         }
-        if verdict.replicate, let stream = ContextCache.stream(of: record.topic, key: key, root: scheme.inboundRoot) {
-            cluster.replicate(frame, key: key, stream: stream)
-        }
         if verdict.role == .shadow { cluster.metrics.framesShadowed.increment() }
         return verdict.role
     }

@@ -119,6 +119,8 @@ struct ShardWorker {
                     _ = processor.process(frame)
                 }
             }
+            // The context frames of this batch, in the store before the next batch is taken.
+            await deviceStates.persistContext(processor)
         }
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
@@ -256,6 +258,11 @@ struct ShardWorker {
             }
         }
         await dependencies.publisher.publish(messages, countdown: outputs)
+        // Clustered: a context frame's effect goes to the store at the end of this batch, for a
+        // successor after a death.
+        if case .device(let device, let stream) = topic, ContextCache.streams.contains(stream) {
+            deviceStates.contextChanged(device)
+        }
         span?.end(result, messages: messages)
         dependencies.operations.derived(messages, receivedAt: frame.receivedAt)
         // A rejected frame is done once processed: its error may sit in an aggregate until the
