@@ -3,8 +3,9 @@
 
 For each instance count N (`--instances 1,2,4`), on a fresh private mosquitto (loopback, the
 repository's flow-control limits, no persistence): starts N release gateways in
-`cluster.mode=partitioned` (the shipped configuration, with only what the run needs changed:
-instance names, data files, metrics every 0.5 s, HTTP off, no device registry), waits until
+`cluster.mode=partitioned` on a fresh database of the PostgreSQL at --store-url (clustered modes
+need `store.backend: postgres`; the shipped configuration, with only what the run needs changed:
+instance names, the store, journal files, metrics every 0.5 s, HTTP off, no device registry), waits until
 every instance sees N instances, primes the fleet twice with `wearable-sim publish` (the first
 run's hellos make each owner subscribe its devices; the second reaches them with the workouts
 once every SUBACK is in), then runs `wearable-sim load` and follows every instance's retained
@@ -18,7 +19,10 @@ received bytes <= 1.2 x fleet / N. Prints one table; exits 1 if a goal is missed
 were lost.
 
 Usage (from the repository root, after `swift build -c release --scratch-path .build-release`):
-    python3 Benchmarks/scale-out.py --bin .build-release/release --instances 1,2,4 --devices 300 --seconds 8
+    bash Benchmarks/scale-out.sh --bin .build-release/release --instances 1,2,4 --devices 300 --seconds 8
+(the wrapper starts a private PostgreSQL with scripts/lib.sh's start_postgres and stops it at
+the end), or with a PostgreSQL of your own, whose user may create databases:
+    python3 Benchmarks/scale-out.py --store-url postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable ...
 
 `wearable-sim publish` (the priming) opens one connection per device: at 1,000 devices it
 runs out of connections on a default machine; 300 works.
@@ -37,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _spec = importlib.util.spec_from_file_location("end_to_end", os.path.join(REPO, "Benchmarks", "end-to-end.py"))
@@ -93,6 +98,20 @@ def total(latest, name):
     return sum(m.get(name, 0) for m in latest.values())
 
 
+def make_database(server_url, name):
+    """Creates database `name` on the server of `server_url` (psql); returns its store.url."""
+    subprocess.run(["psql", server_url, "-q", "-v", "ON_ERROR_STOP=1", "-c", f"CREATE DATABASE {name}"], check=True, timeout=60,
+                   stdout=subprocess.DEVNULL)
+    parts = urllib.parse.urlsplit(server_url)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + name))
+
+
+def drop_database(server_url, name):
+    """Drops database `name` (best effort: the run's results are in already)."""
+    subprocess.run(["psql", server_url, "-q", "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], timeout=60,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def run(count, args, logs, deadline):
     """One instance count: returns (rows, fleet_bytes, frames, processed)."""
     run_logs = os.path.join(logs, f"n{count}")
@@ -105,6 +124,8 @@ def run(count, args, logs, deadline):
     started, follower = [], None
     cpu = e2e.CPUSampler()
     remaining = lambda: max(1.0, deadline - time.monotonic())
+    database = f"wg_scale_n{count}_{os.getpid()}"
+    store_url = make_database(args.store_url, database)
     try:
         mosquitto = subprocess.Popen(["mosquitto", "-c", config], stdout=subprocess.DEVNULL,
                                      stderr=open(os.path.join(run_logs, "mosquitto.log"), "w"))
@@ -116,9 +137,8 @@ def run(count, args, logs, deadline):
             command = [os.path.join(args.bin, "wearable-gateway"), "run", "--broker", broker,
                        "--set", "metrics.publishInterval=0.5", "--set", "registry.file=null", "--set", "http.listen=off",
                        "--set", "cluster.mode=partitioned", "--set", f"cluster.instance={name}",
-                       "--set", f"journal.path={os.path.join(run_logs, 'journal.bin')}",
-                       "--set", f"recorder.database={os.path.join(run_logs, 'recorder.sqlite')}",
-                       "--set", f"state.path={os.path.join(run_logs, 'state.sqlite')}"]
+                       "--set", "store.backend=postgres", "--set", f"store.url={store_url}",
+                       "--set", f"journal.path={os.path.join(run_logs, 'journal.bin')}"]
             gateway = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
                                        stderr=open(os.path.join(run_logs, f"{name}.log"), "w"))
             started.append(gateway)
@@ -189,6 +209,7 @@ def run(count, args, logs, deadline):
         if follower:
             follower.stop()
         e2e.stop_processes(started)
+        drop_database(args.store_url, database)
 
 
 def main():
@@ -203,7 +224,12 @@ def main():
     parser.add_argument("--catch-up", type=float, default=120)
     parser.add_argument("--deadline", type=float, default=1200, help="seconds after which the whole run stops")
     parser.add_argument("--logs", default=None)
+    parser.add_argument("--store-url", default=os.environ.get("WG_SCALE_STORE_URL"),
+                        help="PostgreSQL server whose user may create databases (one per instance count; default $WG_SCALE_STORE_URL; "
+                             "Benchmarks/scale-out.sh starts a private one)")
     args = parser.parse_args()
+    if not args.store_url:
+        parser.error("--store-url is required: partitioned mode runs on store.backend postgres (or run Benchmarks/scale-out.sh)")
     counts = [int(c) for c in args.instances.split(",")]
     args.first = counts[0]
     logs = args.logs or tempfile.mkdtemp(prefix="wg-scale-")

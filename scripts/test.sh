@@ -64,8 +64,9 @@ bash scripts/check-versioned-dependency.sh ||
 # ~1,300 descriptors with every client connecting. The split stays because one process on two
 # cores queues every test behind the others on Swift's small cooperative pool: in that run a
 # test's 0.05 s wait resumed after more than 60 s and it failed (docs/testing.md, Known
-# problems). The PostgreSQL suites run in a step of their own (below).
-postgres_suites="PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PostgresClusterTests"
+# problems). The PostgreSQL suites run in a step of their own (below): the store's and every
+# clustered-mode suite (partitioned and shared mode need store.backend postgres).
+postgres_suites="PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PostgresClusterTests|ClusterTests|ClusterStateHandoverTests|PerDeviceSubscriptionTests"
 test_log=$(mktemp)
 for part in "--skip IntegrationTests" "--filter IntegrationTests\.[A-L]" "--filter IntegrationTests\.[M-Z]"; do
 	log "unit and integration tests (swift test $part, without the PostgreSQL suites)"
@@ -83,7 +84,9 @@ log "PostgreSQL store suites against the private server (swift test --filter '$p
 postgres_log=$(mktemp)
 swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} --filter "$postgres_suites" 2>&1 | tee "$postgres_log"
 # The PostgreSQL suites skip themselves without WG_TEST_POSTGRES_URL; here they must have run.
-for suite in "PostgreSQL store conformance" "PostgreSQL claim notifications" "Gateway on the PostgreSQL store" "Fencing on the PostgreSQL store" "Claims notified by PostgreSQL fence the previous owner" "Scale-out on PostgreSQL: three instances, the owner killed and restarted"; do
+for suite in "PostgreSQL store conformance" "PostgreSQL claim notifications" "Gateway on the PostgreSQL store" "Fencing on the PostgreSQL store" \
+	"Claims notified by PostgreSQL fence the previous owner" "Scale-out on PostgreSQL: three instances, the owner killed and restarted" \
+	"Scale-out: partitioned instances on one mosquitto" "Scale-out: device state handed over between instances" "Scale-out: per-device subscriptions"; do
 	grep -qE "✔ Suite \"$suite\" passed" "$postgres_log" || die "the suite \"$suite\" did not run and pass (WG_TEST_POSTGRES_URL)"
 done
 postgres_summary=$(grep -E "Test run with [0-9]+ tests? .* passed" "$postgres_log" | tail -n 1 || true)

@@ -10,7 +10,7 @@ import UnixSignals
 ///
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle): (with
 /// `tracing.otlpEndpoint`) the span exporter, journal release, (`store.backend: postgres`) the
-/// shared store's client and (clustered) its claim listener, publisher, (partitioned mode) snapshot sharing, the HTTP servers,
+/// shared store's client and (clustered) its claim listener, publisher, the HTTP servers,
 /// metrics, round-trip probe, journal sync, recorder pruning, device-state pruning, shard workers,
 /// ticker, policy reload, subscriber, and in clustered modes the membership (docs/scale-out.md).
 /// So at SIGTERM the subscriber stops receiving first, the workers drain what is queued (bounded
@@ -69,8 +69,6 @@ public func buildGateway(
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
             reannounceRate: configuration.retained.reannounceRate, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
-        // Stops after the workers, so their last snapshots go out.
-        parts.cluster.flatMap { $0.sharesState ? SnapshotShareService(connection: parts.connection, cluster: $0, logger: logger) : nil },
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
             HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), logger: logger)

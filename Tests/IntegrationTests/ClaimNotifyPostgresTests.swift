@@ -45,8 +45,8 @@ struct ClaimNotifyPostgresTests {
             try await observer.subscribe(["gateway/+/connection", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
             gateway = try GatewayProcess(
                 broker: broker,
-                arguments: ClusterTests.arguments("gw-a") + [
-                    "--set", "store.backend=postgres", "--set", "store.url=\(url)", "--set", "state.snapshotInterval=60",
+                arguments: ClusterTests.arguments("gw-a", store: url) + [
+                    "--set", "state.snapshotInterval=60",
                 ],
                 environment: ClaimNotifyPostgresTests.fault)
             try await gateway.waitUntilSubscribed()

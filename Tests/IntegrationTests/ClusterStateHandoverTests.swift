@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import MQTTTransport
+import PostgresTestSupport
 import TelemetryCore
 import TelemetrySimulation
 import Testing
@@ -11,9 +12,12 @@ import Glibc
 
 /// Derived state that spans more than the warm-up, across owners: a diver is mid-dive while its
 /// owner drains (SIGTERM), a fourth instance joins and takes the diver, and that one is killed
-/// (SIGKILL). Real `wearable-gateway` processes in partitioned mode on one mosquitto; the owners
-/// hand the dive over through `gateway/cluster/state/{id}` (docs/scale-out.md).
-@Suite("Scale-out: device state handed over between instances", .serialized)
+/// (SIGKILL). Real `wearable-gateway` processes in partitioned mode on one mosquitto and one
+/// PostgreSQL database; the owners hand the dive over through the shared store: a claim returns
+/// the snapshot its previous owner wrote last (docs/scale-out.md, *Fencing*).
+@Suite(
+    "Scale-out: device state handed over between instances", .serialized,
+    .enabled(if: TestPostgres.url != nil, Comment(rawValue: TestPostgres.skipReason)))
 struct ClusterStateHandoverTests {
     static let start = 1_700_000_000.0
     /// Frames per second the diver sends: its 6 frames per second of dive time, sped up 15×.
@@ -34,20 +38,22 @@ struct ClusterStateHandoverTests {
     @Test("a dive whose owner drains, is replaced by a joining instance, which is killed: one dive summary with the real start and maximum depth")
     func diveAcrossOwners() async throws {
         let broker = try await TestBroker.started()
+        let store = try await ClusterTests.makeStore()
         let scenario = DiveScenario.deepDive()
         let device = scenario.deviceId
         let frames = scenario.frames(startDate: Self.start)
         let collector = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         try await observer.subscribe(
-            ["gateway/\(device)/submersion/#", "gateway/\(device)/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status", "gateway/cluster/state/\(device)"],
+            ["gateway/\(device)/submersion/#", "gateway/\(device)/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"],
             qos: .atLeastOnce)
 
-        // WG_FAULT_HANDOVER_STATE_OFF=1 runs the control: no snapshots between instances,
-        // expected to FAIL (each new owner starts the dive again from the frames it sees).
-        let control = ProcessInfo.processInfo.environment["WG_FAULT_HANDOVER_STATE_OFF"] == "1" ? ["--set", "cluster.shareState=false"] : []
+        // WG_FAULT_HANDOVER_STATE_OFF=1 (inherited by the instances) runs the control: a new
+        // owner does not restore the snapshot its claim returns (nor a warming-up one the stored
+        // snapshot), expected to FAIL (each new owner starts the dive again from the frames it sees).
+        let control = ProcessInfo.processInfo.environment["WG_FAULT_HANDOVER_STATE_OFF"] == "1"
         let names = ["gw-a", "gw-b", "gw-c"]
-        var gateways = try names.map { try GatewayProcess(broker: broker, arguments: ClusterTests.arguments($0) + control) }
+        var gateways = try names.map { try GatewayProcess(broker: broker, arguments: ClusterTests.arguments($0, store: store)) }
         for gateway in gateways { try await gateway.waitUntilSubscribed() }
         try await ClusterTests.waitLive(collector, names, count: 3)
         let first = try #require(RendezvousOwnership(instances: names).owner(of: device))
@@ -81,7 +87,7 @@ struct ClusterStateHandoverTests {
 
         // 3. A fourth instance joins and takes the diver over after its warm-up; the diver goes
         //    on until the joiner has published the diver's state as its owner.
-        gateways.append(try GatewayProcess(broker: broker, arguments: ClusterTests.arguments(joiner) + control))
+        gateways.append(try GatewayProcess(broker: broker, arguments: ClusterTests.arguments(joiner, store: store)))
         // The diver pauses while the joiner starts (its frames carry their own times), so a slow
         // process start on a loaded machine does not use up the dive.
         try await gateways.last!.waitUntilSubscribed()
@@ -90,19 +96,17 @@ struct ClusterStateHandoverTests {
         let joinLimit = frames.count * 3 / 4
         @Sendable func tookOver(_ messages: [MQTTMessage]) -> Bool {
             let released = ClusterTests.metric(messages, second, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) ?? 0 >= 1
-            // Sharing state, the joiner's own snapshot of the diver is on the broker too.
-            let published = !control.isEmpty || messages.contains { message in
-                message.topic == "gateway/cluster/state/\(device)" && message.properties.userProperties.contains { $0.name == "instance" && $0.value == joiner }
-            }
-            return released && published
+            // The joiner wrote the diver's snapshot to the store under its claim (the diver is
+            // its only device): that is what the next owner continues from after the kill.
+            let written = ClusterTests.metric(messages, joiner, "gateway_device_snapshots_written_total") ?? 0 >= 1
+            return released && written
         }
         while !tookOver(collector.messages) {
             guard next < joinLimit else {
                 let clusterMetrics = [second, joiner].map { name in
                     "\(name): " + (collector.messages.last { $0.topic == "gateway/instances/\(name)/metrics" }?.payloadString.split(separator: "\n").filter { $0.hasPrefix("gateway_cluster") || $0.hasPrefix("gateway_device_state") }.joined(separator: "\n") ?? "no metrics")
                 }
-                let snapshots = collector.messages.filter { $0.topic == "gateway/cluster/state/\(device)" }.map { "\($0.properties.userProperties.map { "\($0.name)=\($0.value)" }) \($0.payload.count) B" }
-                print("cluster dive metrics:\n\(clusterMetrics.joined(separator: "\n"))\nsnapshots: \(snapshots)")
+                print("cluster dive metrics:\n\(clusterMetrics.joined(separator: "\n"))")
                 throw TestFailure("\(joiner) did not take the diver over within three quarters of the dive; its log:\n\(gateways.last!.log.suffix(4_000))\n\(second)'s log:\n\(gateways.first { $0.instance == second }?.log.suffix(4_000) ?? "")")
             }
             try await Self.publish(frames[next..<next + 30], with: diver)
@@ -143,14 +147,16 @@ struct ClusterStateHandoverTests {
         #expect(
             repeated.count <= 2 && repeated.allSatisfy { $0.count == 2 },
             "at most one submersion event published twice per graceful switch; the joiner was killed after frame \(joinedAt) (t = \(frames[joinedAt].time - Self.start) s); repeated: \(shown)")
-        let restored = ([second, joiner]).map { ClusterTests.metric(messages, $0, "gateway_cluster_snapshots_total", labels: ["event": "restored"]) ?? 0 }
-        if control.isEmpty {
-            #expect(restored[0] >= 2 && restored[1] >= 1, "\(second) restored the diver's snapshot twice, \(joiner) once: \(restored)")
+        // The second owner restored the joiner's snapshot from its claim after the kill (the
+        // warm-ups restore the stored snapshot too, not counted here).
+        let restored = ClusterTests.metric(messages, second, "gateway_devices_restored_total") ?? 0
+        if !control {
+            #expect(restored >= 1, "\(second) restored the diver's snapshot from its claim after the kill: \(restored)")
         }
+        let claims = [second, joiner].map { ClusterTests.metric(messages, $0, "gateway_cluster_claims_total") ?? 0 }
         let submerged = frames[intoDive].time - scenario.submergeTime
-        let sizes = messages.filter { $0.topic == "gateway/cluster/state/\(device)" }.map(\.payload.count)
         print(
-            "cluster dive: \(first) drained at \(Int(submerged)) s of dive time, \(second) took over; \(joiner) joined and owned it until frame \(joinedAt) (\(Int(frames[joinedAt].time - scenario.submergeTime)) s), killed; \(second) finished: \(dives.count) summary, start \(startDate - Self.start) s, max depth \(maxDepth) m; snapshots restored by \(second)/\(joiner) (last published metrics): \(restored); \(sizes.count) snapshots published, \(sizes.min() ?? 0)–\(sizes.max() ?? 0) bytes"
+            "cluster dive: \(first) drained at \(Int(submerged)) s of dive time, \(second) took over; \(joiner) joined and owned it until frame \(joinedAt) (\(Int(frames[joinedAt].time - scenario.submergeTime)) s), killed; \(second) finished: \(dives.count) summary, start \(startDate - Self.start) s, max depth \(maxDepth) m; snapshots restored from claims by \(second) (last published metrics): \(restored); claims by \(second)/\(joiner): \(claims)"
         )
         await diver.shutdown()
         await observer.shutdown()

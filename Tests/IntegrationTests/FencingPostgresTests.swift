@@ -55,10 +55,10 @@ struct FencingPostgresTests {
 
         let names = ["gw-a", "gw-b"]
         let device = try #require((0..<100).map { "fence-watch-\($0)" }.first { RendezvousOwnership(instances: names).owner(of: $0) == "gw-a" })
-        let store = ["--set", "store.backend=postgres", "--set", "store.url=\(url)"]
-        let owner = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments("gw-a") + store, environment: ["WG_FAULT_SELF_EXPIRY_OFF": "1", "WG_FAULT_CLAIM_NOTIFY_OFF": "1"])
+        let owner = try GatewayProcess(
+            broker: broker, arguments: ClusterTests.arguments("gw-a", store: url), environment: ["WG_FAULT_SELF_EXPIRY_OFF": "1", "WG_FAULT_CLAIM_NOTIFY_OFF": "1"])
         defer { owner.signal(SIGCONT) }  // never leave it stopped, whatever fails
-        let other = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments("gw-b") + store)
+        let other = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments("gw-b", store: url))
         try await owner.waitUntilSubscribed()
         try await other.waitUntilSubscribed()
         try await ClusterTests.waitLive(collector, names, count: 2)

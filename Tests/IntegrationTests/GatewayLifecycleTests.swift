@@ -108,6 +108,15 @@ struct GatewayLifecycleTests {
         }
     }
 
+    @Test("run and check-config refuse a clustered mode on SQLite: exit 78 naming store.backend, before any connection")
+    func clusteredModeNeedsPostgres() async throws {
+        for command in ["run", "check-config"] {
+            let (status, output) = try await runToExit([command, "--set", "cluster.mode=partitioned", "--set", "cluster.instance=gw-a", "--set", "registry.file=null"])
+            #expect(status == 78, "\(command): \(output)")
+            #expect(output.contains("store.backend: cluster.mode partitioned needs store.backend: postgres"), "\(command): \(output)")
+        }
+    }
+
     /// Runs `wearable-gateway ARGUMENTS` from the repository root to its end.
     private func runToExit(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await runChildProcess(GatewayProcess.executable, arguments, in: TestBroker.repositoryRoot)

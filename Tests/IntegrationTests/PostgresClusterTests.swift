@@ -54,12 +54,6 @@ struct PostgresClusterTests {
         }
     }
 
-    /// The instance arguments: partitioned, the shared store (or, for the control, each
-    /// instance's own SQLite files).
-    static func arguments(_ name: String, storeURL: String?, extra: [String]) -> [String] {
-        ClusterTests.arguments(name) + (storeURL.map { ["--set", "store.backend=postgres", "--set", "store.url=\($0)"] } ?? []) + extra
-    }
-
     /// A depth state as published: its date, state name and event id.
     struct PublishedDepthState: CustomStringConvertible {
         let date: Double
@@ -91,16 +85,12 @@ struct PostgresClusterTests {
 
     @Test("kill -9 of the owner of a diver and a recording watch, then its return: the whole history from any instance, one dive summary, no regressed depth state")
     func killAndReturnOnSharedStore() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        // Controls, expected to FAIL: WG_CONTROL_STORE=sqlite gives each instance its own SQLite
-        // files (the history is split between owners); WG_FAULT_HANDOVER_STATE_OFF=1 stops the
-        // snapshots between instances (the heir starts the dive again).
-        let sqliteControl = environment["WG_CONTROL_STORE"] == "sqlite"
-        // (Snapshots travel over retained messages with SQLite, through the store with PostgreSQL
-        // once fencing is in: both carriers are cut, the store's by never writing one.)
-        let extra = environment["WG_FAULT_HANDOVER_STATE_OFF"] == "1" ? ["--set", "cluster.shareState=false", "--set", "state.snapshotInterval=3600"] : []
-        let storeSettings = sqliteControl ? nil : try await TestPostgres.makeDatabase()
-        let storeURL = storeSettings.map { "postgres://\($0.user)@\($0.host):\($0.port)/\($0.database)?sslmode=disable" }
+        // Control, expected to FAIL: WG_FAULT_HANDOVER_STATE_OFF=1 (inherited by the instances)
+        // stops the hand-over of state: a claim's stored snapshot is not restored, so the heir
+        // starts the dive again. (Per-instance SQLite files, the other control before, are now
+        // refused by the configuration: clustered modes need store.backend postgres.)
+        let storeSettings = try await TestPostgres.makeDatabase()
+        let storeURL = "postgres://\(storeSettings.user)@\(storeSettings.host):\(storeSettings.port)/\(storeSettings.database)?sslmode=disable"
 
         let broker = try await TestBroker.started()
         let scenario = DiveScenario.deepDive()
@@ -120,7 +110,7 @@ struct PostgresClusterTests {
 
         let data = Dictionary(uniqueKeysWithValues: names.map { ($0, broker.directory.appendingPathComponent("data-\($0)")) })
         var gateways = try Dictionary(
-            uniqueKeysWithValues: names.map { ($0, try GatewayProcess(broker: broker, arguments: Self.arguments($0, storeURL: storeURL, extra: extra), dataDirectory: data[$0])) })
+            uniqueKeysWithValues: names.map { ($0, try GatewayProcess(broker: broker, arguments: ClusterTests.arguments($0, store: storeURL), dataDirectory: data[$0])) })
         for name in names { try await gateways[name]!.waitUntilSubscribed() }
         try await ClusterTests.waitLive(collector, names, count: 3)
 
@@ -168,7 +158,7 @@ struct PostgresClusterTests {
         // dies with the process; docs/scale-out.md), while the diver streams: its journal then
         // also holds the diver's frames its last snapshot does not cover.
         var lock: TestTableLock?
-        if let storeSettings { lock = try await TestTableLock.acquire(storeSettings, table: "recorded_sample") }
+        lock = try await TestTableLock.acquire(storeSettings, table: "recorded_sample")
         // 2. kill -9 of the owner of both (the lock is let go on any failure on the way: its
         //    connection must be closed); the heirs subscribe the devices (the broker's log shows
         //    it), the devices go on to the end.
@@ -225,7 +215,7 @@ struct PostgresClusterTests {
         // 3. The killed instance comes back with its name and data directory.
         let latestBefore = try #require(collector.messages.filter { $0.topic == "gateway/\(diver)/submersion/depth-state" }.compactMap(PublishedDepthState.init).max { $0.date < $1.date })
         let restartMark = collector.messages.count
-        gateways[victim] = try GatewayProcess(broker: broker, arguments: Self.arguments(victim, storeURL: storeURL, extra: extra), dataDirectory: data[victim])
+        gateways[victim] = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments(victim, store: storeURL), dataDirectory: data[victim])
         try await collector.wait(timeout: 30, "\(victim) online again") { messages in
             messages[restartMark...].contains { $0.topic == "gateway/instances/\(victim)" && $0.payloadString.contains(#""state":"online""#) }
         }

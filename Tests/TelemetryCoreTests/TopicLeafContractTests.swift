@@ -75,9 +75,8 @@ import Testing
     @Test("the clustered modes' topics and answers: retained announcements, plain answers, QoS 1")
     func clusterTopics() throws {
         // Not in the table: docs/wire-contract.md and docs/scale-out.md describe the instances'
-        // announcements, context copies and snapshots as retained; recorder answers are QoS 1, not retained.
-        let device = try #require(DeviceID("w-1"))
-        let retained: [TopicScheme.GatewayTopic] = [.instance("a"), .instanceMetrics("a"), .clusterContext(device: "w-1", stream: .hello), .clusterState(device)]
+        // announcements as retained; recorder answers are QoS 1, not retained.
+        let retained: [TopicScheme.GatewayTopic] = [.instance("a"), .instanceMetrics("a")]
         for topic in retained { #expect(topic.retain && topic.qos == .atLeastOnce, "\(topic)") }
         let answer = TopicScheme.GatewayTopic.response("replies/app-1/q")
         #expect(!answer.retain && answer.qos == .atLeastOnce)

@@ -21,9 +21,6 @@ import Testing
         (.deadLetter, "gateway/dead-letter", "acme/out/dead-letter"),
         (.instance("gw-a"), "gateway/instances/gw-a", "acme/out/instances/gw-a"),
         (.instanceMetrics("gw-a"), "gateway/instances/gw-a/metrics", "acme/out/instances/gw-a/metrics"),
-        (.clusterContext(device: "w-1", stream: .headphoneConnection), "gateway/cluster/context/w-1/headphone/connection",
-         "acme/out/cluster/context/w-1/headphone/connection"),
-        (.clusterState(DeviceID("w-1")!), "gateway/cluster/state/w-1", "acme/out/cluster/state/w-1"),
         (.response("replies/app-1/q7"), "replies/app-1/q7", "replies/app-1/q7"),
     ])
     func gatewayTopics(_ topic: TopicScheme.GatewayTopic, _ byDefault: String, _ belowAcme: String) {
@@ -48,34 +45,9 @@ import Testing
         #expect(scheme.inboundRootFilter == "acme/in/#")
         #expect(scheme.outboundRootFilter == "acme/out/#")
         #expect(scheme.instancesFilter == "acme/out/instances/+")
-        #expect(scheme.clusterContextFilter == "acme/out/cluster/context/#")
-        #expect(scheme.clusterStateFilter == "acme/out/cluster/state/#")
         #expect(scheme.deviceOutboundFilter(rawDevice: "w 1") == "acme/out/w 1/#")
         #expect(scheme.outboundTopic(rawDevice: "w-1", path: "depth-state") == "acme/out/w-1/depth-state")
         #expect(scheme.inboundTopic(rawDevice: "bad id", path: "gyro") == "acme/in/bad id/gyro")
         #expect(TopicScheme.sharedFilter(scheme.inboundFilter, group: "gateways") == "$share/gateways/acme/in/+/#")
-    }
-
-    @Test("a context copy's topic parses back to its device level and stream", arguments: InboundStream.allCases)
-    func contextRoundTrip(_ stream: InboundStream) throws {
-        let scheme = Self.multiLevel
-        let parsed = try #require(scheme.parseClusterContext(scheme.topic(.clusterContext(device: "w-1", stream: stream))))
-        #expect(parsed.device == "w-1" && parsed.stream == stream)
-    }
-
-    @Test("topics that are no context copy", arguments: [
-        "acme/out/cluster/context/w-1", "acme/out/cluster/context/w-1/gyro", "acme/out/cluster/state/w-1", "gateway/cluster/context/w-1/hello",
-    ])
-    func notContext(_ topic: String) {
-        #expect(Self.multiLevel.parseClusterContext(topic) == nil)
-    }
-
-    @Test("a snapshot's topic parses back to its device level; other topics do not")
-    func stateDevice() throws {
-        let scheme = Self.multiLevel
-        #expect(scheme.clusterStateDevice(scheme.topic(.clusterState(try #require(DeviceID("w-1"))))) == "w-1")
-        for topic in ["acme/out/cluster/state/", "acme/out/cluster/state/a/b", "acme/out/cluster/context/w-1/hello", "gateway/cluster/state/w-1"] {
-            #expect(scheme.clusterStateDevice(topic) == nil, "\(topic)")
-        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MQTTTransport
 import Testing
 
@@ -9,6 +10,9 @@ import Testing
     private static func load(_ overrides: [(key: String, value: String)], environment: [String: String] = [:]) throws(ConfigurationError) -> GatewayConfiguration {
         try ConfigurationLoader.load(file: nil, environment: environment, overrides: [("registry.file", "null")] + overrides).configuration
     }
+
+    /// The shared store every clustered configuration needs.
+    private static let postgres = [("store.backend", "postgres"), ("store.url", "postgres://gateway@127.0.0.1:5432/gateway")]
 
     @Test("defaults: a single gateway, named after the host, with no instance anywhere")
     func defaults() throws {
@@ -25,7 +29,7 @@ import Testing
     @Test("partitioned: the instance joins client ids and file names; the subscriber starts clean")
     func partitioned() throws {
         let configuration = try Self.load(
-            [("cluster.mode", "partitioned"), ("cluster.heartbeatInterval", "0.5"), ("cluster.expiry", "2")], environment: ["WG_CLUSTER_INSTANCE": "gw-b.2"])
+            [("cluster.mode", "partitioned"), ("cluster.heartbeatInterval", "0.5"), ("cluster.expiry", "2")] + Self.postgres, environment: ["WG_CLUSTER_INSTANCE": "gw-b.2"])
         #expect(configuration.cluster.instanceName == "gw-b.2")
         #expect(configuration.subscriberConfiguration().clientID == "wearable-gateway-gw-b.2-in")
         #expect(configuration.subscriberConfiguration().sessionExpiry == 0 && configuration.subscriberConfiguration().cleanStart)
@@ -34,31 +38,27 @@ import Testing
         #expect(named.journal.path == "data/journal-gw-b.2.bin")
         #expect(named.recorder.database == "data/recorder-gw-b.2.sqlite")
         #expect(configuration.cluster.heartbeatInterval == 0.5 && configuration.cluster.expiry == 2)
-        // Sharing state by default: the subscriber also reads the owners' device snapshots.
-        #expect(configuration.cluster.shareState && configuration.cluster.stateCacheBytes == 268_435_456)
         // Only the discovery streams: each owned device's own filter comes from DeviceSubscriptions.
         #expect(
             configuration.inboundFilters(TopicScheme()) == [
-                "gateway/cluster/state/#", "wearables/+/hello", "wearables/+/status", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#",
+                "wearables/+/hello", "wearables/+/status", "gateway/+/headphone/reset-pose", "$share/wearable-gateway/gateway/+/recorder/query/#",
             ])
-        let unshared = try Self.load([("cluster.mode", "partitioned"), ("cluster.shareState", "false"), ("cluster.stateCacheBytes", "1048576")])
-        #expect(!unshared.cluster.shareState && unshared.cluster.stateCacheBytes == 1_048_576)
-        #expect(unshared.inboundFilters(TopicScheme()) == ["wearables/+/hello", "wearables/+/status", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#"])
     }
 
     @Test("shared: device frames go through the group; app commands (routed by the app's client id) reach every instance")
     func shared() throws {
-        let configuration = try Self.load([("cluster.mode", "shared"), ("cluster.sharedRouting", "publisher"), ("cluster.group", "fleet-1"), ("cluster.instance", "a")])
+        let configuration = try Self.load(
+            [("cluster.mode", "shared"), ("cluster.sharedRouting", "publisher"), ("cluster.group", "fleet-1"), ("cluster.instance", "a")] + Self.postgres)
         #expect(
             configuration.inboundFilters(TopicScheme()) == [
-                "$share/fleet-1/wearables/+/#", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#",
+                "$share/fleet-1/wearables/+/#", "gateway/+/headphone/reset-pose", "$share/fleet-1/gateway/+/recorder/query/#",
             ])
     }
 
     @Test("with the shared PostgreSQL store one instance answers each recorder query: the query filter goes through the group")
     func sharedStoreQueries() throws {
         let configuration = try Self.load([
-            ("cluster.mode", "partitioned"), ("cluster.group", "fleet-1"), ("cluster.instance", "a"), ("cluster.shareState", "false"),
+            ("cluster.mode", "partitioned"), ("cluster.group", "fleet-1"), ("cluster.instance", "a"),
             ("store.backend", "postgres"), ("store.url", "postgres://gateway@127.0.0.1:5432/gateway"),
         ])
         #expect(configuration.sharesRecorderStore)
@@ -71,12 +71,29 @@ import Testing
     @Test("shared mode without the broker's routing stated is refused under cluster.sharedRouting")
     func sharedNeedsRouting() throws {
         do {
-            _ = try Self.load([("cluster.mode", "shared"), ("cluster.instance", "a")])
+            _ = try Self.load([("cluster.mode", "shared"), ("cluster.instance", "a")] + Self.postgres)
             Issue.record("shared mode started without cluster.sharedRouting")
         } catch {
             #expect(error.issues.contains { $0.key == "cluster.sharedRouting" && $0.message.contains("cluster.sharedRouting: publisher") }, "\(error)")
         }
-        #expect(try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a")]).cluster.sharedRouting == .unstated, "only shared mode needs it")
+        #expect(try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a")] + Self.postgres).cluster.sharedRouting == .unstated, "only shared mode needs it")
+    }
+
+    @Test("clustered modes on SQLite are refused under store.backend, saying why; single mode keeps SQLite", arguments: ["partitioned", "shared"])
+    func clusteredNeedsPostgres(mode: String) throws {
+        let routing = mode == "shared" ? [("cluster.sharedRouting", "publisher")] : []
+        for backend in [[], [("store.backend", "sqlite")]] {
+            do {
+                _ = try Self.load([("cluster.mode", mode), ("cluster.instance", "a")] + routing + backend)
+                Issue.record("cluster.mode \(mode) started on SQLite")
+            } catch {
+                let issue = try #require(error.issues.first { $0.key == "store.backend" }, "\(error)")
+                #expect(issue.message.contains("cluster.mode \(mode) needs store.backend: postgres") && issue.message.contains("ownership claims"), "\(issue)")
+                #expect(error.issues.count == 1, "\(error)")
+            }
+        }
+        #expect(try Self.load([("cluster.mode", mode), ("cluster.instance", "a")] + routing + Self.postgres).store.backend == .postgres)
+        #expect(try Self.load([]).store.backend == .sqlite, "single mode stays on SQLite, no server")
     }
 
     @Test("bad values name the key", arguments: [
@@ -90,6 +107,28 @@ import Testing
             Issue.record("\(key)=\(value) was accepted")
         } catch {
             #expect(error.issues.contains { $0.key == key && $0.message.contains(message) })
+        }
+    }
+
+    @Test("the removed cluster.shareState and cluster.stateCacheBytes are refused, saying they were removed and why, from a file and from the environment")
+    func removedKeys() throws {
+        for (key, value) in [("cluster.shareState", "true"), ("cluster.stateCacheBytes", "1048576")] {
+            do {
+                _ = try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a"), (key, value)] + Self.postgres)
+                Issue.record("\(key) was accepted")
+            } catch {
+                #expect(error.issues.count == 1 && error.issues[0].key == key && error.issues[0].message.hasPrefix("removed") && error.issues[0].message.contains("store"), "\(error)")
+            }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("wg-removed-\(UUID().uuidString).yml").path
+        try "cluster:\n  mode: partitioned\n  shareState: false\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        do {
+            _ = try ConfigurationLoader.load(file: file, environment: ["WG_CLUSTER_STATE_CACHE_BYTES": "1048576"], overrides: [("registry.file", "null")] + Self.postgres)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.issues.contains { $0.key == "cluster.shareState" && $0.source.hasPrefix(file) && $0.message.hasPrefix("removed") }, "\(error)")
+            #expect(error.issues.contains { $0.key == "cluster.stateCacheBytes" && $0.source == "environment WG_CLUSTER_STATE_CACHE_BYTES" && $0.message.hasPrefix("removed") }, "\(error)")
         }
     }
 

@@ -23,20 +23,19 @@ struct DeviceStateKeeperTests {
         settings.maximumResidentDevices = 1
         let health = RuntimeHealth(stallTimeout: 30)
         var keeper = DeviceStateKeeper(
-            shard: 0, shardCount: 1, store: store, cluster: nil, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
+            shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
             health: health, logger: Logger(label: "keeper-test"), settings: settings)
         var processor = FrameProcessor()
         let devices = ["state-a", "state-b", "state-c"].compactMap(DeviceID.init)
         for device in devices {
             _ = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), receivedAt: 1_000))
         }
-        let shadows = ShadowDevices()
         // Snapshot writes are due every state.snapshotInterval (0.5 s) of the monotonic clock.
         let start = SuspendingClock.now
 
         // The first tick starts the snapshot clock; the write is due one interval later.
-        await keeper.persist(&processor, now: 1_000, at: start - .seconds(1), shadows: shadows)
-        await keeper.persist(&processor, now: 1_000.5, at: start, shadows: shadows)
+        await keeper.persist(&processor, now: 1_000, at: start - .seconds(1))
+        await keeper.persist(&processor, now: 1_000.5, at: start)
         #expect(processor.residentDeviceCount == 3, "three devices over a bound of one, none stored: all stay in memory")
         #expect(keeper.unsaved == Set(devices))
         let failing = health.readiness()
@@ -46,12 +45,12 @@ struct DeviceStateKeeperTests {
         #expect(String(decoding: failing.json, as: UTF8.self).contains(#""status":"failing""#))
 
         // Still failing a tick later: still nothing evicted.
-        await keeper.persist(&processor, now: 1_001, at: start + .seconds(1), shadows: shadows)
+        await keeper.persist(&processor, now: 1_001, at: start + .seconds(1))
         #expect(processor.residentDeviceCount == 3)
 
         try FileManager.default.removeItem(at: directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        await keeper.persist(&processor, now: 1_001.5, at: start + .seconds(2), shadows: shadows)
+        await keeper.persist(&processor, now: 1_001.5, at: start + .seconds(2))
         #expect(keeper.unsaved.isEmpty)
         #expect(processor.residentDeviceCount == 0, "stored, then evicted down to 90 % of the bound")
         #expect(Set(try await store.devices()) == Set(devices))

@@ -148,9 +148,14 @@ struct OwnershipFencingTests {
         setup.push(.claimNotice(Self.device, DeviceOwnership(instance: "b", epoch: claimed.epoch - 1)))
         setup.push(.claimNotice(DeviceID("unknown-watch")!, DeviceOwnership(instance: "b", epoch: 99)))
         try setup.status("fence-watch", "offline", at: 1_001)  // published: nothing fenced yet
+        // A status frame is a context frame, written (fenced) at the end of its batch: the take-over
+        // comes only after that write, once a later batch (another device's frame) was published.
+        await setup.broker.wait { steps in steps.filter { if case .sent("gateway/fence-watch/connection", _) = $0 { true } else { false } }.count == 2 }
+        try setup.status("marker-watch", "online", at: 1_001)
+        await setup.broker.wait { steps in steps.contains { if case .sent("gateway/marker-watch/connection", _) = $0 { true } else { false } } }
         let takeover = try await setup.other.claim(Self.device, instance: "b")
         setup.push(.claimNotice(Self.device, DeviceOwnership(instance: "b", epoch: takeover.epoch)))
-        // No tick: no snapshot write can refuse anything; the notice alone fences.
+        // No tick and no context write after the take-over before the notice: the notice alone fences.
         try setup.status("fence-watch", "online", at: 1_002)
         try setup.status("other-watch", "online", at: 1_002)
         setup.push(.claimNotice(Self.device, DeviceOwnership(instance: "b", epoch: takeover.epoch)))  // repeated (owner check): counted once
@@ -173,10 +178,10 @@ struct OwnershipFencingTests {
         let takeover = try await setup.other.claim(Self.device, instance: "b")
         try await _ = setup.other.save(fenced: [FencedSnapshot(device: Self.device, epoch: takeover.epoch, snapshot: DeviceSnapshot(lastSeen: 2_000, access: nil, connection: nil, derivations: nil))])
         // What the gate queues at a replayed record of a device not held yet, then the records.
-        setup.push(.handover(.gained(Self.device, .init(snapshot: nil, context: [], replayed: true), shadow: false)))
+        setup.push(.handover(.gained(Self.device, .init(context: [], replayed: true), shadow: false)))
         try setup.status("fence-watch", "online", at: 1_000, replayed: true)
         try setup.status("fence-watch", "offline", at: 1_001, replayed: true)
-        setup.push(.handover(.gained(DeviceID("own-watch")!, .init(snapshot: nil, context: [], replayed: true), shadow: false)))
+        setup.push(.handover(.gained(DeviceID("own-watch")!, .init(context: [], replayed: true), shadow: false)))
         try setup.status("own-watch", "online", at: 1_000, replayed: true)
         // The first live frame: the ownership plan gives the device to this instance now.
         try setup.status("fence-watch", "online", at: 3_000)
@@ -195,6 +200,31 @@ struct OwnershipFencingTests {
         #expect(setup.journal.statistics.liveRecords == 0, "the superseded records are let go of")
     }
 
+    @Test("a context frame of a claimed device is in the store at the end of its batch, fenced under its claim, before any snapshot tick: a successor after a death finds it")
+    func contextFrameWrittenAtOnce() async throws {
+        let setup = try Setup(sharedStore: true)
+        setup.push(.handover(.gained(Self.device, .init(context: []), shadow: false)))
+        try setup.status("fence-watch", "online", at: 1_000)
+        var worker = setup.worker
+        let running = Task { await worker.run() }
+        @Sendable func sent(_ device: String) -> @Sendable ([ScriptedBroker.Step]) -> Bool {
+            { steps in steps.contains { if case .sent(let topic, _) = $0 { topic == "gateway/\(device)/connection" } else { false } } }
+        }
+        // Its output is out, so the worker took that batch; another device's frame queued now is
+        // in a later batch, taken only after the first batch's writes (no tick is ever queued).
+        await setup.broker.wait(until: sent("fence-watch"))
+        try setup.status("marker-watch", "online", at: 1_001)
+        await setup.broker.wait(until: sent("marker-watch"))
+
+        let stored = try #require(try await setup.other.snapshot(of: Self.device), "the status frame's snapshot is in the store without a tick")
+        #expect(stored.connection == .connected)
+        let owner = try #require(try await setup.other.owner(of: Self.device))
+        #expect(owner.instance == "a")
+        setup.queue.close()
+        await running.value
+        #expect(setup.metric("gateway_cluster_context_writes_total") == "gateway_cluster_context_writes_total 2")
+    }
+
     @Test("with the shared store a device gained as owner continues from the claim's snapshot, the previous owner's last write")
     func gainRestoresTheClaimsSnapshot() async throws {
         let setup = try Setup(sharedStore: true)
@@ -205,7 +235,7 @@ struct OwnershipFencingTests {
         #expect(written.isEmpty)
         let fresh = DeviceID("fresh-watch")!
         for device in [Self.device, fresh] {
-            setup.push(.handover(.gained(device, .init(snapshot: nil, context: []), shadow: false)))
+            setup.push(.handover(.gained(device, .init(context: []), shadow: false)))
         }
         // Online again: no change for a device whose state says connected already.
         try setup.status("fence-watch", "online", at: 1_001)

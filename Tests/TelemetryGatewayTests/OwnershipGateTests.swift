@@ -58,13 +58,11 @@ import Testing
         view.setSelf(.online, date: 3, at: 3)
         let (batch, batchKey) = Self.frame(device, "batched/accelerometer", at: 3)
         let verdict = gate.admit(batch, key: batchKey, inbound: true)
-        #expect(verdict.owned && !verdict.replicate)
+        #expect(verdict.owned)
         #expect(verdict.restore?.device.rawValue == device)
         #expect(verdict.restore?.kept.context.map(\.topic) == ["wearables/\(device)/hello", "wearables/\(device)/workout"])
         let next = gate.admit(batch, key: batchKey, inbound: true)
         #expect(next.owned && next.restore == nil, "restored once")
-        let (status, statusKey) = Self.frame(device, "status", at: 4)
-        #expect(gate.admit(status, key: statusKey, inbound: true).replicate, "an owned context frame is copied for later joiners")
     }
 
     @Test("a joining instance's devices are released at the next message, before anything else")
@@ -118,17 +116,6 @@ import Testing
         #expect(!live.owned && live.released.map(\.rawValue) == [device])
     }
 
-    @Test("context copied by another instance is restored when the device comes here")
-    func replicaRestores() {
-        let (view, gate) = Self.gate(me: "a")
-        view.setSelf(.online, date: 0, at: 0)
-        let device = Self.devices(ownedBy: "a", among: ["a"])[0]
-        let (workout, _) = Self.frame(device, "workout", at: 5)
-        gate.keepReplica(workout, device: device, stream: .workout)
-        let (batch, key) = Self.frame(device, "batched/device-motion", at: 6)
-        #expect(gate.admit(batch, key: key, inbound: true).restore?.kept.context.map(\.topic) == ["wearables/\(device)/workout"])
-    }
-
     @Test("the context cache keeps the latest frame per stream and drops the oldest device past its limit")
     func contextCache() {
         var cache = ContextCache(limit: 2)
@@ -166,16 +153,14 @@ import Testing
         #expect(promoted.role == .owner && promoted.promoted.map(\.rawValue) == [device] && promoted.restore == nil)
     }
 
-    @Test("shared mode: every device frame is this instance's; a device's kept context is restored at its first frame here; commands and queries only where the device's state is")
+    @Test("shared mode: every device frame is this instance's; a device is gained at its first frame here (its state comes from the store's claim); commands and queries only where the device's state is")
     func sharedMode() {
         let metrics = ClusterMetrics(factory: NOOPMetricsHandler.instance)
         let view = ClusterView(me: "a", expiry: 5, warmup: 3, metrics: metrics)
         let gate = OwnershipGate(view: view, scheme: Self.scheme, contextDevices: 10, metrics: metrics, ownsEverything: true)
-        let (hello, _) = Self.frame("w1", "hello", at: 1)
-        gate.keepReplica(hello, device: "w1", stream: .hello)
         let (batch, key) = Self.frame("w1", "batched/accelerometer", at: 2)
         let first = gate.admit(batch, key: key, inbound: true)
-        #expect(first.role == .owner && first.restore?.kept.context.map(\.topic) == ["wearables/w1/hello"])
+        #expect(first.role == .owner && first.restore?.device.rawValue == "w1" && first.restore?.kept.context.isEmpty == true)
         #expect(gate.admit(batch, key: key, inbound: true).restore == nil)
         // Apps' commands and queries reach every instance (the broker routes them by the app's
         // client id): only the one holding the device's state takes them.

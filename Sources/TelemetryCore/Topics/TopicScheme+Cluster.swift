@@ -2,18 +2,6 @@ extension TopicScheme {
     /// Every instance's announcement, e.g. `gateway/instances/+`.
     public var instancesFilter: String { instancesPrefix + "+" }
 
-    /// The prefix of the context copies, e.g. `gateway/cluster/context/`.
-    public var clusterContextPrefix: String { outboundRoot + "/cluster/context/" }
-
-    /// Every context copy, e.g. `gateway/cluster/context/#`.
-    public var clusterContextFilter: String { clusterContextPrefix + "#" }
-
-    /// The prefix of the device snapshots, e.g. `gateway/cluster/state/`.
-    public var clusterStatePrefix: String { outboundRoot + "/cluster/state/" }
-
-    /// Every device snapshot, e.g. `gateway/cluster/state/#`.
-    public var clusterStateFilter: String { clusterStatePrefix + "#" }
-
     /// `filter` as a shared subscription of `group`, e.g. `$share/gateways/wearables/+/#`: the
     /// broker hands each matching message to one member of the group.
     /// - Parameters:
@@ -42,26 +30,4 @@ extension TopicScheme {
 
     /// The prefix of the instances' announcements, e.g. `gateway/instances/`.
     var instancesPrefix: String { outboundRoot + "/instances/" }
-
-    /// The device level and stream of a context copy.
-    /// - Parameter topic: the topic of a received message.
-    /// - Returns: nil when the topic is not `<clusterContextPrefix>{id}/{stream}` with a contract stream;
-    ///   the id level is not validated.
-    public func parseClusterContext(_ topic: String) -> (device: Substring, stream: InboundStream)? {
-        guard topic.hasPrefix(clusterContextPrefix) else { return nil }
-        let rest = topic.dropFirst(clusterContextPrefix.count)
-        guard let slash = rest.firstIndex(of: "/"), let stream = InboundStream(path: rest[rest.index(after: slash)...]) else { return nil }
-        return (rest[..<slash], stream)
-    }
-
-    /// The device level of a device snapshot's topic.
-    /// - Parameter topic: the topic of a received message.
-    /// - Returns: nil when the topic is not `<clusterStatePrefix>{id}` with one non-empty level;
-    ///   the level is not validated.
-    public func clusterStateDevice(_ topic: String) -> Substring? {
-        guard topic.hasPrefix(clusterStatePrefix) else { return nil }
-        let device = topic.dropFirst(clusterStatePrefix.count)
-        guard !device.isEmpty, !device.contains("/") else { return nil }
-        return device
-    }
 }

@@ -18,11 +18,6 @@ extension TopicScheme {
         case instance(String)
         /// One instance's metrics in the clustered modes, `gateway/instances/{name}/metrics` (retained).
         case instanceMetrics(String)
-        /// An owner's copy of a device's context frame, `gateway/cluster/context/{id}/{stream}`
-        /// (retained). The id is the topic's routing key as received, not necessarily valid.
-        case clusterContext(device: Substring, stream: InboundStream)
-        /// An owner's device snapshot, `gateway/cluster/state/{id}` (retained).
-        case clusterState(DeviceID)
         /// An answer on the response topic a requester chose (checked by ``RecorderReplyCheck``);
         /// the topic is used as it is.
         case response(String)
@@ -34,7 +29,7 @@ extension TopicScheme {
         /// retained, reports, probes and answers are not.
         public var retain: Bool {
             switch self {
-            case .status, .metrics, .instance, .instanceMetrics, .clusterContext, .clusterState:
+            case .status, .metrics, .instance, .instanceMetrics:
                 true
             case .errors, .probe, .deadLetter, .response:
                 false
@@ -43,7 +38,7 @@ extension TopicScheme {
     }
 
     /// The topic of one of the gateway's own topics, e.g. `gateway/status` or
-    /// `gateway/cluster/state/watch-1`.
+    /// `gateway/instances/gw-1`.
     /// - Parameter topic: which topic.
     /// - Returns: the topic.
     public func topic(_ topic: GatewayTopic) -> String {
@@ -55,8 +50,6 @@ extension TopicScheme {
         case .deadLetter: outboundRoot + "/" + Leaf.deadLetter.rawValue
         case .instance(let name): instancesPrefix + name
         case .instanceMetrics(let name): instancesPrefix + name + "/metrics"
-        case .clusterContext(let device, let stream): clusterContextPrefix + device + "/" + stream.rawValue
-        case .clusterState(let device): clusterStatePrefix + device.rawValue
         case .response(let responseTopic): responseTopic
         }
     }

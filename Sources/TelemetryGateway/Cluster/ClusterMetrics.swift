@@ -22,27 +22,6 @@ final class ClusterMetrics: Sendable {
     let ownedDevices: Gauge
     /// Context frames (hello, status, workout, …) kept for take-overs.
     let contextDevices: Gauge
-    /// Device snapshots published on `gateway/cluster/state/{id}` (changed owned devices, lost devices).
-    let snapshotsSent: Counter
-    /// Snapshots that could not be published (encoding or the broker refused).
-    let snapshotsNotSent: Counter
-    /// Other instances' snapshots read (kept unless older than the one kept, or the device is processed here).
-    let snapshotsReceived: Counter
-    /// Owned devices' snapshots published again because another instance's older one arrived
-    /// (it may have replaced the newer retained copy).
-    let snapshotsRepublished: Counter
-    /// Snapshots restored into a gained device before its first frame here.
-    let snapshotsRestored: Counter
-    /// Snapshots at a gain that could not be restored (unreadable, another format): the device
-    /// started from its context frames.
-    let snapshotsDiscarded: Counter
-    /// Frames received after a restored snapshot and replayed onto it (the trail).
-    let framesReplayed: Counter
-    /// Devices whose kept snapshot and trail were dropped for `cluster.stateCacheBytes`.
-    let stateDropped: Counter
-    /// Bytes of kept snapshots and trails.
-    let stateBytes: Gauge
-
     /// Per-device subscriptions held (partitioned mode: the devices owned or about to be).
     let deviceSubscriptions: Gauge
     /// Per-device subscriptions whose SUBACK has not arrived (their discovery frames wait).
@@ -74,14 +53,5 @@ final class ClusterMetrics: Sendable {
         liveInstances = Gauge(label: "gateway_cluster_live_instances", factory: factory)
         ownedDevices = Gauge(label: "gateway_cluster_owned_devices", factory: factory)
         contextDevices = Gauge(label: "gateway_cluster_context_devices", factory: factory)
-        snapshotsSent = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "sent")], factory: factory)
-        snapshotsNotSent = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "notSent")], factory: factory)
-        snapshotsReceived = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "received")], factory: factory)
-        snapshotsRepublished = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "republished")], factory: factory)
-        snapshotsRestored = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "restored")], factory: factory)
-        snapshotsDiscarded = Counter(label: "gateway_cluster_snapshots_total", dimensions: [("event", "discarded")], factory: factory)
-        framesReplayed = Counter(label: "gateway_cluster_trail_frames_replayed_total", factory: factory)
-        stateDropped = Counter(label: "gateway_cluster_state_dropped_total", factory: factory)
-        stateBytes = Gauge(label: "gateway_cluster_state_bytes", factory: factory)
     }
 }

@@ -1,12 +1,10 @@
 import CoreMetrics
 import Foundation
-import Locking
-import MQTTTransport
 import TelemetryCore
 
-/// The clustered modes' shared parts: this instance's identity, the membership view, the
-/// ownership gate (partitioned mode), the context copies and the device snapshots waiting to
-/// be published.
+/// The clustered modes' shared parts: this instance's identity, the membership view and the
+/// ownership gate (partitioned mode). Device state is handed over by the shared store (its
+/// claims), not here.
 final class ClusterRuntime: Sendable {
     let mode: GatewayConfiguration.Cluster.Mode
     let instance: String
@@ -19,16 +17,6 @@ final class ClusterRuntime: Sendable {
     let scheme: TopicScheme
     /// `{outboundRoot}/instances/+`: every instance's announcement.
     let instancesFilter: String
-    /// `{outboundRoot}/cluster/context/`: prefix of the context copies.
-    let contextPrefix: String
-    /// Owned context frames to copy, retained, for instances that join later.
-    let replicas: AsyncStream<MQTTMessage>
-    private let replicaSink: AsyncStream<MQTTMessage>.Continuation
-    /// Whether owners publish device snapshots and new owners restore them (partitioned mode
-    /// with `cluster.shareState`, not with the shared store: its claims hand snapshots over).
-    let sharesState: Bool
-    /// `{outboundRoot}/cluster/state/`: prefix of the device snapshots.
-    let statePrefix: String
     /// Whether any instance answers any device's recorder query (a store the instances share;
     /// the query filter is then `$share`d, so one instance gets each).
     let answersAnyQuery: Bool
@@ -38,26 +26,20 @@ final class ClusterRuntime: Sendable {
     /// again: long enough for the instances' plans to agree (an expired member that came back is
     /// through its warm-up), so two instances never take a device from each other in turn.
     let reclaimDelay: Double
-    /// Snapshots of owned devices waiting to be published.
-    let outbox = SnapshotOutbox()
-    /// The snapshots this instance published last (to publish again over a stale retained one).
-    let ledger = LockedState(SnapshotLedger())
+    /// Whether a device's new owner restores the snapshot the store hands over with its claim:
+    /// false only in the hand-over control run (`WG_FAULT_HANDOVER_STATE_OFF=1`).
+    let restoresHandedOverState = ProcessInfo.processInfo.environment["WG_FAULT_HANDOVER_STATE_OFF"] != "1"
 
     init(configuration: GatewayConfiguration, scheme: TopicScheme, metrics: ClusterMetrics, startedAt: Double) {
         mode = configuration.cluster.mode
         instance = configuration.cluster.instanceName
         self.metrics = metrics
-        sharesState = configuration.sharesStateOverBroker
         reclaimDelay = configuration.cluster.expiry + configuration.cluster.handoverWarmup + 2 * configuration.state.snapshotInterval
         view = ClusterView(
             me: instance, expiry: configuration.cluster.expiry, warmup: configuration.cluster.handoverWarmup, metrics: metrics,
             checksSelf: ProcessInfo.processInfo.environment["WG_FAULT_SELF_EXPIRY_OFF"] != "1")
-        // A trail frame is covered by a snapshot within a snapshot interval, unless its owner
-        // froze: then it is expired (and the device taken over) after cluster.expiry.
-        let horizon = configuration.cluster.expiry + 2 * configuration.state.snapshotInterval + 1
         gate = OwnershipGate(
-            view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics, ownsEverything: mode == .shared,
-            snapshots: sharesState ? SnapshotCache(limit: configuration.cluster.stateCacheBytes, horizon: horizon) : nil)
+            view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics, ownsEverything: mode == .shared)
         self.scheme = scheme
         answersAnyQuery = configuration.sharesRecorderStore
         subscriptions =
@@ -66,53 +48,5 @@ final class ClusterRuntime: Sendable {
             scheme: scheme, instance: instance, mode: mode.rawValue, startedAt: startedAt,
             incarnation: String(UUID().uuidString.prefix(8)))
         instancesFilter = scheme.instancesFilter
-        contextPrefix = scheme.clusterContextPrefix
-        statePrefix = scheme.clusterStatePrefix
-        (replicas, replicaSink) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(65_536))
-    }
-
-    /// Queues a copy of an owned context frame (`{outboundRoot}/cluster/context/{id}/{stream}`,
-    /// retained, the original payload; `retained` and `receivedAt` as user properties).
-    func replicate(_ frame: InboundFrame, key: Substring, stream: InboundStream) {
-        var properties = MQTTProperties(contentType: frame.contentType)
-        properties.userProperties = [.init(name: "retained", value: frame.retained ? "true" : "false"), .init(name: "receivedAt", value: "\(frame.receivedAt)")]
-        replicaSink.yield(
-            MQTTMessage(.clusterContext(device: key, stream: stream), in: scheme, payload: frame.payload, properties: properties))
-    }
-
-    /// Takes a context copy another instance published.
-    func receiveReplica(_ message: MQTTMessage) {
-        guard !message.payload.isEmpty, let (level, stream) = scheme.parseClusterContext(message.topic), ContextCache.streams.contains(stream) else {
-            return
-        }
-        let device = String(level)
-        let user = Dictionary(message.properties.userProperties.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-        let frame = InboundFrame(
-            topic: scheme.inboundTopic(rawDevice: device, path: stream.rawValue), payload: message.payload, contentType: message.properties.contentType,
-            retained: user["retained"] == "true", receivedAt: user["receivedAt"].flatMap(Double.init) ?? Date().timeIntervalSince1970)
-        gate.keepReplica(frame, device: device, stream: stream)
-    }
-
-    func finishReplicas() { replicaSink.finish() }
-
-    /// Takes a device snapshot another instance published (`{statePrefix}{id}`); an empty
-    /// retained message clears it. This instance's own snapshots come back too: kept once the
-    /// device is no longer processed here (for a later gain).
-    func receiveSnapshot(_ message: MQTTMessage) {
-        guard let level = scheme.clusterStateDevice(message.topic) else { return }
-        let device = String(level)
-        guard !message.payload.isEmpty else {
-            gate.clearSnapshot(of: device)
-            return
-        }
-        let user = Dictionary(message.properties.userProperties.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-        guard let lastSeen = user["lastSeen"].flatMap(Double.init) else { return }
-        let fromOther = user["instance"] != instance
-        if fromOther { metrics.snapshotsReceived.increment() }
-        gate.keepSnapshot(message.payload, lastSeen: lastSeen, device: device)
-        let owned = view.plan(at: Date().timeIntervalSince1970).current.owns(instance, device)
-        if ledger.withLock({ $0.received(device: device, lastSeen: lastSeen, fromOther: fromOther, owned: owned) }) {
-            outbox.requestRepublish(device)
-        }
     }
 }

@@ -7,16 +7,17 @@ import TelemetryCore
 /// before its first frame here, `lost` after its last one. The messages returned are published
 /// like a frame's (their acknowledgement is not tied to any journal record).
 ///
-/// Before `gained`, the worker has forgotten what it held of the device and restored the
-/// previous owner's snapshot if one reached this instance (`cluster.shareState`); before
-/// `lost`, it has queued the device's snapshot for publishing. The built-in
-/// ``ContextReplayHandover`` replays the handed-over frames.
+/// Before `gained`, the worker has claimed the device in the shared store and restored the
+/// snapshot the claim returned (the previous owner's last write), or, without one, forgotten
+/// what it held of the device; before `lost`, it has written the device's snapshot to the store
+/// (fenced) for its next owner. The built-in ``ContextReplayHandover`` replays the handed-over
+/// frames.
 public protocol DeviceHandover: Sendable {
     /// This instance now owns `device`: bring its state up to date before its frames arrive.
     /// - Parameters:
     ///   - device: the device.
-    ///   - state: whether its snapshot was restored, and the frames to replay after it (or its
-    ///     context frames without one); possibly empty.
+    ///   - state: whether its snapshot was restored, and (without one) its context frames to
+    ///     replay; possibly empty.
     ///   - processor: the worker's processor.
     /// - Returns: messages to publish.
     func gained(_ device: DeviceID, state: HandedOverState, processor: inout FrameProcessor) -> [OutboundMessage]
@@ -26,10 +27,10 @@ public protocol DeviceHandover: Sendable {
     func lost(_ device: DeviceID, processor: inout FrameProcessor) -> [OutboundMessage]
 }
 
-/// The built-in hand-over: a gained device's handed-over frames (those after the restored
-/// snapshot, or its context frames) are run through the processor with their outputs
-/// discarded (the previous owner published them already). With a snapshot the device continues
-/// where its previous owner was (open dive, stroke counts, pose reference, run timeline); with
+/// The built-in hand-over: a gained device's handed-over frames (its context frames, when no
+/// snapshot was restored) are run through the processor with their outputs discarded (the
+/// previous owner published them already). With a snapshot the device continues where its
+/// previous owner last wrote it (open dive, stroke counts, pose reference, run timeline); with
 /// context frames only, its access state, availability and workout session come back and its
 /// derivations start empty. A lost device's state is forgotten; what it held undecided is not
 /// published (its new owner continues from the snapshot).

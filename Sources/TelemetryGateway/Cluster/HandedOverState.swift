@@ -3,14 +3,14 @@ import TelemetryCore
 /// What a device's new owner has of it when it takes it over (partitioned mode), given to
 /// ``DeviceHandover/gained(_:state:processor:)`` after the worker restored what it could.
 public struct HandedOverState: Sendable {
-    /// Whether the previous owner's snapshot (from `gateway/cluster/state/{id}`, or with the
-    /// shared store the one its claim returned) was restored
-    /// into the processor before the call.
+    /// Whether the device's snapshot was restored into the processor before the call: the one
+    /// the shared store returned with this instance's claim (what the previous owner, or this
+    /// instance before a restart, wrote last), or for a device gained as a shadow warming up,
+    /// the stored one.
     public var restoredSnapshot: Bool
-    /// The frames to replay, in arrival order: with a restored snapshot, those received after
-    /// it that can change a snapshot (the previous owner had processed them, they are not in
-    /// the snapshot yet); without, the device's latest context frames (hello, status,
-    /// authorization, workout, headphone connection).
+    /// The frames to replay, in arrival order: without a restored snapshot, the device's latest
+    /// context frames (hello, status, authorization, workout, headphone connection); with one,
+    /// none (the snapshot is newer).
     public var frames: [InboundFrame]
 
     /// Creates the state.

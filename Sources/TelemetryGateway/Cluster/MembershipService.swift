@@ -8,8 +8,8 @@ import TelemetryCore
 /// The membership of clustered modes as a service, on a connection of its own
 /// (`<clientId>-<instance>-cluster`, whose will marks this instance offline):
 ///
-/// 1. subscribes `gateway/instances/+`, `gateway/status` and (partitioned mode) the context
-///    copies, announces itself `starting` and waits for that announcement to come back: every
+/// 1. subscribes `gateway/instances/+` and `gateway/status`, announces itself `starting` and
+///    waits for that announcement to come back: every
 ///    retained announcement was delivered before it, so the membership is known and the
 ///    subscriber may start (it subscribes while this instance owns nothing yet);
 /// 2. once the subscriber subscribed, announces itself `online` and counts itself in when the
@@ -83,7 +83,6 @@ struct MembershipService: Service {
                     }
                 }
             }
-            group.addTask { await publishReplicas(client) }
             try? await cancelWhenGracefulShutdown {
                 try await join(client, echoes: echoes, beat: beat)
                 live.withLock { $0 = true }
@@ -104,7 +103,6 @@ struct MembershipService: Service {
             }
             live.withLock { $0 = false }
             await leave(client, echoes: echoes, beat: beat)
-            cluster.finishReplicas()
             sink.finish()
             group.cancelAll()
         }
@@ -116,7 +114,7 @@ struct MembershipService: Service {
     /// Steps 1 and 2: membership known, subscriber subscribed, this instance online.
     private func join(_ client: MQTTClient, echoes: EchoWaiter, beat: LockedState<Int>) async throws {
         let logger = logger
-        let filters = [cluster.instancesFilter, status.topic, status.scheme.clusterContextFilter]
+        let filters = [cluster.instancesFilter, status.topic]
         while true {
             try Task.checkCancellation()
             do {
@@ -192,10 +190,6 @@ struct MembershipService: Service {
         let statusTopic = status.topic
         let logger = logger
         return { message in
-            if message.topic.hasPrefix(cluster.contextPrefix) {
-                cluster.receiveReplica(message)
-                return
-            }
             if message.topic == statusTopic {
                 if message.payloadString.contains(#""state":"offline""#) { sink.yield(.statusOffline) }
                 return
@@ -214,16 +208,6 @@ struct MembershipService: Service {
             if let plan = cluster.view.announce(parsed.instance, parsed.state.phase, date: parsed.date ?? now, at: now) {
                 let next = plan.next.map { "; \($0.ownership.instances.joined(separator: ", ")) from \($0.at)" } ?? ""
                 logger.notice("cluster: \(parsed.instance) is \(parsed.state.rawValue); instances in force \(plan.current.instances.joined(separator: ", "))\(next)")
-            }
-        }
-    }
-
-    private func publishReplicas(_ client: MQTTClient) async {
-        for await replica in cluster.replicas {
-            do {
-                try await client.send(replica)
-            } catch {
-                logger.debug("cluster: could not copy context \(replica.topic): \(error)")
             }
         }
     }

@@ -6,13 +6,12 @@ import TelemetryCore
 /// Partitioned mode's decision per inbound message, on the subscriber's thread: whether this
 /// instance processes it (as the device's owner, or as its next owner warming up), which
 /// devices it just gained (to restore before their first frame), promoted (warm-up over) or
-/// lost (to release), and what is kept for take-overs: the context frames and (sharing state)
-/// the owners' snapshots with the frames received after them.
+/// lost (to release), and the context frames kept for take-overs (a device's snapshot comes
+/// from the shared store with its claim).
 ///
 /// In shared mode the broker chose this instance for the message, so the role is always
-/// owner; the gate then only restores a device's context at its first frame here (retained
-/// messages are not delivered through shared subscriptions, so a `hello` may never come) and
-/// copies owned context frames.
+/// owner; the gate then only hands a device's kept context over at its first frame here (its
+/// claim in the shared store restores its snapshot).
 ///
 /// Changes reach a worker queue in order with the device's frames: all promotions and losses
 /// at the first message after the plan changed, before anything else is routed, or, when the
@@ -32,8 +31,6 @@ final class OwnershipGate: Sendable {
         var promoted: [DeviceID] = []
         /// Devices lost since the last message: release their state.
         var released: [DeviceID] = []
-        /// An owned context frame: copy it (retained) for instances that join later.
-        var replicate = false
 
         /// Whether this instance publishes what the message yields.
         var owned: Bool { role == .owner }
@@ -44,8 +41,6 @@ final class OwnershipGate: Sendable {
         /// Devices this instance holds state for, by routing key: whether as a shadow.
         var active: [String: (device: DeviceID, shadow: Bool)] = [:]
         var context: ContextCache
-        /// Owners' snapshots and the trail frames after them (partitioned mode, sharing state).
-        var snapshots: SnapshotCache?
     }
 
     let me: String
@@ -56,13 +51,13 @@ final class OwnershipGate: Sendable {
     private let metrics: ClusterMetrics
     private let state: LockedState<State>
 
-    init(view: ClusterView, scheme: TopicScheme, contextDevices: Int, metrics: ClusterMetrics, ownsEverything: Bool = false, snapshots: SnapshotCache? = nil) {
+    init(view: ClusterView, scheme: TopicScheme, contextDevices: Int, metrics: ClusterMetrics, ownsEverything: Bool = false) {
         me = view.me
         self.ownsEverything = ownsEverything
         self.view = view
         self.scheme = scheme
         self.metrics = metrics
-        state = LockedState(State(context: ContextCache(limit: contextDevices), snapshots: snapshots))
+        state = LockedState(State(context: ContextCache(limit: contextDevices)))
     }
 
     /// Decides for a device frame (or a command below the outbound root, `inbound` false).
@@ -75,12 +70,11 @@ final class OwnershipGate: Sendable {
     func admit(_ frame: InboundFrame, key: Substring, inbound: Bool, replayed: Bool = false) -> Verdict {
         let plan = ownsEverything ? OwnershipPlan(warmup: 0) : view.plan(at: frame.receivedAt)
         var verdict = Verdict()
-        let counts: (owned: Int, context: Int, stateBytes: Int, dropped: Int)? = state.withLock { state in
-            let before = (state.active.count, state.context.count, state.snapshots?.bytes ?? 0)
+        let counts: (owned: Int, context: Int)? = state.withLock { state in
+            let before = (state.active.count, state.context.count)
             if !ownsEverything { (verdict.promoted, verdict.released) = reconcile(&state, with: plan) }
             let keyText = String(key)
-            let anyStream = inbound ? ContextCache.inboundStream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
-            let stream = anyStream.flatMap { ContextCache.streams.contains($0) ? $0 : nil }
+            let stream = inbound ? ContextCache.stream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
             if ownsEverything && !inbound {
                 // Shared mode: the broker picked this instance by the app's client id, not the
                 // device's; a command is applied where the device's state is (every instance
@@ -89,32 +83,23 @@ final class OwnershipGate: Sendable {
             } else {
                 verdict.role = replayed || ownsEverything ? .owner : plan.role(of: me, for: keyText)
             }
-            if verdict.role == .none, let anyStream, DeviceSnapshot.canChange(from: anyStream) {
-                // Not ours: its owner's next snapshot will cover it; until then it is the trail.
-                state.snapshots?.append(frame, key: keyText)
-            }
             if verdict.role != .none, inbound, state.active[keyText] == nil,
                 case .device(let device, _)? = scheme.parseInbound(frame.topic) as InboundTopic?
             {
-                // What is kept, not yet including this frame (it is processed as itself). A
-                // journal record of an earlier run continues this instance's own stored state.
-                let snapshot = replayed ? nil : state.snapshots?.take(keyText)
-                verdict.restore = (device, .init(snapshot: snapshot, context: state.context.frames(of: keyText), replayed: replayed))
+                // What is kept, not yet including this frame (it is processed as itself).
+                verdict.restore = (device, .init(context: state.context.frames(of: keyText), replayed: replayed))
                 state.active[keyText] = (device, verdict.role == .shadow)
                 if replayed { state.seenVersion = -1 }
             }
             if let stream {
                 state.context.keep(frame, stream: stream, key: keyText)
-                verdict.replicate = verdict.role == .owner && !replayed
             }
-            let after = (state.active.count, state.context.count, state.snapshots?.bytes ?? 0)
-            return after == before ? nil : (after.0, after.1, after.2, state.snapshots?.takeDropped() ?? 0)
+            let after = (state.active.count, state.context.count)
+            return after == before ? nil : after
         }
         if let counts {
             metrics.ownedDevices.record(counts.owned)
             metrics.contextDevices.record(counts.context)
-            metrics.stateBytes.record(counts.stateBytes)
-            if counts.dropped > 0 { metrics.stateDropped.increment(by: counts.dropped) }
         }
         if verdict.restore != nil { metrics.devicesGained.increment() }
         if !verdict.released.isEmpty { metrics.devicesLost.increment(by: verdict.released.count) }
@@ -167,30 +152,5 @@ final class OwnershipGate: Sendable {
     func owns(_ device: DeviceID, at now: Double) -> Bool {
         guard ownsEverything else { return view.plan(at: now).current.owns(me, device.rawValue) }
         return state.withLock { $0.active[device.rawValue] != nil }
-    }
-
-    /// Keeps a device snapshot an owner published (`gateway/cluster/state/{id}`), unless the
-    /// device is processed here (its state here is newer) or the kept one is newer.
-    func keepSnapshot(_ json: [UInt8], lastSeen: Double, device: String) {
-        let (bytes, dropped) = state.withLock { state -> (Int, Int) in
-            guard state.active[device] == nil, state.snapshots != nil else { return (state.snapshots?.bytes ?? 0, 0) }
-            state.snapshots!.keepSnapshot(json, lastSeen: lastSeen, key: device)
-            return (state.snapshots!.bytes, state.snapshots!.takeDropped())
-        }
-        metrics.stateBytes.record(bytes)
-        if dropped > 0 { metrics.stateDropped.increment(by: dropped) }
-    }
-
-    /// Forgets a device's kept snapshot (its retained topic was cleared).
-    func clearSnapshot(of device: String) {
-        state.withLock { $0.snapshots?.clear(device) }
-    }
-
-    /// Keeps a context frame another instance copied for us (`gateway/cluster/context/...`).
-    func keepReplica(_ frame: InboundFrame, device: String, stream: InboundStream) {
-        state.withLock { state in
-            guard state.active[device] == nil else { return }  // we process it: our own frames are newer
-            state.context.keep(frame, stream: stream, key: device)
-        }
     }
 }

@@ -71,7 +71,10 @@ public struct ConfigurationKey: Sendable {
     }
 
     /// The environment variable that overrides the key: `WG_` + upper snake case of the path.
-    public var environmentName: String {
+    public var environmentName: String { Self.environmentName(of: path) }
+
+    /// The environment variable of the key at `path`: `WG_` + upper snake case of the path.
+    static func environmentName(of path: String) -> String {
         var name = "WG_"
         var previousWasLower = false
         for character in path {

@@ -32,7 +32,7 @@ public enum ConfigurationLoader {
 
         func apply(_ path: String, _ value: String, source: String) {
             guard let key = keysByPath[path] else {
-                issues.append(.init(key: path, source: source, message: "unknown key" + suggestion(for: path)))
+                issues.append(.init(key: path, source: source, message: GatewayConfiguration.removedKeys[path] ?? "unknown key" + suggestion(for: path)))
                 return
             }
             if let problem = key.apply(&configuration, value) {
@@ -57,8 +57,9 @@ public enum ConfigurationLoader {
         }
 
         let environmentNames = Dictionary(uniqueKeysWithValues: GatewayConfiguration.keys.map { ($0.environmentName, $0.path) })
+        let removedNames = Dictionary(uniqueKeysWithValues: GatewayConfiguration.removedKeys.keys.map { (ConfigurationKey.environmentName(of: $0), $0) })
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("WG_") {
-            if let path = environmentNames[name] {
+            if let path = environmentNames[name] ?? removedNames[name] {
                 apply(path, value, source: "environment \(name)")
             } else if !ignoredEnvironment.contains(name) {
                 warnings.append("environment variable \(name) is not a configuration key; ignored")

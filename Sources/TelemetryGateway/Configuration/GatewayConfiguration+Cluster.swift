@@ -45,11 +45,6 @@ extension GatewayConfiguration {
         /// Devices whose latest context frames (hello, status, authorization, workout, headphone
         /// connection) are kept for a take-over; the oldest device is dropped beyond it.
         public var contextDevices = 200_000
-        /// Whether owners publish device snapshots and new owners restore them (partitioned mode).
-        public var shareState = true
-        /// Bytes of other instances' snapshots and trail frames kept for take-overs; the least
-        /// recently updated device is dropped beyond it.
-        public var stateCacheBytes = 268_435_456
 
         /// Creates the defaults.
         public init() {}
@@ -162,13 +157,14 @@ extension GatewayConfiguration.Cluster {
             "cluster.contextDevices",
             "Devices whose latest hello/status/authorization/workout/headphone-connection frames are kept to restore a device arriving at this instance (clustered modes).",
             in: 1...100_000_000, \.cluster.contextDevices),
-        .flag(
-            "cluster.shareState",
-            "Partitioned mode: owners publish device snapshots (retained, gateway/cluster/state/{id}) and a device's new owner restores them, so open dives, stroke counts, pose references and run timelines survive a hand-over. No effect with store.backend postgres: the store's claims hand snapshots over.",
-            \.cluster.shareState),
-        .integer(
-            "cluster.stateCacheBytes",
-            "Bytes of other instances' device snapshots (and the frames received after them) kept for take-overs; the least recently updated device is dropped beyond it (gateway_cluster_state_dropped_total).",
-            in: 1_048_576...1_099_511_627_776, \.cluster.stateCacheBytes),
+    ]
+
+    /// Keys that existed once, with why they went: a configuration that still sets one is refused
+    /// with this reason, not merely called unknown, so an upgrade says what changed.
+    static let removedKeys: [String: String] = [
+        "cluster.shareState":
+            "removed: device snapshots are no longer shipped between instances as retained messages; clustered modes run on store.backend postgres, whose ownership claims hand each device's snapshot to its next owner (docs/scale-out.md, Fencing). Delete the key",
+        "cluster.stateCacheBytes":
+            "removed with cluster.shareState: instances no longer keep each other's snapshots in memory; the shared store holds them (docs/scale-out.md, Fencing). Delete the key",
     ]
 }

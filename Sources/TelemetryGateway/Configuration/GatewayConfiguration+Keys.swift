@@ -8,6 +8,9 @@ extension GatewayConfiguration {
         accessPolicyKeys + MQTT.keys + Topics.keys + Pipeline.keys + Metrics.keys + Recorder.keys + Store.keys + DerivationConfiguration.keys
         + loggingKeys + Journal.keys + Retained.keys + DeviceState.keys + HTTP.keys + DeadLetters.keys + Cluster.keys + Tracing.keys
 
+    /// Keys that were removed, each with the reason a configuration still setting it is refused.
+    static let removedKeys: [String: String] = Cluster.removedKeys
+
     /// The files of the access policy: `registry.file`, `capabilities.file`.
     static let accessPolicyKeys: [ConfigurationKey] = [
         .optionalText(

@@ -49,9 +49,7 @@ extension GatewayConfiguration {
 
     /// The filters the subscriber subscribes: device frames, head-pose resets and recorder
     /// queries; in shared mode each through the shared-subscription group; in partitioned mode
-    /// sharing state, first the other instances' device snapshots (on this connection, which has
-    /// no will: a burst of them at shutdown must not disturb the membership connection's
-    /// clean disconnect).
+    /// the discovery streams only.
     func inboundFilters(_ scheme: TopicScheme) -> [String] {
         // Clustered with a shared recorder store, any instance answers any query: one of the
         // group gets each. With a store per instance every instance reads the query and the
@@ -62,7 +60,7 @@ extension GatewayConfiguration {
             return [scheme.inboundFilter, scheme.headphoneResetPoseFilter, query]
         case .partitioned:
             // Only the discovery streams; each owned device's own filter comes from DeviceSubscriptions.
-            return (sharesStateOverBroker ? [scheme.clusterStateFilter] : []) + scheme.discoveryFilters + [scheme.headphoneResetPoseFilter, query]
+            return scheme.discoveryFilters + [scheme.headphoneResetPoseFilter, query]
         case .shared:
             // Commands from apps are routed by the app's client id, not the device's: every
             // instance reads them and the one holding the device's state applies them.
@@ -73,11 +71,6 @@ extension GatewayConfiguration {
     /// Whether the recorder store is shared by the instances (any instance can answer any
     /// device's query): the PostgreSQL store is; the per-instance SQLite store is not.
     var sharesRecorderStore: Bool { store.backend == .postgres }
-
-    /// Whether owners publish device snapshots as retained messages for their next owners
-    /// (partitioned mode, `cluster.shareState`): not with the shared store, whose claims hand a
-    /// device's snapshot over (docs/scale-out.md, *Fencing*).
-    var sharesStateOverBroker: Bool { cluster.mode == .partitioned && cluster.shareState && store.backend != .postgres }
 
     private func base(clientID: String) -> MQTTClientConfiguration {
         var tls: MQTTClientConfiguration.TLS?

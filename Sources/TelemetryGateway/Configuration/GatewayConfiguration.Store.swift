@@ -39,8 +39,15 @@ extension GatewayConfiguration.Store {
     static let keys: [ConfigurationKey] = [
         .choice(
             "store.backend",
-            "Where the recorder and device snapshots live: sqlite (recorder.database, state.path: files of this instance) or postgres (store.url, shared by every instance).",
-            \.store.backend),
+            "Where the recorder and device snapshots live: sqlite (recorder.database, state.path: files of this instance) or postgres (store.url, shared by every instance; required by cluster.mode partitioned and shared).",
+            \.store.backend
+        )
+        .checked { configuration in
+            let mode = configuration.cluster.mode
+            return mode != .single && configuration.store.backend != .postgres
+                ? "cluster.mode \(mode.rawValue) needs store.backend: postgres (with store.url): the instances hand devices over through the shared store's ownership claims and snapshots, and answer recorder queries from its shared history; per-instance SQLite files can do neither. Keep cluster.mode single for one gateway on SQLite"
+                : nil
+        },
         .parsed(
             "store.url", "PostgreSQL of the postgres backend: postgres://user@host:port/database[?sslmode=disable|prefer|require] (password: store.passwordFile).",
             \.store.url,

@@ -20,6 +20,9 @@ final class DeviceStateMetrics: Sendable {
     let movedAside: Counter
     /// Clustered modes: devices claimed in the store (each claim a new epoch).
     let claims: Counter
+    /// Clustered modes: snapshots written at once after a context frame of a claimed device
+    /// (hello, status, authorization, workout, headphone connection), not at the next interval.
+    let contextWrites: Counter
     /// Claims that failed (store down): the device is processed and published unfenced, the
     /// claim retried at the next snapshot write.
     let claimFailures: Counter
@@ -57,6 +60,7 @@ final class DeviceStateMetrics: Sendable {
         storeFailures = Counter(label: "gateway_device_state_failures_total", factory: factory)
         movedAside = Counter(label: "gateway_device_state_moved_aside_total", factory: factory)
         claims = Counter(label: "gateway_cluster_claims_total", factory: factory)
+        contextWrites = Counter(label: "gateway_cluster_context_writes_total", factory: factory)
         claimFailures = Counter(label: "gateway_cluster_claim_failures_total", factory: factory)
         fenced = Counter(label: "gateway_cluster_fenced_total", dimensions: [("cause", "refusedWrite")], factory: factory)
         fencedNotified = Counter(label: "gateway_cluster_fenced_total", dimensions: [("cause", "notified")], factory: factory)

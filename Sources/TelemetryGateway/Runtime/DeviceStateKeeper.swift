@@ -5,8 +5,7 @@ import RecorderStore
 import TelemetryCore
 
 /// One shard's side of durable device state: restores a device from its stored snapshot before
-/// the device's first frame, writes the snapshots of changed devices each tick (and, in
-/// partitioned mode, queues those of owned devices for the other instances), and evicts idle
+/// the device's first frame, writes the snapshots of changed devices each tick, and evicts idle
 /// devices (or the least recently active beyond `state.maxResidentDevices`).
 ///
 /// A frame that can change a snapshot (anything but batched samples) keeps its journal record
@@ -22,8 +21,6 @@ struct DeviceStateKeeper {
     private let store: (any DeviceSnapshotStoring)?
     /// The store's configuration key, as logs and `/readyz` name it (`state.path` or `store.url`).
     private let storeKey: String
-    /// Partitioned mode sharing state: where owned devices' snapshots go for publishing.
-    private let cluster: ClusterRuntime?
     private let metrics: DeviceStateMetrics
     /// Where the store's write failures show (`/readyz`).
     private let health: RuntimeHealth
@@ -40,6 +37,8 @@ struct DeviceStateKeeper {
     private var listUnknown = false
     /// Journal releases waiting for the next snapshot write.
     private var heldForSnapshot: [ReleaseCountdown] = []
+    /// Claimed devices a context frame changed in the worker's current batch (written at its end).
+    private var contextDirty: Set<DeviceID> = []
     /// Outputs of applied frames not acknowledged yet (the worker registers them as it publishes):
     /// snapshots carry them, restores republish them.
     let unacknowledged = UnacknowledgedOutputs()
@@ -54,6 +53,10 @@ struct DeviceStateKeeper {
     /// Whether the instances share the store (`store.backend: postgres`): a claim's snapshot is
     /// then the hand-over state, restored when the device has no state in memory.
     private let sharedStore: Bool
+    /// Whether a gained device's stored snapshot is restored (its claim's, or a warm-up's): off
+    /// only in the hand-over control run (`WG_FAULT_HANDOVER_STATE_OFF=1`, docs/testing.md),
+    /// where a new owner starts from the device's context frames.
+    private let restoresHandedOverState: Bool
     /// Devices fenced (a refused write, a notified claim), not yet taken by the worker.
     private var newlyFenced: [DeviceID: Fencing] = [:]
     /// The latest tick's monotonic instant (when a refusal was learnt).
@@ -71,16 +74,17 @@ struct DeviceStateKeeper {
 
     /// A keeper of shard `shard`'s devices (of `shardCount`).
     init(
-        shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path", cluster: ClusterRuntime?,
+        shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path",
         metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState,
-        claimsAs instance: String? = nil, sharedStore: Bool = false, claimedDevices: ClaimedDevices? = nil
+        claimsAs instance: String? = nil, sharedStore: Bool = false, claimedDevices: ClaimedDevices? = nil,
+        restoresHandedOverState: Bool = true
     ) {
         claims = store != nil ? instance.map { DeviceClaims(instance: $0, index: claimedDevices) } : nil
         self.sharedStore = sharedStore
+        self.restoresHandedOverState = restoresHandedOverState
         self.storeKey = storeKey
         self.shard = shard
         self.store = store
-        self.cluster = cluster
         self.metrics = metrics
         self.health = health
         self.logger = logger
@@ -154,11 +158,6 @@ struct DeviceStateKeeper {
         return (sequence, outputs)
     }
 
-    /// Drops a device's stored snapshot from the restore list: another instance owned it since.
-    mutating func forgetStored(_ device: DeviceID) {
-        dormant.remove(device)
-    }
-
     // MARK: Ownership claims (clustered modes)
 
     /// Claims `device` in the store for this instance, before anything is published for it.
@@ -187,7 +186,7 @@ struct DeviceStateKeeper {
         }
         claims?.claimed(device, epoch: claim.epoch)
         metrics.claims.increment()
-        guard sharedStore, !processor.isResident(device), let snapshot = claim.snapshot else { return (false, nil) }
+        guard sharedStore, restoresHandedOverState, !processor.isResident(device), let snapshot = claim.snapshot else { return (false, nil) }
         dormant.remove(device)
         let republish = adopt(snapshot, of: device, into: &processor)
         return (processor.isResident(device), republish)
@@ -197,7 +196,7 @@ struct DeviceStateKeeper {
     /// (gained as a shadow) from its stored snapshot, without claiming it: its owner still
     /// writes it. Returns whether something was restored.
     mutating func warmUp(_ device: DeviceID, into processor: inout FrameProcessor) async -> Bool {
-        guard sharedStore, claims != nil, let store, !processor.isResident(device) else { return false }
+        guard sharedStore, restoresHandedOverState, claims != nil, let store, !processor.isResident(device) else { return false }
         do {
             guard let snapshot = try await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return false }
             _ = processor.restore(snapshot, of: device)
@@ -327,17 +326,43 @@ struct DeviceStateKeeper {
         }
     }
 
+    /// Clustered: notes that a context frame (hello, status, authorization, workout, headphone
+    /// connection) of a claimed device was applied; ``persistContext(_:)`` writes it at the end
+    /// of the worker's current batch.
+    mutating func contextChanged(_ device: DeviceID) {
+        guard claims?.epoch(of: device) != nil else { return }
+        contextDirty.insert(device)
+    }
+
+    /// Clustered: writes the snapshots of the devices a context frame changed (fenced), at the
+    /// end of the worker's batch rather than at the next `state.snapshotInterval`: such a frame
+    /// is sent once, so a successor after this instance's death must find the device's access
+    /// state and workout session in the store. One write per batch, in slices like the ticks'
+    /// (a start's retained hellos cost a transaction per slice, not per device); the devices are
+    /// written again with the next tick's changes, as before.
+    mutating func persistContext(_ processor: FrameProcessor) async {
+        guard !contextDirty.isEmpty else { return }
+        let devices = contextDirty.filter { processor.isResident($0) && claims?.epoch(of: $0) != nil }.sorted { $0.rawValue < $1.rawValue }
+        contextDirty.removeAll(keepingCapacity: true)
+        var start = 0
+        while start < devices.count {
+            let slice = devices[start..<min(start + Self.snapshotsPerWrite, devices.count)]
+            metrics.contextWrites.increment(by: slice.count)
+            await save(snapshots(of: slice, in: processor))
+            start += Self.snapshotsPerWrite
+        }
+    }
+
     /// Keeps a frame's journal record until the next snapshot write.
     mutating func holdUntilSnapshot(_ countdown: ReleaseCountdown) {
         heldForSnapshot.append(countdown)
     }
 
     /// Every `state.snapshotInterval` of the monotonic clock (and once at shutdown, `now` and
-    /// `instant` nil): writes the snapshots of
-    /// changed devices, queues those this instance owns now for publishing (not a shadow's, nor
-    /// a device whose ownership just moved away), evicts what is due, then lets go of the held
-    /// journal records. Called on every tick.
-    mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?, shadows: ShadowDevices) async {
+    /// `instant` nil): writes the snapshots of changed devices (clustered, those this shard
+    /// holds a claim of), evicts what is due, then lets go of the held journal records. Called
+    /// on every tick.
+    mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?) async {
         if let instant {
             lastTick = instant
             // The first write comes one interval after the first tick, like every later one.
@@ -359,14 +384,9 @@ struct DeviceStateKeeper {
         }
         // In slices, so a storm of changed devices never holds all their snapshots at once.
         var start = 0
-        while store != nil || cluster != nil, start < changed.count {
+        while store != nil, start < changed.count {
             let slice = changed[start..<min(start + Self.snapshotsPerWrite, changed.count)]
-            let snapshots = snapshots(of: slice, in: processor)
-            if let cluster {
-                let date = now ?? Date().timeIntervalSince1970
-                cluster.outbox.offer(snapshots.filter { !shadows.contains($0.device) && cluster.gate.owns($0.device, at: date) })
-            }
-            await save(snapshots)
+            await save(snapshots(of: slice, in: processor))
             start += Self.snapshotsPerWrite
         }
         if let now {

@@ -189,9 +189,9 @@ struct GatewayParts: Sendable {
     /// Makes shard `n`'s keeper of device state.
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
-            shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, cluster: cluster.flatMap { $0.sharesState ? $0 : nil }, metrics: deviceStateMetrics,
+            shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
             health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance, sharedStore: storeClient != nil,
-            claimedDevices: claimedDevices)
+            claimedDevices: claimedDevices, restoresHandedOverState: cluster?.restoresHandedOverState ?? true)
     }
 
     /// Clustered on the shared store: the service that listens to the store's claim notifications.

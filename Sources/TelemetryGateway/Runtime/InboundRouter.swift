@@ -84,11 +84,6 @@ final class InboundRouter: Sendable {
         health.handlerEntered()
         defer { health.handlerLeft() }
         metrics.inboundBytes.increment(by: message.payload.count + message.topic.utf8.count)
-        // Partitioned mode sharing state: another owner's device snapshot, kept for take-overs.
-        if let cluster, cluster.sharesState, message.topic.hasPrefix(cluster.statePrefix) {
-            cluster.receiveSnapshot(message)
-            return
-        }
         // Partitioned: a hello or status of an owned device comes twice (it matches the
         // discovery filter and the device's own); the copy through the device's filter goes.
         let discovery = cluster?.subscriptions == nil ? nil : discoveryStream(of: message.topic)
@@ -192,15 +187,10 @@ final class InboundRouter: Sendable {
             return .none
         }
         if let (device, kept) = verdict.restore {
-            let frames: [InboundFrame] = kept.context + (kept.snapshot?.trail ?? [])
-            let snapshotBytes: Int = kept.snapshot?.snapshot?.count ?? 0
-            let bytes = frames.reduce(snapshotBytes) { total, frame in total + frame.payload.count + frame.topic.utf8.count }
+            let bytes = kept.context.reduce(0) { total, frame in total + frame.payload.count + frame.topic.utf8.count }
             push(
                 .handover(.gained(device, kept, shadow: verdict.role == .shadow)), bytes: bytes, shard: shards.shard(forRoutingKey: key),
                 topic: record.topic, ticket: nil)
-        }
-        if verdict.replicate, let stream = ContextCache.stream(of: record.topic, key: key, root: scheme.inboundRoot) {
-            cluster.replicate(frame, key: key, stream: stream)
         }
         if verdict.role == .shadow { cluster.metrics.framesShadowed.increment() }
         return verdict.role

@@ -91,7 +91,7 @@ struct ShardWorker {
                     await process(frame, ticket: ticket, replayed: true, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now, let instant):
                     await flush(deviceStates.stamp(shadows.visible(processor.flush(now: now))))
-                    await deviceStates.persist(&processor, now: now, at: instant, shadows: shadows)
+                    await deviceStates.persist(&processor, now: now, at: instant)
                     fence(processor: &processor, shadows: &shadows)
                     if let cluster = dependencies.cluster {
                         for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0, at: now) }) {
@@ -121,11 +121,13 @@ struct ShardWorker {
                     _ = processor.process(frame)
                 }
             }
+            // The context frames of this batch, in the store before the next batch is taken.
+            await deviceStates.persistContext(processor)
         }
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
             await flush(deviceStates.stamp(shadows.visible(processor.finish())))
-            await deviceStates.persist(&processor, now: nil, at: nil, shadows: shadows)
+            await deviceStates.persist(&processor, now: nil, at: nil)
             fence(processor: &processor, shadows: &shadows)
         }
         health.retire("worker-\(shard)")
@@ -141,8 +143,6 @@ struct ShardWorker {
         var storeRestored = false
         switch change {
         case .gained(let device, let kept, let shadow):
-            // The stored snapshot of a device gained from another instance is older than its handed-over state.
-            if kept.snapshot?.snapshot != nil { deviceStates.forgetStored(device) }
             if deviceStates.claimsOwnership {
                 processor.forget(device)
                 if shadow {
@@ -163,7 +163,7 @@ struct ShardWorker {
         case .lost(let device):
             if deviceStates.claimsOwnership { await deviceStates.release(device, processor: processor) }
         }
-        let messages = change.apply(dependencies.handover, to: &processor, shadows: &shadows, cluster: dependencies.cluster, storeRestored: storeRestored)
+        let messages = change.apply(dependencies.handover, to: &processor, shadows: &shadows, storeRestored: storeRestored)
         await dependencies.publisher.publish(deviceStates.stamp(messages))
     }
 
@@ -266,6 +266,11 @@ struct ShardWorker {
             }
         }
         await dependencies.publisher.publish(messages, countdown: outputs)
+        // Clustered: a context frame's effect goes to the store at the end of this batch, for a
+        // successor after a death.
+        if case .device(let device, let stream) = topic, ContextCache.streams.contains(stream) {
+            deviceStates.contextChanged(device)
+        }
         span?.end(result, messages: messages)
         dependencies.operations.derived(messages, receivedAt: frame.receivedAt)
         // A rejected frame is done once processed: its error may sit in an aggregate until the

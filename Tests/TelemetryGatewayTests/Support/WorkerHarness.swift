@@ -27,7 +27,7 @@ enum WorkerHarness {
             recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory)),
             metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: nil, tracing: nil)
         let keeper = DeviceStateKeeper(
-            shard: 0, shardCount: 1, store: store, cluster: nil, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
+            shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
             logger: logger, settings: configuration.state, claimsAs: instance, sharedStore: sharedStore)
         return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
     }
