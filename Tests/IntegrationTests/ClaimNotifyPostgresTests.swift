@@ -64,9 +64,9 @@ struct ClaimNotifyPostgresTests {
             try await PostgresDeviceStateStore(intruder).claim(claimed, instance: "intruder").epoch
         }
 
-        /// Sends one status frame to each device (each changes its connection state: one output each).
-        func sendRound() async throws {
-            for device in [claimed, other] {
+        /// Sends one status frame to each of `devices` (each changes its connection state: one output each).
+        func sendRound(_ devices: [DeviceID]? = nil) async throws {
+            for device in devices ?? [claimed, other] {
                 let count = sent[device, default: 0]
                 sent[device] = count + 1
                 try await client.send(
@@ -84,6 +84,20 @@ struct ClaimNotifyPostgresTests {
             return try await collector.wait(timeout: 0.1, what, until: predicate)
         }
 
+        /// Waits until the claimed device's last status frame is in its stored snapshot: its
+        /// context write is done, so none is in flight when the test claims the device.
+        func settled() async throws {
+            let store = PostgresDeviceStateStore(intruder)
+            let last = sent[claimed, default: 0] - 1
+            let expected: ConnectionState = last % 2 == 0 ? .connected : .disconnected
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                if try await store.snapshot(of: claimed)?.connection == expected { return }
+                try await Task.sleep(for: .milliseconds(20))  // polling the store under a deadline
+            }
+            Issue.record("\(claimed)'s last status frame (\(expected)) was not written to the store within 10 s")
+        }
+
         /// The owner's epoch on the claimed device's outputs once both devices are served.
         func served() async throws -> Int64 {
             let (claimed, other) = (claimed.rawValue, other.rawValue)
@@ -97,10 +111,14 @@ struct ClaimNotifyPostgresTests {
         /// until it names `intruder`; returns the seconds from just before `trigger` (nil: not
         /// within the bound).
         func waitForFencing(after trigger: () async throws -> Void) async throws -> Double? {
-            // Frames keep coming meanwhile, so the fencing happens amid traffic.
-            let streaming = Task {
+            // The other device's frames keep coming meanwhile, so the fencing happens amid traffic.
+            // The claimed device's do not: a status frame is a context frame, whose snapshot is
+            // written (fenced) at the end of its batch, and a write after the claim would be refused
+            // and fence the device before the notification could (docs/scale-out.md, *Context*).
+            try await settled()
+            let streaming = Task { [other] in
                 while !Task.isCancelled {
-                    try await sendRound()
+                    try await sendRound([other])
                     try await Task.sleep(for: .milliseconds(20))
                 }
             }
@@ -219,6 +237,7 @@ struct ClaimNotifyPostgresTests {
         let run = try await Run()
         try await run.gateway.waitForLog("claim notifications", timeout: 10)  // listening (or, in the control, not)
         let epoch = try await run.served()
+        try await run.settled()  // no context write in flight at the claim below
 
         // The listener's session ends, and its reconnect waits (before LISTEN) for the schema
         // lock the test holds: the claim's notification reaches nobody.
