@@ -61,7 +61,6 @@ import Testing
             ("cluster.mode", "partitioned"), ("cluster.group", "fleet-1"), ("cluster.instance", "a"),
             ("store.backend", "postgres"), ("store.url", "postgres://gateway@127.0.0.1:5432/gateway"),
         ])
-        #expect(configuration.sharesRecorderStore)
         #expect(
             configuration.inboundFilters(TopicScheme()) == [
                 "wearables/+/hello", "wearables/+/status", "gateway/+/headphone/reset-pose", "$share/fleet-1/gateway/+/recorder/query/#",

@@ -27,7 +27,7 @@ struct OwnershipFencingTests {
         let other: DeviceStateStore
         let worker: ShardWorker
 
-        init(instance: String = "a", sharedStore: Bool = true) throws {
+        init(instance: String = "a") throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fencing-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
@@ -35,8 +35,7 @@ struct OwnershipFencingTests {
             store = try DeviceStateStore(path: path)
             other = try DeviceStateStore(path: path)
             worker = try WorkerHarness.worker(
-                broker: broker, journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry), store: store, instance: instance,
-                sharedStore: sharedStore)
+                broker: broker, journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry), store: store, instance: instance)
         }
 
         /// Queues a journaled status frame of `device` (replayed: a record of an earlier run).
@@ -202,7 +201,7 @@ struct OwnershipFencingTests {
 
     @Test("a context frame of a claimed device is in the store at the end of its batch, fenced under its claim, before any snapshot tick: a successor after a death finds it")
     func contextFrameWrittenAtOnce() async throws {
-        let setup = try Setup(sharedStore: true)
+        let setup = try Setup()
         setup.push(.handover(.gained(Self.device, .init(context: []), shadow: false)))
         try setup.status("fence-watch", "online", at: 1_000)
         var worker = setup.worker
@@ -225,9 +224,9 @@ struct OwnershipFencingTests {
         #expect(setup.metric("gateway_cluster_context_writes_total") == "gateway_cluster_context_writes_total 2")
     }
 
-    @Test("with the shared store a device gained as owner continues from the claim's snapshot, the previous owner's last write")
+    @Test("a device gained as owner continues from the claim's snapshot, the previous owner's last write")
     func gainRestoresTheClaimsSnapshot() async throws {
-        let setup = try Setup(sharedStore: true)
+        let setup = try Setup()
         let previous = try await setup.other.claim(Self.device, instance: "b")
         let written = try await setup.other.save(fenced: [
             FencedSnapshot(device: Self.device, epoch: previous.epoch, snapshot: DeviceSnapshot(lastSeen: 1_000, access: nil, connection: .connected, derivations: nil))

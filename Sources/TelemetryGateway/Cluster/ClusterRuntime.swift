@@ -17,9 +17,6 @@ final class ClusterRuntime: Sendable {
     let scheme: TopicScheme
     /// `{outboundRoot}/instances/+`: every instance's announcement.
     let instancesFilter: String
-    /// Whether any instance answers any device's recorder query (a store the instances share;
-    /// the query filter is then `$share`d, so one instance gets each).
-    let answersAnyQuery: Bool
     /// Partitioned mode: the owned devices' subscriptions (nil in shared mode).
     let subscriptions: DeviceSubscriptions?
     /// Seconds after which a fenced device that this instance's plan still gives it is claimed
@@ -41,7 +38,6 @@ final class ClusterRuntime: Sendable {
         gate = OwnershipGate(
             view: view, scheme: scheme, contextDevices: configuration.cluster.contextDevices, metrics: metrics, ownsEverything: mode == .shared)
         self.scheme = scheme
-        answersAnyQuery = configuration.sharesRecorderStore
         subscriptions =
             mode == .partitioned ? DeviceSubscriptions(view: view, scheme: scheme, metrics: metrics, limit: configuration.cluster.contextDevices) : nil
         status = InstanceStatusMessage(

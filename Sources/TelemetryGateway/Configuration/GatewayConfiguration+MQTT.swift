@@ -51,10 +51,9 @@ extension GatewayConfiguration {
     /// queries; in shared mode each through the shared-subscription group; in partitioned mode
     /// the discovery streams only.
     func inboundFilters(_ scheme: TopicScheme) -> [String] {
-        // Clustered with a shared recorder store, any instance answers any query: one of the
-        // group gets each. With a store per instance every instance reads the query and the
-        // device's owner (partitioned) or holder (shared) answers.
-        let query = cluster.isClustered && sharesRecorderStore ? TopicScheme.sharedFilter(scheme.recorderQueryFilter, group: cluster.group) : scheme.recorderQueryFilter
+        // Clustered, the instances share the recorder store (clustered modes run on PostgreSQL):
+        // any instance answers any query, so one of the group gets each.
+        let query = cluster.isClustered ? TopicScheme.sharedFilter(scheme.recorderQueryFilter, group: cluster.group) : scheme.recorderQueryFilter
         switch cluster.mode {
         case .single:
             return [scheme.inboundFilter, scheme.headphoneResetPoseFilter, query]
@@ -67,10 +66,6 @@ extension GatewayConfiguration {
             return [TopicScheme.sharedFilter(scheme.inboundFilter, group: cluster.group), scheme.headphoneResetPoseFilter, query]
         }
     }
-
-    /// Whether the recorder store is shared by the instances (any instance can answer any
-    /// device's query): the PostgreSQL store is; the per-instance SQLite store is not.
-    var sharesRecorderStore: Bool { store.backend == .postgres }
 
     private func base(clientID: String) -> MQTTClientConfiguration {
         var tls: MQTTClientConfiguration.TLS?

@@ -47,12 +47,10 @@ struct DeviceStateKeeper {
     private(set) var unsaved: Set<DeviceID> = []
     /// One write failure logged per interval, however many ticks fail.
     private let failureLog = RateLimitedLog(interval: 30)
-    /// Clustered modes with a store: the claims of this shard's devices; nil in single mode
-    /// (one owner by definition: snapshots are written unfenced).
+    /// Clustered modes (always on the shared PostgreSQL store): the claims of this shard's
+    /// devices, whose snapshots are the hand-over state; nil in single mode (one owner by
+    /// definition: snapshots are written unfenced).
     private(set) var claims: DeviceClaims?
-    /// Whether the instances share the store (`store.backend: postgres`): a claim's snapshot is
-    /// then the hand-over state, restored when the device has no state in memory.
-    private let sharedStore: Bool
     /// Whether a gained device's stored snapshot is restored (its claim's, or a warm-up's): off
     /// only in the hand-over control run (`WG_FAULT_HANDOVER_STATE_OFF=1`, docs/testing.md),
     /// where a new owner starts from the device's context frames.
@@ -76,11 +74,10 @@ struct DeviceStateKeeper {
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path",
         metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState,
-        claimsAs instance: String? = nil, sharedStore: Bool = false, claimedDevices: ClaimedDevices? = nil,
+        claimsAs instance: String? = nil, claimedDevices: ClaimedDevices? = nil,
         restoresHandedOverState: Bool = true
     ) {
         claims = store != nil ? instance.map { DeviceClaims(instance: $0, index: claimedDevices) } : nil
-        self.sharedStore = sharedStore
         self.restoresHandedOverState = restoresHandedOverState
         self.storeKey = storeKey
         self.shard = shard
@@ -97,8 +94,8 @@ struct DeviceStateKeeper {
 
     /// Learns which of this shard's devices have a stored snapshot.
     mutating func load(router: ShardRouter) async {
-        // A shared store hands a device's snapshot over with its claim.
-        guard let store, !(sharedStore && claims != nil) else { return }
+        // Clustered, the shared store hands a device's snapshot over with its claim.
+        guard let store, claims == nil else { return }
         self.router = router
         do {
             dormant = Set(try await withStoreDeadline(Self.saveDeadline) { try await store.devices() }.filter { router.shard(forRoutingKey: $0.rawValue) == shard })
@@ -161,10 +158,10 @@ struct DeviceStateKeeper {
     // MARK: Ownership claims (clustered modes)
 
     /// Claims `device` in the store for this instance, before anything is published for it.
-    /// With the shared store, a device with no state in memory is restored from the claim's
-    /// snapshot (what its previous owner, or this instance before a restart, stored last). A
-    /// failed claim leaves the device pending: processed and published unfenced, claimed again
-    /// at the next snapshot write.
+    /// A device with no state in memory is restored from the claim's snapshot (what its
+    /// previous owner, or this instance before a restart, stored last). A failed claim leaves
+    /// the device pending: processed and published unfenced, claimed again at the next snapshot
+    /// write.
     /// - Returns: whether a snapshot was restored, and the outputs it carries that the broker
     ///   had not acknowledged (to publish again).
     mutating func claim(_ device: DeviceID, into processor: inout FrameProcessor) async -> (
@@ -186,17 +183,17 @@ struct DeviceStateKeeper {
         }
         claims?.claimed(device, epoch: claim.epoch)
         metrics.claims.increment()
-        guard sharedStore, restoresHandedOverState, !processor.isResident(device), let snapshot = claim.snapshot else { return (false, nil) }
+        guard restoresHandedOverState, !processor.isResident(device), let snapshot = claim.snapshot else { return (false, nil) }
         dormant.remove(device)
         let republish = adopt(snapshot, of: device, into: &processor)
         return (processor.isResident(device), republish)
     }
 
-    /// With the shared store, restores a device this instance will own after the warm-up
-    /// (gained as a shadow) from its stored snapshot, without claiming it: its owner still
-    /// writes it. Returns whether something was restored.
+    /// Clustered, restores a device this instance will own after the warm-up (gained as a
+    /// shadow) from its stored snapshot, without claiming it: its owner still writes it.
+    /// Returns whether something was restored.
     mutating func warmUp(_ device: DeviceID, into processor: inout FrameProcessor) async -> Bool {
-        guard sharedStore, restoresHandedOverState, claims != nil, let store, !processor.isResident(device) else { return false }
+        guard restoresHandedOverState, claims != nil, let store, !processor.isResident(device) else { return false }
         do {
             guard let snapshot = try await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return false }
             _ = processor.restore(snapshot, of: device)
@@ -220,12 +217,12 @@ struct DeviceStateKeeper {
         return owner
     }
 
-    /// The ownership plan moved `device` away: with the shared store its latest state is
-    /// written (fenced: refused if its next owner claimed it already) for its next owner to
-    /// continue from; its claim is dropped either way.
+    /// The ownership plan moved `device` away: its latest state is written (fenced: refused if
+    /// its next owner claimed it already) for its next owner to continue from; its claim is
+    /// dropped either way.
     mutating func release(_ device: DeviceID, processor: FrameProcessor) async {
         defer { claims?.released(device) }
-        guard sharedStore, let store, let epoch = claims?.epoch(of: device), let snapshot = processor.snapshot(of: device) else { return }
+        guard let store, let epoch = claims?.epoch(of: device), let snapshot = processor.snapshot(of: device) else { return }
         let write = unacknowledged.attach(to: [(device: device, snapshot: snapshot)]).map { FencedSnapshot(device: $0.device, epoch: epoch, snapshot: $0.snapshot) }
         do {
             let refused = try await withStoreDeadline(Self.saveDeadline) { try await store.save(fenced: write) }

@@ -190,7 +190,7 @@ struct GatewayParts: Sendable {
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance, sharedStore: storeClient != nil,
+            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance,
             claimedDevices: claimedDevices, restoresHandedOverState: cluster?.restoresHandedOverState ?? true)
     }
 

@@ -94,16 +94,11 @@ final class InboundRouter: Sendable {
         metrics.messagesReceived.increment()
         let receivedAt = clock.wallTime()
         if let address = scheme.parseRecorderQuery(message.topic) {
-            // Clustered with a store per instance: the device's owner (partitioned) or holder
-            // (shared) answers (it stored the device's recent chunks); with a shared store, the
-            // one instance the broker handed the query to.
-            if let cluster, !cluster.answersAnyQuery, !cluster.gate.owns(address.device, at: receivedAt) {
-                cluster.metrics.framesNotOwned.increment()
-                return
-            }
-            // Queries read the store, which may take a while: they have their own task so device
-            // frames never wait behind them. This thread never waits for that task: a query
-            // that does not fit is refused at once (docs/recorder.md).
+            // Clustered, the one instance the broker handed the query to answers it from the
+            // shared store, whoever owns the device. Queries read the store, which may take a
+            // while: they have their own task so device frames never wait behind them. This
+            // thread never waits for that task: a query that does not fit is refused at once
+            // (docs/recorder.md).
             let request = RecorderRequest(
                 device: address.device, requester: address.requester, payload: message.payload, responseTopic: message.properties.responseTopic,
                 correlationData: message.properties.correlationData, receivedAt: receivedAt)

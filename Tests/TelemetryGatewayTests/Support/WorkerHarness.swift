@@ -11,7 +11,7 @@ import RecorderStore
 enum WorkerHarness {
     static func worker(
         broker: ScriptedBroker, journal: InboundJournal, queue: HandoffQueue<WorkItem>, factory: any MetricsFactory = NOOPMetricsHandler.instance,
-        store: (any DeviceSnapshotStoring)? = nil, instance: String? = nil, sharedStore: Bool = false
+        store: (any DeviceSnapshotStoring)? = nil, instance: String? = nil
     ) throws -> ShardWorker {
         var configuration = GatewayConfiguration()
         configuration.recorder.database = nil
@@ -28,7 +28,7 @@ enum WorkerHarness {
             metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: nil, tracing: nil)
         let keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
-            logger: logger, settings: configuration.state, claimsAs: instance, sharedStore: sharedStore)
+            logger: logger, settings: configuration.state, claimsAs: instance)
         return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
     }
 }
