@@ -9,7 +9,8 @@ final class ClusterRuntime: Sendable {
     let mode: GatewayConfiguration.Cluster.Mode
     let instance: String
     let view: ClusterView
-    /// Who processes what (partitioned), and the context kept for devices arriving here.
+    /// Who processes what: partitioned mode, by the plan, with the context kept for devices
+    /// arriving here; shared mode, the devices whose frames came here.
     let gate: OwnershipGate
     let metrics: ClusterMetrics
     let status: InstanceStatusMessage

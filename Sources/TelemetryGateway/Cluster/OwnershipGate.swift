@@ -10,8 +10,9 @@ import TelemetryCore
 /// from the shared store with its claim).
 ///
 /// In shared mode the broker chose this instance for the message, so the role is always
-/// owner; the gate then only hands a device's kept context over at its first frame here (its
-/// claim in the shared store restores its snapshot).
+/// owner; the gate then only marks a device's first frame here as a gain (its claim in the
+/// shared store restores its snapshot). It keeps no context frames: the broker sends all of a
+/// device's frames to one member, so a device's first frame here never finds earlier ones.
 ///
 /// Changes reach a worker queue in order with the device's frames: all promotions and losses
 /// at the first message after the plan changed, before anything else is routed, or, when the
@@ -40,7 +41,8 @@ final class OwnershipGate: Sendable {
         var seenVersion = -1
         /// Devices this instance holds state for, by routing key: whether as a shadow.
         var active: [String: (device: DeviceID, shadow: Bool)] = [:]
-        var context: ContextCache
+        /// Partitioned mode: the context frames kept for gains (nil in shared mode).
+        var context: ContextCache?
     }
 
     let me: String
@@ -57,7 +59,7 @@ final class OwnershipGate: Sendable {
         self.view = view
         self.scheme = scheme
         self.metrics = metrics
-        state = LockedState(State(context: ContextCache(limit: contextDevices)))
+        state = LockedState(State(context: ownsEverything ? nil : ContextCache(limit: contextDevices)))
     }
 
     /// Decides for a device frame (or a command below the outbound root, `inbound` false).
@@ -71,10 +73,10 @@ final class OwnershipGate: Sendable {
         let plan = ownsEverything ? OwnershipPlan(warmup: 0) : view.plan(at: frame.receivedAt)
         var verdict = Verdict()
         let counts: (owned: Int, context: Int)? = state.withLock { state in
-            let before = (state.active.count, state.context.count)
+            let before = (state.active.count, state.context?.count ?? 0)
             if !ownsEverything { (verdict.promoted, verdict.released) = reconcile(&state, with: plan) }
             let keyText = String(key)
-            let stream = inbound ? ContextCache.stream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
+            let stream = inbound && state.context != nil ? ContextCache.stream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
             if ownsEverything && !inbound {
                 // Shared mode: the broker picked this instance by the app's client id, not the
                 // device's; a command is applied where the device's state is (every instance
@@ -87,14 +89,14 @@ final class OwnershipGate: Sendable {
                 case .device(let device, _)? = scheme.parseInbound(frame.topic) as InboundTopic?
             {
                 // What is kept, not yet including this frame (it is processed as itself).
-                verdict.restore = (device, .init(context: state.context.frames(of: keyText), replayed: replayed))
+                verdict.restore = (device, .init(context: state.context?.frames(of: keyText) ?? [], replayed: replayed))
                 state.active[keyText] = (device, verdict.role == .shadow)
                 if replayed { state.seenVersion = -1 }
             }
             if let stream {
-                state.context.keep(frame, stream: stream, key: keyText)
+                state.context?.keep(frame, stream: stream, key: keyText)
             }
-            let after = (state.active.count, state.context.count)
+            let after = (state.active.count, state.context?.count ?? 0)
             return after == before ? nil : after
         }
         if let counts {
@@ -147,8 +149,9 @@ final class OwnershipGate: Sendable {
         return changes
     }
 
-    /// Whether this instance owns a device now (recorder queries): partitioned mode, by the
-    /// plan; shared mode, whether it holds the device's state (the broker sent its frames here).
+    /// Whether this instance owns a device now (a fenced device is claimed again only then):
+    /// partitioned mode, by the plan; shared mode, whether it holds the device's state (the
+    /// broker sent its frames here).
     func owns(_ device: DeviceID, at now: Double) -> Bool {
         guard ownsEverything else { return view.plan(at: now).current.owns(me, device.rawValue) }
         return state.withLock { $0.active[device.rawValue] != nil }

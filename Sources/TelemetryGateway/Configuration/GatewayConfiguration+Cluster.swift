@@ -43,7 +43,8 @@ extension GatewayConfiguration {
         /// so it holds the recent state (swing windows) at the switch; 0 switches at once.
         public var handoverWarmup = 3.0
         /// Devices whose latest context frames (hello, status, authorization, workout, headphone
-        /// connection) are kept for a take-over; the oldest device is dropped beyond it.
+        /// connection) are kept for a take-over (partitioned mode); the oldest device is dropped
+        /// beyond it.
         public var contextDevices = 200_000
 
         /// Creates the defaults.
@@ -155,7 +156,7 @@ extension GatewayConfiguration.Cluster {
             in: 0...600, \.cluster.handoverWarmup),
         .integer(
             "cluster.contextDevices",
-            "Devices whose latest hello/status/authorization/workout/headphone-connection frames are kept to restore a device arriving at this instance (clustered modes).",
+            "Devices whose latest hello/status/authorization/workout/headphone-connection frames are kept to restore a device arriving at this instance (partitioned mode).",
             in: 1...100_000_000, \.cluster.contextDevices),
     ]
 
