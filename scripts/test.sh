@@ -80,17 +80,25 @@ failed=$(grep -cE "^✘ Test .* failed" "$test_log" || true)
 [ "$total" -gt 0 ] || die "swift test printed no Swift Testing summary"
 echo "swift-test: $((total - failed)) passed, $failed failed"
 
-log "PostgreSQL store suites against the private server (swift test --filter '$postgres_suites')"
+# In three processes, one after the other: the suites that run several gateway processes each
+# (the three-instance ones, and ClusterTests with up to four) are kept apart from the timing-
+# sensitive ones (a store outage's retries, a join's switch instant). All nine in one process
+# made two of those fail once on two cores (docs/testing.md, Known problems).
 postgres_log=$(mktemp)
-swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} --filter "$postgres_suites" 2>&1 | tee "$postgres_log"
+for part in "PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PerDeviceSubscriptionTests" \
+	"PostgresClusterTests|ClusterStateHandoverTests" "IntegrationTests\.ClusterTests"; do
+	log "PostgreSQL suites against the private server (swift test --filter '$part')"
+	swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} --filter "$part" 2>&1 | tee -a "$postgres_log"
+done
 # The PostgreSQL suites skip themselves without WG_TEST_POSTGRES_URL; here they must have run.
 for suite in "PostgreSQL store conformance" "PostgreSQL claim notifications" "Gateway on the PostgreSQL store" "Fencing on the PostgreSQL store" \
 	"Claims notified by PostgreSQL fence the previous owner" "Scale-out on PostgreSQL: three instances, the owner killed and restarted" \
 	"Scale-out: partitioned instances on one mosquitto" "Scale-out: device state handed over between instances" "Scale-out: per-device subscriptions"; do
 	grep -qE "✔ Suite \"$suite\" passed" "$postgres_log" || die "the suite \"$suite\" did not run and pass (WG_TEST_POSTGRES_URL)"
 done
-postgres_summary=$(grep -E "Test run with [0-9]+ tests? .* passed" "$postgres_log" | tail -n 1 || true)
-echo "postgres-tests: $(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$postgres_summary") passed, 0 failed"
+postgres_total=0
+while read -r count; do postgres_total=$((postgres_total + count)); done < <(grep -E "Test run with [0-9]+ tests? .* passed" "$postgres_log" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/')
+echo "postgres-tests: $postgres_total passed, 0 failed"
 rm -f "$postgres_log"
 
 # The reconnect storm of the fault suite, alone: it asserts a time bound (100,000 hellos
