@@ -27,7 +27,7 @@ struct OwnershipFencingTests {
         let other: DeviceStateStore
         let worker: ShardWorker
 
-        init(instance: String = "a") throws {
+        init(instance: String = "a", cluster: ClusterRuntime? = nil) throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fencing-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
@@ -35,7 +35,8 @@ struct OwnershipFencingTests {
             store = try DeviceStateStore(path: path)
             other = try DeviceStateStore(path: path)
             worker = try WorkerHarness.worker(
-                broker: broker, journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry), store: store, instance: instance)
+                broker: broker, journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry), store: store, instance: instance,
+                cluster: cluster)
         }
 
         /// Queues a journaled status frame of `device` (replayed: a record of an earlier run).
@@ -169,6 +170,57 @@ struct OwnershipFencingTests {
         #expect(setup.metric(#"gateway_cluster_fenced_total{cause="refusedWrite"}"#) == #"gateway_cluster_fenced_total{cause="refusedWrite"} 0"#)
         #expect(setup.metric("gateway_cluster_fenced_frames_total") == "gateway_cluster_fenced_frames_total 1")
         #expect(try await setup.store.owner(of: Self.device) == DeviceOwnership(instance: "b", epoch: takeover.epoch), "the fenced instance did not claim it back")
+    }
+
+    @Test("the next owner's notified claim of a device this instance is handing over lets it go: not fenced, counted as handed over, nothing published after it, its subscription and gate entry gone")
+    func notifiedClaimHandsOver() async throws {
+        var configuration = GatewayConfiguration()
+        configuration.cluster.mode = .partitioned
+        configuration.cluster.instance = "a"
+        configuration.cluster.handoverWarmup = 1  // the times below stay within cluster.expiry (5 s) of the last echo
+        let clusterRegistry = PrometheusCollectorRegistry()
+        let cluster = ClusterRuntime(
+            configuration: configuration, scheme: TopicScheme(), metrics: ClusterMetrics(factory: PrometheusMetricsFactory(registry: clusterRegistry)),
+            startedAt: 0, clock: ManualGatewayClock(wallTime: 0))
+        let setup = try Setup(cluster: cluster)
+        // A device that moves to b when b joins; a owns it alone first.
+        let name = OwnershipGateTests.devices(ownedBy: "b", among: ["a", "b"])[0]
+        let device = DeviceID(name)!
+        cluster.view.setSelf(.online, at: 0)
+        let (frame, key) = OwnershipGateTests.frame(name, "status", at: 1)
+        #expect(cluster.gate.admit(frame, key: key, inbound: true).owned)
+        cluster.view.announce("b", .online, at: 2)
+        let (during, _) = OwnershipGateTests.frame(name, "status", at: 2.5)
+        #expect(cluster.gate.admit(during, key: key, inbound: true).owned, "shared with b while b warms up")
+        _ = cluster.gate.planChanged(cluster.view.plan(at: 3))
+        #expect(cluster.gate.handingOver == [name])
+
+        let running = Task { [worker = setup.worker] in
+            var worker = worker
+            await worker.run()
+        }
+        try setup.status(name, "online", at: 1_000)
+        await setup.broker.wait { steps in steps.contains { if case .sent("gateway/\(name)/connection", _) = $0 { true } else { false } } }
+        let claimed = try #require(try await setup.store.owner(of: device))
+        let takeover = try await setup.other.claim(device, instance: "b")
+        setup.push(.claimNotice(device, DeviceOwnership(instance: "b", epoch: takeover.epoch)))
+        try setup.status(name, "offline", at: 1_001)
+        try setup.status("other-watch", "online", at: 1_001)
+        setup.queue.close()
+        await running.value
+
+        let outputs = setup.sent(about: name)
+        #expect(outputs.count == 1, "online before the claim, nothing after: \(outputs.map { "\($0.topic) \($0.payloadString)" })")
+        #expect(outputs.allSatisfy { Self.property("epoch", of: $0) == String(claimed.epoch) })
+        #expect(setup.sent(about: "other-watch").count == 1, "another device is not affected")
+        #expect(setup.metric(#"gateway_cluster_fenced_total{cause="notified"}"#) == #"gateway_cluster_fenced_total{cause="notified"} 0"#, "a hand-over is not a fencing")
+        var buffer: [UInt8] = []
+        clusterRegistry.emit(into: &buffer)
+        #expect(String(decoding: buffer, as: UTF8.self).contains("gateway_cluster_handed_over_total 1\n"))
+        #expect(cluster.gate.handingOver.isEmpty)
+        #expect(!cluster.gate.handedOver(device), "the gate holds nothing of it any more")
+        #expect(try await setup.store.owner(of: device) == DeviceOwnership(instance: "b", epoch: takeover.epoch), "a did not claim it back")
+        #expect(setup.journal.statistics.liveRecords == 0, "the frame after the hand-over was let go of")
     }
 
     @Test("replayed journal records of a device another instance owns are not applied; its next live frame claims it")

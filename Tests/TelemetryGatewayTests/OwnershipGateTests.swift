@@ -28,6 +28,82 @@ import Testing
         return (0..<1000).map { "watch-\($0)" }.filter { ownership.owns(instance, $0) }.prefix(count).map { $0 }
     }
 
+    @Test("a join hands over by claim: the old owner keeps publishing a device it shares with the warming-up newcomer until the newcomer's claim is notified; a device silent during the warm-up is released at the switch")
+    func joinHandsOverByClaim() {
+        let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
+        viewA.setSelf(.online, at: 0)
+        let moving = Self.devices(ownedBy: "c", among: ["a", "c"], count: 2)
+        let (busy, silent) = (moving[0], moving[1])
+        for device in moving {
+            let (frame, key) = Self.frame(device, "motion", at: 1)
+            #expect(gateA.admit(frame, key: key, inbound: true).owned)
+        }
+        viewA.announce("c", .online, at: 10)  // the switch is at 13 on a's clock
+        let (during, busyKey) = Self.frame(busy, "motion", at: 11)
+        #expect(gateA.admit(during, key: busyKey, inbound: true).owned, "during the warm-up a still owns it")
+        let changes = gateA.planChanged(viewA.plan(at: 13))
+        #expect(changes.released.map(\.rawValue) == [silent], "the silent device goes at once, with its final snapshot")
+        #expect(gateA.handingOver == [busy])
+        let (after, _) = Self.frame(busy, "motion", at: 13.5)
+        let verdict = gateA.admit(after, key: busyKey, inbound: true)
+        #expect(verdict.owned && verdict.released.isEmpty, "still a's until c's claim is notified: no frame falls between the owners")
+        #expect(gateA.handedOver(DeviceID(busy)!))
+        #expect(!gateA.handedOver(DeviceID(busy)!), "once")
+        #expect(gateA.handingOver.isEmpty)
+        #expect(gateA.admit(after, key: busyKey, inbound: true).role == .none)
+        // A device the plan still gives a is fenced by such a claim, not handed over.
+        let staying = Self.devices(ownedBy: "a", among: ["a", "c"])[0]
+        let (mine, mineKey) = Self.frame(staying, "motion", at: 14)
+        #expect(gateA.admit(mine, key: mineKey, inbound: true).owned)
+        #expect(!gateA.handedOver(DeviceID(staying)!))
+    }
+
+    @Test("a device handed over is given back when the plan returns it before the claim (the newcomer died): still owned, no release")
+    func handOverUndone() {
+        let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
+        viewA.setSelf(.online, at: 0)
+        let device = Self.devices(ownedBy: "c", among: ["a", "c"])[0]
+        let (frame, key) = Self.frame(device, "motion", at: 1)
+        #expect(gateA.admit(frame, key: key, inbound: true).owned)
+        viewA.announce("c", .online, at: 10)
+        let (during, _) = Self.frame(device, "motion", at: 11)
+        #expect(gateA.admit(during, key: key, inbound: true).owned)
+        _ = gateA.planChanged(viewA.plan(at: 13))
+        #expect(gateA.handingOver == [device])
+        viewA.announce("c", .idle, at: 14)  // c left before claiming
+        let (back, _) = Self.frame(device, "motion", at: 14.5)
+        let verdict = gateA.admit(back, key: key, inbound: true)
+        #expect(verdict.owned && verdict.released.isEmpty && verdict.restore == nil, "kept, not re-gained")
+        #expect(gateA.handingOver.isEmpty)
+        #expect(!gateA.handedOver(DeviceID(device)!), "owned again: a later claim fences it instead")
+    }
+
+    @Test("a draining instance waits until its devices handing over were claimed, bounded by its timeout")
+    func drainWaitsForClaims() async {
+        let (viewA, gateA) = Self.gate(me: "a", warmup: 1)
+        viewA.announce("b", .online, at: 0)
+        viewA.settle(at: 0)
+        viewA.setSelf(.online, at: 0)  // a joins: its devices are its own after its warm-up, at 1
+        let devices = Self.devices(ownedBy: "a", among: ["a", "b"], count: 2)
+        for device in devices {
+            let (frame, key) = Self.frame(device, "motion", at: 1.5)
+            #expect(gateA.admit(frame, key: key, inbound: true).owned)
+        }
+        viewA.setSelf(.draining, at: 2)  // b takes them over after its warm-up (3 on a's clock)
+        for device in devices {
+            let (frame, key) = Self.frame(device, "motion", at: 2.5)
+            #expect(gateA.admit(frame, key: key, inbound: true).owned)
+        }
+        _ = gateA.planChanged(viewA.plan(at: 3))
+        #expect(gateA.handingOver == Set(devices))
+        #expect(await gateA.waitUntilHandedOver(timeout: 0.05) == 2, "nothing claimed: the wait ends at its bound")
+        async let left = gateA.waitUntilHandedOver(timeout: 30)
+        for device in devices { #expect(gateA.handedOver(DeviceID(device)!)) }
+        #expect(await left == 0, "the last claim ends the wait")
+        viewA.setSelf(.idle, at: 4)
+        #expect(gateA.planChanged(viewA.plan(at: 4)).released.isEmpty, "nothing left to release")
+    }
+
     @Test("the table counts others while their announcements are fresh and online, and itself only once live")
     func table() {
         var table = MembershipTable(me: "a", expiry: 5)
@@ -49,13 +125,13 @@ import Testing
     func gainRestoresContext() {
         let (view, gate) = Self.gate(me: "a")
         let device = Self.devices(ownedBy: "a", among: ["a", "b"])[0]
-        view.announce("b", .online, date: 1, at: 1)
+        view.announce("b", .online, at: 1)
         let (hello, helloKey) = Self.frame(device, "hello", at: 1, payload: #"{"model":"x"}"#)
         let (workout, workoutKey) = Self.frame(device, "workout", at: 2)
         #expect(!gate.admit(hello, key: helloKey, inbound: true).owned)
         #expect(!gate.admit(workout, key: workoutKey, inbound: true).owned)
 
-        view.setSelf(.online, date: 3, at: 3)
+        view.setSelf(.online, at: 3)
         let (batch, batchKey) = Self.frame(device, "batched/accelerometer", at: 3)
         let verdict = gate.admit(batch, key: batchKey, inbound: true)
         #expect(verdict.owned)
@@ -68,14 +144,14 @@ import Testing
     @Test("a joining instance's devices are released at the next message, before anything else")
     func joinReleases() {
         let (view, gate) = Self.gate(me: "a")
-        view.setSelf(.online, date: 0, at: 0)
+        view.setSelf(.online, at: 0)
         let moving = Self.devices(ownedBy: "c", among: ["a", "c"], count: 2)
         let staying = Self.devices(ownedBy: "a", among: ["a", "c"], count: 1)[0]
         for device in moving + [staying] {
             let (frame, key) = Self.frame(device, "motion")
             #expect(gate.admit(frame, key: key, inbound: true).owned, "alone, a owns everything")
         }
-        view.announce("c", .online, date: 1, at: 1)
+        view.announce("c", .online, at: 1)
         let (frame, key) = Self.frame(staying, "motion")
         let verdict = gate.admit(frame, key: key, inbound: true)
         #expect(verdict.owned && verdict.restore == nil)
@@ -88,13 +164,13 @@ import Testing
     @Test("a plan change with no message after it (per-device subscriptions: a moved device sends nothing more here) releases at once, once")
     func planChangeReleasesWithoutMessage() {
         let (view, gate) = Self.gate(me: "a")
-        view.setSelf(.online, date: 0, at: 0)
+        view.setSelf(.online, at: 0)
         let moving = Self.devices(ownedBy: "c", among: ["a", "c"], count: 2)
         for device in moving {
             let (frame, key) = Self.frame(device, "motion")
             #expect(gate.admit(frame, key: key, inbound: true).owned)
         }
-        view.announce("c", .online, date: 1, at: 1)
+        view.announce("c", .online, at: 1)
         let changes = gate.planChanged(view.plan(at: 2))
         #expect(Set(changes.released.map(\.rawValue)) == Set(moving) && changes.promoted.isEmpty)
         #expect(gate.planChanged(view.plan(at: 2)).released.isEmpty, "released once")
@@ -106,8 +182,8 @@ import Testing
     @Test("journal records of an earlier run pass whoever owns the device, and are released at the next message")
     func replay() {
         let (view, gate) = Self.gate(me: "a")
-        view.announce("b", .online, date: 0, at: 0)
-        view.setSelf(.online, date: 0, at: 0)
+        view.announce("b", .online, at: 0)
+        view.setSelf(.online, at: 0)
         let device = Self.devices(ownedBy: "b", among: ["a", "b"])[0]
         let (frame, key) = Self.frame(device, "motion")
         let replayed = gate.admit(frame, key: key, inbound: true, replayed: true)
@@ -131,26 +207,30 @@ import Testing
         #expect(ContextCache.stream(of: "wearables/w1/batched/accelerometer", key: "w1", root: "wearables") == nil)
     }
 
-    @Test("a join warms up: the newcomer shadows its devices while the old owner publishes, then both switch")
+    @Test("a join warms up: the newcomer shadows its devices while the old owner publishes; the newcomer is promoted at the end of its own warm-up, the old owner publishes until the claim")
     func joinWarmsUp() {
         let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
         let (viewC, gateC) = Self.gate(me: "c", warmup: 3)
-        viewA.setSelf(.online, date: 0, at: 0)
-        viewC.announce("a", .online, date: 9.5, at: 9.5)  // a's latest heartbeat
+        viewA.setSelf(.online, at: 0)
+        viewC.announce("a", .online, at: 9.5)  // a's latest heartbeat
         viewC.settle(at: 9.5)
         let device = Self.devices(ownedBy: "c", among: ["a", "c"])[0]
-        // c announces itself online at 10; both count the warm-up from that date.
-        viewA.announce("c", .online, date: 10, at: 10.002)
-        viewC.setSelf(.online, date: 10, at: 10.001)
+        // c announces itself online; each counts the warm-up from when it read the announcement
+        // on its own clock (the two clocks need not agree).
+        viewA.announce("c", .online, at: 10.002)
+        viewC.setSelf(.online, at: 10.001)
         let (early, key) = Self.frame(device, "motion", at: 11)
         #expect(gateA.admit(early, key: key, inbound: true).role == .owner)
         let shadow = gateC.admit(early, key: key, inbound: true)
         #expect(shadow.role == .shadow && shadow.restore != nil)
         let (late, _) = Self.frame(device, "motion", at: 13.01)
-        let released = gateA.admit(late, key: key, inbound: true)
-        #expect(released.role == .none && released.released.map(\.rawValue) == [device])
         let promoted = gateC.admit(late, key: key, inbound: true)
         #expect(promoted.role == .owner && promoted.promoted.map(\.rawValue) == [device] && promoted.restore == nil)
+        let kept = gateA.admit(late, key: key, inbound: true)
+        #expect(kept.role == .owner && kept.released.isEmpty, "a publishes until c's claim is notified")
+        #expect(gateA.handedOver(DeviceID(device)!))
+        let (later, _) = Self.frame(device, "motion", at: 13.02)
+        #expect(gateA.admit(later, key: key, inbound: true).role == .none)
     }
 
     @Test("shared mode: every device frame is this instance's; a device is gained at its first frame here (its state comes from the store's claim); commands and queries only where the device's state is")
@@ -175,19 +255,26 @@ import Testing
     @Test("plans: a departure applies at once, a join or a drain after the warm-up, a first instance at once")
     func plans() {
         var plan = OwnershipPlan(warmup: 3)
-        plan.update(live: ["a"], target: ["a"], date: 0)
+        plan.update(live: ["a"], target: ["a"], at: 0)
         #expect(plan.current.instances == ["a"] && plan.next == nil)
-        plan.update(live: ["a", "b"], target: ["a", "b"], date: 5)
-        #expect(plan.current.instances == ["a"] && plan.next?.at == 8)
+        plan.update(live: ["a", "b"], target: ["a", "b"], at: 5)
+        #expect(plan.current.instances == ["a"] && plan.next?.at == 8, "the warm-up counts from when the change was learnt")
         #expect(!plan.advance(to: 7.9) && plan.advance(to: 8))
         #expect(plan.current.instances == ["a", "b"])
-        plan.update(live: ["a", "b"], target: ["b"], date: 20)  // a drains
+        plan.update(live: ["a", "b"], target: ["b"], at: 20)  // a drains
         #expect(plan.current.instances == ["a", "b"] && plan.next?.ownership.instances == ["b"] && plan.next?.at == 23)
-        plan.update(live: ["b"], target: ["b"], date: 21)  // a is gone before the end of its drain
+        plan.update(live: ["b"], target: ["b"], at: 21)  // a is gone before the end of its drain
         #expect(plan.current.instances == ["b"] && plan.next == nil)
         let version = plan.version
-        plan.update(live: ["b"], target: ["b"], date: 22)
+        plan.update(live: ["b"], target: ["b"], at: 22)
         #expect(plan.version == version, "no change, no new version")
         #expect(plan.role(of: "b", for: "x") == .owner && plan.role(of: "a", for: "x") == .none)
+    }
+}
+
+extension OwnershipGate {
+    /// The gate's decision with the frame's time as its arrival on the instance's clock.
+    func admit(_ frame: InboundFrame, key: Substring, inbound: Bool, replayed: Bool = false) -> Verdict {
+        admit(frame, key: key, inbound: inbound, replayed: replayed, at: frame.receivedAt)
     }
 }

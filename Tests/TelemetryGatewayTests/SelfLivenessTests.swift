@@ -56,13 +56,13 @@ import Testing
         let (b, gateB) = OwnershipGateTests.gate(me: "b", warmup: 3, checksSelf: checksSelf)
         let (a, gateA) = OwnershipGateTests.gate(me: "a", warmup: 3, checksSelf: checksSelf)
         for time in stride(from: 0.0, through: 15, by: 0.5) {
-            for name in ["a", "c"] { b.announce(name, .online, date: time, at: time) }
-            for name in ["b", "c"] { a.announce(name, .online, date: time, at: time) }
+            for name in ["a", "c"] { b.announce(name, .online, at: time) }
+            for name in ["b", "c"] { a.announce(name, .online, at: time) }
         }
         b.settle(at: 0)
         a.settle(at: 0)
-        b.setSelf(.online, date: 0, at: 0)
-        a.setSelf(.online, date: 0, at: 0)
+        b.setSelf(.online, at: 0)
+        a.setSelf(.online, at: 0)
         for time in stride(from: 0.5, through: 15, by: 0.5) {
             b.echoed(at: time)
             a.echoed(at: time)
@@ -81,7 +81,7 @@ import Testing
         #expect(gateB.admit(before, key: key, inbound: true).owned)
         // a expires b at its first tick 5 s after b's last heartbeat, and owns b's device.
         for time in stride(from: 15.5, through: 30, by: 0.5) {
-            a.announce("c", .online, date: time, at: time)
+            a.announce("c", .online, at: time)
             a.echoed(at: time)
             a.expire(at: time)
             if time == 22 {
@@ -95,12 +95,12 @@ import Testing
         let (backlog, _) = OwnershipGateTests.frame(device, "batched/accelerometer", at: 30.002)
         let verdict = gateB.admit(backlog, key: key, inbound: true)
         #expect(!verdict.owned && verdict.released.map(\.rawValue) == [device] && b.lapsed)
-        for name in ["a", "c"] { b.announce(name, .online, date: 30.003, at: 30.003) }
+        for name in ["a", "c"] { b.announce(name, .online, at: 30.003) }
         #expect(!gateB.admit(backlog, key: key, inbound: true).owned)
 
         // b joins again at 31; a reads it at the same time and warms b up (it expired b at 20).
-        b.setSelf(.online, date: 31, at: 31.001)
-        a.announce("b", .online, date: 31, at: 31.001)
+        b.setSelf(.online, at: 31.001)
+        a.announce("b", .online, at: 31.001)
         #expect(!b.lapsed)
         let (warming, _) = OwnershipGateTests.frame(device, "batched/accelerometer", at: 32)
         #expect(gateB.admit(warming, key: key, inbound: true).role == .shadow)
@@ -108,6 +108,8 @@ import Testing
         b.echoed(at: 33)
         let (after, _) = OwnershipGateTests.frame(device, "batched/accelerometer", at: 34.01)
         #expect(gateB.admit(after, key: key, inbound: true).owned)
+        #expect(gateA.admit(after, key: key, inbound: true).owned, "a publishes until b's claim is notified")
+        #expect(gateA.handedOver(DeviceID(device)!))
         #expect(!gateA.admit(after, key: key, inbound: true).owned)
     }
 
@@ -115,11 +117,11 @@ import Testing
     func silentInstanceRejoinsWithWarmup() {
         let (_, _, a, gateA, device) = Self.frozenCluster(checksSelf: true)
         for time in stride(from: 15.5, through: 21, by: 0.5) {
-            a.announce("c", .online, date: time, at: time)
+            a.announce("c", .online, at: time)
             a.echoed(at: time)
         }
         // No tick ran since 15: b's next announcement, 6 s after its last, is read first.
-        a.announce("b", .online, date: 21, at: 21)
+        a.announce("b", .online, at: 21)
         let (frame, key) = OwnershipGateTests.frame(device, "batched/accelerometer", at: 21.5)
         #expect(gateA.admit(frame, key: key, inbound: true).owned, "a covers b's device during b's warm-up")
     }

@@ -11,6 +11,9 @@ final class ClusterMetrics: Sendable {
     let devicesGained: Counter
     /// Devices another instance took over (their state was released here).
     let devicesLost: Counter
+    /// Devices released here because their next owner's claim was notified while this instance
+    /// was handing them over (the claim-driven switch; counted in ``devicesLost`` too).
+    let devicesHandedOver: Counter
     /// Changes of the live instance set as this instance saw them.
     let membershipChanges: Counter
     /// Times this instance found itself expired (its own announcements did not come back for
@@ -48,6 +51,7 @@ final class ClusterMetrics: Sendable {
         framesShadowed = Counter(label: "gateway_cluster_frames_shadowed_total", factory: factory)
         devicesGained = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "gained")], factory: factory)
         devicesLost = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "lost")], factory: factory)
+        devicesHandedOver = Counter(label: "gateway_cluster_handed_over_total", factory: factory)
         membershipChanges = Counter(label: "gateway_cluster_membership_changes_total", factory: factory)
         lapses = Counter(label: "gateway_cluster_self_lapses_total", factory: factory)
         liveInstances = Gauge(label: "gateway_cluster_live_instances", factory: factory)

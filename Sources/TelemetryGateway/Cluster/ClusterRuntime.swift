@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import Locking
 import TelemetryCore
 
 /// The clustered modes' shared parts: this instance's identity, the membership view and the
@@ -28,7 +29,14 @@ final class ClusterRuntime: Sendable {
     /// false only in the hand-over control run (`WG_FAULT_HANDOVER_STATE_OFF=1`).
     let restoresHandedOverState = ProcessInfo.processInfo.environment["WG_FAULT_HANDOVER_STATE_OFF"] != "1"
 
-    init(configuration: GatewayConfiguration, scheme: TopicScheme, metrics: ClusterMetrics, startedAt: Double) {
+    /// The clock membership and ownership count on (its monotonic side only).
+    private let clock: any GatewayClock
+    /// Where ``now()`` counts from.
+    private let origin: SuspendingClock.Instant
+
+    init(configuration: GatewayConfiguration, scheme: TopicScheme, metrics: ClusterMetrics, startedAt: Double, clock: any GatewayClock) {
+        self.clock = clock
+        origin = clock.monotonicNow()
         mode = configuration.cluster.mode
         instance = configuration.cluster.instanceName
         self.metrics = metrics
@@ -45,5 +53,23 @@ final class ClusterRuntime: Sendable {
             scheme: scheme, instance: instance, mode: mode.rawValue, startedAt: startedAt,
             incarnation: String(UUID().uuidString.prefix(8)))
         instancesFilter = scheme.instancesFilter
+    }
+
+    /// Now on this instance's monotonic clock, in seconds since the runtime was made: the time
+    /// the membership view and the ownership plan count on (expiry, warm-up, liveness). No wall
+    /// clock moves them, and no instant is compared with another machine's.
+    func now() -> Double { (clock.monotonicNow() - origin).inSeconds }
+
+    /// Now on the wall clock: only for the dates announcements show people.
+    func wallTime() -> Double { clock.wallTime() }
+
+    /// Another instance's newer claim of `device` was notified to its worker: when this instance
+    /// was handing the device over (the plan gave it to that instance), it lets go of it and of
+    /// its subscription, and returns true; false when the claim fences a device the plan still
+    /// gives this instance.
+    func handedOver(_ device: DeviceID) -> Bool {
+        guard gate.handedOver(device) else { return false }
+        subscriptions?.handedOver(device.rawValue, plan: view.plan(at: now()))
+        return true
     }
 }

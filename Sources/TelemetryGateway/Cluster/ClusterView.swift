@@ -7,7 +7,10 @@ import TelemetryCore
 /// feeds announcements in) and the subscriber's router (which asks who owns a device).
 ///
 /// It keeps the ``MembershipTable`` and the ``OwnershipPlan`` made from it; the router compares
-/// plan versions to notice changes without recomputing anything per frame.
+/// plan versions to notice changes without recomputing anything per frame. Every time it is
+/// given is this instance's monotonic clock in seconds (``ClusterRuntime/now()``): arrival
+/// times, never the dates other instances wrote in their announcements, so no wall clock,
+/// this machine's or another's, moves a switch or an expiry.
 final class ClusterView: Sendable {
     /// This instance's name.
     let me: String
@@ -42,7 +45,7 @@ final class ClusterView: Sendable {
         state = LockedState(State(table: MembershipTable(me: me, expiry: expiry), plan: OwnershipPlan(warmup: warmup), liveness: SelfLiveness(expiry: expiry)))
     }
 
-    /// The plan at `now` (a frame's arrival): switched to its next ownership if `now` has
+    /// The plan at `now` (a frame's arrival, monotonic seconds): switched to its next ownership if `now` has
     /// reached it, and without this instance if it was not live at `now` (``SelfLiveness``).
     func plan(at now: Double) -> OwnershipPlan {
         let (plan, switched, lapsed) = state.withLock { state in
@@ -57,6 +60,9 @@ final class ClusterView: Sendable {
 
     /// Whether this instance found itself expired and has not joined again yet.
     var lapsed: Bool { state.withLock { $0.liveness.lapsed } }
+
+    /// Whether this instance processes devices: online or draining, and not lapsed.
+    var processes: Bool { state.withLock { $0.table.selfPhase != .idle && !$0.liveness.lapsed } }
 
     /// One of this instance's own announcements came back at `now` (on the membership
     /// connection's thread, as it is read).
@@ -79,38 +85,40 @@ final class ClusterView: Sendable {
         }
     }
 
-    /// After a lapse: this instance owns nothing until it joins again (``setSelf(_:date:at:)``
+    /// After a lapse: this instance owns nothing until it joins again (``setSelf(_:at:)``
     /// with `online`, which starts a warm-up like a newcomer's).
     private static func dropSelf(_ state: inout State, at now: Double) -> Bool {
         state.table.setSelf(.idle)
-        state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), date: now)
+        state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), at: now)
         return true
     }
 
     /// The instances whose ownership is in force.
     var owners: [String] { state.withLock { $0.plan.current.instances } }
 
-    /// Records another instance's announcement (`date`: its own timestamp); returns the plan when it changed.
+    /// Records another instance's announcement, read at `now`; returns the plan when it changed.
+    /// A change it makes waits the warm-up from `now` (the date the announcement carries is for
+    /// people, not an input).
     @discardableResult
-    func announce(_ instance: String, _ phase: MembershipTable.Phase, date: Double, at now: Double) -> OwnershipPlan? {
-        update(date: date, at: now, expiringFirst: true) { $0.announce(instance, phase, at: now) }
+    func announce(_ instance: String, _ phase: MembershipTable.Phase, at now: Double) -> OwnershipPlan? {
+        update(at: now, expiringFirst: true) { $0.announce(instance, phase, at: now) }
     }
 
-    /// Sets this instance's own phase, announced at `date` (its announcement came back at `now`,
-    /// from when its liveness counts); returns the plan when it changed.
+    /// Sets this instance's own phase (its announcement came back at `now`, from when its
+    /// liveness counts); returns the plan when it changed.
     @discardableResult
-    func setSelf(_ phase: MembershipTable.Phase, date: Double, at now: Double) -> OwnershipPlan? {
+    func setSelf(_ phase: MembershipTable.Phase, at now: Double) -> OwnershipPlan? {
         state.withLock { state in
             if phase == .idle { state.liveness.stop() } else { state.liveness.begin(at: now) }
         }
-        return update(date: date, at: now) { $0.setSelf(phase) }
+        return update(at: now) { $0.setSelf(phase) }
     }
 
     /// Takes the instances announced so far as settled (their ownership in force, no warm-up):
     /// what a starting instance finds is what the others already applied.
     func settle(at now: Double) {
         let plan = state.withLock { state in
-            state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), date: -.infinity)
+            state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), at: -.infinity)
             state.plan.advance(to: now)
             return state.plan
         }
@@ -120,17 +128,17 @@ final class ClusterView: Sendable {
     /// Re-evaluates expiry and the warm-up at `now`; returns the plan when it changed.
     @discardableResult
     func expire(at now: Double) -> OwnershipPlan? {
-        update(date: now, at: now) { $0.prune(at: now) }
+        update(at: now) { $0.prune(at: now) }
     }
 
     /// - Parameter expiringFirst: apply expiry at `now` before the change: an instance silent for
     ///   `cluster.expiry` (frozen) that announces itself again joins anew, with a warm-up, whether
     ///   or not a heartbeat tick expired it in between; it judges itself the same way (``SelfLiveness``).
-    private func update(date: Double, at now: Double, expiringFirst: Bool = false, _ change: (inout MembershipTable) -> Void) -> OwnershipPlan? {
+    private func update(at now: Double, expiringFirst: Bool = false, _ change: (inout MembershipTable) -> Void) -> OwnershipPlan? {
         let changed: OwnershipPlan? = state.withLock { state in
-            let expired = expiringFirst && state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), date: now)
+            let expired = expiringFirst && state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), at: now)
             change(&state.table)
-            let updated = state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), date: date)
+            let updated = state.plan.update(live: state.table.live(at: now), target: state.table.target(at: now), at: now)
             let switched = state.plan.advance(to: now)
             return updated || switched || expired ? state.plan : nil
         }

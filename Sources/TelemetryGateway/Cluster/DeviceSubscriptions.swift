@@ -92,10 +92,31 @@ final class DeviceSubscriptions: Sendable {
     }
 
     /// The plan changed (membership, a warm-up's end, a lapse): subscribe the devices this
-    /// instance now owns or will own, unsubscribe those it neither owns nor will.
+    /// instance now owns or will own, unsubscribe those it neither owns nor will, nor is
+    /// handing over (`keeping`: it publishes for them until their next owner's claim).
     /// - Returns: frames held for devices no longer subscribed, to route now (in order).
-    func planChanged(_ plan: OwnershipPlan) -> [HeldFrame] {
-        state.withLock { state in reconcile(&state, plan: plan, keys: Array(state.known.keys)) }
+    func planChanged(_ plan: OwnershipPlan, keeping: Set<String> = []) -> [HeldFrame] {
+        state.withLock { state in reconcile(&state, plan: plan, keys: Array(state.known.keys), keeping: keeping) }
+    }
+
+    /// A device this instance was handing over was claimed by its next owner: unsubscribed,
+    /// unless `plan` gives it back to this instance. Frames still held for it (waiting for a
+    /// SUBACK) are dropped with the device, counted as not owned.
+    func handedOver(_ key: String, plan: OwnershipPlan) {
+        guard plan.role(of: me, for: key) == .none else { return }
+        let dropped = state.withLock { state -> Int in
+            guard let phase = state.subscribed.removeValue(forKey: key) else { return 0 }
+            var dropped = 0
+            if case .pending(let frames) = phase {
+                state.heldBytes -= frames.reduce(0) { $0 + $1.bytes }
+                dropped = frames.count
+            }
+            state.connection?.unsubscribe([scheme.deviceInboundFilter(rawDevice: key)])
+            metrics.deviceSubscriptions.record(state.subscribed.count)
+            metrics.deviceUnsubscribes.increment()
+            return dropped
+        }
+        if dropped > 0 { metrics.framesNotOwned.increment(by: dropped) }
     }
 
     /// A discovery frame of `key` that this instance processes (as `role`): remembers the device,
@@ -165,10 +186,10 @@ final class DeviceSubscriptions: Sendable {
         state.nextOrder += 1
     }
 
-    private func reconcile(_ state: inout State, plan: OwnershipPlan, keys: [String]) -> [HeldFrame] {
+    private func reconcile(_ state: inout State, plan: OwnershipPlan, keys: [String], keeping: Set<String>) -> [HeldFrame] {
         let wanted = keys.filter { plan.role(of: me, for: $0) != .none }
         let added = wanted.filter { state.subscribed[$0] == nil }
-        let removed = state.subscribed.keys.filter { plan.role(of: me, for: $0) == .none }
+        let removed = state.subscribed.keys.filter { plan.role(of: me, for: $0) == .none && !keeping.contains($0) }
         subscribe(&state, added)
         var released: [HeldFrame] = []
         if !removed.isEmpty {

@@ -13,14 +13,17 @@ import TelemetryCore
 ///    retained announcement was delivered before it, so the membership is known and the
 ///    subscriber may start (it subscribes while this instance owns nothing yet);
 /// 2. once the subscriber subscribed, announces itself `online` and counts itself in when the
-///    announcement comes back; it and the others switch ownership at the announcement's date
-///    plus `cluster.handoverWarmup` (it warms up as a shadow meanwhile). Then it re-announces
+///    announcement comes back; it and the others apply the new plan `cluster.handoverWarmup`
+///    after each read the announcement, on their own monotonic clocks (it warms up as a shadow
+///    meanwhile, then claims its devices, and each claim moves a device). Then it re-announces
 ///    every `cluster.heartbeatInterval` and drops instances silent for `cluster.expiry`;
 /// 3. keeps `gateway/status` online while this instance is live: an instance's departure writes
 ///    offline there (its will or its shutdown), and every live instance writes online again;
-/// 4. listed last, it stops first: announces `draining` and keeps publishing for
-///    `cluster.handoverWarmup` while the next owners warm up, then announces `offline`, so the
-///    others own its devices before its subscriber stops.
+/// 4. listed last, it stops first: announces `draining` and keeps publishing while the next
+///    owners warm up (`cluster.handoverWarmup`) and claim its devices (each claim notified
+///    releases one, for at most `cluster.expiry` more), then announces `offline`: the devices
+///    not claimed yet are released with their final snapshots, so the others own its devices
+///    before its subscriber stops.
 struct MembershipService: Service {
     let configuration: GatewayConfiguration
     let cluster: ClusterRuntime
@@ -42,7 +45,8 @@ struct MembershipService: Service {
         case willFired
     }
 
-    private var now: Double { Date().timeIntervalSince1970 }
+    /// This instance's monotonic seconds (``ClusterRuntime/now()``): membership counts on no wall clock.
+    private var now: Double { cluster.now() }
 
     func run() async {
         let logger = logger
@@ -151,36 +155,50 @@ struct MembershipService: Service {
         while true {
             try Task.checkCancellation()
             let number = beat.next()
-            let date = now
-            try? await client.send(cluster.status.message(.online, beat: number, date: date))
+            try? await client.send(cluster.status.message(.online, beat: number))
             if await echoes.wait(for: number, timeout: configuration.mqtt.connectTimeout) {
-                // The others read it at the same time: all count the warm-up from its date.
-                cluster.view.setSelf(.online, date: date, at: now)
+                // The others read it about now: each counts the warm-up from its own reading.
+                cluster.view.setSelf(.online, at: now)
                 return
             }
         }
     }
 
-    /// Step 4: drain (the next owners warm up while this instance still publishes), then leave.
+    /// Step 4: drain (the next owners warm up and claim while this instance still publishes),
+    /// then leave.
     private func leave(_ client: MQTTClient, echoes: EchoWaiter, beat: LockedState<Int>) async {
         let warmup = configuration.cluster.handoverWarmup
         if warmup > 0, cluster.mode == .partitioned, cluster.view.owners.contains(cluster.instance), cluster.view.owners.count > 1 {
-            let date = now
+            let date = cluster.wallTime()
             try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date))
-            cluster.view.setSelf(.draining, date: date, at: now)
-            logger.notice("cluster: draining for \(warmup) s while the next owners warm up")
-            // The switch is at date + warmup on every instance's clock; the announcement is
-            // repeated (same date) so nobody expires this instance meanwhile.
-            while now < date + warmup {
-                try? await Task.sleep(for: .seconds(min(configuration.cluster.heartbeatInterval, max(0.01, date + warmup - now))))
-                if now < date + warmup { try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date)) }
+            let began = now
+            cluster.view.setSelf(.draining, at: began)
+            logger.notice("cluster: draining for \(warmup) s while the next owners warm up, then until they claimed the devices")
+            // The announcement is repeated (same date) so nobody expires this instance meanwhile.
+            while now < began + warmup {
+                try? await Task.sleep(for: .seconds(min(configuration.cluster.heartbeatInterval, max(0.01, began + warmup - now))))
+                if now < began + warmup { try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date)) }
             }
             _ = cluster.view.plan(at: now)
+            // Each next owner claims its devices at the end of its own warm-up; each claim
+            // notified here releases one. Bounded: a device its next owner did not claim by then
+            // is released with its final snapshot when this instance leaves.
+            let heartbeat = Task { [client, cluster] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(configuration.cluster.heartbeatInterval))
+                    if !Task.isCancelled { try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date)) }
+                }
+            }
+            let left = await cluster.gate.waitUntilHandedOver(timeout: configuration.cluster.expiry)
+            heartbeat.cancel()
+            if left > 0 {
+                logger.notice("cluster: \(left) devices were not claimed by their next owners within cluster.expiry; released with their final snapshots")
+            }
         }
         let number = beat.next()
         try? await client.send(cluster.status.message(.offline, beat: number, reason: "shutdown"))
         _ = await echoes.wait(for: number, timeout: 2)
-        cluster.view.setSelf(.idle, date: now, at: now)
+        cluster.view.setSelf(.idle, at: now)
         logger.notice("cluster: left; instances in force \(cluster.view.owners.joined(separator: ", "))")
     }
 
@@ -199,14 +217,13 @@ struct MembershipService: Service {
                 guard parsed.incarnation == cluster.status.incarnation, let beat = parsed.beat else { return }
                 // Recorded here, as it is read, so frames read later on other threads are judged
                 // against it (SelfLiveness).
-                if beat != 0 { cluster.view.echoed(at: Date().timeIntervalSince1970) }
+                if beat != 0 { cluster.view.echoed(at: cluster.now()) }
                 // Beat 0 is only ever the will.
                 sink.yield(beat == 0 ? .willFired : .echo(beat))
                 return
             }
-            let now = Date().timeIntervalSince1970
-            if let plan = cluster.view.announce(parsed.instance, parsed.state.phase, date: parsed.date ?? now, at: now) {
-                let next = plan.next.map { "; \($0.ownership.instances.joined(separator: ", ")) from \($0.at)" } ?? ""
+            if let plan = cluster.view.announce(parsed.instance, parsed.state.phase, at: cluster.now()) {
+                let next = plan.next.map { "; \($0.ownership.instances.joined(separator: ", ")) after the warm-up" } ?? ""
                 logger.notice("cluster: \(parsed.instance) is \(parsed.state.rawValue); instances in force \(plan.current.instances.joined(separator: ", "))\(next)")
             }
         }

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Foundation
 import Locking
 import MQTTTransport
 import TelemetryCore
@@ -8,6 +9,16 @@ import TelemetryCore
 /// devices it just gained (to restore before their first frame), promoted (warm-up over) or
 /// lost (to release), and the context frames kept for take-overs (a device's snapshot comes
 /// from the shared store with its claim).
+///
+/// **The switch is the next owner's claim.** When the plan moves a device away from this
+/// instance while the device's next owner is alive and warming up, this instance keeps
+/// processing and publishing the device (it is *handing over*) until the store notifies the
+/// next owner's claim (``handedOver(_:)``, called by the device's worker in order with its
+/// frames); only then is it released. So no frame falls between the two owners, and the frames
+/// within the notification's latency are processed by both (same `eventId`). A device that sent
+/// nothing while its next owner warmed up (so that owner holds no state of it and claims it
+/// only at its next frame) is released at once at the switch, its final snapshot written for
+/// that claim.
 ///
 /// In shared mode the broker chose this instance for the message, so the role is always
 /// owner; the gate then only marks a device's first frame here as a gain (its claim in the
@@ -37,12 +48,35 @@ final class OwnershipGate: Sendable {
         var owned: Bool { role == .owner }
     }
 
+    /// How this instance holds a device's state.
+    private enum Holding {
+        /// Processes and publishes.
+        case owner
+        /// Processes without publishing (warming up as the next owner).
+        case shadow
+        /// The plan gave the device to another instance, whose claim has not been notified yet:
+        /// still processes and publishes.
+        case handingOver
+    }
+
+    private struct Entry {
+        var device: DeviceID
+        var holding: Holding
+        /// A frame of the device came while the plan was moving it away from this instance: its
+        /// next owner, subscribed since its warm-up began, received it too and will claim it.
+        var sharedWithNext = false
+    }
+
     private struct State {
         var seenVersion = -1
-        /// Devices this instance holds state for, by routing key: whether as a shadow.
-        var active: [String: (device: DeviceID, shadow: Bool)] = [:]
+        /// Devices this instance holds state for, by routing key.
+        var active: [String: Entry] = [:]
         /// Partitioned mode: the context frames kept for gains (nil in shared mode).
         var context: ContextCache?
+        /// Waiting for every device handing over to be claimed by its next owner (a drain).
+        var handOverWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+
+        var handingOverCount: Int { active.values.reduce(0) { $0 + ($1.holding == .handingOver ? 1 : 0) } }
     }
 
     let me: String
@@ -69,8 +103,9 @@ final class OwnershipGate: Sendable {
     ///   - inbound: whether it is below the inbound root (only those carry context).
     ///   - replayed: a journal record of an earlier run: processed as owner whoever owns the
     ///     device now (nobody else received it as owner), its state released at the next change.
-    func admit(_ frame: InboundFrame, key: Substring, inbound: Bool, replayed: Bool = false) -> Verdict {
-        let plan = ownsEverything ? OwnershipPlan(warmup: 0) : view.plan(at: frame.receivedAt)
+    ///   - now: when the message arrived, on this instance's monotonic clock in seconds.
+    func admit(_ frame: InboundFrame, key: Substring, inbound: Bool, replayed: Bool = false, at now: Double) -> Verdict {
+        let plan = ownsEverything ? OwnershipPlan(warmup: 0) : view.plan(at: now)
         var verdict = Verdict()
         let counts: (owned: Int, context: Int)? = state.withLock { state in
             let before = (state.active.count, state.context?.count ?? 0)
@@ -82,16 +117,21 @@ final class OwnershipGate: Sendable {
                 // device's; a command is applied where the device's state is (every instance
                 // receives it through a plain subscription).
                 verdict.role = state.active[keyText] != nil ? .owner : .none
+            } else if replayed || ownsEverything || state.active[keyText]?.holding == .handingOver {
+                verdict.role = .owner
             } else {
-                verdict.role = replayed || ownsEverything ? .owner : plan.role(of: me, for: keyText)
+                verdict.role = plan.role(of: me, for: keyText)
             }
             if verdict.role != .none, inbound, state.active[keyText] == nil,
                 case .device(let device, _)? = scheme.parseInbound(frame.topic) as InboundTopic?
             {
                 // What is kept, not yet including this frame (it is processed as itself).
                 verdict.restore = (device, .init(context: state.context?.frames(of: keyText) ?? [], replayed: replayed))
-                state.active[keyText] = (device, verdict.role == .shadow)
+                state.active[keyText] = Entry(device: device, holding: verdict.role == .shadow ? .shadow : .owner)
                 if replayed { state.seenVersion = -1 }
+            }
+            if verdict.role == .owner, !ownsEverything, plan.isMovingAway(keyText, from: me) {
+                state.active[keyText]?.sharedWithNext = true
             }
             if let stream {
                 state.context?.keep(frame, stream: stream, key: keyText)
@@ -123,7 +163,8 @@ final class OwnershipGate: Sendable {
     }
 
     /// Applies a plan version not applied yet to the active devices: the shadows it makes owners
-    /// are promoted, the devices it gives to others released.
+    /// are promoted; a device it gives to another instance is handed over (kept until the next
+    /// owner's claim is notified) when its next owner shares its frames, released otherwise.
     private func reconcile(_ state: inout State, with plan: OwnershipPlan) -> (promoted: [DeviceID], released: [DeviceID]) {
         guard state.seenVersion != plan.version else { return ([], []) }
         state.seenVersion = plan.version
@@ -131,22 +172,92 @@ final class OwnershipGate: Sendable {
         // the devices over, and their state stays for this instance's final snapshot write. A
         // lapsed instance (frozen past the expiry) lets go all the same: the others own them.
         // (Asked only for an empty plan's new version, not per frame; the view never calls the gate.)
-        guard !plan.current.instances.isEmpty || view.lapsed else { return ([], []) }
+        let lapsed = view.lapsed
+        guard !plan.current.instances.isEmpty || lapsed else { return ([], []) }
+        // An instance that left (or lapsed) hands nothing over: it stops processing.
+        let handsOver = !lapsed && view.processes
         var changes: (promoted: [DeviceID], released: [DeviceID]) = ([], [])
         for (activeKey, entry) in state.active {
-            switch plan.role(of: me, for: activeKey) {
-            case .owner where entry.shadow:
+            switch (plan.role(of: me, for: activeKey), entry.holding) {
+            case (.owner, .shadow):
                 changes.promoted.append(entry.device)
-                state.active[activeKey]?.shadow = false
-            case .owner: break
-            case .shadow where entry.shadow: break
-            case .shadow, .none:
+                state.active[activeKey]?.holding = .owner
+            case (.owner, .handingOver):
+                // Given back before the next owner claimed it: this instance's claim still holds.
+                state.active[activeKey] = Entry(device: entry.device, holding: .owner)
+            case (.owner, .owner):
+                if plan.next == nil { state.active[activeKey]?.sharedWithNext = false }
+            case (.shadow, .shadow): break
+            case (_, .owner) where handsOver && entry.sharedWithNext:
+                state.active[activeKey]?.holding = .handingOver
+            case (_, .handingOver) where handsOver: break
+            default:
                 // A shadow re-gains the device (restored again) at its next frame.
                 changes.released.append(entry.device)
                 state.active[activeKey] = nil
             }
         }
+        if state.handingOverCount == 0 { resumeHandOverWaiters(&state) }
         return changes
+    }
+
+    // MARK: Hand-over by claim
+
+    /// The store notified that another instance claimed `device` under a newer epoch (called by
+    /// the device's worker, in order with its frames): if this instance was handing it over, it
+    /// lets go of it now and returns true; false when the plan still gives it the device (then
+    /// the claim fences it) or it holds no state of it.
+    func handedOver(_ device: DeviceID) -> Bool {
+        let owned: Int? = state.withLock { state in
+            guard state.active[device.rawValue]?.holding == .handingOver else { return nil }
+            state.active[device.rawValue] = nil
+            if state.handingOverCount == 0 { resumeHandOverWaiters(&state) }
+            return state.active.count
+        }
+        guard let owned else { return false }
+        metrics.devicesLost.increment()
+        metrics.devicesHandedOver.increment()
+        metrics.ownedDevices.record(owned)
+        return true
+    }
+
+    /// The routing keys of the devices this instance is handing over (still subscribed).
+    var handingOver: Set<String> {
+        state.withLock { state in Set(state.active.filter { $0.value.holding == .handingOver }.keys) }
+    }
+
+    /// Waits until no device is handing over (every next owner's claim was notified), at most
+    /// `timeout` seconds; returns how many are left.
+    func waitUntilHandedOver(timeout: Double) async -> Int {
+        let id = UUID()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let done = self.state.withLock { state -> Bool in
+                        if state.handingOverCount == 0 { return true }
+                        state.handOverWaiters[id] = continuation
+                        return false
+                    }
+                    if done { continuation.resume() }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(timeout))
+                // Time is up (or cancelled): release the waiter.
+                self.state.withLock { $0.handOverWaiters.removeValue(forKey: id) }?.resume()
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        return state.withLock { $0.handingOverCount }
+    }
+
+    private func resumeHandOverWaiters(_ state: inout State) {
+        guard !state.handOverWaiters.isEmpty else { return }
+        let waiters = state.handOverWaiters.values
+        state.handOverWaiters = [:]
+        // Resuming inside the lock is safe: a continuation only schedules its task.
+        waiters.forEach { $0.resume() }
     }
 
     /// Whether this instance owns a device now (a fenced device is claimed again only then):

@@ -267,6 +267,19 @@ struct DeviceStateKeeper {
         return verdict
     }
 
+    /// What a claim of `device` by `owner` that the store notified means here, without acting
+    /// on it (``DeviceClaims/verdict(on:claimedBy:)``); nil when this instance claims nothing.
+    func verdict(on device: DeviceID, claimedBy owner: DeviceOwnership) -> ClaimNoticeVerdict? {
+        claims?.verdict(on: device, claimedBy: owner)
+    }
+
+    /// This instance handed `device` over: its next owner's claim was notified while the plan
+    /// gave it to that owner. The claim held here is let go (not fenced: nothing was refused).
+    mutating func handedOver(_ device: DeviceID) {
+        claims?.released(device)
+        unsaved.remove(device)
+    }
+
     /// Lets go of the fencing of devices refused at least `delay` before `instant` that this
     /// instance's ownership plan still gives it (`owned`): the plans of the instances had the
     /// time to agree (a member that came back is through its warm-up), so the device is claimed

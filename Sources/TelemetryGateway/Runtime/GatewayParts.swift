@@ -136,7 +136,7 @@ struct GatewayParts: Sendable {
         (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
         cluster =
             configuration.cluster.isClustered
-            ? ClusterRuntime(configuration: configuration, scheme: scheme, metrics: ClusterMetrics(factory: metricsFactory), startedAt: startedAt) : nil
+            ? ClusterRuntime(configuration: configuration, scheme: scheme, metrics: ClusterMetrics(factory: metricsFactory), startedAt: startedAt, clock: clock) : nil
         let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: cluster?.instance).message(online: false, reason: "connectionLost")
         let client = try connections.makePublisher(
             configuration.publisherConfiguration(will: will), logger,

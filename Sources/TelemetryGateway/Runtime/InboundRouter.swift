@@ -54,9 +54,10 @@ final class InboundRouter: Sendable {
             // Plan changes (membership, a warm-up's end) move per-device subscriptions; frames
             // held for a device no longer subscribed go on in order.
             // The gate's releases go first: a device moved away sends nothing more here.
+            let gate = cluster?.gate
             cluster?.view.observe { [weak self] plan in
                 self?.handOver(plan)
-                let released = subscriptions.planChanged(plan)
+                let released = subscriptions.planChanged(plan, keeping: gate?.handingOver ?? [])
                 if !released.isEmpty { self?.route(released) }
             }
         }
@@ -170,7 +171,7 @@ final class InboundRouter: Sendable {
         let key = inboundKey ?? TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.outboundRoot) ?? Substring(record.topic)
         let frame = InboundFrame(
             topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained, receivedAt: record.receivedAt)
-        let verdict = gate.admit(frame, key: key, inbound: inboundKey != nil, replayed: replayed)
+        let verdict = gate.admit(frame, key: key, inbound: inboundKey != nil, replayed: replayed, at: cluster.now())
         for device in verdict.promoted {
             push(.handover(.promoted(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: record.topic, ticket: nil)
         }

@@ -94,7 +94,8 @@ struct ShardWorker {
                     await deviceStates.persist(&processor, now: now, at: instant)
                     fence(processor: &processor, shadows: &shadows)
                     if let cluster = dependencies.cluster {
-                        for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0, at: now) }) {
+                        let planned = cluster.now()
+                        for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0, at: planned) }) {
                             dependencies.logger.notice("\(device): fenced for \(cluster.reclaimDelay) s and still this instance's by its ownership plan; claimed again at its next frame")
                         }
                     }
@@ -115,7 +116,18 @@ struct ShardWorker {
                     }
                     await handOver(change, processor: &processor, shadows: &shadows)
                 case .claimNotice(let device, let owner):
-                    if deviceStates.noticed(device, claimedBy: owner) == .fence { fence(processor: &processor, shadows: &shadows) }
+                    // The next owner's claim of a device this instance was handing over is the
+                    // switch: the device is let go here (released, not fenced).
+                    if deviceStates.verdict(on: device, claimedBy: owner) == .fence, dependencies.cluster?.handedOver(device) == true {
+                        deviceStates.handedOver(device)
+                        _ = dependencies.handover.lost(device, processor: &processor)  // what it returns is not published
+                        processor.forget(device)
+                        shadows.remove(device)
+                        released.insert(device)
+                        dependencies.logger.debug("\(device): handed over to \(owner.instance) (epoch \(owner.epoch)), whose claim the store notified")
+                    } else if deviceStates.noticed(device, claimedBy: owner) == .fence {
+                        fence(processor: &processor, shadows: &shadows)
+                    }
                 case .shadow(let frame):
                     if !released.isEmpty, let device = device(of: frame), released.contains(device) { continue }
                     _ = processor.process(frame)

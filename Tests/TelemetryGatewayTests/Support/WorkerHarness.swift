@@ -6,12 +6,12 @@ import RecorderStore
 @testable import TelemetryGateway
 
 /// One shard's worker without a broker: a publisher on a ``ScriptedBroker``, no recorder store,
-/// no cluster; its device state kept in `store` (nil: memory only), claimed as `instance` when
+/// no cluster unless one is given; its device state kept in `store` (nil: memory only), claimed as `instance` when
 /// one is given (clustered modes).
 enum WorkerHarness {
     static func worker(
         broker: ScriptedBroker, journal: InboundJournal, queue: HandoffQueue<WorkItem>, factory: any MetricsFactory = NOOPMetricsHandler.instance,
-        store: (any DeviceSnapshotStoring)? = nil, instance: String? = nil
+        store: (any DeviceSnapshotStoring)? = nil, instance: String? = nil, cluster: ClusterRuntime? = nil
     ) throws -> ShardWorker {
         var configuration = GatewayConfiguration()
         configuration.recorder.database = nil
@@ -25,7 +25,7 @@ enum WorkerHarness {
         let dependencies = ShardWorker.Dependencies(
             processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, journal: journal,
             recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory)),
-            metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: nil, tracing: nil)
+            metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: cluster, tracing: nil)
         let keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
             logger: logger, settings: configuration.state, claimsAs: instance)
