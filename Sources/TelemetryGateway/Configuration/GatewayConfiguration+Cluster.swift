@@ -152,7 +152,7 @@ extension GatewayConfiguration.Cluster {
         },
         .number(
             "cluster.handoverWarmup",
-            "Seconds the next owner of a device processes its frames unpublished before taking over from a joining or draining peer (and a graceful stop waits); 0: switch at once.",
+            "Seconds the next owner of a device processes its frames unpublished before it claims the device from a joining or draining peer, which publishes until that claim is notified (a graceful stop waits as long, then for the claims, at most cluster.expiry); counted on each instance's monotonic clock from when it read the change; 0: switch at once.",
             in: 0...600, \.cluster.handoverWarmup),
         .integer(
             "cluster.contextDevices",
