@@ -231,10 +231,14 @@ struct PerDeviceSubscriptionTests {
         )
         #expect(share == Double(moving.count) && moving.count >= 4 && moving.count <= 14, "about a third moved: \(moving.count)")
         #expect(handedOver == Double(moving.count), "every moved device let go at gw-c's notified claim: \(handedOver)")
-        // No frame is processed by neither owner; a frame within the claim notification's latency
-        // (milliseconds; a frame per 20 ms per device here) is processed by both (docs/scale-out.md).
+        // No frame is processed by neither owner. A frame between gw-c's claim and its
+        // notification at the old owner's worker (the notification's latency plus the frames
+        // queued before it there: 3-31 frames in all over the 9 devices in the runs of
+        // 2026-11-24, up to 70 ms beside the other suites) is processed by both
+        // (docs/scale-out.md). Bound: half a second of a device's frames (one per 20 ms) per
+        // moved device; an old owner that did not let go at the claim would exceed it at once.
         #expect(processed >= Double(total), "processed \(processed), sent \(total): none by neither")
-        #expect(processed - Double(total) <= Double(3 * moving.count), "processed \(processed), sent \(total): by both only within the notification's latency")
+        #expect(processed - Double(total) <= Double(25 * moving.count), "processed \(processed), sent \(total): by both only within the claim's notification")
         try await setup.finish(gateways)
     }
 }
