@@ -333,7 +333,10 @@ struct ClusterTests {
         #expect(Self.metric(messages, "gw-d", "gateway_cluster_frames_shadowed_total") ?? 0 > 0, "gw-d warmed up")
         let lost = names.compactMap { Self.metric(beforeStop, $0, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) }.reduce(0, +)
         #expect(lost == Double(moving.count), "the others released exactly gw-d's share")
-        print("cluster join: \(moving.count) watches moved to gw-d (online at \(joinedAt) s, in force 3 s later); \(afterJoin) of their swings after that; \(tally)")
+        // The switch is gw-d's claims: the old owners let the streaming watches go at each notified claim.
+        let handedOver = names.compactMap { Self.metric(beforeStop, $0, "gateway_cluster_handed_over_total") }.reduce(0, +)
+        #expect(handedOver >= 1 && handedOver <= lost, "let go at a notified claim: \(handedOver) of \(lost)")
+        print("cluster join: \(moving.count) watches moved to gw-d (online at \(joinedAt) s, claimed after its 3 s warm-up), \(handedOver) let go at a notified claim; \(afterJoin) of their swings after that; \(tally)")
         await run.shutdown()
     }
 
@@ -357,7 +360,12 @@ struct ClusterTests {
         #expect(statuses.contains { $0.contains(#""state":"draining""#) } && statuses.last?.contains(#""reason":"shutdown""#) == true, "\(statuses)")
         let gained = ["gw-a", "gw-c"].compactMap { Self.metric(messages, $0, "gateway_cluster_handovers_total", labels: ["direction": "gained"]) }.reduce(0, +)
         #expect(gained == 30, "the survivors hold every watch")
-        print("cluster leave: \(leaving.count) watches of gw-b, SIGTERM at \(stoppedAt) s; \(tally)")
+        // The switch is the next owners' claims: gw-b let its streaming watches go as each claim
+        // was notified (its final metrics, published as it stopped), the rest when it left.
+        let lost = Self.metric(messages, "gw-b", "gateway_cluster_handovers_total", labels: ["direction": "lost"]) ?? 0
+        let handedOver = Self.metric(messages, "gw-b", "gateway_cluster_handed_over_total") ?? 0
+        #expect(lost == Double(leaving.count) && handedOver >= 1 && handedOver <= lost, "gw-b lost \(lost), at a notified claim \(handedOver)")
+        print("cluster leave: \(leaving.count) watches of gw-b, SIGTERM at \(stoppedAt) s, \(handedOver) of them let go at a notified claim; \(tally)")
         await run.shutdown()
     }
 
