@@ -218,7 +218,7 @@ struct OwnershipFencingTests {
         clusterRegistry.emit(into: &buffer)
         #expect(String(decoding: buffer, as: UTF8.self).contains("gateway_cluster_handed_over_total 1\n"))
         #expect(cluster.gate.handingOver.isEmpty)
-        #expect(!cluster.gate.handedOver(device), "the gate holds nothing of it any more")
+        #expect(!cluster.gate.handedOver(device, plan: cluster.view.plan(at: 3)), "the gate holds nothing of it any more")
         #expect(try await setup.store.owner(of: device) == DeviceOwnership(instance: "b", epoch: takeover.epoch), "a did not claim it back")
         #expect(setup.journal.statistics.liveRecords == 0, "the frame after the hand-over was let go of")
     }

@@ -47,15 +47,52 @@ import Testing
         let (after, _) = Self.frame(busy, "motion", at: 13.5)
         let verdict = gateA.admit(after, key: busyKey, inbound: true)
         #expect(verdict.owned && verdict.released.isEmpty, "still a's until c's claim is notified: no frame falls between the owners")
-        #expect(gateA.handedOver(DeviceID(busy)!))
-        #expect(!gateA.handedOver(DeviceID(busy)!), "once")
+        #expect(gateA.handedOver(DeviceID(busy)!, plan: viewA.plan(at: 13.5)))
+        #expect(!gateA.handedOver(DeviceID(busy)!, plan: viewA.plan(at: 13.5)), "once")
         #expect(gateA.handingOver.isEmpty)
         #expect(gateA.admit(after, key: busyKey, inbound: true).role == .none)
         // A device the plan still gives a is fenced by such a claim, not handed over.
         let staying = Self.devices(ownedBy: "a", among: ["a", "c"])[0]
         let (mine, mineKey) = Self.frame(staying, "motion", at: 14)
         #expect(gateA.admit(mine, key: mineKey, inbound: true).owned)
-        #expect(!gateA.handedOver(DeviceID(staying)!))
+        #expect(!gateA.handedOver(DeviceID(staying)!, plan: viewA.plan(at: 14)))
+    }
+
+    @Test("a claim notified while this instance's own warm-up still runs (the next owner read the change a few milliseconds earlier) hands the device over too, not a fencing")
+    func claimBeforeOwnSwitch() {
+        let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
+        viewA.setSelf(.online, at: 0)
+        let device = Self.devices(ownedBy: "c", among: ["a", "c"])[0]
+        let staying = Self.devices(ownedBy: "a", among: ["a", "c"])[0]
+        for name in [device, staying] {
+            let (frame, key) = Self.frame(name, "motion", at: 1)
+            #expect(gateA.admit(frame, key: key, inbound: true).owned)
+        }
+        viewA.announce("c", .online, at: 10)  // a switches at 13; c, reading it earlier, claims at 12.99
+        let plan = viewA.plan(at: 12.99)
+        #expect(gateA.handedOver(DeviceID(device)!, plan: plan), "moving to c: let go at c's claim")
+        #expect(!gateA.handedOver(DeviceID(staying)!, plan: plan), "staying with a: the claim fences it")
+        let (after, key) = Self.frame(device, "motion", at: 12.995)
+        let verdict = gateA.admit(after, key: key, inbound: true)
+        #expect(verdict.role == .none && verdict.restore == nil, "not gained again before a's own switch (no claim back)")
+        let changes = gateA.planChanged(viewA.plan(at: 13))
+        #expect(changes.released.isEmpty, "let go already: not released twice")
+        #expect(gateA.admit(after, key: key, inbound: true).role == .none)
+    }
+
+    @Test("a device let go at a claim during this instance's warm-up is gained again when the move is called off (its next owner left)")
+    func claimBeforeOwnSwitchCalledOff() {
+        let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
+        viewA.setSelf(.online, at: 0)
+        let device = Self.devices(ownedBy: "c", among: ["a", "c"])[0]
+        let (frame, key) = Self.frame(device, "motion", at: 1)
+        #expect(gateA.admit(frame, key: key, inbound: true).owned)
+        viewA.announce("c", .online, at: 10)
+        #expect(gateA.handedOver(DeviceID(device)!, plan: viewA.plan(at: 12.99)))
+        viewA.announce("c", .idle, at: 12.995)
+        let (back, _) = Self.frame(device, "motion", at: 12.996)
+        let verdict = gateA.admit(back, key: key, inbound: true)
+        #expect(verdict.owned && verdict.restore != nil, "gained again, so claimed again")
     }
 
     @Test("a device handed over is given back when the plan returns it before the claim (the newcomer died): still owned, no release")
@@ -75,7 +112,7 @@ import Testing
         let verdict = gateA.admit(back, key: key, inbound: true)
         #expect(verdict.owned && verdict.released.isEmpty && verdict.restore == nil, "kept, not re-gained")
         #expect(gateA.handingOver.isEmpty)
-        #expect(!gateA.handedOver(DeviceID(device)!), "owned again: a later claim fences it instead")
+        #expect(!gateA.handedOver(DeviceID(device)!, plan: viewA.plan(at: 14.5)), "owned again: a later claim fences it instead")
     }
 
     @Test("a draining instance waits until its devices handing over were claimed, bounded by its timeout")
@@ -98,7 +135,7 @@ import Testing
         #expect(gateA.handingOver == Set(devices))
         #expect(await gateA.waitUntilHandedOver(timeout: 0.05) == 2, "nothing claimed: the wait ends at its bound")
         async let left = gateA.waitUntilHandedOver(timeout: 30)
-        for device in devices { #expect(gateA.handedOver(DeviceID(device)!)) }
+        for device in devices { #expect(gateA.handedOver(DeviceID(device)!, plan: viewA.plan(at: 3))) }
         #expect(await left == 0, "the last claim ends the wait")
         viewA.setSelf(.idle, at: 4)
         #expect(gateA.planChanged(viewA.plan(at: 4)).released.isEmpty, "nothing left to release")
@@ -228,7 +265,7 @@ import Testing
         #expect(promoted.role == .owner && promoted.promoted.map(\.rawValue) == [device] && promoted.restore == nil)
         let kept = gateA.admit(late, key: key, inbound: true)
         #expect(kept.role == .owner && kept.released.isEmpty, "a publishes until c's claim is notified")
-        #expect(gateA.handedOver(DeviceID(device)!))
+        #expect(gateA.handedOver(DeviceID(device)!, plan: viewA.plan(at: 13.01)))
         let (later, _) = Self.frame(device, "motion", at: 13.02)
         #expect(gateA.admit(later, key: key, inbound: true).role == .none)
     }

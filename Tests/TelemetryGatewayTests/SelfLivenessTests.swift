@@ -109,7 +109,7 @@ import Testing
         let (after, _) = OwnershipGateTests.frame(device, "batched/accelerometer", at: 34.01)
         #expect(gateB.admit(after, key: key, inbound: true).owned)
         #expect(gateA.admit(after, key: key, inbound: true).owned, "a publishes until b's claim is notified")
-        #expect(gateA.handedOver(DeviceID(device)!))
+        #expect(gateA.handedOver(DeviceID(device)!, plan: a.plan(at: 34.01)))
         #expect(!gateA.admit(after, key: key, inbound: true).owned)
     }
 

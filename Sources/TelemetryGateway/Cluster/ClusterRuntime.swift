@@ -68,8 +68,11 @@ final class ClusterRuntime: Sendable {
     /// its subscription, and returns true; false when the claim fences a device the plan still
     /// gives this instance.
     func handedOver(_ device: DeviceID) -> Bool {
-        guard gate.handedOver(device) else { return false }
-        subscriptions?.handedOver(device.rawValue, plan: view.plan(at: now()))
+        let plan = view.plan(at: now())
+        guard gate.handedOver(device, plan: plan) else { return false }
+        // Unsubscribed now when the plan gives the device to another instance already, else at
+        // this instance's own switch (the plan change unsubscribes what the gate no longer keeps).
+        subscriptions?.handedOver(device.rawValue, plan: plan)
         return true
     }
 }

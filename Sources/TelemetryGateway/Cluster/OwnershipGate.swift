@@ -57,6 +57,10 @@ final class OwnershipGate: Sendable {
         /// The plan gave the device to another instance, whose claim has not been notified yet:
         /// still processes and publishes.
         case handingOver
+        /// The next owner's claim was notified before this instance's own switch (it read the
+        /// change a little later): nothing of the device is processed here, and it is not gained
+        /// again, until the plan moves it away (then forgotten) or keeps it here after all.
+        case handedOver
     }
 
     private struct Entry {
@@ -117,6 +121,8 @@ final class OwnershipGate: Sendable {
                 // device's; a command is applied where the device's state is (every instance
                 // receives it through a plain subscription).
                 verdict.role = state.active[keyText] != nil ? .owner : .none
+            } else if state.active[keyText]?.holding == .handedOver {
+                verdict.role = .none
             } else if replayed || ownsEverything || state.active[keyText]?.holding == .handingOver {
                 verdict.role = .owner
             } else {
@@ -179,6 +185,13 @@ final class OwnershipGate: Sendable {
         var changes: (promoted: [DeviceID], released: [DeviceID]) = ([], [])
         for (activeKey, entry) in state.active {
             switch (plan.role(of: me, for: activeKey), entry.holding) {
+            case (.owner, .handedOver) where !plan.isMovingAway(activeKey, from: me):
+                // The move was called off (its next owner left): gained again at its next frame.
+                state.active[activeKey] = nil
+            case (.none, .handedOver):
+                // The switch came: the device is another instance's, as the worker already knows.
+                state.active[activeKey] = nil
+            case (_, .handedOver): break
             case (.owner, .shadow):
                 changes.promoted.append(entry.device)
                 state.active[activeKey]?.holding = .owner
@@ -204,13 +217,21 @@ final class OwnershipGate: Sendable {
     // MARK: Hand-over by claim
 
     /// The store notified that another instance claimed `device` under a newer epoch (called by
-    /// the device's worker, in order with its frames): if this instance was handing it over, it
-    /// lets go of it now and returns true; false when the plan still gives it the device (then
-    /// the claim fences it) or it holds no state of it.
-    func handedOver(_ device: DeviceID) -> Bool {
+    /// the device's worker, in order with its frames): if this instance was handing it over, or
+    /// `plan` (the plan now) is moving it to another instance (that instance's warm-up ended
+    /// before this one's: the instances read a change a few milliseconds apart), it lets go of it
+    /// now and returns true; false when the plan still gives it the device (then the claim
+    /// fences it) or it holds no state of it.
+    func handedOver(_ device: DeviceID, plan: OwnershipPlan) -> Bool {
+        // Shared mode: the broker moves devices without a plan; a claim elsewhere fences.
+        guard !ownsEverything else { return false }
         let owned: Int? = state.withLock { state in
-            guard state.active[device.rawValue]?.holding == .handingOver else { return nil }
-            state.active[device.rawValue] = nil
+            guard let entry = state.active[device.rawValue] else { return nil }
+            switch entry.holding {
+            case .handingOver: state.active[device.rawValue] = nil
+            case .owner where plan.isMovingAway(device.rawValue, from: me): state.active[device.rawValue]?.holding = .handedOver
+            default: return nil
+            }
             if state.handingOverCount == 0 { resumeHandOverWaiters(&state) }
             return state.active.count
         }
