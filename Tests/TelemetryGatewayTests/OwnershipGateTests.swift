@@ -28,6 +28,18 @@ import Testing
         return (0..<1000).map { "watch-\($0)" }.filter { ownership.owns(instance, $0) }.prefix(count).map { $0 }
     }
 
+    /// Instance a (warm-up 3 s) owns a device alone from 0, with a frame of it at 1; c joins at
+    /// 10, to which the device moves (a's switch at 13).
+    static func ownedMovingToC() -> (view: ClusterView, gate: OwnershipGate, device: String, key: Substring) {
+        let (view, gate) = Self.gate(me: "a", warmup: 3)
+        view.setSelf(.online, at: 0)
+        let device = Self.devices(ownedBy: "c", among: ["a", "c"])[0]
+        let (frame, key) = Self.frame(device, "motion", at: 1)
+        #expect(gate.admit(frame, key: key, inbound: true).owned)
+        view.announce("c", .online, at: 10)
+        return (view, gate, device, key)
+    }
+
     @Test("a join hands over by claim: the old owner keeps publishing a device it shares with the warming-up newcomer until the newcomer's claim is notified; a device silent during the warm-up is released at the switch")
     func joinHandsOverByClaim() {
         let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
@@ -82,12 +94,7 @@ import Testing
 
     @Test("a device let go at a claim during this instance's warm-up is gained again when the move is called off (its next owner left)")
     func claimBeforeOwnSwitchCalledOff() {
-        let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
-        viewA.setSelf(.online, at: 0)
-        let device = Self.devices(ownedBy: "c", among: ["a", "c"])[0]
-        let (frame, key) = Self.frame(device, "motion", at: 1)
-        #expect(gateA.admit(frame, key: key, inbound: true).owned)
-        viewA.announce("c", .online, at: 10)
+        let (viewA, gateA, device, key) = Self.ownedMovingToC()
         #expect(gateA.handedOver(DeviceID(device)!, plan: viewA.plan(at: 12.99)))
         viewA.announce("c", .idle, at: 12.995)
         let (back, _) = Self.frame(device, "motion", at: 12.996)
@@ -97,12 +104,7 @@ import Testing
 
     @Test("a device handed over is given back when the plan returns it before the claim (the newcomer died): still owned, no release")
     func handOverUndone() {
-        let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
-        viewA.setSelf(.online, at: 0)
-        let device = Self.devices(ownedBy: "c", among: ["a", "c"])[0]
-        let (frame, key) = Self.frame(device, "motion", at: 1)
-        #expect(gateA.admit(frame, key: key, inbound: true).owned)
-        viewA.announce("c", .online, at: 10)
+        let (viewA, gateA, device, key) = Self.ownedMovingToC()
         let (during, _) = Self.frame(device, "motion", at: 11)
         #expect(gateA.admit(during, key: key, inbound: true).owned)
         _ = gateA.planChanged(viewA.plan(at: 13))
