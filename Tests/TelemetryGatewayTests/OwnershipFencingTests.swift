@@ -172,20 +172,18 @@ struct OwnershipFencingTests {
         #expect(try await setup.store.owner(of: Self.device) == DeviceOwnership(instance: "b", epoch: takeover.epoch), "the fenced instance did not claim it back")
     }
 
-    @Test("the next owner's notified claim of a device this instance is handing over lets it go: not fenced, counted as handed over, nothing published after it, its subscription and gate entry gone")
-    func notifiedClaimHandsOver() async throws {
+    /// A clustered runtime for instance a (warm-up 1 s) whose gate hands over a device moving to
+    /// b: a owned it alone, b joined at 2, a frame came during b's warm-up, a switched at 3.
+    /// Its metrics go to `registry`.
+    static func handingOverCluster(registry: PrometheusCollectorRegistry) -> (cluster: ClusterRuntime, device: DeviceID) {
         var configuration = GatewayConfiguration()
         configuration.cluster.mode = .partitioned
         configuration.cluster.instance = "a"
         configuration.cluster.handoverWarmup = 1  // the times below stay within cluster.expiry (5 s) of the last echo
-        let clusterRegistry = PrometheusCollectorRegistry()
         let cluster = ClusterRuntime(
-            configuration: configuration, scheme: TopicScheme(), metrics: ClusterMetrics(factory: PrometheusMetricsFactory(registry: clusterRegistry)),
+            configuration: configuration, scheme: TopicScheme(), metrics: ClusterMetrics(factory: PrometheusMetricsFactory(registry: registry)),
             startedAt: 0, clock: ManualGatewayClock(wallTime: 0))
-        let setup = try Setup(cluster: cluster)
-        // A device that moves to b when b joins; a owns it alone first.
         let name = OwnershipGateTests.devices(ownedBy: "b", among: ["a", "b"])[0]
-        let device = DeviceID(name)!
         cluster.view.setSelf(.online, at: 0)
         let (frame, key) = OwnershipGateTests.frame(name, "status", at: 1)
         #expect(cluster.gate.admit(frame, key: key, inbound: true).owned)
@@ -194,7 +192,31 @@ struct OwnershipFencingTests {
         #expect(cluster.gate.admit(during, key: key, inbound: true).owned, "shared with b while b warms up")
         _ = cluster.gate.planChanged(cluster.view.plan(at: 3))
         #expect(cluster.gate.handingOver == [name])
+        return (cluster, DeviceID(name)!)
+    }
 
+    /// Waits until `device`'s `state` status was published and then a frame of `marker`, queued
+    /// after it, too: the batch that held the status, and its snapshot write, are over.
+    static func afterBatch(of device: String, _ state: String, marker: String, setup: Setup) async throws {
+        await setup.broker.wait { steps in
+            steps.contains { if case .sent(let topic, let payload) = $0 { topic.hasPrefix("gateway/\(device)/") && payload.contains(#""\#(state)""#) } else { false } }
+        }
+        try setup.status(marker, "online", at: 1_000)
+        await setup.broker.wait { steps in steps.contains { if case .sent(let topic, _) = $0 { topic.hasPrefix("gateway/\(marker)/") } else { false } } }
+    }
+
+    static func emitted(_ registry: PrometheusCollectorRegistry) -> String {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    @Test("the next owner's notified claim of a device this instance is handing over lets it go: not fenced, counted as handed over, nothing published after it, its subscription and gate entry gone")
+    func notifiedClaimHandsOver() async throws {
+        let clusterRegistry = PrometheusCollectorRegistry()
+        let (cluster, device) = Self.handingOverCluster(registry: clusterRegistry)
+        let name = device.rawValue
+        let setup = try Setup(cluster: cluster)
         let running = Task { [worker = setup.worker] in
             var worker = worker
             await worker.run()
@@ -214,11 +236,41 @@ struct OwnershipFencingTests {
         #expect(outputs.allSatisfy { Self.property("epoch", of: $0) == String(claimed.epoch) })
         #expect(setup.sent(about: "other-watch").count == 1, "another device is not affected")
         #expect(setup.metric(#"gateway_cluster_fenced_total{cause="notified"}"#) == #"gateway_cluster_fenced_total{cause="notified"} 0"#, "a hand-over is not a fencing")
-        var buffer: [UInt8] = []
-        clusterRegistry.emit(into: &buffer)
-        #expect(String(decoding: buffer, as: UTF8.self).contains("gateway_cluster_handed_over_total 1\n"))
+        #expect(Self.emitted(clusterRegistry).contains("gateway_cluster_handed_over_total 1\n"))
         #expect(cluster.gate.handingOver.isEmpty)
         #expect(!cluster.gate.handedOver(device, plan: cluster.view.plan(at: 3)), "the gate holds nothing of it any more")
+        #expect(try await setup.store.owner(of: device) == DeviceOwnership(instance: "b", epoch: takeover.epoch), "a did not claim it back")
+        #expect(setup.journal.statistics.liveRecords == 0, "the frame after the hand-over was let go of")
+    }
+
+    @Test("a snapshot write refused between the next owner's claim and its notification hands the device over too: nothing published after it, the gate entry gone, no fencing left behind")
+    func refusedWriteHandsOver() async throws {
+        let clusterRegistry = PrometheusCollectorRegistry()
+        let (cluster, device) = Self.handingOverCluster(registry: clusterRegistry)
+        let name = device.rawValue
+        let setup = try Setup(cluster: cluster)
+        let running = Task { [worker = setup.worker] in
+            var worker = worker
+            await worker.run()
+        }
+        // A status frame is a context frame, its snapshot written (fenced) at the end of its batch:
+        // each step waits for a later batch (another device's frame) to be published.
+        try setup.status(name, "online", at: 1_000)
+        try await Self.afterBatch(of: name, "online", marker: "marker-1", setup: setup)
+        let takeover = try await setup.other.claim(device, instance: "b")  // its notification is late
+        try setup.status(name, "offline", at: 1_001)  // its write, at the end of its batch, is refused
+        try await Self.afterBatch(of: name, "offline", marker: "marker-2", setup: setup)
+        setup.push(.tick(1_002, SuspendingClock.now))  // the worker learns of the refusal
+        try setup.status(name, "online", at: 1_003)
+        setup.push(.claimNotice(device, DeviceOwnership(instance: "b", epoch: takeover.epoch)))  // the late notification: nothing more to do
+        setup.queue.close()
+        await running.value
+
+        let outputs = setup.sent(about: name)
+        #expect(outputs.count == 2, "online and offline before the refusal, nothing after: \(outputs.map { "\($0.topic) \($0.payloadString)" })")
+        #expect(Self.emitted(clusterRegistry).contains("gateway_cluster_handed_over_total 1\n"))
+        #expect(cluster.gate.handingOver.isEmpty, "let go: not kept (and subscribed) for ever")
+        #expect(setup.metric("gateway_cluster_fenced_frames_total") == "gateway_cluster_fenced_frames_total 0", "dropped as not owned, not as fenced")
         #expect(try await setup.store.owner(of: device) == DeviceOwnership(instance: "b", epoch: takeover.epoch), "a did not claim it back")
         #expect(setup.journal.statistics.liveRecords == 0, "the frame after the hand-over was let go of")
     }

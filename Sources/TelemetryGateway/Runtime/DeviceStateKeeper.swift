@@ -273,8 +273,9 @@ struct DeviceStateKeeper {
         claims?.verdict(on: device, claimedBy: owner)
     }
 
-    /// This instance handed `device` over: its next owner's claim was notified while the plan
-    /// gave it to that owner. The claim held here is let go (not fenced: nothing was refused).
+    /// This instance handed `device` over: its next owner's claim was notified (or refused a
+    /// snapshot write) while the plan gave the device to that owner. The claim held here is let
+    /// go, and no fencing stays behind.
     mutating func handedOver(_ device: DeviceID) {
         claims?.released(device)
         unsaved.remove(device)

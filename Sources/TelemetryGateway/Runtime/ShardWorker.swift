@@ -92,7 +92,7 @@ struct ShardWorker {
                 case .tick(let now, let instant):
                     await flush(deviceStates.stamp(shadows.visible(processor.flush(now: now))))
                     await deviceStates.persist(&processor, now: now, at: instant)
-                    fence(processor: &processor, shadows: &shadows)
+                    released.formUnion(fence(processor: &processor, shadows: &shadows))
                     if let cluster = dependencies.cluster {
                         let planned = cluster.now()
                         for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0, at: planned) }) {
@@ -119,14 +119,10 @@ struct ShardWorker {
                     // The next owner's claim of a device this instance was handing over is the
                     // switch: the device is let go here (released, not fenced).
                     if deviceStates.verdict(on: device, claimedBy: owner) == .fence, dependencies.cluster?.handedOver(device) == true {
-                        deviceStates.handedOver(device)
-                        _ = dependencies.handover.lost(device, processor: &processor)  // what it returns is not published
-                        processor.forget(device)
-                        shadows.remove(device)
+                        handOver(device, to: owner, processor: &processor, shadows: &shadows)
                         released.insert(device)
-                        dependencies.logger.debug("\(device): handed over to \(owner.instance) (epoch \(owner.epoch)), whose claim the store notified")
                     } else if deviceStates.noticed(device, claimedBy: owner) == .fence {
-                        fence(processor: &processor, shadows: &shadows)
+                        released.formUnion(fence(processor: &processor, shadows: &shadows))
                     }
                 case .shadow(let frame):
                     if !released.isEmpty, let device = device(of: frame), released.contains(device) { continue }
@@ -140,7 +136,7 @@ struct ShardWorker {
             // Report what the open error windows still hold before stopping.
             await flush(deviceStates.stamp(shadows.visible(processor.finish())))
             await deviceStates.persist(&processor, now: nil, at: nil)
-            fence(processor: &processor, shadows: &shadows)
+            _ = fence(processor: &processor, shadows: &shadows)
         }
         health.retire("worker-\(shard)")
         dependencies.logger.debug("worker \(shard) stopped")
@@ -182,12 +178,19 @@ struct ShardWorker {
     /// Stops publishing for the devices another instance claimed since (their fenced snapshot
     /// write was refused, or the store notified the claim): their state is let go like a lost
     /// device's, and nothing of them is applied here until the ownership plan gives them back
-    /// and they are claimed again.
-    private mutating func fence(processor: inout FrameProcessor, shadows: inout ShadowDevices) {
+    /// and they are claimed again. A device this instance was handing over to that instance (a
+    /// write refused between the next owner's claim and its notification) is handed over
+    /// instead, quietly.
+    /// - Returns: the devices handed over (their frames still queued are dropped).
+    private mutating func fence(processor: inout FrameProcessor, shadows: inout ShadowDevices) -> [DeviceID] {
+        var handed: [DeviceID] = []
         for (device, fencing) in deviceStates.takeFenced().sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            _ = dependencies.handover.lost(device, processor: &processor)  // what it returns is not published
-            processor.forget(device)
-            shadows.remove(device)
+            if fencing.cause == .refusedWrite, dependencies.cluster?.handedOver(device) == true {
+                handOver(device, to: fencing.owner, processor: &processor, shadows: &shadows)
+                handed.append(device)
+                continue
+            }
+            forget(device, processor: &processor, shadows: &shadows)
             let how =
                 switch fencing.cause {
                 case .refusedWrite: "the store refused this instance's snapshot write"
@@ -197,6 +200,22 @@ struct ShardWorker {
                 "\(device): \(how), \(fencing.owner.instance) claimed the device since (epoch \(fencing.owner.epoch)); nothing more is published for it here until the ownership plan gives it back (gateway_cluster_fenced_total)"
             )
         }
+        return handed
+    }
+
+    /// The claim of `owner`, the device's next owner, ends this instance's part: the switch of a
+    /// join or a drain (``OwnershipGate``). Its state is let go; its claim here is dropped.
+    private mutating func handOver(_ device: DeviceID, to owner: DeviceOwnership, processor: inout FrameProcessor, shadows: inout ShadowDevices) {
+        deviceStates.handedOver(device)
+        forget(device, processor: &processor, shadows: &shadows)
+        dependencies.logger.debug("\(device): handed over to \(owner.instance), which claimed it (epoch \(owner.epoch))")
+    }
+
+    /// Lets go of a device's state like a lost device's, without publishing what that yields.
+    private func forget(_ device: DeviceID, processor: inout FrameProcessor, shadows: inout ShadowDevices) {
+        _ = dependencies.handover.lost(device, processor: &processor)  // what it returns is not published
+        processor.forget(device)
+        shadows.remove(device)
     }
 
     /// Publishes the outputs a restored snapshot carries that the broker had not acknowledged;
