@@ -205,6 +205,19 @@ struct OwnershipFencingTests {
         await setup.broker.wait { steps in steps.contains { if case .sent(let topic, _) = $0 { topic.hasPrefix("gateway/\(marker)/") } else { false } } }
     }
 
+    /// Runs the worker of `setup` and sends the device's first status, waiting until that batch
+    /// and its snapshot write are over (a status frame is a context frame, written fenced at the
+    /// end of its batch: a claim made before would refuse that write).
+    static func runWithDevice(_ name: String, setup: Setup) async throws -> Task<Void, Never> {
+        let running = Task { [worker = setup.worker] in
+            var worker = worker
+            await worker.run()
+        }
+        try setup.status(name, "online", at: 1_000)
+        try await afterBatch(of: name, "online", marker: "marker-1", setup: setup)
+        return running
+    }
+
     static func emitted(_ registry: PrometheusCollectorRegistry) -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
@@ -217,12 +230,7 @@ struct OwnershipFencingTests {
         let (cluster, device) = Self.handingOverCluster(registry: clusterRegistry)
         let name = device.rawValue
         let setup = try Setup(cluster: cluster)
-        let running = Task { [worker = setup.worker] in
-            var worker = worker
-            await worker.run()
-        }
-        try setup.status(name, "online", at: 1_000)
-        await setup.broker.wait { steps in steps.contains { if case .sent("gateway/\(name)/connection", _) = $0 { true } else { false } } }
+        let running = try await Self.runWithDevice(name, setup: setup)
         let claimed = try #require(try await setup.store.owner(of: device))
         let takeover = try await setup.other.claim(device, instance: "b")
         setup.push(.claimNotice(device, DeviceOwnership(instance: "b", epoch: takeover.epoch)))
@@ -249,14 +257,7 @@ struct OwnershipFencingTests {
         let (cluster, device) = Self.handingOverCluster(registry: clusterRegistry)
         let name = device.rawValue
         let setup = try Setup(cluster: cluster)
-        let running = Task { [worker = setup.worker] in
-            var worker = worker
-            await worker.run()
-        }
-        // A status frame is a context frame, its snapshot written (fenced) at the end of its batch:
-        // each step waits for a later batch (another device's frame) to be published.
-        try setup.status(name, "online", at: 1_000)
-        try await Self.afterBatch(of: name, "online", marker: "marker-1", setup: setup)
+        let running = try await Self.runWithDevice(name, setup: setup)
         let takeover = try await setup.other.claim(device, instance: "b")  // its notification is late
         try setup.status(name, "offline", at: 1_001)  // its write, at the end of its batch, is refused
         try await Self.afterBatch(of: name, "offline", marker: "marker-2", setup: setup)
