@@ -68,7 +68,9 @@ final class ClusterRuntime: Sendable {
     /// its subscription, and returns true; false when the claim fences a device the plan still
     /// gives this instance.
     func handedOver(_ device: DeviceID) -> Bool {
-        let plan = view.plan(at: now())
+        // Called on the device's worker: the plan as applied, not advanced here (a pending
+        // switch still counts as a move away; the subscriber's thread or the heartbeat applies it).
+        let plan = view.appliedPlan
         guard gate.handedOver(device, plan: plan) else { return false }
         // Unsubscribed now when the plan gives the device to another instance already, else at
         // this instance's own switch (the plan change unsubscribes what the gate no longer keeps).

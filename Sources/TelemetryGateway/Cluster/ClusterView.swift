@@ -58,6 +58,11 @@ final class ClusterView: Sendable {
         return plan
     }
 
+    /// The plan as last applied, without advancing it or judging this instance's liveness: for
+    /// a thread that must not apply a plan change itself (a worker, whose applying would run
+    /// the change's observer, and its routing, on the worker).
+    var appliedPlan: OwnershipPlan { state.withLock { $0.plan } }
+
     /// Whether this instance found itself expired and has not joined again yet.
     var lapsed: Bool { state.withLock { $0.liveness.lapsed } }
 
