@@ -283,8 +283,8 @@ import Testing
         #expect(gate.admit(batch, key: key, inbound: true).restore == nil)
         // Apps' commands and queries reach every instance (the broker routes them by the app's
         // client id): only the one holding the device's state takes them.
-        #expect(gate.owns(DeviceID("w1")!, at: 2))
-        #expect(!gate.owns(DeviceID("anyone")!, at: 2))
+        #expect(gate.owns(DeviceID("w1")!))
+        #expect(!gate.owns(DeviceID("anyone")!))
         let reset = InboundFrame(topic: "gateway/w1/headphone/reset-pose", payload: [], receivedAt: 3)
         #expect(gate.admit(reset, key: "w1", inbound: false).role == .owner)
         let elsewhere = InboundFrame(topic: "gateway/w2/headphone/reset-pose", payload: [], receivedAt: 3)

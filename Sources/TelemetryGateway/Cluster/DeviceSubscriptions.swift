@@ -104,18 +104,7 @@ final class DeviceSubscriptions: Sendable {
     /// SUBACK) are dropped with the device, counted as not owned.
     func handedOver(_ key: String, plan: OwnershipPlan) {
         guard plan.role(of: me, for: key) == .none else { return }
-        let dropped = state.withLock { state -> Int in
-            guard let phase = state.subscribed.removeValue(forKey: key) else { return 0 }
-            var dropped = 0
-            if case .pending(let frames) = phase {
-                state.heldBytes -= frames.reduce(0) { $0 + $1.bytes }
-                dropped = frames.count
-            }
-            state.connection?.unsubscribe([scheme.deviceInboundFilter(rawDevice: key)])
-            metrics.deviceSubscriptions.record(state.subscribed.count)
-            metrics.deviceUnsubscribes.increment()
-            return dropped
-        }
+        let dropped = state.withLock { state in unsubscribe(&state, [key]).count }
         if dropped > 0 { metrics.framesNotOwned.increment(by: dropped) }
     }
 
@@ -191,16 +180,21 @@ final class DeviceSubscriptions: Sendable {
         let added = wanted.filter { state.subscribed[$0] == nil }
         let removed = state.subscribed.keys.filter { plan.role(of: me, for: $0) == .none && !keeping.contains($0) }
         subscribe(&state, added)
+        return unsubscribe(&state, Array(removed))
+    }
+
+    /// Drops the subscriptions of `keys` that are held; returns the frames still held for them.
+    private func unsubscribe(_ state: inout State, _ keys: [String]) -> [HeldFrame] {
+        let removed = keys.filter { state.subscribed[$0] != nil }
+        guard !removed.isEmpty else { return [] }
         var released: [HeldFrame] = []
-        if !removed.isEmpty {
-            for key in removed {
-                if case .pending(let frames)? = state.subscribed.removeValue(forKey: key) { released += frames }
-            }
-            state.heldBytes -= released.reduce(0) { $0 + $1.bytes }
-            state.connection?.unsubscribe(removed.map { scheme.deviceInboundFilter(rawDevice: $0) })
-            metrics.deviceSubscriptions.record(state.subscribed.count)
-            metrics.deviceUnsubscribes.increment(by: removed.count)
+        for key in removed {
+            if case .pending(let frames)? = state.subscribed.removeValue(forKey: key) { released += frames }
         }
+        state.heldBytes -= released.reduce(0) { $0 + $1.bytes }
+        state.connection?.unsubscribe(removed.map { scheme.deviceInboundFilter(rawDevice: $0) })
+        metrics.deviceSubscriptions.record(state.subscribed.count)
+        metrics.deviceUnsubscribes.increment(by: removed.count)
         return released
     }
 

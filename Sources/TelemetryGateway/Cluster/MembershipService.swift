@@ -171,24 +171,20 @@ struct MembershipService: Service {
         if warmup > 0, cluster.mode == .partitioned, cluster.view.owners.contains(cluster.instance), cluster.view.owners.count > 1 {
             let date = cluster.wallTime()
             try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date))
-            let began = now
-            cluster.view.setSelf(.draining, at: began)
+            cluster.view.setSelf(.draining, at: now)
             logger.notice("cluster: draining for \(warmup) s while the next owners warm up, then until they claimed the devices")
             // The announcement is repeated (same date) so nobody expires this instance meanwhile.
-            while now < began + warmup {
-                try? await Task.sleep(for: .seconds(min(configuration.cluster.heartbeatInterval, max(0.01, began + warmup - now))))
-                if now < began + warmup { try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date)) }
+            let heartbeat = Task { [client, cluster, interval = configuration.cluster.heartbeatInterval] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(interval))
+                    if !Task.isCancelled { try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date)) }
+                }
             }
+            try? await Task.sleep(for: .seconds(warmup))
             _ = cluster.view.plan(at: now)
             // Each next owner claims its devices at the end of its own warm-up; each claim
             // notified here releases one. Bounded: a device its next owner did not claim by then
             // is released with its final snapshot when this instance leaves.
-            let heartbeat = Task { [client, cluster] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(configuration.cluster.heartbeatInterval))
-                    if !Task.isCancelled { try? await client.send(cluster.status.message(.draining, beat: beat.next(), date: date)) }
-                }
-            }
             let left = await cluster.gate.waitUntilHandedOver(timeout: configuration.cluster.expiry)
             heartbeat.cancel()
             if left > 0 {

@@ -116,19 +116,20 @@ final class OwnershipGate: Sendable {
             if !ownsEverything { (verdict.promoted, verdict.released) = reconcile(&state, with: plan) }
             let keyText = String(key)
             let stream = inbound && state.context != nil ? ContextCache.stream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
+            let holding = state.active[keyText]?.holding
             if ownsEverything && !inbound {
                 // Shared mode: the broker picked this instance by the app's client id, not the
                 // device's; a command is applied where the device's state is (every instance
                 // receives it through a plain subscription).
-                verdict.role = state.active[keyText] != nil ? .owner : .none
-            } else if state.active[keyText]?.holding == .handedOver {
+                verdict.role = holding != nil ? .owner : .none
+            } else if holding == .handedOver {
                 verdict.role = .none
-            } else if replayed || ownsEverything || state.active[keyText]?.holding == .handingOver {
+            } else if replayed || ownsEverything || holding == .handingOver {
                 verdict.role = .owner
             } else {
                 verdict.role = plan.role(of: me, for: keyText)
             }
-            if verdict.role != .none, inbound, state.active[keyText] == nil,
+            if verdict.role != .none, inbound, holding == nil,
                 case .device(let device, _)? = scheme.parseInbound(frame.topic) as InboundTopic?
             {
                 // What is kept, not yet including this frame (it is processed as itself).
@@ -210,7 +211,7 @@ final class OwnershipGate: Sendable {
                 state.active[activeKey] = nil
             }
         }
-        if state.handingOverCount == 0 { resumeHandOverWaiters(&state) }
+        resumeHandOverWaitersIfDone(&state)
         return changes
     }
 
@@ -232,7 +233,7 @@ final class OwnershipGate: Sendable {
             case .owner where plan.isMovingAway(device.rawValue, from: me): state.active[device.rawValue]?.holding = .handedOver
             default: return nil
             }
-            if state.handingOverCount == 0 { resumeHandOverWaiters(&state) }
+            resumeHandOverWaitersIfDone(&state)
             return state.active.count
         }
         guard let owned else { return false }
@@ -273,8 +274,10 @@ final class OwnershipGate: Sendable {
         return state.withLock { $0.handingOverCount }
     }
 
-    private func resumeHandOverWaiters(_ state: inout State) {
-        guard !state.handOverWaiters.isEmpty else { return }
+    /// Resumes the drain's waiters once nothing is handing over. Counted only while a waiter
+    /// exists: a count per claim notification would cost the active devices each time.
+    private func resumeHandOverWaitersIfDone(_ state: inout State) {
+        guard !state.handOverWaiters.isEmpty, state.handingOverCount == 0 else { return }
         let waiters = state.handOverWaiters.values
         state.handOverWaiters = [:]
         // Resuming inside the lock is safe: a continuation only schedules its task.
@@ -284,8 +287,9 @@ final class OwnershipGate: Sendable {
     /// Whether this instance owns a device now (a fenced device is claimed again only then):
     /// partitioned mode, by the plan; shared mode, whether it holds the device's state (the
     /// broker sent its frames here).
-    func owns(_ device: DeviceID, at now: Double) -> Bool {
-        guard ownsEverything else { return view.plan(at: now).current.owns(me, device.rawValue) }
+    func owns(_ device: DeviceID) -> Bool {
+        // The plan as applied: asked on a worker, which must not apply a change itself.
+        guard ownsEverything else { return view.appliedPlan.current.owns(me, device.rawValue) }
         return state.withLock { $0.active[device.rawValue] != nil }
     }
 }

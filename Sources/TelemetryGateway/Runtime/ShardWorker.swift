@@ -94,8 +94,7 @@ struct ShardWorker {
                     await deviceStates.persist(&processor, now: now, at: instant)
                     released.formUnion(fence(processor: &processor, shadows: &shadows))
                     if let cluster = dependencies.cluster {
-                        let planned = cluster.now()
-                        for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0, at: planned) }) {
+                        for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0) }) {
                             dependencies.logger.notice("\(device): fenced for \(cluster.reclaimDelay) s and still this instance's by its ownership plan; claimed again at its next frame")
                         }
                     }
