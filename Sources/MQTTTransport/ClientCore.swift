@@ -188,11 +188,13 @@ final class ClientCore: Sendable {
             mosquitto_property_free_all(&list)
         }
         perform(feed(.start), connectProperties: connectProperties)
+        // Coalescing: whether a read happened since the last pause (this thread's alone).
+        var readSincePause = false
         while !isStopRequested {
             let phase = state.withLock { $0.lifecycle.phase }
             switch phase {
             case .connecting, .connected:
-                let rc = runLoopRound(connecting: phase != .connected)
+                let rc = runLoopRound(connecting: phase != .connected, readSincePause: &readSincePause)
                 if rc != MOSQ_ERR_SUCCESS.rawValue {
                     let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : MosquittoLibrary.describe(rc)
                     perform(feed(.connectionLost(reason: reason)), connectProperties: connectProperties)
@@ -341,17 +343,27 @@ final class ClientCore: Sendable {
     }
 
     /// One round of libmosquitto's external loop (``NetworkLoopRound`` says what to wait for and
-    /// call): waits with `poll()`, at most 100 ms, on the socket and on ``LoopWakeup``, then reads,
+    /// call): waits with `poll()`, at most 100 ms, on the socket and on ``LoopWakeup`` (after a
+    /// coalescing pause when the last round read and nothing more is queued), then reads,
     /// writes and runs the keepalive. Returns libmosquitto's result as `mosquitto_loop` did; a
     /// failed read or write has already been reported through the disconnect callback.
-    private func runLoopRound(connecting: Bool) -> Int32 {
+    private func runLoopRound(connecting: Bool, readSincePause: inout Bool) -> Int32 {
         let mosq = handle.pointer
         let socket = mosquitto_socket(mosq)
         guard socket >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
+        let coalescing = configuration.receiveCoalescing
+        let wait = NetworkLoopRound.wait(readSincePause: readSincePause, coalescing: coalescing, connecting: connecting)
         let (ready, socketEvents, woken) = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { entries in
             entries[0] = pollfd(fd: socket, events: NetworkLoopRound.interest(wantWrite: mosquitto_want_write(mosq)), revents: 0)
             entries[1] = pollfd(fd: loopWakeup.descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(entries.baseAddress, 2, 100)
+            var ready = poll(entries.baseAddress, 2, wait == .block ? 100 : 0)
+            if wait == .checkThenPause && ready == 0 {
+                // Everything that had arrived is read (and acknowledged: a queued PUBACK makes the
+                // socket writable, so the check was not empty). Let the next messages gather.
+                readSincePause = false
+                pause(coalescing, wakingOn: &entries[1])
+                ready = poll(entries.baseAddress, 2, 100)
+            }
             return (ready, entries[0].revents, entries[1].revents & Int16(POLLIN) != 0)
         }
         // Interrupted by a signal (the connect watchdog's late SIGURG): just a short round.
@@ -362,6 +374,7 @@ final class ClientCore: Sendable {
             switch call {
             case .read:
                 rc = mosquitto_loop_read(mosq, 1)
+                readSincePause = true
             case .write:
                 rc = mosquitto_loop_write(mosq, 1)
             case .handshake:
@@ -374,6 +387,15 @@ final class ClientCore: Sendable {
             if rc != MOSQ_ERR_SUCCESS.rawValue || mosquitto_socket(mosq) < 0 { return rc }
         }
         return MOSQ_ERR_SUCCESS.rawValue
+    }
+
+    /// Waits `seconds` (in whole milliseconds, rounded up: `poll()`'s unit) on the wake-up
+    /// alone, the socket not watched, returning early when another thread queued a packet or the
+    /// client is shut down; counted in the statistics.
+    private func pause(_ seconds: Double, wakingOn wakeupEntry: inout pollfd) {
+        state.withLock { $0.statistics.receivePauses += 1 }
+        _ = poll(&wakeupEntry, 1, Int32(min((seconds * 1000).rounded(.up), 60_000)))
+        wakeupEntry.revents = 0
     }
 
     /// Sends SUBSCRIBEs from the network thread and registers them: their SUBACK can only be

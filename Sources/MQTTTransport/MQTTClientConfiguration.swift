@@ -100,6 +100,13 @@ public struct MQTTClientConfiguration: Sendable {
     /// flag their publisher set, instead of it marking only deliveries from the broker's
     /// retained store. Session capture needs it; set it after `init`.
     public var retainAsPublished = false
+    /// Seconds the network thread lets inbound messages gather in the socket once it has read
+    /// everything that had arrived (0: it waits for the next message at once). While messages
+    /// flow, it then wakes about once per interval and reads them all, instead of once per
+    /// message; a message that arrives after a quiet interval is read at once. Each message
+    /// waits at most this long more, and so does its acknowledgement. For a subscribe-only
+    /// connection; whole milliseconds, rounded up; set it after `init`.
+    public var receiveCoalescing: Double = 0
 
     /// Creates a configuration with production defaults.
     public init(

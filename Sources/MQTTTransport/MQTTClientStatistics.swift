@@ -4,6 +4,10 @@ public struct MQTTClientStatistics: Sendable, Equatable {
     public var messagesReceived: UInt64 = 0
     /// Bytes of the messages received (topic and payload), as handed to the message handler.
     public var bytesReceived: UInt64 = 0
+    /// Times the network thread paused to let messages gather
+    /// (``MQTTClientConfiguration/receiveCoalescing``); messages received over pauses is how
+    /// many it read per wake-up.
+    public var receivePauses: UInt64 = 0
     /// Topic filters the client holds (re-sent after a reconnect without a session).
     public var subscriptionsHeld: Int = 0
     /// SUBSCRIBE packets sent whose SUBACK has not arrived yet.

@@ -37,6 +37,23 @@ enum NetworkLoopRound {
         case housekeeping
     }
 
+    /// How a round first waits on the socket.
+    enum Wait: Equatable {
+        /// `poll()` until the socket or the wake-up is ready, at most 100 ms.
+        case block
+        /// `poll()` without waiting: the last round read, so more may be queued in the socket.
+        /// If nothing is, the thread pauses for the coalescing interval (woken early by
+        /// ``LoopWakeup``), then blocks: what arrived meanwhile is read in one go.
+        case checkThenPause
+    }
+
+    /// The first wait of a round: a connection that coalesces (`coalescing` seconds > 0) and
+    /// has read since its last pause checks before it blocks. Never before CONNACK: the
+    /// handshake is not held back.
+    static func wait(readSincePause: Bool, coalescing: Double, connecting: Bool) -> Wait {
+        readSincePause && coalescing > 0 && !connecting ? .checkThenPause : .block
+    }
+
     /// The `poll()` events to wait for on the socket.
     static func interest(wantWrite: Bool) -> Int16 {
         Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0)

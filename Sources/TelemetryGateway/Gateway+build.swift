@@ -79,6 +79,7 @@ public func buildGateway(
         MetricsService(
             prometheus: prometheus, interval: configuration.metrics.publishInterval,
             topic: parts.cluster.map { .instanceMetrics($0.instance) } ?? .metrics, scheme: parts.scheme, connection: parts.connection,
+            subscriber: parts.subscriberStatistics,
             metrics: parts.metrics, queues: parts.queues, budget: parts.budget, journal: parts.journal, queueCapacity: configuration.pipeline.queueCapacity,
             health: parts.operations.health, logger: logger),
         RoundTripProbeService(operations: parts.operations, connection: parts.connection),
@@ -98,7 +99,7 @@ public func buildGateway(
             connections: connections, configuration: configuration.subscriberConfiguration(), filters: configuration.inboundFilters(parts.scheme),
             connectTimeout: configuration.mqtt.connectTimeout, router: parts.makeRouter(), journal: parts.journal, queues: parts.queues,
             queries: parts.queries, budget: parts.budget, deadline: deadline, metrics: parts.metrics, health: parts.operations.health,
-            cluster: parts.cluster, onSubscribed: parts.markInboundSubscribed, logger: logger, exitOnShutdownOverrun: exitOnShutdownOverrun),
+            statistics: parts.subscriberStatistics, cluster: parts.cluster, onSubscribed: parts.markInboundSubscribed, logger: logger, exitOnShutdownOverrun: exitOnShutdownOverrun),
         // Last, so it stops first: the instance leaves the membership before it stops receiving.
         parts.cluster.map {
             MembershipService(

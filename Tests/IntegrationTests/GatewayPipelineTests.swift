@@ -144,6 +144,10 @@ struct GatewayPipelineTests {
         #expect(text.sum("gateway_frames_accepted_total", labels: ["stream": "altimeter"]) == Double(count))
         #expect(text.sum("gateway_frames_rejected_total") == 0)
         #expect(text.sum("gateway_handoff_after_close_total") == 0)
+        // Coalesced reads (pipeline.receiveCoalescing, on by default): the subscriber paused,
+        // and each pause let many frames of the burst gather.
+        let pauses = text.sum("mqtt_subscriber_receive_pauses_total")
+        #expect(pauses >= 1 && pauses <= Double(count / 10), "\(pauses) receive pauses for \(count) frames")
         try await gateway.stop()
         await device.shutdown()
         await observer.shutdown()

@@ -8,6 +8,14 @@ struct NetworkLoopRoundTests {
     private let readable = Int16(POLLIN)
     private let writable = Int16(POLLOUT)
 
+    @Test("coalescing checks the socket before it pauses only after a read, never before CONNACK or when off")
+    func coalescingWait() {
+        #expect(NetworkLoopRound.wait(readSincePause: true, coalescing: 0.01, connecting: false) == .checkThenPause)
+        #expect(NetworkLoopRound.wait(readSincePause: false, coalescing: 0.01, connecting: false) == .block)
+        #expect(NetworkLoopRound.wait(readSincePause: true, coalescing: 0, connecting: false) == .block)
+        #expect(NetworkLoopRound.wait(readSincePause: true, coalescing: 0.01, connecting: true) == .block)
+    }
+
     @Test("waits for writing only while libmosquitto has something to write")
     func interest() {
         #expect(NetworkLoopRound.interest(wantWrite: false) == Int16(POLLIN))

@@ -13,6 +13,7 @@ extension GatewayConfiguration {
         configuration.cleanStart = sessionExpiry == 0
         configuration.sessionExpiry = sessionExpiry
         configuration.receiveMaximum = mqtt.receiveMaximum
+        configuration.receiveCoalescing = pipeline.receiveCoalescing
         return configuration
     }
 

@@ -41,6 +41,15 @@ extension GatewayMetrics {
         return publisher
     }
 
+    /// Counts the subscriber's receive pauses since `previous`; returns the statistics to diff
+    /// against next time.
+    func sample(subscriber: MQTTClientStatistics, previous: MQTTClientStatistics) -> MQTTClientStatistics {
+        if subscriber.receivePauses > previous.receivePauses {
+            subscriberReceivePauses.increment(by: Int64(subscriber.receivePauses - previous.receivePauses))
+        }
+        return subscriber
+    }
+
     /// Records the journal's levels.
     func sample(journal: InboundJournal.Statistics) {
         journalUsedBytes.record(journal.usedBytes)

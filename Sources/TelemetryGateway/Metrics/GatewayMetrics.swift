@@ -57,6 +57,8 @@ final class GatewayMetrics: Sendable {
     let publisherAcknowledged: Counter
     let publisherFailed: Counter
     let publisherInFlight: Gauge
+    /// Subscriber: pauses that let frames gather (`pipeline.receiveCoalescing`).
+    let subscriberReceivePauses: Counter
     /// Per connection ("subscriber", "publisher"): connections made, attempts failed, up or down.
     let connections: [String: Counter]
     let connectionFailures: [String: Counter]
@@ -125,6 +127,7 @@ final class GatewayMetrics: Sendable {
         publisherAcknowledged = Counter(label: "mqtt_publisher_acknowledged_total", factory: factory)
         publisherFailed = Counter(label: "mqtt_publisher_failed_total", factory: factory)
         publisherInFlight = Gauge(label: "mqtt_publisher_in_flight", factory: factory)
+        subscriberReceivePauses = Counter(label: "mqtt_subscriber_receive_pauses_total", factory: factory)
         let names = ["subscriber", "publisher"]
         connections = Dictionary(uniqueKeysWithValues: names.map { ($0, Counter(label: "mqtt_connections_total", dimensions: [("connection", $0)], factory: factory)) })
         connectionFailures = Dictionary(

@@ -61,6 +61,8 @@ struct GatewayParts: Sendable {
     /// `tracing.otlpEndpoint` is off.
     let tracing: FrameTracing?
     let tracingService: (any Service)?
+    /// The subscribe-only connection's counters, once it exists.
+    let subscriberStatistics = SubscriberStatistics()
 
     init(
         configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,

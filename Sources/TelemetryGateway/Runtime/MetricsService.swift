@@ -19,6 +19,8 @@ struct MetricsService: Service {
     let scheme: TopicScheme
     /// The publishing connection (its counters are sampled too).
     let connection: any OutboundConnection
+    /// The subscribe-only connection's counters (sampled too).
+    let subscriber: SubscriberStatistics
     let metrics: GatewayMetrics
     /// Sampled levels: queue depths, buffered bytes, the journal's use.
     let queues: [HandoffQueue<WorkItem>]
@@ -30,7 +32,7 @@ struct MetricsService: Service {
     let logger: Logger
 
     func run() async {
-        let previous = LockedState(MQTTClientStatistics())
+        let previous = LockedState((publisher: MQTTClientStatistics(), subscriber: MQTTClientStatistics()))
         let process = ProcessMetrics(factory: metrics.factory)
         // The queues' bound, so an alert can compare gateway_queue_depth with it.
         Gauge(label: "gateway_queue_capacity", factory: metrics.factory).record(queueCapacity)
@@ -48,10 +50,14 @@ struct MetricsService: Service {
         await publish()
     }
 
-    private func sample(_ previous: LockedState<MQTTClientStatistics>) {
-        let statistics = connection.statistics
+    private func sample(_ previous: LockedState<(publisher: MQTTClientStatistics, subscriber: MQTTClientStatistics)>) {
+        let (publisher, subscriber) = (connection.statistics, self.subscriber.current)
         let last = previous.withLock { $0 }
-        previous.withLock { $0 = metrics.sample(queues: queues, budget: budget, journal: journal, publisher: statistics, previous: last) }
+        let sampled = (
+            publisher: metrics.sample(queues: queues, budget: budget, journal: journal, publisher: publisher, previous: last.publisher),
+            subscriber: metrics.sample(subscriber: subscriber, previous: last.subscriber)
+        )
+        previous.withLock { $0 = sampled }
     }
 
     private func publish() async {

@@ -28,6 +28,8 @@ struct SubscriberService: Service {
     let deadline: ShutdownDeadline
     let metrics: GatewayMetrics
     let health: RuntimeHealth
+    /// Where the metrics read the connection's counters.
+    let statistics: SubscriberStatistics
     /// Clustered modes: the membership to wait for before subscribing.
     let cluster: ClusterRuntime?
     /// Called once the broker answered the first subscription (the publisher announces online then).
@@ -56,6 +58,7 @@ struct SubscriberService: Service {
                     router.connectionEvent(event)
                 })
             cluster?.subscriptions?.attach(subscriber)
+            statistics.attach(subscriber)
             receiving.withLock { $0 = true }
             subscriber.start()
             await withTaskGroup(of: Void.self) { group in

@@ -34,6 +34,8 @@ public protocol InboundConnection: Sendable {
     func unsubscribe(_ filters: [String])
     /// Stops receiving and disconnects.
     func shutdown() async
+    /// Counters so far (for metrics).
+    var statistics: MQTTClientStatistics { get }
 }
 
 extension MQTTClient: OutboundConnection, InboundConnection {}
