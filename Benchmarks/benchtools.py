@@ -28,6 +28,25 @@ def cpu_seconds(pid):
         return None
 
 
+def context_switches(pid):
+    """Voluntary context switches (a thread blocked, then was woken) summed over a live
+    process's threads, or None. Threads that exited are no longer counted, so over a phase in
+    which threads end this undercounts."""
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/status") as f:
+                    for line in f:
+                        if line.startswith("voluntary_ctxt_switches:"):
+                            total += int(line.split()[1])
+            except OSError:
+                pass
+    except OSError:
+        return None
+    return total
+
+
 def write_broker_config(path, port, extra_lines=()):
     """A private mosquitto's configuration: anonymous, no persistence, on `port` of loopback,
     with the repository's flow-control limits (config/mosquitto/conf.d) and `extra_lines`."""

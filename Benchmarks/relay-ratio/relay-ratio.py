@@ -17,6 +17,8 @@ gateway_frames_processed_total on the retained gateway/metrics, published every 
 more than --max-drain seconds after the load generator's last publish, and the load generator
 itself kept its schedule (max lag <= 0.5 s). The sustained count of a side is the largest
 count below its first failure. CPU seconds come from /proc/<pid>/stat over the load phase;
+wake-ups per frame from the voluntary context switches of the side's threads over the same
+phase (/proc/<pid>/task/*/status; threads that ended meanwhile are not counted);
 resident memory from /proc/<pid>/status (VmRSS). Swing latency: arrival of gateway/<id>/swing
 (mosquitto_sub's receive time) minus the publish time of the later of the two batches whose
 samples reach the swing's impact (a miss: its start).
@@ -38,7 +40,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from benchtools import cpu_seconds, free_port, stop_processes, wait_for_broker  # noqa: E402
+from benchtools import context_switches, cpu_seconds, free_port, stop_processes, wait_for_broker  # noqa: E402
 
 
 def rss_bytes(pid, kind="VmRSS"):
@@ -255,6 +257,7 @@ class Trial:
         rss_primed = rss_bytes(subject.pid)
         pids = {"subject": subject.pid, "broker": broker.pid, "loadgen": load.pid}
         cpu_start = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        switches_start = context_switches(subject.pid)
         perf = None
         if args.perf and self.side == "gateway":
             perf = self.spawn(["perf", "record", "-F", "499", "-g", "-p", str(subject.pid), "-o",
@@ -297,6 +300,7 @@ class Trial:
                     break
             time.sleep(0.05)
         end_cpu = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        switches_end = context_switches(subject.pid)
         rss_after = rss_bytes(subject.pid)
         anon_after = rss_bytes(subject.pid, "RssAnon")
         if perf:
@@ -320,6 +324,8 @@ class Trial:
         for name in pids:
             if cpu_start[name] is not None and end_cpu.get(name) is not None:
                 result[f"cpu_{name}"] = end_cpu[name] - cpu_start[name]
+        if switches_start is not None and switches_end is not None:
+            result["wakeups_subject"] = switches_end - switches_start
         # The load generator has exited by now: its own count (getrusage) over the load phase.
         if "cpu" in fields:
             result["cpu_loadgen"] = float(fields["cpu"])
@@ -415,7 +421,8 @@ def main():
                     f"drain {fmt(result['drain'], '.2f')} s, loadgen lag {result['maxLag']:.2f} s, "
                     f"cpu/frame {side} {fmt(result.get('cpu_subject', 0) / frames * 1000, '.3f')} ms "
                     f"broker {fmt(result.get('cpu_broker', 0) / frames * 1000, '.3f')} ms "
-                    f"loadgen {fmt(result.get('cpu_loadgen', 0) / frames * 1000, '.3f')} ms")
+                    f"loadgen {fmt(result.get('cpu_loadgen', 0) / frames * 1000, '.3f')} ms, "
+                    f"{side} wake-ups/frame {fmt(result['wakeups_subject'] / frames if 'wakeups_subject' in result else None, '.2f')}")
             if side == "gateway":
                 lat = result["latencies"]
                 line += (f", swings {len(lat)} p50 {fmt(percentile(lat, 50), '.3f')} s p99 {fmt(percentile(lat, 99), '.3f')} s"
