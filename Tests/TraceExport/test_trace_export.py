@@ -28,6 +28,7 @@ import socket
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
@@ -269,6 +270,21 @@ def test_export_off_sends_nothing_and_keeps_the_frames_traceparent(tmp_path, bro
         observer.close()
 
 
+def wait_for_http(http_port):
+    """Waits until the gateway's HTTP server answers: it starts beside the MQTT connections, so
+    `gateway/status` online may come before it listens."""
+    deadline = time.monotonic() + DEADLINE
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/healthz", timeout=DEADLINE):
+                return
+        except urllib.error.HTTPError:
+            return  # it answered (unhealthy is still an answer)
+        except OSError:
+            assert time.monotonic() < deadline, f"the gateway's HTTP server did not listen on {http_port} within {DEADLINE} s"
+            time.sleep(0.05)
+
+
 def dropped_spans(http_port):
     """`gateway_tracing_spans_dropped_total` by reason, from the gateway's /metrics."""
     with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/metrics", timeout=DEADLINE) as response:
@@ -291,6 +307,7 @@ def test_spans_dropped_behind_a_slow_receiver_are_counted(tmp_path, broker):
     sender = client(broker)
     try:
         observer.wait("gateway/status", online)
+        wait_for_http(http_port)
         payload = json.dumps({"state": "online", "date": 1800000000})
         burst = 100
         for index in range(burst):
