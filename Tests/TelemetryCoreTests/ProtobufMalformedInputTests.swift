@@ -275,13 +275,13 @@ import Testing
         // quaternion's float y with the wrong wire type, which is skipped as an unknown blob
         // without recursing further. The sample then lacks its other parts.
         var nested: [UInt8] = []
-        for _ in 0..<10_000 { nested = [0x12] + Self.varint(UInt64(nested.count)) + nested }
+        for _ in 0..<10_000 { nested = [0x12] + ProtobufWireBytes.varint(UInt64(nested.count)) + nested }
         #expect(
             ProtobufFrameDecoder.decodeDeviceMotionBatch(nested).problem
                 == PayloadProblem(.missingField, field: "samples[0].rotationRate", message: "missing")
         )
         // A column that declares 2^62 bytes.
-        let huge: [UInt8] = [0x12] + Self.varint(1 << 62) + [0, 0, 0, 0, 0, 0, 0, 0]
+        let huge: [UInt8] = [0x12] + ProtobufWireBytes.varint(1 << 62) + [0, 0, 0, 0, 0, 0, 0, 0]
         #expect(ProtobufFrameDecoder.decodeAccelerometerBatch(huge).problem?.reason == .wrongType)
     }
 
@@ -297,10 +297,10 @@ import Testing
     @Test("columns split over several packed runs, or sent unpacked, still decode")
     func columnEncodings() throws {
         // timestamp [1, 2] as two unpacked fixed64 fields; x, y, z packed; x in two runs.
-        var bytes: [UInt8] = [0x11] + Self.littleEndian(1.0) + [0x11] + Self.littleEndian(2.0)
-        bytes += [0x1A, 0x04] + Self.littleEndian(Float(0.5)) + [0x1A, 0x04] + Self.littleEndian(Float(-0.5))
-        bytes += [0x22, 0x08] + Self.littleEndian(Float(1)) + Self.littleEndian(Float(2))
-        bytes += [0x2A, 0x08] + Self.littleEndian(Float(3)) + Self.littleEndian(Float(4))
+        var bytes: [UInt8] = [0x11] + ProtobufWireBytes.littleEndian(1.0) + [0x11] + ProtobufWireBytes.littleEndian(2.0)
+        bytes += [0x1A, 0x04] + ProtobufWireBytes.littleEndian(Float(0.5)) + [0x1A, 0x04] + ProtobufWireBytes.littleEndian(Float(-0.5))
+        bytes += [0x22, 0x08] + ProtobufWireBytes.littleEndian(Float(1)) + ProtobufWireBytes.littleEndian(Float(2))
+        bytes += [0x2A, 0x08] + ProtobufWireBytes.littleEndian(Float(3)) + ProtobufWireBytes.littleEndian(Float(4))
         let decoded = try ProtobufFrameDecoder.decodeAccelerometerBatch(bytes).get()
         #expect(
             decoded
@@ -376,24 +376,6 @@ import Testing
             #expect([.wrongType, .sampleCount, .missingField, .notFinite, .unknownValue].contains(problem.reason), "\(problem)")
             return problem.reason.rawValue
         }
-    }
-
-    private static func varint(_ value: UInt64) -> [UInt8] {
-        var value = value
-        var bytes: [UInt8] = []
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        return bytes + [UInt8(value)]
-    }
-
-    private static func littleEndian(_ value: Double) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: value.bitPattern >> ($0 * 8)) }
-    }
-
-    private static func littleEndian(_ value: Float) -> [UInt8] {
-        (0..<4).map { UInt8(truncatingIfNeeded: value.bitPattern >> ($0 * 8)) }
     }
 }
 

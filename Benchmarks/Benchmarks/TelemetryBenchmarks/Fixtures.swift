@@ -22,17 +22,29 @@ enum Fixtures {
     /// The same watch over two minutes, as the gateway receives it: a warm-up prefix (the first
     /// two simulated seconds: hello, authorization, workout start, …) and 120 steady-state
     /// seconds of every stream, for the ``Replay`` benchmarks.
-    static let timeline: (prefix: [InboundFrame], seconds: [[InboundFrame]]) = {
+    static let timeline = makeTimeline(encoding: .json)
+
+    /// ``timeline`` with the high-rate frames in protobuf, as a fleet that switched sends them
+    /// (the MQTT 5 content type marks them; every other stream stays JSON).
+    static let protobufTimeline = makeTimeline(encoding: .protobuf)
+
+    private static func makeTimeline(encoding: PayloadEncoding) -> (prefix: [InboundFrame], seconds: [[InboundFrame]]) {
         let startDate = 1_700_000_000.0
         var generator = TrafficGenerator(
             seed: 7, devices: [.appleWatchSeries9(id: "watch-bench-1", activity: .baseball)], startDate: startDate)
         func inbound(_ frames: [SimulatedFrame]) -> [InboundFrame] {
-            frames.map { InboundFrame(topic: $0.topic(), payload: $0.payload, retained: $0.retain, receivedAt: startDate + $0.time) }
+            frames.map { frame in
+                let encoded = frame.encoded(as: encoding)
+                return InboundFrame(
+                    topic: encoded.topic(), payload: encoded.payload,
+                    contentType: encoded.encoding == .json ? nil : encoded.encoding.mediaType,
+                    retained: encoded.retain, receivedAt: startDate + encoded.time)
+            }
         }
         let prefix = inbound(generator.advance(to: 2))
         let seconds = (3...122).map { inbound(generator.advance(to: Double($0))) }
         return (prefix, seconds)
-    }()
+    }
 
     /// The last `stream` frame's payload in a JSON style (`wearable-sim --json-style`).
     static func payload(_ stream: String, style: JSONStyle) -> [UInt8] {
@@ -87,19 +99,8 @@ enum Fixtures {
 
         // The replayed seconds: one batch of each kind per second, and every frame accepted
         // (a rejected frame would skip the derivations the replay benchmarks are meant to include).
-        let replay = Replay()
-        for _ in Replay.seconds.indices {
-            let second = replay.nextSecond()
-            for stream in ["batched/accelerometer", "batched/device-motion"] {
-                let count = second.count { $0.topic.hasSuffix("/" + stream) }
-                precondition(count == 1, "a replayed second has \(count) \(stream) frames, expected 1")
-            }
-            for frame in second {
-                let result = replay.process(frame)
-                guard case .accepted = result.outcome else {
-                    fatalError("FrameProcessor did not accept \(frame.topic): \(result.outcome) \(result.problem.map { "\($0)" } ?? "")")
-                }
-            }
+        for replay in [Replay(), Replay(encoding: .protobuf)] {
+            checkReplay(replay)
         }
         // The simulator benchmark's unit: one steady-state second holds one batch of each kind.
         var generator = TrafficGenerator(
@@ -114,6 +115,27 @@ enum Fixtures {
             let streams = Dictionary(grouping: second, by: \.stream).mapValues(\.count).sorted { $0.key < $1.key }
             print("one simulated second: \(second.count) frames, \(second.reduce(0) { $0 + $1.payload.count }) bytes: \(streams)")
             print("payload bytes: batched/accelerometer \(accelerometerBatch.count), batched/device-motion \(deviceMotionBatch.count), motion \(motionFrame.count)")
+        }
+    }
+
+    /// Traps unless each replayed second holds one batch of each kind and every frame is accepted
+    /// (a rejected frame would skip the derivations the replay benchmarks are meant to include).
+    private static func checkReplay(_ replay: Replay) {
+        for _ in replay.seconds.indices {
+            let second = replay.nextSecond()
+            for stream in ["batched/accelerometer", "batched/device-motion"] {
+                let count = second.count { $0.topic.hasSuffix("/" + stream) }
+                precondition(count == 1, "a replayed second has \(count) \(stream) frames, expected 1")
+            }
+            for frame in second {
+                if frame.topic.contains("/batched/") {
+                    precondition(PayloadEncoding(contentType: frame.contentType) == replay.encoding, "\(frame.topic) is not \(replay.encoding)")
+                }
+                let result = replay.process(frame)
+                guard case .accepted = result.outcome else {
+                    fatalError("FrameProcessor did not accept \(frame.topic): \(result.outcome) \(result.problem.map { "\($0)" } ?? "")")
+                }
+            }
         }
     }
 }

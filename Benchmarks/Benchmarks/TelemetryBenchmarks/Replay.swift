@@ -12,27 +12,35 @@ import TelemetrySimulation
 final class Replay {
     /// The first simulated seconds (hello, authorization, workout start, the first batches):
     /// processed, unmeasured, whenever a processor is created.
-    static let prefix: [InboundFrame] = Fixtures.timeline.prefix
+    let prefix: [InboundFrame]
+
+    /// The encoding of the high-rate frames.
+    let encoding: PayloadEncoding
 
     /// Steady-state seconds; each holds exactly one frame of each batched stream.
-    static let seconds: [[InboundFrame]] = Fixtures.timeline.seconds
+    let seconds: [[InboundFrame]]
 
     private var processor = FrameProcessor()
     private var next = 0
 
-    init() {
+    /// A replay of the watch's traffic with its high-rate frames in `encoding`.
+    init(encoding: PayloadEncoding = .json) {
+        let timeline = encoding == .json ? Fixtures.timeline : Fixtures.protobufTimeline
+        self.encoding = encoding
+        prefix = timeline.prefix
+        seconds = timeline.seconds
         warmUp()
     }
 
     /// The frames of the next steady-state second (starting over after the last one).
     func nextSecond() -> [InboundFrame] {
-        if next == Self.seconds.count {
+        if next == seconds.count {
             processor = FrameProcessor()
             warmUp()
             next = 0
         }
         defer { next += 1 }
-        return Self.seconds[next]
+        return seconds[next]
     }
 
     /// Processes one frame.
@@ -41,7 +49,7 @@ final class Replay {
     }
 
     private func warmUp() {
-        for frame in Self.prefix {
+        for frame in prefix {
             _ = processor.process(frame)
         }
     }

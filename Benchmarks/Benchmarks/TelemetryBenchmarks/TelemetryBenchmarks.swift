@@ -117,6 +117,18 @@ let benchmarks: @Sendable () -> Void = {
         processOneFrame(of: "/batched/device-motion", benchmark, deviceMotionReplay)
     }
 
+    // The same with the batches in protobuf (corpus (d)): decoding is a smaller share there, so
+    // validation, derivation and the model building show.
+    let protobufAccelerometerReplay = Replay(encoding: .protobuf)
+    Benchmark("process accelerometer frame (800 samples, in a replayed watch stream) protobuf") { benchmark in
+        processOneFrame(of: "/batched/accelerometer", benchmark, protobufAccelerometerReplay)
+    }
+
+    let protobufDeviceMotionReplay = Replay(encoding: .protobuf)
+    Benchmark("process device-motion frame (200 samples, in a replayed watch stream) protobuf") { benchmark in
+        processOneFrame(of: "/batched/device-motion", benchmark, protobufDeviceMotionReplay)
+    }
+
     let secondReplay = Replay()
     Benchmark("process 1 s of one Apple Watch Series 9 (every stream, replayed)") { benchmark in
         let second = secondReplay.nextSecond()

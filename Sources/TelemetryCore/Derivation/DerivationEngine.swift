@@ -36,11 +36,23 @@ public struct DerivationEngine: Sendable {
             }
             devices[context.device] = DeviceDerivations(configuration: configuration)
         }
-        let before = devices[context.device]!.swing.tally
-        let messages = devices[context.device]!.receive(frame, context: context)
-        tally.add(devices[context.device]!.swing.tally.since(before))
-        updateTimed(context.device)
+        // One in-place access: reading through the table's optional (`devices[id]!.field`)
+        // copied the whole state, a retain and release of each of its buffers, per frame.
+        let (messages, hasTimers) = Self.receive(frame, context: context, into: &devices[context.device]!, tally: &tally)
+        updateTimed(context.device, hasTimers: hasTimers)
         return messages
+    }
+
+    private static func receive(
+        _ frame: DecodedFrame,
+        context: DerivationContext,
+        into state: inout DeviceDerivations,
+        tally: inout DerivationTally
+    ) -> (messages: [OutboundMessage], hasTimers: Bool) {
+        let before = state.swing.tally
+        let messages = state.receive(frame, context: context)
+        tally.add(state.swing.tally.since(before))
+        return (messages, state.hasTimers)
     }
 
     /// Lets every device's time-based rules fire.
@@ -109,7 +121,11 @@ public struct DerivationEngine: Sendable {
     public var timedDeviceCount: Int { timed.count }
 
     private mutating func updateTimed(_ device: DeviceID) {
-        if devices[device]?.hasTimers == true { timed.insert(device) } else { timed.remove(device) }
+        updateTimed(device, hasTimers: devices[device]?.hasTimers == true)
+    }
+
+    private mutating func updateTimed(_ device: DeviceID, hasTimers: Bool) {
+        if hasTimers { timed.insert(device) } else { timed.remove(device) }
     }
 
     /// The devices whose state a tick or a session finish changed since the last call.

@@ -55,6 +55,13 @@ public enum ProtobufFrameDecoder {
     /// - Parameter bytes: the MQTT payload.
     /// - Returns: the batch, or the problem.
     public static func decodeAccelerometerBatch(_ bytes: [UInt8]) -> Result<AccelerometerBatch, PayloadProblem> {
+        if let batch = ProtobufBatchFastPath.accelerometerBatch(bytes) { return .success(batch) }
+        return readAccelerometerBatch(bytes)
+    }
+
+    /// The general path of ``decodeAccelerometerBatch(_:)``: any valid layout, every problem
+    /// worded (internal: the fast path's tests compare against it).
+    static func readAccelerometerBatch(_ bytes: [UInt8]) -> Result<AccelerometerBatch, PayloadProblem> {
         Result { () throws(PayloadProblem) in
             // The columns are read straight from the wire (ProtobufWireReader: no per-field
             // generic decoding, nothing allocated but the columns and the samples).
@@ -96,6 +103,13 @@ public enum ProtobufFrameDecoder {
     /// - Parameter bytes: the MQTT payload.
     /// - Returns: the batch, or the problem.
     public static func decodeDeviceMotionBatch(_ bytes: [UInt8]) -> Result<DeviceMotionBatch, PayloadProblem> {
+        if let batch = ProtobufBatchFastPath.deviceMotionBatch(bytes) { return .success(batch) }
+        return readDeviceMotionBatch(bytes)
+    }
+
+    /// The general path of ``decodeDeviceMotionBatch(_:)``: any valid layout, every problem
+    /// worded (internal: the fast path's tests compare against it).
+    static func readDeviceMotionBatch(_ bytes: [UInt8]) -> Result<DeviceMotionBatch, PayloadProblem> {
         Result { () throws(PayloadProblem) in
             // Every sample is read off the wire first, so a malformed message is reported as
             // such even when an earlier sample also lacks a field (as SwiftProtobuf did).

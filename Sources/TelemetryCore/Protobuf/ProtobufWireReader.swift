@@ -43,7 +43,18 @@ struct ProtobufWireReader {
     }
 
     /// A base-128 varint.
+    @inline(__always)
     mutating func varint() throws(Failure) -> UInt64 {
+        // One byte is the usual case (every tag and short length of wearable.v1): inlined.
+        if position < end, bytes[position] < 0x80 {
+            defer { position += 1 }
+            return UInt64(bytes[position])
+        }
+        return try longVarint()
+    }
+
+    /// A varint of any length (``varint()`` inlines only the one-byte case).
+    private mutating func longVarint() throws(Failure) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -79,6 +90,14 @@ struct ProtobufWireReader {
         let range = position..<(position + Int(length))
         position = range.upperBound
         return range
+    }
+
+    /// The components of a ``floatMessage(count:)``, 0 where absent.
+    struct FloatLanes {
+        var x: Float = 0
+        var y: Float = 0
+        var z: Float = 0
+        var w: Float = 0
     }
 
     /// A field's number and wire type, as ``nextField()`` returns them.
@@ -160,7 +179,47 @@ struct ProtobufWireReader {
             try skip(field.wireType, number: field.number)
             return nil
         }
-        return ProtobufWireReader(bytes, range: try lengthDelimited())
+        return try nestedMessage()
+    }
+
+    /// The body of a nested message whose fields are all float32 (wire type 5) numbered 1 …
+    /// `count` (at most 4), each at most once: `Vector3` and `Quaternion`. Components absent
+    /// from the body are 0, as protobuf leaves zeros out. Nil, with the reader past the body,
+    /// for any other body; throws when the length runs past the end.
+    ///
+    /// One byte per tag and no per-field dispatch: the fast path reads four such messages per
+    /// device-motion sample.
+    mutating func floatMessage(count: Int) throws(Failure) -> FloatLanes? {
+        let body = try lengthDelimited()
+        var values = FloatLanes()
+        var seen = 0
+        var offset = body.lowerBound
+        while offset < body.upperBound {
+            let tag = bytes[offset]
+            let number = Int(tag >> 3)
+            // A tag of more than one byte has its top bit set: number ≥ 16, declined here.
+            guard tag & 7 == 5, number >= 1, number <= count, seen & (1 << number) == 0, body.upperBound - offset >= 5 else {
+                return nil
+            }
+            seen |= 1 << number
+            let value = Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 1, as: UInt32.self)))
+            // A switch keeps the lanes in registers (a store to a variable lane in memory, read
+            // back whole, stalled on store forwarding; SIMD4's lane setters were slower still).
+            switch number {
+            case 1: values.x = value
+            case 2: values.y = value
+            case 3: values.z = value
+            default: values.w = value
+            }
+            offset += 5
+        }
+        return values
+    }
+
+    /// A reader of the length-delimited body at the reader's position (a nested message whose
+    /// tag has been read), which the reader then skips.
+    mutating func nestedMessage() throws(Failure) -> ProtobufWireReader {
+        ProtobufWireReader(bytes, range: try lengthDelimited())
     }
 
     /// Skips a field this decoder does not know. Groups nest at most 8 deep (SwiftProtobuf's

@@ -36,32 +36,33 @@ struct ValidationRules {
             try finite(sample.relativeAltitude, FieldPath("relativeAltitude"))
             try within(sample.pressure, limits.pressureRange, unit: "kPa", FieldPath("pressure"))
         case .batchedAccelerometer(let batch):
-            try samples(batch.samples, of: .batchedAccelerometer, timestamp: \.timestamp) { sample, index throws(PayloadProblem) in
-                try vector(sample.acceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "acceleration"))
+            try samples(batch.samples, of: .batchedAccelerometer, timestamp: { $0[$1].timestamp }) { samples, index throws(PayloadProblem) in
+                try vector(samples[index].acceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "acceleration"))
             }
         case .recorderAccelerometer(let chunk):
-            try samples(chunk.samples, of: .recorderAccelerometer, timestamp: \.timestamp) { sample, index throws(PayloadProblem) in
-                try date(sample.startDate, FieldPath(sample: index, "startDate"))
-                try vector(sample.acceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "acceleration"))
+            try samples(chunk.samples, of: .recorderAccelerometer, timestamp: { $0[$1].timestamp }) { samples, index throws(PayloadProblem) in
+                try date(samples[index].startDate, FieldPath(sample: index, "startDate"))
+                try vector(samples[index].acceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "acceleration"))
             }
         case .motion(let batch), .headphoneMotion(let batch), .batchedDeviceMotion(let batch):
-            try samples(batch.samples, of: frame.stream, timestamp: \.timestamp) { motion, index throws(PayloadProblem) in
-                try check(motion, index: index)
+            try samples(batch.samples, of: frame.stream, timestamp: { $0[$1].timestamp }) { samples, index throws(PayloadProblem) in
+                try check(samples, index: index)
             }
         }
     }
 
     // MARK: Models
 
-    private func check(_ motion: DeviceMotion, index: Int) throws(PayloadProblem) {
-        try attitude(motion.attitude, FieldPath(sample: index, "attitude"))
-        try vector(motion.rotationRate, atMost: limits.maxRotationRate, unit: "rad/s", FieldPath(sample: index, "rotationRate"))
-        try vector(motion.gravity, atMost: limits.maxGravity, unit: "g", FieldPath(sample: index, "gravity"))
-        try vector(motion.userAcceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "userAcceleration"))
-        if let magneticField = motion.magneticField {
+    /// Checks `samples[index]`, read field by field where it lies.
+    private func check(_ samples: UnsafeBufferPointer<DeviceMotion>, index: Int) throws(PayloadProblem) {
+        try attitude(samples[index].attitude, FieldPath(sample: index, "attitude"))
+        try vector(samples[index].rotationRate, atMost: limits.maxRotationRate, unit: "rad/s", FieldPath(sample: index, "rotationRate"))
+        try vector(samples[index].gravity, atMost: limits.maxGravity, unit: "g", FieldPath(sample: index, "gravity"))
+        try vector(samples[index].userAcceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "userAcceleration"))
+        if let magneticField = samples[index].magneticField {
             try vector(magneticField.field, atMost: limits.maxMagneticField, unit: "µT", FieldPath(sample: index, "magneticField"))
         }
-        if let heading = motion.heading, !(heading >= 0 && heading < 360) {
+        if let heading = samples[index].heading, !(heading >= 0 && heading < 360) {
             try finite(heading, FieldPath(sample: index, "heading"))
             throw problem(.outOfBounds, FieldPath(sample: index, "heading"), "\(heading.problemText) is outside [0, 360) degrees")
         }
@@ -93,12 +94,15 @@ struct ValidationRules {
     // MARK: Batches
 
     /// Checks the batch length for `stream`, then each sample's timestamp (finite, ≥ 0, not before
-    /// the previous one), then `check(sample, index)`.
+    /// the previous one), then `check(samples, index)`.
+    ///
+    /// The samples are lent as a buffer and read field by field: a device-motion sample is 161
+    /// bytes, and handing samples over by value copied each one (a `memcpy` call) four times.
     private func samples<Sample>(
         _ samples: [Sample],
         of stream: InboundStream,
-        timestamp: (Sample) -> Double,
-        check: (Sample, Int) throws(PayloadProblem) -> Void
+        timestamp: (UnsafeBufferPointer<Sample>, Int) -> Double,
+        check: (UnsafeBufferPointer<Sample>, Int) throws(PayloadProblem) -> Void
     ) throws(PayloadProblem) {
         if let allowed = limits.batchLength(for: stream), !allowed.contains(samples.count) {
             let range = "\(allowed.lowerBound)…\(allowed.upperBound)"
@@ -108,18 +112,20 @@ struct ValidationRules {
                 : "\(samples.count) samples; \(stream.rawValue) frames carry \(range)"
             throw problem(.sampleCount, FieldPath("samples"), message)
         }
-        var previous = -Double.infinity
-        for (index, sample) in samples.enumerated() {
-            let time = timestamp(sample)
-            try nonNegative(time, FieldPath(sample: index, "timestamp"))
-            guard time >= previous else {
-                throw problem(
-                    .timestampOrder, FieldPath(sample: index, "timestamp"),
-                    "\(time.problemText) is earlier than the previous sample's \(previous.problemText)"
-                )
+        try samples.withUnsafeBufferPointer { samples throws(PayloadProblem) in
+            var previous = -Double.infinity
+            for index in samples.indices {
+                let time = timestamp(samples, index)
+                try nonNegative(time, FieldPath(sample: index, "timestamp"))
+                guard time >= previous else {
+                    throw problem(
+                        .timestampOrder, FieldPath(sample: index, "timestamp"),
+                        "\(time.problemText) is earlier than the previous sample's \(previous.problemText)"
+                    )
+                }
+                previous = time
+                try check(samples, index)
             }
-            previous = time
-            try check(sample, index)
         }
     }
 

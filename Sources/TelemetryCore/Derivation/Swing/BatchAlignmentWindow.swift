@@ -119,10 +119,15 @@ public struct BatchAlignmentWindow: Sendable {
     /// Appends device-motion samples (oldest first) as their rotation rate about gravity.
     /// - Parameter samples: a `batched/device-motion` batch.
     public mutating func append(deviceMotion samples: [DeviceMotion]) {
-        for sample in samples {
-            let gravity = sample.gravity.norm
-            let rate = gravity > 0 ? sample.rotationRate.dot(sample.gravity) / gravity : 0
-            if !motion.append(timestamp: sample.timestamp, rate: rate) { staleSamples &+= 1 }
+        // Read field by field where the samples lie: `for sample in samples` copied each
+        // 161-byte sample (a `memcpy` call) to read three of its fields.
+        samples.withUnsafeBufferPointer { samples in
+            for index in samples.indices {
+                let gravity = samples[index].gravity
+                let norm = gravity.norm
+                let rate = norm > 0 ? samples[index].rotationRate.dot(gravity) / norm : 0
+                if !motion.append(timestamp: samples[index].timestamp, rate: rate) { staleSamples &+= 1 }
+            }
         }
     }
 
