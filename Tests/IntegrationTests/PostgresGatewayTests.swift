@@ -128,11 +128,15 @@ struct PostgresGatewayTests {
         try await run.waitForMetric("gateway_recorder_samples_stored_total", atLeast: 450)
 
         // The next write waits for the lock past its 2 s deadline and commits once it is released.
+        // The lock goes as soon as the deadline is counted: the retry comes 500 ms after the
+        // failure (RecorderRetryQueue's first backoff), so the late write, waiting on the lock
+        // already, commits first and the retry finds its samples. (Released after the retry had
+        // started, both waited on the lock and either could insert first.)
         let lock = try await TestTableLock.acquire(settings, table: "recorder_device")
         try await Self.publish(chunks[3..<6], from: device)
-        try await run.waitForMetric("gateway_recorder_store_failures_total", atLeast: 1, timeout: 30)
-        try await run.waitForMetric("gateway_recorder_store_retries_total", atLeast: 1, timeout: 30)
+        try await Self.waitForCounter(run, "gateway_recorder_store_failures_total", atLeast: 1, timeout: 30)
         try await lock.release(terminatingWaiters: false)
+        try await run.waitForMetric("gateway_recorder_store_retries_total", atLeast: 1, timeout: 30)
         await device.shutdown()
 
         try await Self.waitUntilAllStored(run, samples: 900, timeout: 60)
@@ -161,6 +165,17 @@ struct PostgresGatewayTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw TestFailure("\(accounted) of \(samples) samples stored or found stored, \(held) chunks held after \(timeout) s")
+    }
+
+    /// Polls the gateway's own metrics (not their MQTT publication, which lags by up to its
+    /// interval) until counter `name` reaches `target`.
+    private static func waitForCounter(_ run: GatewayRun, _ name: String, atLeast target: Double, timeout: Double) async throws {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
+            if run.gateway.metrics.sum(name) >= target { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("\(name) did not reach \(target) within \(timeout) s")
     }
 
     /// Polls `/readyz` until it answers `status`; returns its body.
