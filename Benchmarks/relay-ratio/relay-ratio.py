@@ -185,7 +185,8 @@ class Trial:
                        # Everything on, as configured (config/gateway.yml), but the files and
                        # the HTTP port are the trial's own.
                        "--set", f"journal.path={self.logs}/journal.bin",
-                       "--set", f"recorder.database={self.logs}/recorder.sqlite", "--set", "http.listen=127.0.0.1:0"]
+                       "--set", f"recorder.database={self.logs}/recorder.sqlite", "--set", f"state.path={self.logs}/state.sqlite",
+                       "--set", "http.listen=127.0.0.1:0"]
             for item in args.set:
                 command += ["--set", item]
             result["command"] = " ".join(command)
