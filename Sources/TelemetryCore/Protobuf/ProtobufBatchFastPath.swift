@@ -146,7 +146,7 @@ enum ProtobufBatchFastPath {
         var gravity = attitude
         var userAcceleration = attitude
         var sensorLocation = SensorLocation.default
-        var magnetic = (x: Float(0), y: Float(0), z: Float(0))
+        var magnetic = attitude
         var magneticAccuracy = CalibrationAccuracy.low
         var heading: Float?
         do throws(ProtobufWireReader.Failure) {
@@ -187,13 +187,7 @@ enum ProtobufBatchFastPath {
         }
         guard seen.isSuperset(of: .required) else { return false }
         // As in the accelerometer batch: x - x is 0 only for a finite x.
-        let probe =
-            (attitude.x - attitude.x) + (attitude.y - attitude.y) + (attitude.z - attitude.z) + (attitude.w - attitude.w)
-            + (rotationRate.x - rotationRate.x) + (rotationRate.y - rotationRate.y) + (rotationRate.z - rotationRate.z)
-            + (gravity.x - gravity.x) + (gravity.y - gravity.y) + (gravity.z - gravity.z)
-            + (userAcceleration.x - userAcceleration.x) + (userAcceleration.y - userAcceleration.y)
-            + (userAcceleration.z - userAcceleration.z)
-            + (magnetic.x - magnetic.x) + (magnetic.y - magnetic.y) + (magnetic.z - magnetic.z)
+        let probe = attitude.finiteProbe + rotationRate.finiteProbe + gravity.finiteProbe + userAcceleration.finiteProbe + magnetic.finiteProbe
         guard probe == 0, timestamp.isFinite, heading?.isFinite ?? true else { return false }
         // Core Motion reports an invalid heading as a negative number; the model (and JSON) says nil.
         let degrees = heading.map(Double.init)
@@ -213,8 +207,8 @@ enum ProtobufBatchFastPath {
     }
 
     /// A `wearable.v1.MagneticField` message, or nil.
-    private static func magneticField(_ reader: inout ProtobufWireReader) -> ((x: Float, y: Float, z: Float), CalibrationAccuracy)? {
-        var value = (x: Float(0), y: Float(0), z: Float(0))
+    private static func magneticField(_ reader: inout ProtobufWireReader) -> (ProtobufWireReader.FloatLanes, CalibrationAccuracy)? {
+        var value = ProtobufWireReader.FloatLanes()
         var accuracy = CalibrationAccuracy.low
         var seen: UInt8 = 0
         do throws(ProtobufWireReader.Failure) {
@@ -250,12 +244,13 @@ extension UnsafeRawPointer {
     }
 }
 
-extension Vector3 {
-    /// A vector of float32 components, widened exactly.
-    fileprivate init(_ components: (x: Float, y: Float, z: Float)) {
-        self.init(x: Double(components.x), y: Double(components.y), z: Double(components.z))
-    }
+extension ProtobufWireReader.FloatLanes {
+    /// 0 when every lane is finite, NaN otherwise (x - x is 0 only for a finite x): summed over
+    /// a sample's parts, one test instead of a branch per value.
+    fileprivate var finiteProbe: Float { (x - x) + (y - y) + (z - z) + (w - w) }
+}
 
+extension Vector3 {
     /// The first three lanes, widened exactly.
     fileprivate init(_ lanes: ProtobufWireReader.FloatLanes) {
         self.init(x: Double(lanes.x), y: Double(lanes.y), z: Double(lanes.z))
