@@ -232,6 +232,9 @@ class Trial:
                 m = metrics["latest"]
                 return m.get("gateway_frames_processed_total", 0)
 
+            def snapshots():
+                return metrics["latest"].get("gateway_device_snapshots_written_total", 0)
+
         rss_before = rss_bytes(subject.pid)
         anon_before = rss_bytes(subject.pid, "RssAnon")
         load_log = os.path.join(self.logs, "sent.tsv")
@@ -243,15 +246,21 @@ class Trial:
         if load_lines.wait(lambda l: l.startswith("primed"), 60) is None:
             sys.exit("loadgen did not prime; see " + self.logs)
         if self.side == "gateway":
-            # Every prime frame handled (hello, status, authorization, workout per watch)
-            # before the load starts, so the baseline counts only batches.
+            # Every prime frame handled (hello, status, authorization, workout per watch), and
+            # the snapshots those frames made written (the next state.snapshotInterval tick),
+            # before the load starts: the load phase counts only batches, which change no
+            # snapshot. Otherwise the prime's one snapshot per watch (tens of µs each) landed
+            # in the load phase about half the time, a one-time cost per watch spread over a
+            # short trial's 20 batches per watch.
             deadline = time.monotonic() + 60
-            while processed() < 4 * watches or processed() < metrics["latest"].get("gateway_messages_received_total", 0):
+            while (processed() < 4 * watches or processed() < metrics["latest"].get("gateway_messages_received_total", 0)
+                   or snapshots() < watches):
                 if time.monotonic() > deadline:
                     sys.exit("the gateway did not settle after priming; see " + self.logs)
                 time.sleep(0.1)
             time.sleep(0.3)
             baseline = processed()
+            snapshots_before = snapshots()
             rejected_before = metrics["latest"].get("gateway_frames_rejected_total", 0)
         else:
             baseline = delivered()[0]
@@ -315,6 +324,7 @@ class Trial:
             result["overCapacity"] = final.get("gateway_handoff_over_capacity_total", 0)
             result["handoffWaits"] = final.get("gateway_handoff_waits_total", 0)
             result["rejected"] = final.get("gateway_frames_rejected_total", 0) - rejected_before
+            result["snapshots"] = final.get("gateway_device_snapshots_written_total", 0) - snapshots_before
         drain = (arrived_at - last_send) if arrived_at else None
         result.update(
             target=target, delivered=int(got), drain=drain, maxLag=max_lag,
@@ -428,7 +438,7 @@ def main():
                 lat = result["latencies"]
                 line += (f", swings {len(lat)} p50 {fmt(percentile(lat, 50), '.3f')} s p99 {fmt(percentile(lat, 99), '.3f')} s"
                          f", rss {result['rssAfter'] / 1e6:.0f} MB (peak {result['rssPeak'] / 1e6:.0f}, heap +{(result['anonAfter'] - result['anonBefore']) / 1e6:.0f})"
-                         f", rejected {result.get('rejected', 0):g}")
+                         f", rejected {result.get('rejected', 0):g}, snapshots {result.get('snapshots', 0):g}")
             line += "  SUSTAINED" if result["sustained"] else "  not sustained"
             print(line, flush=True)
             if not result["sustained"]:
