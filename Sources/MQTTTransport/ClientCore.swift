@@ -373,7 +373,7 @@ final class ClientCore: Sendable {
             let rc: Int32
             switch call {
             case .read:
-                rc = mosquitto_loop_read(mosq, 1)
+                rc = readGroup(mosq, socket: socket)
                 readSincePause = true
             case .write:
                 rc = mosquitto_loop_write(mosq, 1)
@@ -386,7 +386,53 @@ final class ClientCore: Sendable {
             // socket (after writing DISCONNECT, or a lost connection it reported).
             if rc != MOSQ_ERR_SUCCESS.rawValue || mosquitto_socket(mosq) < 0 { return rc }
         }
+        // Another thread queued a packet (a SUBSCRIBE): its answer is read when it arrives, not
+        // after a pause, so the next round blocks instead.
+        if woken { readSincePause = false }
         return MOSQ_ERR_SUCCESS.rawValue
+    }
+
+    /// Reads what the socket holds as a group: `mosquitto_loop_read` again while each call
+    /// handed over a message, at most ``readGroupLimit`` messages or ``readGroupDuration``
+    /// seconds. On a connection that only subscribes libmosquitto reads one packet per call (it
+    /// sizes a call by its own outgoing queue), so without the group every message cost a round:
+    /// a `poll()`, and a PUBACK written alone. The PUBACKs queued while the group was read are
+    /// written at its end, after every callback (and so every journal append) returned, corked
+    /// into one TCP segment when there are several.
+    private func readGroup(_ mosq: OpaquePointer, socket: Int32) -> Int32 {
+        let started = ContinuousClock.now
+        var received = 0
+        while true {
+            let before = messagesReceived
+            let rc = mosquitto_loop_read(mosq, 1)
+            if rc != MOSQ_ERR_SUCCESS.rawValue || mosquitto_socket(mosq) < 0 { return rc }
+            // No message: the socket is drained, a packet is partly read, or it was not a
+            // PUBLISH (a SUBACK, a PINGRESP); the next round's poll() tells.
+            guard messagesReceived != before else { break }
+            received += 1
+            if received >= Self.readGroupLimit || ContinuousClock.now - started > .seconds(Self.readGroupDuration) { break }
+        }
+        guard received > 0 else { return MOSQ_ERR_SUCCESS.rawValue }
+        state.withLock { $0.statistics.readGroups += 1 }
+        guard mosquitto_want_write(mosq) else { return MOSQ_ERR_SUCCESS.rawValue }
+        if received > 1 { Self.setCork(socket, true) }
+        let rc = mosquitto_loop_write(mosq, 1)
+        if received > 1 { Self.setCork(socket, false) }
+        return rc
+    }
+
+    /// The most messages read in one group: the keepalive and the wake-up are served between groups.
+    static let readGroupLimit = 64
+    /// The longest a group is read, in seconds (a callback may wait for room downstream).
+    static let readGroupDuration = 0.05
+
+    private var messagesReceived: UInt64 { state.withLock { $0.statistics.messagesReceived } }
+
+    /// Holds back (`true`) or sends (`false`) what is written on `socket`: `TCP_CORK`. Not a
+    /// TCP socket (or refused): the writes go out one by one, as without it.
+    private static func setCork(_ socket: Int32, _ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Waits `seconds` (in whole milliseconds, rounded up: `poll()`'s unit) on the wake-up

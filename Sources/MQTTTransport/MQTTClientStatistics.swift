@@ -8,6 +8,9 @@ public struct MQTTClientStatistics: Sendable, Equatable {
     /// (``MQTTClientConfiguration/receiveCoalescing``); messages received over pauses is how
     /// many it read per wake-up.
     public var receivePauses: UInt64 = 0
+    /// Groups of messages the network thread read in one go, their PUBACKs written together;
+    /// messages received over groups is how many a group held.
+    public var readGroups: UInt64 = 0
     /// Topic filters the client holds (re-sent after a reconnect without a session).
     public var subscriptionsHeld: Int = 0
     /// SUBSCRIBE packets sent whose SUBACK has not arrived yet.

@@ -148,6 +148,9 @@ struct GatewayPipelineTests {
         // and each pause let many frames of the burst gather.
         let pauses = text.sum("mqtt_subscriber_receive_pauses_total")
         #expect(pauses >= 1 && pauses <= Double(count / 10), "\(pauses) receive pauses for \(count) frames")
+        // Read groups: what gathered is read in groups of at most 64 frames, not one by one.
+        let groups = text.sum("mqtt_subscriber_read_groups_total")
+        #expect(groups >= Double((count + 63) / 64) && groups <= Double(count / 2), "\(groups) read groups for \(count) frames")
         try await gateway.stop()
         await device.shutdown()
         await observer.shutdown()

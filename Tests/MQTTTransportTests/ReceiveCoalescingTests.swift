@@ -41,6 +41,42 @@ struct ReceiveCoalescingTests {
         await coalescing.shutdown()
     }
 
+    @Test("what gathered in the socket is read in groups of at most 64, each group's PUBACKs written at its end")
+    func readGroups() async throws {
+        let broker = try await TestBroker.started()
+        let count = 600
+        // Narrow (20): the broker sends no more than 20 unacknowledged messages, so the burst
+        // arrives in full only if every group's PUBACKs leave (corked, then sent). Wide (1,000):
+        // the pauses let hundreds gather, more than one group's worth.
+        var subscribers: [(client: MQTTClient, collector: MessageCollector)] = []
+        for receiveMaximum in [20, 1_000] {
+            let collector = MessageCollector()
+            var configuration = try TestClients.configuration(broker)
+            configuration.receiveCoalescing = 0.2
+            configuration.receiveMaximum = receiveMaximum
+            let client = try await TestClients.connected(configuration, onMessage: collector.handler)
+            try await client.subscribe(["groups/#"], qos: .atLeastOnce)
+            subscribers.append((client, collector))
+        }
+
+        let publisher = try await TestClients.connected(try TestClients.configuration(broker))
+        for index in 0..<count {
+            try await publisher.send(MQTTMessage(topic: "groups/\(index % 5)", string: "\(index)", qos: .atLeastOnce))
+        }
+        #expect(await publisher.flush(timeout: 20))
+        for (client, collector) in subscribers {
+            let received = try await collector.wait(timeout: 20, "all \(count) messages") { $0.count >= count }
+            #expect(received.map(\.payloadString) == (0..<count).map { "\($0)" }, "every message once, in publishing order")
+            let statistics = client.statistics
+            #expect(statistics.messagesReceived == UInt64(count))
+            // One group per message would be the old one round per message.
+            #expect(statistics.readGroups >= 1 && statistics.readGroups < UInt64(count / 2), "\(statistics.readGroups) groups for \(count) messages")
+        }
+        #expect(subscribers[1].client.statistics.readGroups >= UInt64((count + 63) / 64), "no group holds more than 64 messages")
+        await publisher.shutdown()
+        for (client, _) in subscribers { await client.shutdown() }
+    }
+
     @Test("a long pause ends at once when another thread queues a packet or shuts the client down")
     func pauseEndsAtWakeUp() async throws {
         let broker = try await TestBroker.started()

@@ -41,11 +41,14 @@ extension GatewayMetrics {
         return publisher
     }
 
-    /// Counts the subscriber's receive pauses since `previous`; returns the statistics to diff
-    /// against next time.
+    /// Counts the subscriber's receive pauses and read groups since `previous`; returns the
+    /// statistics to diff against next time.
     func sample(subscriber: MQTTClientStatistics, previous: MQTTClientStatistics) -> MQTTClientStatistics {
         if subscriber.receivePauses > previous.receivePauses {
             subscriberReceivePauses.increment(by: Int64(subscriber.receivePauses - previous.receivePauses))
+        }
+        if subscriber.readGroups > previous.readGroups {
+            subscriberReadGroups.increment(by: Int64(subscriber.readGroups - previous.readGroups))
         }
         return subscriber
     }

@@ -59,6 +59,8 @@ final class GatewayMetrics: Sendable {
     let publisherInFlight: Gauge
     /// Subscriber: pauses that let frames gather (`pipeline.receiveCoalescing`).
     let subscriberReceivePauses: Counter
+    /// Subscriber: groups of frames read in one go, their PUBACKs written together.
+    let subscriberReadGroups: Counter
     /// Per connection ("subscriber", "publisher"): connections made, attempts failed, up or down.
     let connections: [String: Counter]
     let connectionFailures: [String: Counter]
@@ -128,6 +130,7 @@ final class GatewayMetrics: Sendable {
         publisherFailed = Counter(label: "mqtt_publisher_failed_total", factory: factory)
         publisherInFlight = Gauge(label: "mqtt_publisher_in_flight", factory: factory)
         subscriberReceivePauses = Counter(label: "mqtt_subscriber_receive_pauses_total", factory: factory)
+        subscriberReadGroups = Counter(label: "mqtt_subscriber_read_groups_total", factory: factory)
         let names = ["subscriber", "publisher"]
         connections = Dictionary(uniqueKeysWithValues: names.map { ($0, Counter(label: "mqtt_connections_total", dimensions: [("connection", $0)], factory: factory)) })
         connectionFailures = Dictionary(
