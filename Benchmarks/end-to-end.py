@@ -257,8 +257,14 @@ def main():
             relay_baseline(args, broker, port, logs, started, cpu)
             return
 
+        # The run's own journal, state and recorder files and HTTP port: the shipped defaults
+        # (data/ in the working folder) would carry one run's journal and state into the next.
         gateway_command = [os.path.join(args.bin, "wearable-gateway"), "run", "--broker", broker,
-                           "--set", f"metrics.publishInterval={args.metrics_interval}", "--set", "registry.file=null"]
+                           "--set", f"metrics.publishInterval={args.metrics_interval}", "--set", "registry.file=null",
+                           "--set", f"journal.path={os.path.join(logs, 'journal.bin')}",
+                           "--set", f"state.path={os.path.join(logs, 'state.sqlite')}",
+                           "--set", f"recorder.database={os.path.join(logs, 'recorder.sqlite')}",
+                           "--set", "http.listen=127.0.0.1:0"]
         for item in args.set:
             gateway_command += ["--set", item]
         gateway = subprocess.Popen(gateway_command, cwd=REPO, stdout=subprocess.DEVNULL,
@@ -383,6 +389,10 @@ def main():
         if follower:
             follower.stop()
         stop_processes(started)
+        # The journal ring (256 MiB, sparse) is not a log.
+        journal = os.path.join(logs, "journal.bin")
+        if os.path.exists(journal):
+            os.remove(journal)
 
 
 if __name__ == "__main__":
