@@ -410,7 +410,7 @@ final class ClientCore: Sendable {
             // PUBLISH (a SUBACK, a PINGRESP); the next round's poll() tells.
             guard messagesReceived != before else { break }
             received += 1
-            if received >= Self.readGroupLimit || ContinuousClock.now - started > .seconds(Self.readGroupDuration) { break }
+            if received >= Self.readGroupLimit || ContinuousClock.now - started > Self.readGroupDuration { break }
         }
         guard received > 0 else { return MOSQ_ERR_SUCCESS.rawValue }
         state.withLock { $0.statistics.readGroups += 1 }
@@ -423,8 +423,8 @@ final class ClientCore: Sendable {
 
     /// The most messages read in one group: the keepalive and the wake-up are served between groups.
     static let readGroupLimit = 64
-    /// The longest a group is read, in seconds (a callback may wait for room downstream).
-    static let readGroupDuration = 0.05
+    /// The longest a group is read (a callback may wait for room downstream).
+    static let readGroupDuration = Duration.milliseconds(50)
 
     private var messagesReceived: UInt64 { state.withLock { $0.statistics.messagesReceived } }
 
