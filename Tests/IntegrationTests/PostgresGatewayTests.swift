@@ -154,28 +154,33 @@ struct PostgresGatewayTests {
     /// of a write that committed after its deadline counts its samples as duplicates; this test's
     /// device sends every sample once).
     private static func waitUntilAllStored(_ run: GatewayRun, samples: Double, timeout: Double) async throws {
-        let deadline = ContinuousClock.now + .seconds(timeout)
         var accounted = 0.0
         var held = 0.0
-        while ContinuousClock.now < deadline {
-            let metrics = run.gateway.metrics  // a snapshot
+        let done = try await pollMetrics(run, timeout: timeout) { metrics in
             accounted = metrics.sum("gateway_recorder_samples_stored_total") + metrics.sum("gateway_recorder_duplicate_samples_total")
             held = metrics.sum("gateway_recorder_chunks_held")
-            if accounted >= samples && held == 0 { return }
-            try await Task.sleep(for: .milliseconds(50))
+            return accounted >= samples && held == 0
         }
+        if done { return }
         throw TestFailure("\(accounted) of \(samples) samples stored or found stored, \(held) chunks held after \(timeout) s")
     }
 
     /// Polls the gateway's own metrics (not their MQTT publication, which lags by up to its
     /// interval) until counter `name` reaches `target`.
     private static func waitForCounter(_ run: GatewayRun, _ name: String, atLeast target: Double, timeout: Double) async throws {
+        if try await pollMetrics(run, timeout: timeout, until: { $0.sum(name) >= target }) { return }
+        throw TestFailure("\(name) did not reach \(target) within \(timeout) s")
+    }
+
+    /// Checks snapshots of the gateway's own metrics every 10 ms until `predicate` holds (true)
+    /// or `timeout` seconds passed (false).
+    private static func pollMetrics(_ run: GatewayRun, timeout: Double, until predicate: (PrometheusText) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while ContinuousClock.now < deadline {
-            if run.gateway.metrics.sum(name) >= target { return }
+            if predicate(run.gateway.metrics) { return true }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw TestFailure("\(name) did not reach \(target) within \(timeout) s")
+        return false
     }
 
     /// Polls `/readyz` until it answers `status`; returns its body.
