@@ -270,7 +270,8 @@ class Trial:
         switches_start = context_switches(subject.pid)
         perf = None
         if args.perf and self.side == "gateway":
-            perf = self.spawn(["perf", "record", "-F", "499", "-g", "-p", str(subject.pid), "-o",
+            sampling = ["-e", args.perf_events] if args.perf_events else ["-F", "499"]
+            perf = self.spawn(["perf", "record", *sampling, "-g", "-p", str(subject.pid), "-o",
                                os.path.join(self.logs, "perf.data")], stdout=subprocess.DEVNULL,
                               stderr=open(os.path.join(self.logs, "perf.log"), "w"))
             time.sleep(1)
@@ -390,6 +391,8 @@ def main():
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra gateway --set (repeatable)")
     parser.add_argument("--perf", action="store_true",
                         help="perf record -g the gateway during each of its load phases (<logs>/<trial>/perf.data)")
+    parser.add_argument("--perf-events", metavar="EVENTS",
+                        help="with --perf: record these events (perf record -e, e.g. sched:sched_wakeup) instead of sampling CPU time")
     parser.add_argument("--frames", required=True, help="frames.bin of wearable-sim generate")
     parser.add_argument("--bin-dir", required=True, help="folder of loadgen and relay")
     parser.add_argument("--release-dir", required=True, help="folder of the release wearable-gateway")

@@ -279,6 +279,42 @@ struct InboundJournalTests {
         #expect(next > reopened.recovered.last!.ticket)
     }
 
+    @Test("records written while other threads release (the write is outside the lock) replay exactly the unreleased ones")
+    func concurrentReleases() throws {
+        let path = Self.temporaryPath()
+        let count = 20_000
+        let keep: (Int) -> Bool = { $0 >= count - 100 && $0 % 7 == 0 }
+        var kept: [JournalRecord] = []
+        do {
+            let journal = try InboundJournal(path: path, capacity: 1 << 18)
+            let feed = TicketFeed()
+            // Two releasers, each releasing what it takes newest first: most releases are of a
+            // record past the oldest (the state-byte write), while the producer writes the next.
+            let releasers = (0..<2).map { _ in
+                Thread {
+                    while let tickets = feed.take(upTo: 8) {
+                        tickets.reversed().forEach(journal.release)
+                        feed.released(tickets.count)
+                    }
+                }
+            }
+            releasers.forEach { $0.start() }
+            var generator = SplitMix64(seed: 11)
+            for index in 0..<count {
+                let record = Self.record(index, payloadBytes: Int.random(in: 1...3000, using: &generator))
+                // A small ring: the producer often waits for the releasers to make room.
+                let ticket = try Self.ticket(journal.append(record, maxWait: 30))
+                if keep(index) { kept.append(record) } else { feed.put(ticket) }
+            }
+            feed.finish()
+            feed.waitUntilReleased()
+            #expect(journal.statistics.liveRecords == kept.count)
+        }
+        let reopened = try InboundJournal(path: path, capacity: 1 << 18)
+        #expect(reopened.openReport.corruptRecords == 0 && reopened.openReport.stoppedAt == nil)
+        #expect(reopened.recovered.map(\.record) == kept)
+    }
+
     @Test("after a wait for room times out, appends bypass at once until the ring is half empty")
     func bypassUntilLowWater() throws {
         let capacity = 1 << 15
@@ -310,3 +346,52 @@ struct JournalTestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+
+/// Tickets handed from the producing test thread to releasing threads.
+private final class TicketFeed: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var tickets: [JournalTicket] = []
+    private var finished = false
+    private var outstanding = 0
+
+    func put(_ ticket: JournalTicket) {
+        condition.lock()
+        tickets.append(ticket)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Up to `limit` tickets, oldest first; nil once finished and empty.
+    func take(upTo limit: Int) -> [JournalTicket]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while tickets.isEmpty && !finished { condition.wait() }
+        guard !tickets.isEmpty else { return nil }
+        let batch = Array(tickets.prefix(limit))
+        tickets.removeFirst(batch.count)
+        outstanding += batch.count
+        return batch
+    }
+
+    /// `count` taken tickets were released.
+    func released(_ count: Int) {
+        condition.lock()
+        outstanding -= count
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until every ticket put was taken and released.
+    func waitUntilReleased() {
+        condition.lock()
+        while !tickets.isEmpty || outstanding > 0 { condition.wait() }
+        condition.unlock()
+    }
+}

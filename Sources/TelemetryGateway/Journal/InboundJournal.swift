@@ -21,7 +21,8 @@ import Glibc
 /// Power loss is bounded by ``sync()`` (called every `journal.flushInterval`), which writes the
 /// dirty pages to disk.
 ///
-/// Thread-safe: one producer (the subscriber's network thread) appends and any thread releases.
+/// Thread-safe: appends take turns (the subscriber's network thread is the only producer) and any
+/// thread releases.
 final class InboundJournal: @unchecked Sendable {
     /// How an append went.
     enum AppendOutcome: Equatable {
@@ -104,6 +105,8 @@ final class InboundJournal: @unchecked Sendable {
     private var liveCount = 0
     private var closed = false
     private var bypassing = false
+    /// An append is writing its record (without the lock) at `head`.
+    private var appending = false
 
     /// Opens (or creates) the journal at `path` with a ring of `capacity` bytes. An existing
     /// file of another capacity or format is an error (it may hold frames: never overwritten).
@@ -207,6 +210,9 @@ final class InboundJournal: @unchecked Sendable {
         let size = record.journalSize
         condition.lock()
         defer { condition.unlock() }
+        // One append at a time (the record is written without the lock, below); the subscriber's
+        // network thread is the only caller, so this never waits in the gateway.
+        while appending { condition.wait() }
         guard !closed else { return .closed }
         guard size <= capacity / 2 else { return .full(waited: 0) }
         if bypassing {
@@ -228,12 +234,26 @@ final class InboundJournal: @unchecked Sendable {
                 return .full(waited: waited)
             }
         }
-        guard padToEndIfNeeded(for: size), write(record, sequence: nextSequence, state: .live, at: head, size: size) else {
+        guard padToEndIfNeeded(for: size) else {
             return .failed(waited: waited, reason: String(cString: strerror(errno)))
         }
+        // The record is written without the lock: a release (a worker, a publish completion) or a
+        // metrics read waiting behind a 16–90 KB `pwritev` put a thread to sleep and made this
+        // one wake it, about once per read group. The bytes from `head` on are ours alone until
+        // `head` moves past them: there is one producer, the room was checked above and only
+        // grows, and a release never moves the tail beyond `head`.
         let sequence = nextSequence
+        let position = head
+        appending = true
+        condition.unlock()
+        let written = write(record, sequence: sequence, state: .live, at: position, size: size)
+        let reason = written ? "" : String(cString: strerror(errno))
+        condition.lock()
+        appending = false
+        condition.broadcast()
+        guard written else { return .failed(waited: waited, reason: reason) }
         nextSequence += 1
-        entries.append(Entry(sequence: sequence, position: head, released: false))
+        entries.append(Entry(sequence: sequence, position: position, released: false))
         liveCount += 1
         head += UInt64(size)
         return .stored(JournalTicket(sequence: sequence), waited: waited)
@@ -372,18 +392,29 @@ final class InboundJournal: @unchecked Sendable {
     /// or a ticket of another journal, does nothing.
     func release(_ ticket: JournalTicket) {
         condition.lock()
-        defer { condition.unlock() }
-        guard let index = index(of: ticket.sequence), !entries[index].released else { return }
-        entries[index].released = true
-        liveCount -= 1
-        guard index == first else {
+        guard let found = index(of: ticket.sequence), !entries[found].released else {
+            condition.unlock()
+            return
+        }
+        if found != first {
             // Past the tail only its state byte keeps a released record from being replayed;
             // written through the file like the record (a store into the mapping would fault the
             // page in). Should it fail, the record is replayed after a crash: a duplicate, never
-            // a loss. The oldest record needs no byte: the tail moves past it below.
-            _ = withUnsafeBytes(of: JournalLayout.State.released.rawValue) { writeBytes($0, at: Int(entries[index].position % UInt64(capacity)) + 4) }
-            return
+            // a loss. The oldest record needs no byte: the tail moves past it below. Written
+            // without the lock, so the producer never waits behind it, and before the record is
+            // marked released, so its bytes cannot have been reused by then.
+            let offset = Int(entries[found].position % UInt64(capacity)) + 4
+            condition.unlock()
+            _ = withUnsafeBytes(of: JournalLayout.State.released.rawValue) { writeBytes($0, at: offset) }
+            condition.lock()
         }
+        defer { condition.unlock() }
+        // Looked up again: the entries may have been compacted meanwhile, and another release of
+        // the same ticket may have come first.
+        guard let index = index(of: ticket.sequence), !entries[index].released else { return }
+        entries[index].released = true
+        liveCount -= 1
+        guard index == first else { return }
         while first < entries.count && entries[first].released { first += 1 }
         tail = first < entries.count ? entries[first].position : head
         storeTail()
