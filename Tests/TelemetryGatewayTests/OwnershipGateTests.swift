@@ -1,4 +1,5 @@
 import CoreMetrics
+import Prometheus
 import Testing
 
 @testable import TelemetryCore
@@ -16,8 +17,10 @@ import Testing
 
     /// - Parameter checksSelf: whether the view judges this instance's own liveness by the echoes
     ///   of its announcements (``SelfLivenessTests``); off where a test feeds no heartbeats.
-    static func gate(me: String, warmup: Double = 0, checksSelf: Bool = false) -> (ClusterView, OwnershipGate) {
-        let metrics = ClusterMetrics(factory: NOOPMetricsHandler.instance)
+    static func gate(
+        me: String, warmup: Double = 0, checksSelf: Bool = false, factory: any MetricsFactory = NOOPMetricsHandler.instance
+    ) -> (ClusterView, OwnershipGate) {
+        let metrics = ClusterMetrics(factory: factory)
         let view = ClusterView(me: me, expiry: 5, warmup: warmup, metrics: metrics, checksSelf: checksSelf)
         return (view, OwnershipGate(view: view, scheme: scheme, contextDevices: 100, metrics: metrics))
     }
@@ -248,8 +251,17 @@ import Testing
 
     @Test("a join warms up: the newcomer shadows its devices while the old owner publishes; the newcomer is promoted at the end of its own warm-up, the old owner publishes until the claim")
     func joinWarmsUp() {
-        let (viewA, gateA) = Self.gate(me: "a", warmup: 3)
-        let (viewC, gateC) = Self.gate(me: "c", warmup: 3)
+        let (registryA, registryC) = (PrometheusCollectorRegistry(), PrometheusCollectorRegistry())
+        let (viewA, gateA) = Self.gate(me: "a", warmup: 3, factory: PrometheusMetricsFactory(registry: registryA))
+        let (viewC, gateC) = Self.gate(me: "c", warmup: 3, factory: PrometheusMetricsFactory(registry: registryC))
+        // The gauges: devices processed and published, and devices shadowed (processed only).
+        func devices(_ registry: PrometheusCollectorRegistry) -> (owned: Double?, shadows: Double?) {
+            var buffer: [UInt8] = []
+            registry.emit(into: &buffer)
+            let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n")
+            func value(_ name: String) -> Double? { lines.first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) } }
+            return (value("gateway_cluster_owned_devices"), value("gateway_cluster_shadow_devices"))
+        }
         viewA.setSelf(.online, at: 0)
         viewC.announce("a", .online, at: 9.5)  // a's latest heartbeat
         viewC.settle(at: 9.5)
@@ -262,12 +274,17 @@ import Testing
         #expect(gateA.admit(early, key: key, inbound: true).role == .owner)
         let shadow = gateC.admit(early, key: key, inbound: true)
         #expect(shadow.role == .shadow && shadow.restore != nil)
+        #expect(devices(registryA) == (1, 0))
+        #expect(devices(registryC) == (0, 1), "a shadow is not owned")
         let (late, _) = Self.frame(device, "motion", at: 13.01)
         let promoted = gateC.admit(late, key: key, inbound: true)
         #expect(promoted.role == .owner && promoted.promoted.map(\.rawValue) == [device] && promoted.restore == nil)
+        #expect(devices(registryC) == (1, 0), "promoted")
         let kept = gateA.admit(late, key: key, inbound: true)
         #expect(kept.role == .owner && kept.released.isEmpty, "a publishes until c's claim is notified")
+        #expect(devices(registryA) == (1, 0), "handing over: still published here")
         #expect(gateA.handedOver(DeviceID(device)!, plan: viewA.plan(at: 13.01)))
+        #expect(devices(registryA) == (0, 0), "handed over")
         let (later, _) = Self.frame(device, "motion", at: 13.02)
         #expect(gateA.admit(later, key: key, inbound: true).role == .none)
     }

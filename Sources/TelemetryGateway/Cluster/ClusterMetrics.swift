@@ -21,8 +21,11 @@ final class ClusterMetrics: Sendable {
     let lapses: Counter
     /// Live instances, this one included once it announced itself online.
     let liveInstances: Gauge
-    /// Devices this instance holds state for as their owner.
+    /// Devices this instance processes and publishes: owned, or handing over until the next
+    /// owner's claim is notified.
     let ownedDevices: Gauge
+    /// Devices this instance processes without publishing, warming up as their next owner.
+    let shadowDevices: Gauge
     /// Context frames (hello, status, workout, …) kept for take-overs.
     let contextDevices: Gauge
     /// Per-device subscriptions held (partitioned mode: the devices owned or about to be).
@@ -56,6 +59,7 @@ final class ClusterMetrics: Sendable {
         lapses = Counter(label: "gateway_cluster_self_lapses_total", factory: factory)
         liveInstances = Gauge(label: "gateway_cluster_live_instances", factory: factory)
         ownedDevices = Gauge(label: "gateway_cluster_owned_devices", factory: factory)
+        shadowDevices = Gauge(label: "gateway_cluster_shadow_devices", factory: factory)
         contextDevices = Gauge(label: "gateway_cluster_context_devices", factory: factory)
     }
 }

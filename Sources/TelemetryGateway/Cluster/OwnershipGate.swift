@@ -71,16 +71,45 @@ final class OwnershipGate: Sendable {
         var sharedWithNext = false
     }
 
+    /// The devices this instance holds state for, by routing key, with a count per holding kept
+    /// as entries change (the gauges read it at every change; a scan would cost the whole fleet).
+    private struct ActiveDevices {
+        private(set) var entries: [String: Entry] = [:]
+        private var counts: [Holding: Int] = [:]
+
+        subscript(key: String) -> Entry? {
+            get { entries[key] }
+            set {
+                if let old = entries[key]?.holding { counts[old, default: 0] -= 1 }
+                if let new = newValue?.holding { counts[new, default: 0] += 1 }
+                entries[key] = newValue
+            }
+        }
+
+        var count: Int { entries.count }
+        func count(_ holding: Holding) -> Int { counts[holding] ?? 0 }
+        /// Devices this instance processes and publishes: owned, or owned until the next owner's
+        /// claim is notified (shadows and devices handed over are not).
+        var owned: Int { count(.owner) + count(.handingOver) }
+    }
+
+    /// What the gauges show; compared before and after a change so that they are set only then.
+    private struct Levels: Equatable {
+        var owned: Int
+        var shadows: Int
+        var context: Int
+    }
+
     private struct State {
         var seenVersion = -1
-        /// Devices this instance holds state for, by routing key.
-        var active: [String: Entry] = [:]
+        var active = ActiveDevices()
         /// Partitioned mode: the context frames kept for gains (nil in shared mode).
         var context: ContextCache?
         /// Waiting for every device handing over to be claimed by its next owner (a drain).
         var handOverWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
 
-        var handingOverCount: Int { active.values.reduce(0) { $0 + ($1.holding == .handingOver ? 1 : 0) } }
+        var handingOverCount: Int { active.count(.handingOver) }
+        var levels: Levels { Levels(owned: active.owned, shadows: active.count(.shadow), context: context?.count ?? 0) }
     }
 
     let me: String
@@ -111,8 +140,8 @@ final class OwnershipGate: Sendable {
     func admit(_ frame: InboundFrame, key: Substring, inbound: Bool, replayed: Bool = false, at now: Double) -> Verdict {
         let plan = ownsEverything ? OwnershipPlan(warmup: 0) : view.plan(at: now)
         var verdict = Verdict()
-        let counts: (owned: Int, context: Int)? = state.withLock { state in
-            let before = (state.active.count, state.context?.count ?? 0)
+        let levels: Levels? = state.withLock { state in
+            let before = state.levels
             if !ownsEverything { (verdict.promoted, verdict.released) = reconcile(&state, with: plan) }
             let keyText = String(key)
             let stream = inbound && state.context != nil ? ContextCache.stream(of: frame.topic, key: key, root: scheme.inboundRoot) : nil
@@ -143,13 +172,10 @@ final class OwnershipGate: Sendable {
             if let stream {
                 state.context?.keep(frame, stream: stream, key: keyText)
             }
-            let after = (state.active.count, state.context?.count ?? 0)
+            let after = state.levels
             return after == before ? nil : after
         }
-        if let counts {
-            metrics.ownedDevices.record(counts.owned)
-            metrics.contextDevices.record(counts.context)
-        }
+        if let levels { record(levels) }
         if verdict.restore != nil { metrics.devicesGained.increment() }
         if !verdict.released.isEmpty { metrics.devicesLost.increment(by: verdict.released.count) }
         return verdict
@@ -161,12 +187,16 @@ final class OwnershipGate: Sendable {
     /// - Returns: the devices promoted and released by `plan`, if not handed out before.
     func planChanged(_ plan: OwnershipPlan) -> (promoted: [DeviceID], released: [DeviceID]) {
         guard !ownsEverything else { return ([], []) }
-        let (changes, owned) = state.withLock { state in (reconcile(&state, with: plan), state.active.count) }
-        if !changes.released.isEmpty {
-            metrics.devicesLost.increment(by: changes.released.count)
-            metrics.ownedDevices.record(owned)
-        }
+        let (changes, levels) = state.withLock { state in (reconcile(&state, with: plan), state.levels) }
+        if !changes.released.isEmpty { metrics.devicesLost.increment(by: changes.released.count) }
+        if !changes.released.isEmpty || !changes.promoted.isEmpty { record(levels) }
         return changes
+    }
+
+    private func record(_ levels: Levels) {
+        metrics.ownedDevices.record(levels.owned)
+        metrics.shadowDevices.record(levels.shadows)
+        metrics.contextDevices.record(levels.context)
     }
 
     /// Applies a plan version not applied yet to the active devices: the shadows it makes owners
@@ -184,7 +214,7 @@ final class OwnershipGate: Sendable {
         // An instance that left (or lapsed) hands nothing over: it stops processing.
         let handsOver = !lapsed && view.processes
         var changes: (promoted: [DeviceID], released: [DeviceID]) = ([], [])
-        for (activeKey, entry) in state.active {
+        for (activeKey, entry) in state.active.entries {
             switch (plan.role(of: me, for: activeKey), entry.holding) {
             case (.owner, .handedOver) where !plan.isMovingAway(activeKey, from: me):
                 // The move was called off (its next owner left): gained again at its next frame.
@@ -226,7 +256,7 @@ final class OwnershipGate: Sendable {
     func handedOver(_ device: DeviceID, plan: OwnershipPlan) -> Bool {
         // Shared mode: the broker moves devices without a plan; a claim elsewhere fences.
         guard !ownsEverything else { return false }
-        let owned: Int? = state.withLock { state in
+        let levels: Levels? = state.withLock { state in
             guard let entry = state.active[device.rawValue] else { return nil }
             switch entry.holding {
             case .handingOver: state.active[device.rawValue] = nil
@@ -234,18 +264,18 @@ final class OwnershipGate: Sendable {
             default: return nil
             }
             resumeHandOverWaitersIfDone(&state)
-            return state.active.count
+            return state.levels
         }
-        guard let owned else { return false }
+        guard let levels else { return false }
         metrics.devicesLost.increment()
         metrics.devicesHandedOver.increment()
-        metrics.ownedDevices.record(owned)
+        record(levels)
         return true
     }
 
     /// The routing keys of the devices this instance is handing over (still subscribed).
     var handingOver: Set<String> {
-        state.withLock { state in Set(state.active.filter { $0.value.holding == .handingOver }.keys) }
+        state.withLock { state in Set(state.active.entries.filter { $0.value.holding == .handingOver }.keys) }
     }
 
     /// Waits until no device is handing over (every next owner's claim was notified), at most
