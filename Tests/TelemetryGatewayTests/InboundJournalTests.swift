@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import TelemetrySimulation
 import Testing
 
@@ -349,49 +350,49 @@ struct JournalTestFailure: Error, CustomStringConvertible {
 
 /// Tickets handed from the producing test thread to releasing threads.
 private final class TicketFeed: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private var tickets: [JournalTicket] = []
     private var finished = false
     private var outstanding = 0
 
     func put(_ ticket: JournalTicket) {
-        condition.lock()
-        tickets.append(ticket)
-        condition.broadcast()
-        condition.unlock()
+        condition.withLock {
+            tickets.append(ticket)
+            condition.broadcast()
+        }
     }
 
     /// Up to `limit` tickets, oldest first; nil once finished and empty.
     func take(upTo limit: Int) -> [JournalTicket]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while tickets.isEmpty && !finished { condition.wait() }
-        guard !tickets.isEmpty else { return nil }
-        let batch = Array(tickets.prefix(limit))
-        tickets.removeFirst(batch.count)
-        outstanding += batch.count
-        return batch
+        condition.withLock {
+            while tickets.isEmpty && !finished { condition.wait() }
+            guard !tickets.isEmpty else { return nil }
+            let batch = Array(tickets.prefix(limit))
+            tickets.removeFirst(batch.count)
+            outstanding += batch.count
+            return batch
+        }
     }
 
     /// `count` taken tickets were released.
     func released(_ count: Int) {
-        condition.lock()
-        outstanding -= count
-        condition.broadcast()
-        condition.unlock()
+        condition.withLock {
+            outstanding -= count
+            condition.broadcast()
+        }
     }
 
     func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        condition.withLock {
+            finished = true
+            condition.broadcast()
+        }
     }
 
     /// Waits until every ticket put was taken and released.
     func waitUntilReleased() {
-        condition.lock()
-        while !tickets.isEmpty || outstanding > 0 { condition.wait() }
-        condition.unlock()
+        condition.withLock {
+            while !tickets.isEmpty || outstanding > 0 { condition.wait() }
+        }
     }
 }

@@ -256,11 +256,7 @@ import Testing
         let (viewC, gateC) = Self.gate(me: "c", warmup: 3, factory: PrometheusMetricsFactory(registry: registryC))
         // The gauges: devices processed and published, and devices shadowed (processed only).
         func devices(_ registry: PrometheusCollectorRegistry) -> (owned: Double?, shadows: Double?) {
-            var buffer: [UInt8] = []
-            registry.emit(into: &buffer)
-            let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n")
-            func value(_ name: String) -> Double? { lines.first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) } }
-            return (value("gateway_cluster_owned_devices"), value("gateway_cluster_shadow_devices"))
+            (registry.value(of: "gateway_cluster_owned_devices"), registry.value(of: "gateway_cluster_shadow_devices"))
         }
         viewA.setSelf(.online, at: 0)
         viewC.announce("a", .online, at: 9.5)  // a's latest heartbeat

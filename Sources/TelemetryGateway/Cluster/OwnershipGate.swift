@@ -86,7 +86,6 @@ final class OwnershipGate: Sendable {
             }
         }
 
-        var count: Int { entries.count }
         func count(_ holding: Holding) -> Int { counts[holding] ?? 0 }
         /// Devices this instance processes and publishes: owned, or owned until the next owner's
         /// claim is notified (shadows and devices handed over are not).
