@@ -9,8 +9,8 @@ import Glibc
 #endif
 
 /// The journal's fault paths seen from outside, through a real broker: a small ring that wraps
-/// many times and a clean restart (nothing replayed), and a full ring pinned by one device's
-/// garbage (another device's frames still flow). docs/reliability.md quotes them.
+/// many times and a clean restart (nothing replayed), a full ring pinned by one device's
+/// garbage (another device's frames still flow), and a full disk under the journal. docs/reliability.md quotes them.
 @Suite("Journal: laps, clean restarts and a ring pinned by garbage")
 struct JournalFaultTests {
     @Test("a small ring that wrapped many times: after SIGTERM the restarted gateway replays nothing")
@@ -114,6 +114,54 @@ struct JournalFaultTests {
         #expect(try await gateway.waitForExit(timeout: 40) == 0)
         await device.shutdown()
         await observer.shutdown()
+    }
+
+    @Test("a full disk under the journal: frames go on unjournaled, counted and logged, and every output still arrives")
+    func fullDiskUnderTheJournal() async throws {
+        let broker = try await TestBroker.started()
+        let stream = PresenceStream(device: "full-1", count: 3_000)
+        let counter = PresenceCounter(stream)
+        let outputs = try await TestClients.connected(try TestClients.configuration(broker), onMessage: counter.handler)
+        try await outputs.subscribe(["gateway/full-1/connection"], qos: .atLeastOnce)
+        let metrics = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
+        try await observer.subscribe(["gateway/metrics"], qos: .atLeastOnce)
+        // A real full file system: a 128 KiB tmpfs, mounted in the gateway's own user and mount
+        // namespaces (no privileges needed), under a 32 MiB journal made sparse. ≈ 120 journal
+        // bytes per frame: the pages run out after about 1,000 of the 3,000 frames (the head
+        // moves on into new pages as records are released).
+        let small = broker.directory.appendingPathComponent("small-disk")
+        try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
+        let gateway = try GatewayProcess(
+            broker: broker,
+            arguments: [
+                "--set", "registry.file=null", "--set", "metrics.publishInterval=0.2",
+                "--set", "journal.path=\(small.appendingPathComponent("journal.bin").path)",
+            ],
+            launcher: ["/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
+                       #"mount -t tmpfs -o size=128k tmpfs "$1" && shift && exec "$@""#, "sh", small.path])
+        try await gateway.waitUntilSubscribed()
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await stream.publish(with: device)
+
+        // Nothing the broker handed over is lost while the process lives.
+        try await counter.wait(forDistinct: stream.count, timeout: 120)
+        // Every frame the journal could not take is counted, and those it took are released.
+        try await metrics.wait(timeout: 15, "the frames the journal refused counted, the journal empty") { messages in
+            guard let latest = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
+            let text = PrometheusText(text: latest.payloadString)
+            return text.sum("gateway_frames_accepted_total") >= Double(stream.count) && text.sum("gateway_journal_live_records") == 0
+        }
+        let final = PrometheusText(text: try #require(metrics.messages.last { $0.topic == "gateway/metrics" }).payloadString)
+        let refused = final.sum("gateway_journal_bypassed_total")
+        #expect(refused >= 1_000 && refused < Double(stream.count), "\(refused) frames went on unjournaled")
+        #expect(gateway.log.contains("cannot write the journal"), "log:\n\(gateway.log.suffix(3000))")
+        #expect(gateway.log.contains("No space left on device"))
+        gateway.signal(SIGTERM)
+        #expect(try await gateway.waitForExit(timeout: 40) == 0, "log:\n\(gateway.log.suffix(3000))")
+        await device.shutdown()
+        await observer.shutdown()
+        await outputs.shutdown()
     }
 
     /// Waits until the gateway's published metrics show `processed` accepted frames and no live journal record.

@@ -16,8 +16,11 @@ final class GatewayProcess: @unchecked Sendable {
 
     /// Starts the executable against `broker`. Its journal and recorder store live in
     /// `dataDirectory` (a fresh one per process unless a test restarts a gateway on the same data);
-    /// `environment` is added to this process's.
-    init(broker: TestBroker, arguments: [String] = [], dataDirectory: URL? = nil, environment: [String: String] = [:]) throws {
+    /// `environment` is added to this process's. A `launcher` (an absolute program path and its
+    /// arguments) runs first and is given the executable and its arguments to `exec`.
+    init(
+        broker: TestBroker, arguments: [String] = [], dataDirectory: URL? = nil, environment: [String: String] = [:], launcher: [String] = []
+    ) throws {
         self.broker = broker
         let defaultClientID = "gw-proc-\(UUID().uuidString.prefix(6))"
         // The last --set wins, as in the executable.
@@ -35,7 +38,10 @@ final class GatewayProcess: @unchecked Sendable {
                 "--set", "state.path=\(data.appendingPathComponent("state.sqlite").path)",
             ]
             + arguments
-        process = try ChildProcess(Self.executable, arguments, in: TestBroker.repositoryRoot, environment: environment, standardOutput: .file(logURL))
+        let (program, words) =
+            launcher.isEmpty
+            ? (Self.executable, arguments) : (URL(fileURLWithPath: launcher[0]), Array(launcher.dropFirst()) + [Self.executable.path] + arguments)
+        process = try ChildProcess(program, words, in: TestBroker.repositoryRoot, environment: environment, standardOutput: .file(logURL))
     }
 
     /// The `mqtt.clientId` the process runs with (its subscriber is `<clientId>-in`, or
