@@ -47,6 +47,26 @@ def context_switches(pid):
     return total
 
 
+def thread_cpu_seconds(pid):
+    """User + system CPU seconds of a live process's threads, summed by thread name (the
+    gateway names its own: mqtt-in, mqtt-out, ...; its cooperative pool's threads share
+    Dispatch's name), or None. Threads that exited are no longer counted."""
+    totals = {}
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/stat") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            name = text[text.index("(") + 1:text.rindex(")")]
+            fields = text.rsplit(")", 1)[1].split()
+            totals[name] = totals.get(name, 0) + (int(fields[11]) + int(fields[12])) / TICKS
+    except OSError:
+        return None
+    return totals
+
+
 def write_broker_config(path, port, extra_lines=()):
     """A private mosquitto's configuration: anonymous, no persistence, on `port` of loopback,
     with the repository's flow-control limits (config/mosquitto/conf.d) and `extra_lines`."""

@@ -18,7 +18,8 @@ more than --max-drain seconds after the load generator's last publish, and the l
 itself kept its schedule (max lag <= 0.5 s). The sustained count of a side is the largest
 count below its first failure. CPU seconds come from /proc/<pid>/stat over the load phase;
 wake-ups per frame from the voluntary context switches of the side's threads over the same
-phase (/proc/<pid>/task/*/status; threads that ended meanwhile are not counted);
+phase (/proc/<pid>/task/*/status; threads that ended meanwhile are not counted); the side's
+CPU by thread name from /proc/<pid>/task/*/stat, the four largest shares printed per frame;
 resident memory from /proc/<pid>/status (VmRSS). Swing latency: arrival of gateway/<id>/swing
 (mosquitto_sub's receive time) minus the publish time of the later of the two batches whose
 samples reach the swing's impact (a miss: its start).
@@ -40,7 +41,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from benchtools import context_switches, cpu_seconds, free_port, stop_processes, wait_for_broker  # noqa: E402
+from benchtools import context_switches, cpu_seconds, free_port, stop_processes, thread_cpu_seconds, wait_for_broker  # noqa: E402
 
 
 def rss_bytes(pid, kind="VmRSS"):
@@ -268,6 +269,7 @@ class Trial:
         pids = {"subject": subject.pid, "broker": broker.pid, "loadgen": load.pid}
         cpu_start = {name: cpu_seconds(pid) for name, pid in pids.items()}
         switches_start = context_switches(subject.pid)
+        threads_start = thread_cpu_seconds(subject.pid)
         perf = None
         if args.perf and self.side == "gateway":
             sampling = ["-e", args.perf_events] if args.perf_events else ["-F", "499"]
@@ -312,6 +314,7 @@ class Trial:
             time.sleep(0.05)
         end_cpu = {name: cpu_seconds(pid) for name, pid in pids.items()}
         switches_end = context_switches(subject.pid)
+        threads_end = thread_cpu_seconds(subject.pid)
         rss_after = rss_bytes(subject.pid)
         anon_after = rss_bytes(subject.pid, "RssAnon")
         if perf:
@@ -338,6 +341,11 @@ class Trial:
                 result[f"cpu_{name}"] = end_cpu[name] - cpu_start[name]
         if switches_start is not None and switches_end is not None:
             result["wakeups_subject"] = switches_end - switches_start
+        if threads_start is not None and threads_end is not None:
+            # Per thread name; threads started during the phase count from zero.
+            result["cpu_subject_threads"] = {name: round(seconds - threads_start.get(name, 0), 3)
+                                             for name, seconds in threads_end.items()
+                                             if seconds - threads_start.get(name, 0) > 0}
         # The load generator has exited by now: its own count (getrusage) over the load phase.
         if "cpu" in fields:
             result["cpu_loadgen"] = float(fields["cpu"])
@@ -437,6 +445,10 @@ def main():
                     f"broker {fmt(result.get('cpu_broker', 0) / frames * 1000, '.3f')} ms "
                     f"loadgen {fmt(result.get('cpu_loadgen', 0) / frames * 1000, '.3f')} ms, "
                     f"{side} wake-ups/frame {fmt(result['wakeups_subject'] / frames if 'wakeups_subject' in result else None, '.2f')}")
+            threads = result.get("cpu_subject_threads")
+            if threads:
+                ranked = sorted(threads.items(), key=lambda item: -item[1])[:4]
+                line += ", by thread " + " ".join(f"{name} {seconds / frames * 1000:.3f}" for name, seconds in ranked) + " ms"
             if side == "gateway":
                 lat = result["latencies"]
                 line += (f", swings {len(lat)} p50 {fmt(percentile(lat, 50), '.3f')} s p99 {fmt(percentile(lat, 99), '.3f')} s"

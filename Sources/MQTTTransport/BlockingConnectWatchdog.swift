@@ -45,6 +45,7 @@ struct BlockingConnectWatchdog {
         let flags = LockedState((done: false, fired: false))
         let monotonicDeadline = SuspendingClock.now + (deadline - ContinuousClock.now)
         let helper = Thread {
+            CurrentThread.setName("mqtt-connect-wd")
             condition.lock()
             defer { condition.unlock() }
             var next = monotonicDeadline
@@ -55,7 +56,6 @@ struct BlockingConnectWatchdog {
                 next = SuspendingClock.now + repeatInterval
             }
         }
-        helper.name = "mqtt-connect-watchdog"
         // A thread started from a dispatch worker inherits its mask, which blocks SIGURG: the
         // signal would stay pending and the connect() would not end.
         var unblock = sigset_t()

@@ -166,10 +166,11 @@ final class ClientCore: Sendable {
             return true
         }
         guard shouldStart else { return }
+        let name = configuration.threadName ?? "mqtt:\(configuration.clientID.suffix(10))"
         let thread = Thread { [self] in
+            CurrentThread.setName(name)
             runNetworkLoop()
         }
-        thread.name = "mqtt-\(configuration.clientID)"
         thread.start()
     }
 

@@ -107,6 +107,9 @@ public struct MQTTClientConfiguration: Sendable {
     /// waits at most this long more, and so does its acknowledgement. For a subscribe-only
     /// connection; whole milliseconds, rounded up; set it after `init`.
     public var receiveCoalescing: Double = 0
+    /// The network thread's name as `top -H`, `ps -L` and `perf` show it (Linux keeps 15
+    /// bytes); nil: `mqtt:` and the end of the client id. Set it after `init`.
+    public var threadName: String?
 
     /// Creates a configuration with production defaults.
     public init(

@@ -1,5 +1,6 @@
 import CSpawn
 import Foundation
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -104,12 +105,12 @@ public final class ChildProcess: @unchecked Sendable {
 
         // The reaper holds only the watch, not this handle, so dropping the handle kills the child.
         let reaper = Thread { [watch, child] in
+            CurrentThread.setName("reaper-\(child)")
             var status: Int32 = 0
             while waitpid(child, &status, 0) == -1 && errno == EINTR {}
             // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
             watch.update { $0 = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f) }
         }
-        reaper.name = "reaper-\(child)"
         reaper.start()
     }
 

@@ -132,6 +132,23 @@ struct MQTTClientTests {
         _ = broker
     }
 
+    @Test("the network thread carries its configured name, as top -H and perf show it")
+    func namedNetworkThread() async throws {
+        let broker = try await TestBroker.started()
+        var configuration = try TestClients.configuration(broker)
+        configuration.threadName = "mqtt-name-test"
+        let client = try await TestClients.connected(configuration)
+        #expect(Self.threadNames().contains("mqtt-name-test"))
+        await client.shutdown()
+    }
+
+    /// The kernel's names of this process's threads.
+    private static func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .newlines) }
+    }
+
     @Test("a graceful shutdown does not fire the will")
     func gracefulShutdownKeepsWillUnsent() async throws {
         let broker = try await TestBroker.started()

@@ -7,6 +7,7 @@ extension GatewayConfiguration {
     /// what the broker pushes at us. It never publishes, so it may block on backpressure.
     public func subscriberConfiguration() -> MQTTClientConfiguration {
         var configuration = base(clientID: "\(clientIDPrefix)-in")
+        configuration.threadName = "mqtt-in"
         // Clustered instances start clean: while one is away the others cover its devices, and a
         // queued backlog would arrive after they did (processed twice).
         let sessionExpiry = cluster.isClustered ? 0 : mqtt.sessionExpiry
@@ -21,6 +22,7 @@ extension GatewayConfiguration {
     /// every outbound event. Never blocks a callback.
     func publisherConfiguration(will: MQTTMessage) -> MQTTClientConfiguration {
         var configuration = base(clientID: "\(clientIDPrefix)-out")
+        configuration.threadName = "mqtt-out"
         // A persistent session makes "session present" mean something: false after a reconnect
         // says the broker lost its state (restarted without persistence), so the retained device
         // topics are re-announced; true after a mere network blip, so they are not.
@@ -36,6 +38,7 @@ extension GatewayConfiguration {
     /// the retained announcements are all it needs after a reconnect.
     func clusterConfiguration(will: MQTTMessage) -> MQTTClientConfiguration {
         var configuration = base(clientID: "\(clientIDPrefix)-cluster")
+        configuration.threadName = "mqtt-cluster"
         configuration.cleanStart = true
         configuration.sessionExpiry = 0
         configuration.will = will

@@ -52,11 +52,11 @@ final class ShutdownDeadline: Sendable {
     func armProcessWatchdog(exitCode: Int32, log: @escaping @Sendable () -> Void) {
         let limit = 2 * drainTimeout
         let thread = Thread {
+            CurrentThread.setName("shutdown-wd")
             Thread.sleep(forTimeInterval: limit)
             log()
             _exit(exitCode)
         }
-        thread.name = "shutdown-watchdog"
         thread.start()
     }
 }

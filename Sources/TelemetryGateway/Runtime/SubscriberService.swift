@@ -145,6 +145,7 @@ struct SubscriberService: Service {
             // the last reference, the journal's deinit (an msync) runs on this thread, not on the
             // cooperative pool.
             let thread = Thread { [router, deadline] in
+                CurrentThread.setName("journal-replay")
                 var handedOn = 0
                 for (ticket, record) in records {
                     guard !deadline.hasStarted else { break }
@@ -153,7 +154,6 @@ struct SubscriberService: Service {
                 }
                 continuation.resume(returning: handedOn)
             }
-            thread.name = "journal-replay"
             thread.start()
         }
         guard handedOn == records.count else {
