@@ -20,12 +20,7 @@ struct ProcessMetricsTests {
         let registry = PrometheusCollectorRegistry()
         let process = ProcessMetrics(factory: PrometheusMetricsFactory(registry: registry))
         process.sample()
-        var buffer: [UInt8] = []
-        registry.emit(into: &buffer)
-        let text = String(decoding: buffer, as: UTF8.self)
-        func value(_ name: String) -> Double? {
-            text.split(separator: "\n").first { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }.flatMap { Double($0.split(separator: " ").last ?? "") }
-        }
+        func value(_ name: String) -> Double? { registry.value(of: name) }
         #expect((value("process_resident_memory_bytes") ?? 0) > 1_000_000)
         #expect((value("process_virtual_memory_bytes") ?? 0) >= (value("process_resident_memory_bytes") ?? .infinity))
         #expect((value("process_open_fds") ?? 0) >= 3)
@@ -33,6 +28,8 @@ struct ProcessMetricsTests {
         let started = try #require(value("process_start_time_seconds"))
         #expect(abs(started - Date().timeIntervalSince1970) < 24 * 3600, "start time \(started)")
         #expect((value("process_cpu_seconds_total") ?? 0) > 0)
-        #expect(text.contains(#"wearable_gateway_build_info{version="#))
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        #expect(String(decoding: buffer, as: UTF8.self).contains(#"wearable_gateway_build_info{version="#))
     }
 }
