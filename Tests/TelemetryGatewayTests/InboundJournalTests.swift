@@ -291,10 +291,12 @@ struct InboundJournalTests {
             let feed = TicketFeed()
             // Two releasers, each releasing what it takes newest first: most releases are of a
             // record past the oldest (the state-byte write), while the producer writes the next.
+            // Weak, and held only while releasing: a thread may still be running when the last
+            // tickets are released, and the reopening below needs this journal gone (its lock).
             let releasers = (0..<2).map { _ in
-                Thread {
+                Thread { [weak journal] in
                     while let tickets = feed.take(upTo: 8) {
-                        tickets.reversed().forEach(journal.release)
+                        if let journal { tickets.reversed().forEach(journal.release) }
                         feed.released(tickets.count)
                     }
                 }
