@@ -24,6 +24,10 @@ resident memory from /proc/<pid>/status (VmRSS). Swing latency: arrival of gatew
 (mosquitto_sub's receive time) minus the publish time of the later of the two batches whose
 samples reach the swing's impact (a miss: its start).
 
+With --pin-side CPUS the side under test runs on those CPUs (every thread, set before the load
+starts) and the broker, the load generator, the subscribers and this script on the others, so
+a side's capacity is its own cost per frame or the broker's, not the sum of the three.
+
 Linux only. Python 3 standard library only. Figures and method: docs/performance.md.
 """
 
@@ -55,6 +59,15 @@ def rss_bytes(pid, kind="VmRSS"):
     except (OSError, IndexError, ValueError):
         pass
     return None
+
+
+def pin_threads(pid, cpus):
+    """Sets the CPU affinity of every thread of `pid` (threads it starts later inherit it)."""
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            os.sched_setaffinity(int(task), cpus)
+        except (ProcessLookupError, OSError):
+            pass  # the thread ended meanwhile
 
 
 def percentile(values, q):
@@ -160,7 +173,7 @@ class Trial:
                             stderr=open(os.path.join(self.logs, "mosquitto.log"), "w"), start_new_session=True)
         wait_for_broker(broker, port, self.logs)
 
-        result = {"side": self.side, "watches": watches}
+        result = {"side": self.side, "watches": watches, "pinSide": sorted(args.pin_side) if args.pin_side else None}
         metrics = {"latest": {}, "samples": []}
         swings = []
         target = 2 * watches * args.seconds
@@ -236,6 +249,10 @@ class Trial:
             def snapshots():
                 return metrics["latest"].get("gateway_device_snapshots_written_total", 0)
 
+        if args.pin_side:
+            # The side under test on its own CPUs, everything else (broker, load generator,
+            # subscribers, this script) on the rest, as set in main().
+            pin_threads(subject.pid, args.pin_side)
         rss_before = rss_bytes(subject.pid)
         anon_before = rss_bytes(subject.pid, "RssAnon")
         load_log = os.path.join(self.logs, "sent.tsv")
@@ -377,6 +394,15 @@ class Trial:
         return out
 
 
+def parse_cpus(text):
+    """`1`, `0,2` or `2-3` as a set of CPU numbers."""
+    cpus = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return cpus
+
+
 def fmt(value, spec, missing="-"):
     return missing if value is None else format(value, spec)
 
@@ -401,6 +427,10 @@ def main():
                         help="perf record -g the gateway during each of its load phases (<logs>/<trial>/perf.data)")
     parser.add_argument("--perf-events", metavar="EVENTS",
                         help="with --perf: record these events (perf record -e, e.g. sched:sched_wakeup) instead of sampling CPU time")
+    parser.add_argument("--pin-side", metavar="CPUS",
+                        help="run the side under test on these CPUs (e.g. 1 or 2-3) and the broker, the load generator and "
+                             "this script on the others: the side gets cores of its own, as when the broker and the "
+                             "devices are elsewhere")
     parser.add_argument("--frames", required=True, help="frames.bin of wearable-sim generate")
     parser.add_argument("--bin-dir", required=True, help="folder of loadgen and relay")
     parser.add_argument("--release-dir", required=True, help="folder of the release wearable-gateway")
@@ -408,6 +438,15 @@ def main():
     parser.add_argument("--mosquitto", default="mosquitto")
     parser.add_argument("--logs", required=True)
     args = parser.parse_args()
+    if args.pin_side:
+        try:
+            args.pin_side = parse_cpus(args.pin_side)
+        except ValueError:
+            parser.error(f"--pin-side takes CPU numbers and ranges such as 1, 0,2 or 2-3, not {args.pin_side!r}")
+        rest = set(os.sched_getaffinity(0)) - args.pin_side
+        if not rest or not args.pin_side <= set(os.sched_getaffinity(0)):
+            parser.error(f"--pin-side must name some, not all, of the CPUs this runs on: {sorted(os.sched_getaffinity(0))}")
+        os.sched_setaffinity(0, rest)  # inherited by every process started from here
     args.template = Template(os.path.join(os.path.dirname(args.frames), "index.tsv"))
     counts = [int(c) for c in args.watches.split(",")]
 
@@ -470,7 +509,8 @@ def main():
 
     print()
     print(f"encoding {args.encoding}, {args.seconds} s per trial, gateway pipeline.workers={args.workers}, "
-          f"load generator connections {args.connections}")
+          f"load generator connections {args.connections}"
+          + (f", side pinned to CPUs {sorted(args.pin_side)} and the rest to {sorted(os.sched_getaffinity(0))}" if args.pin_side else ""))
     print()
     print("| side | sustained watches | CPU per batched frame (side / broker / load generator) at that count | "
           "swing latency p50 / p99 | resident per watch |")

@@ -7,6 +7,7 @@
 #   bash Benchmarks/relay-ratio/run.sh --json-style precise       # tidy (default), precise, reordered
 #   bash Benchmarks/relay-ratio/run.sh --quick                    # smoke check, about a minute
 #   bash Benchmarks/relay-ratio/run.sh --workers 1 --side gateway # other options: relay-ratio.py --help
+#   bash Benchmarks/relay-ratio/run.sh --pin-side 1               # the side on CPU 1, the rest elsewhere
 #
 # It builds what it needs (swift build -c release for wearable-gateway and wearable-sim, cc for
 # loadgen.c and relay.c against libmosquitto-dev), pre-generates the traffic with
