@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import Locking
 import Logging
 import MQTTTransport
 import PostgresStore
@@ -81,7 +82,7 @@ struct GatewayParts: Sendable {
         let tracingBackend = try FrameTracing.start(configuration: configuration, logger: logger, metricsFactory: metricsFactory, clock: clock)
         tracing = tracingBackend?.0
         tracingService = tracingBackend?.1
-        let shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : ProcessInfo.processInfo.activeProcessorCount
+        let shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : UsableProcessors.count()
         let metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
         self.metrics = metrics
         recorderMetrics = RecorderMetrics(factory: metricsFactory)

@@ -1,0 +1,45 @@
+import BrokerTestSupport
+import Foundation
+import Locking
+import MQTTTransport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pipeline.workers: 0` starts one worker per CPU the gateway may use, not per CPU the
+/// machine has: under `taskset` (systemd's `CPUAffinity=`, `docker --cpuset-cpus` alike) one.
+@Suite("Worker count")
+struct WorkerCountTests {
+    @Test("pipeline.workers 0: one worker per CPU the process may use; under taskset -c <one CPU>, one")
+    func oneWorkerPerUsableCPU() async throws {
+        #expect(try await Self.shards(launcher: []) == UsableProcessors.count())
+        // The first CPU this test may use (a container's cpuset need not hold CPU 0).
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let list = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
+        let first = try #require(list.dropFirst("Cpus_allowed_list:".count).split(whereSeparator: { !$0.isNumber }).first)
+        #expect(try await Self.shards(launcher: ["/usr/bin/taskset", "-c", String(first)]) == 1)
+    }
+
+    /// The shards of a gateway started through `launcher`, from its published `gateway_queue_depth{shard=…}`.
+    private static func shards(launcher: [String]) async throws -> Int {
+        let broker = try await TestBroker.started()
+        let metrics = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
+        try await observer.subscribe(["gateway/metrics"], qos: .atLeastOnce)
+        let gateway = try GatewayProcess(
+            broker: broker, arguments: ["--set", "registry.file=null", "--set", "metrics.publishInterval=0.2", "--set", "pipeline.workers=0"],
+            launcher: launcher)
+        try await gateway.waitUntilSubscribed()
+        try await metrics.wait(timeout: 15, "gateway/metrics with the queue depths") { messages in
+            messages.contains { $0.topic == "gateway/metrics" && $0.payloadString.contains("gateway_queue_depth{") }
+        }
+        let text = try #require(metrics.messages.last { $0.topic == "gateway/metrics" }).payloadString
+        let shards = Set(text.split(separator: "\n").filter { $0.hasPrefix("gateway_queue_depth{") }.map { $0.prefix { $0 != " " } })
+        gateway.signal(SIGTERM)
+        #expect(try await gateway.waitForExit(timeout: 40) == 0, "log:\n\(gateway.log.suffix(3000))")
+        await observer.shutdown()
+        return shards.count
+    }
+}
