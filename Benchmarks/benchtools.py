@@ -113,7 +113,8 @@ def stop_processes(processes, gateway_timeout=30):
     for process in reversed(processes):
         if process.poll() is not None:
             continue
-        if process.args[0].endswith("wearable-gateway"):
+        # A gateway may run under a launcher such as `taskset -c 1 …`, which execs it.
+        if any(str(arg).endswith("wearable-gateway") for arg in process.args[:4]):
             process.send_signal(signal.SIGTERM)
             try:
                 process.wait(timeout=gateway_timeout)

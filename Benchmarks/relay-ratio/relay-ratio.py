@@ -24,8 +24,8 @@ resident memory from /proc/<pid>/status (VmRSS). Swing latency: arrival of gatew
 (mosquitto_sub's receive time) minus the publish time of the later of the two batches whose
 samples reach the swing's impact (a miss: its start).
 
-With --pin-side CPUS the side under test runs on those CPUs (every thread, set before the load
-starts) and the broker, the load generator, the subscribers and this script on the others, so
+With --pin-side CPUS the side under test runs on those CPUs (under taskset, from its start) and
+the broker, the load generator, the subscribers and this script on the others, so
 a side's capacity is its own cost per frame or the broker's, not the sum of the three.
 
 Linux only. Python 3 standard library only. Figures and method: docs/performance.md.
@@ -36,6 +36,7 @@ import bisect
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -59,15 +60,6 @@ def rss_bytes(pid, kind="VmRSS"):
     except (OSError, IndexError, ValueError):
         pass
     return None
-
-
-def pin_threads(pid, cpus):
-    """Sets the CPU affinity of every thread of `pid` (threads it starts later inherit it)."""
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            os.sched_setaffinity(int(task), cpus)
-        except (ProcessLookupError, OSError):
-            pass  # the thread ended meanwhile
 
 
 def percentile(values, q):
@@ -154,6 +146,14 @@ class Trial:
         self.started.append(process)
         return process
 
+    def pinned(self, command):
+        """`command` under `taskset` on the --pin-side CPUs, from its first instruction (a gateway
+        sizes its workers by the CPUs it may use); as it is without --pin-side. The broker, the load
+        generator and the subscribers inherit this script's affinity: the other CPUs (main())."""
+        if not self.args.pin_side:
+            return command
+        return ["taskset", "-c", ",".join(str(cpu) for cpu in sorted(self.args.pin_side)), *command]
+
     def stop_all(self):
         stop_processes(self.started, gateway_timeout=20)
 
@@ -179,7 +179,7 @@ class Trial:
         target = 2 * watches * args.seconds
 
         if self.side == "relay":
-            subject = self.spawn([os.path.join(args.bin_dir, "relay"), "127.0.0.1", str(port)],
+            subject = self.spawn(self.pinned([os.path.join(args.bin_dir, "relay"), "127.0.0.1", str(port)]),
                                  stdout=subprocess.PIPE, stderr=open(os.path.join(self.logs, "relay.log"), "w"), text=True,
                                  start_new_session=True)
             subject_lines = Lines(subject)
@@ -204,7 +204,7 @@ class Trial:
             for item in args.set:
                 command += ["--set", item]
             result["command"] = " ".join(command)
-            subject = self.spawn(command, cwd=REPO, stdout=subprocess.DEVNULL,
+            subject = self.spawn(self.pinned(command), cwd=REPO, stdout=subprocess.DEVNULL,
                                  stderr=open(os.path.join(self.logs, "gateway.log"), "w"), start_new_session=True)
 
             def on_metrics(stamp, line):
@@ -249,10 +249,6 @@ class Trial:
             def snapshots():
                 return metrics["latest"].get("gateway_device_snapshots_written_total", 0)
 
-        if args.pin_side:
-            # The side under test on its own CPUs, everything else (broker, load generator,
-            # subscribers, this script) on the rest, as set in main().
-            pin_threads(subject.pid, args.pin_side)
         rss_before = rss_bytes(subject.pid)
         anon_before = rss_bytes(subject.pid, "RssAnon")
         load_log = os.path.join(self.logs, "sent.tsv")
@@ -443,6 +439,8 @@ def main():
             args.pin_side = parse_cpus(args.pin_side)
         except ValueError:
             parser.error(f"--pin-side takes CPU numbers and ranges such as 1, 0,2 or 2-3, not {args.pin_side!r}")
+        if shutil.which("taskset") is None:
+            parser.error("--pin-side needs taskset (Debian: util-linux)")
         rest = set(os.sched_getaffinity(0)) - args.pin_side
         if not rest or not args.pin_side <= set(os.sched_getaffinity(0)):
             parser.error(f"--pin-side must name some, not all, of the CPUs this runs on: {sorted(os.sched_getaffinity(0))}")
