@@ -9,7 +9,8 @@ import Glibc
 #endif
 
 /// `pipeline.workers: 0` starts one worker per CPU the gateway may use, not per CPU the
-/// machine has: under `taskset` (systemd's `CPUAffinity=`, `docker --cpuset-cpus` alike) one.
+/// machine has: under `taskset` (systemd's `CPUAffinity=`, `docker --cpuset-cpus` alike) or
+/// in a cgroup with a CPU quota of half a CPU (`docker --cpus 0.5`), one.
 @Suite("Worker count")
 struct WorkerCountTests {
     @Test("pipeline.workers 0: one worker per CPU the process may use; under taskset -c <one CPU>, one")
@@ -20,6 +21,24 @@ struct WorkerCountTests {
         let list = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
         let first = try #require(list.dropFirst("Cpus_allowed_list:".count).split(whereSeparator: { !$0.isNumber }).first)
         #expect(try await Self.shards(launcher: ["/usr/bin/taskset", "-c", String(first)]) == 1)
+    }
+
+    /// Root on a host with the cgroup v1 `cpu` controller (this CI machine): a cgroup of its own
+    /// can be made. Elsewhere the CFS quota is covered by `UsableProcessorsTests` only.
+    static let canMakeCPUCgroupV1 = getuid() == 0 && FileManager.default.isWritableFile(atPath: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
+
+    @Test(
+        "pipeline.workers 0 in a cgroup v1 limited to half a CPU: one worker",
+        .enabled(if: canMakeCPUCgroupV1, "needs root and the cgroup v1 cpu controller"))
+    func oneWorkerUnderACPUQuota() async throws {
+        let cgroup = "/sys/fs/cgroup/cpu/wg-worker-count-\(getpid())"
+        try FileManager.default.createDirectory(atPath: cgroup, withIntermediateDirectories: false)
+        defer { rmdir(cgroup) }
+        try "100000".write(toFile: "\(cgroup)/cpu.cfs_period_us", atomically: false, encoding: .utf8)
+        try "50000".write(toFile: "\(cgroup)/cpu.cfs_quota_us", atomically: false, encoding: .utf8)
+        // The launcher moves itself into the cgroup, then becomes the gateway.
+        let shards = try await Self.shards(launcher: ["/bin/sh", "-c", #"echo $$ > "$1/cgroup.procs" && shift && exec "$@""#, "sh", cgroup])
+        #expect(shards == 1)
     }
 
     /// The shards of a gateway started through `launcher`, from its published `gateway_queue_depth{shard=…}`.

@@ -29,6 +29,15 @@ struct UsableProcessorsTests {
         #expect(UsableProcessors.limit(ofCPUMax: "100000 0") == nil)
     }
 
+    @Test("cgroup v1: CFS quota over period rounded up; a quota of -1 or a missing file is no limit")
+    func cfsQuota() {
+        #expect(UsableProcessors.limit(quota: "50000\n", period: "100000\n") == 1)
+        #expect(UsableProcessors.limit(quota: "250000", period: "100000") == 3)
+        #expect(UsableProcessors.limit(quota: "-1\n", period: "100000\n") == nil)
+        #expect(UsableProcessors.limit(quota: nil, period: "100000") == nil)
+        #expect(UsableProcessors.limit(quota: "50000", period: nil) == nil)
+    }
+
     @Test("this process: the kernel's mask, within what the machine has and the cgroup allows")
     func thisProcess() throws {
         let status = try String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8)

@@ -29,7 +29,7 @@ extension GatewayConfiguration.Pipeline {
     static let keys: [ConfigurationKey] = [
         .integer(
             "pipeline.workers",
-            "Worker tasks devices are sharded over by a hash of the id (0: one per CPU the gateway may use, its CPU affinity capped by a cgroup v2 CPU limit; with the broker on the same 2 cores, 1 sustained more: performance.md).",
+            "Worker tasks devices are sharded over by a hash of the id (0: one per CPU the gateway may use, its CPU affinity capped by its cgroup CPU limit; with the broker on the same 2 cores, 1 sustained more: performance.md).",
             in: 0...1024, \.pipeline.workers),
         .integer(
             "pipeline.queueCapacity", "Frames each worker queue holds before the subscriber applies backpressure.", in: 16...10_000_000,
