@@ -71,15 +71,19 @@ public enum UsableProcessors {
     /// `"100000"` is 1; a quota of `-1` (none), an absent file or anything unreadable is nil.
     public static func limit(quota: String?, period: String?) -> Int? {
         guard let quota, let period else { return nil }
-        return limit(ofCPUMax: "\(quota.trimmingCharacters(in: .whitespacesAndNewlines)) \(period.trimmingCharacters(in: .whitespacesAndNewlines))")
+        return wholeCPUs(quota: quota.trimmingCharacters(in: .whitespacesAndNewlines), period: period.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// The whole CPUs (rounded up) a cgroup v2 `cpu.max` allows: `"150000 100000"` (quota and
     /// period in µs) is 2; `"max 100000"`, an absent file or anything unreadable is no limit (nil).
     public static func limit(ofCPUMax text: String?) -> Int? {
-        guard let fields = text?.split(whereSeparator: \.isWhitespace), fields.count == 2,
-            let quota = Double(fields[0]), let period = Double(fields[1]), quota > 0, period > 0
-        else { return nil }
+        guard let fields = text?.split(whereSeparator: \.isWhitespace), fields.count == 2 else { return nil }
+        return wholeCPUs(quota: fields[0], period: fields[1])
+    }
+
+    /// `quota` over `period` rounded up, at least 1; nil unless both are positive numbers.
+    private static func wholeCPUs(quota: some StringProtocol, period: some StringProtocol) -> Int? {
+        guard let quota = Double(quota), let period = Double(period), quota > 0, period > 0 else { return nil }
         return max(1, Int((quota / period).rounded(.up)))
     }
 }

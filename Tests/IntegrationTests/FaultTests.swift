@@ -29,7 +29,7 @@ struct FaultTests {
     ) {
         let broker = try await TestBroker.started()
         let counter = PresenceCounter(stream)
-        let observer = try await observe(broker, ["gateway/\(stream.device)/connection"], handler: counter.handler)
+        let observer = try await counter.observe(broker)
         let data = broker.directory.appendingPathComponent("gateway-data")
         let arguments = ["--set", "mqtt.clientId=\(clientID)", "--set", "registry.file=null"] + extra
         let launch: @Sendable ([String]) throws -> GatewayProcess = { more in
@@ -153,7 +153,7 @@ struct FaultTests {
         // Load on another device while the broker goes down and comes back empty.
         let stream = PresenceStream(device: "load-1", count: 5_000)
         let counter = PresenceCounter(stream)
-        let loadObserver = try await observe(broker, ["gateway/load-1/connection"], handler: counter.handler)
+        let loadObserver = try await counter.observe(broker)
         let loader = try await TestClients.connected(try TestClients.configuration(broker))
         let publishing = Task { try await stream.publish(with: loader) }
         try await counter.wait(forDistinct: 500, timeout: 30)
@@ -198,7 +198,7 @@ struct FaultTests {
         let run = try await GatewayRun.start(broker, configuration: configuration)
         let stream = PresenceStream(device: "cut-1", count: 10_000)
         let counter = PresenceCounter(stream)
-        let observer = try await observe(broker, ["gateway/cut-1/connection"], handler: counter.handler)
+        let observer = try await counter.observe(broker)
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         let publishing = Task { try await stream.publish(with: device) }
         try await counter.wait(forDistinct: 2_000, timeout: 60)

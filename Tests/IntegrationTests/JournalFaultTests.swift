@@ -18,8 +18,7 @@ struct JournalFaultTests {
         let broker = try await TestBroker.started()
         let stream = PresenceStream(device: "laps-1", count: 20_000)
         let counter = PresenceCounter(stream)
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: counter.handler)
-        try await observer.subscribe(["gateway/laps-1/connection"], qos: .atLeastOnce)
+        let observer = try await counter.observe(broker)
         let data = broker.directory.appendingPathComponent("gateway-data")
         // 20,000 frames of ≈ 330 journal bytes through a 1 MiB ring: six laps.
         let arguments = [
@@ -121,8 +120,7 @@ struct JournalFaultTests {
         let broker = try await TestBroker.started()
         let stream = PresenceStream(device: "full-1", count: 3_000)
         let counter = PresenceCounter(stream)
-        let outputs = try await TestClients.connected(try TestClients.configuration(broker), onMessage: counter.handler)
-        try await outputs.subscribe(["gateway/full-1/connection"], qos: .atLeastOnce)
+        let outputs = try await counter.observe(broker)
         let metrics = MessageCollector()
         let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
         try await observer.subscribe(["gateway/metrics"], qos: .atLeastOnce)

@@ -37,8 +37,7 @@ struct StoreFaultTests {
         let broker = try await TestBroker.started()
         let stream = PresenceStream(device: "replay-1", count: 300)
         let counter = PresenceCounter(stream)
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: counter.handler)
-        try await observer.subscribe(["gateway/replay-1/connection"], qos: .atLeastOnce)
+        let observer = try await counter.observe(broker)
         let data = broker.directory.appendingPathComponent("gateway-data")
         let common = ["--set", "mqtt.clientId=gw-replay", "--set", "registry.file=null"]
         // No snapshot write within the test (the first is due one interval after the first

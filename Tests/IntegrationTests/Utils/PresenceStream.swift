@@ -50,6 +50,14 @@ final class PresenceCounter: Sendable {
         }
     }
 
+    /// A client of `broker` counting into this counter, subscribed to the stream's
+    /// `gateway/{id}/connection` at QoS 1.
+    func observe(_ broker: TestBroker) async throws -> MQTTClient {
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: handler)
+        try await observer.subscribe(["gateway/\(stream.device)/connection"], qos: .atLeastOnce)
+        return observer
+    }
+
     /// Distinct frames seen, and messages received (duplicates included).
     var counts: (distinct: Int, messages: Int) {
         let value = state.value
