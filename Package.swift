@@ -188,10 +188,12 @@ let package = Package(
             name: "MQTTTransportTests",
             dependencies: ["MQTTTransport", "BrokerTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
+        // cachestat(2) for the journal's sync test: which pages the kernel still holds dirty.
+        .target(name: "CPageCache", path: "Tests/CPageCache"),
         .testTarget(
             name: "TelemetryGatewayTests",
             dependencies: [
-                "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "PostgresStore", "Locking",
+                "CPageCache", "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "PostgresStore", "Locking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -215,7 +217,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system && !["CSimdjson", "CSpawn", "CWallClockShim"].contains(target.name) {
+for target in package.targets where target.type != .system && !["CSimdjson", "CSpawn", "CWallClockShim", "CPageCache"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -6,7 +6,8 @@ extension GatewayConfiguration {
         public var path: String? = "data/journal.bin"
         /// Size of the ring in bytes (fixed for a file: change it only with an empty journal).
         public var sizeBytes = 268_435_456
-        /// Seconds between writes of the journal's dirty pages to disk (the power-loss window).
+        /// Seconds between writes of the journal's unreleased records to disk (the power-loss
+        /// window).
         public var flushInterval = 1.0
         /// Longest the subscriber waits for room in a full journal before handing frames on
         /// unjournaled (counted); 0 never waits.
@@ -34,7 +35,7 @@ extension GatewayConfiguration.Journal {
             return configuration.journal.path == nil || payload <= size / 2 ? nil : "must be at least twice pipeline.maxPayloadBytes (\(payload)), got \(size)"
         },
         .number(
-            "journal.flushInterval", "Seconds between writes of the journal to disk: what a power loss may cost (a crash costs nothing).", in: 0.01...3600,
+            "journal.flushInterval", "Seconds between writes of the journal's unreleased records to disk: what a power loss may cost (a crash costs nothing).", in: 0.01...3600,
             \.journal.flushInterval),
         .number(
             "journal.maxWait", "Longest the subscriber waits (s) for room in a full journal before handing frames on unjournaled (counted); 0: never wait.",

@@ -19,7 +19,10 @@ import Glibc
 /// the same page cache.
 ///
 /// Power loss is bounded by ``sync()`` (called every `journal.flushInterval`), which writes the
-/// dirty pages to disk.
+/// pages of the records not yet released to disk. Released records are not written: their frames
+/// are done with, and writing them made the gateway write every byte it received to disk, which
+/// cost CPU and disk bandwidth (docs/performance.md); the kernel writes those pages when it
+/// cleans dirty pages of its own accord, by default those dirty for 30 s.
 ///
 /// Thread-safe: appends take turns (the subscriber's network thread is the only producer) and any
 /// thread releases.
@@ -186,7 +189,7 @@ final class InboundJournal: @unchecked Sendable {
     }
 
     deinit {
-        msync(base, mappedSize, MS_SYNC)
+        sync()
         munmap(base, mappedSize)
         Glibc.close(descriptor)
     }
@@ -445,11 +448,25 @@ final class InboundJournal: @unchecked Sendable {
 
     // MARK: Durability and state
 
-    /// Writes dirty pages to disk (bounds what a power loss may cost; a process crash loses
-    /// nothing without it).
+    /// Writes the records not released yet to disk, then the file header with the tail (bounds
+    /// what a power loss may cost; a process crash loses nothing without it). The records go
+    /// first, so a header on disk never names a tail whose records are not there. A record
+    /// appended meanwhile waits for the next sync, as it would for a sync of the whole file.
     func sync() {
-        msync(base, mappedSize, MS_SYNC)
+        for range in rangesToSync() { msync(base + range.lowerBound, range.count, MS_SYNC) }
+        msync(base, JournalLayout.fileHeaderSize, MS_SYNC)
     }
+
+    /// The file's byte ranges ``sync()`` writes before the header: the pages of the live part of
+    /// the ring, from the tail to the head.
+    func rangesToSync() -> [Range<Int>] {
+        condition.lock()
+        let (tail, head) = (self.tail, self.head)
+        condition.unlock()
+        return JournalLayout.fileRanges(tail: tail, head: head, capacity: capacity, pageSize: Self.pageSize)
+    }
+
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// ``sync()`` on a thread of its own: `msync` waits for the disk (seconds when it is busy),
     /// and on Swift's cooperative pool, a couple of threads wide, that wait would stall every

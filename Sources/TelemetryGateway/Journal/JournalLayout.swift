@@ -59,6 +59,24 @@ enum JournalLayout {
 
     static func align8(_ value: Int) -> Int { (value + 7) & ~7 }
 
+    /// The byte ranges of the file that hold the ring from logical position `tail` up to `head`
+    /// (the records a restart would scan), widened to whole pages of `pageSize` bytes: one range,
+    /// or two when they wrap the ring's end; none when `tail == head`. The file header is not
+    /// included. Each range starts on a page boundary (as `msync` needs) and ends at the last
+    /// live byte.
+    static func fileRanges(tail: UInt64, head: UInt64, capacity: Int, pageSize: Int) -> [Range<Int>] {
+        precondition(head >= tail && head - tail <= UInt64(capacity), "the live part of a ring is at most the ring")
+        let used = Int(head - tail)
+        guard used > 0 else { return [] }
+        let start = Int(tail % UInt64(capacity))
+        let ring: [Range<Int>] =
+            start + used <= capacity ? [start..<(start + used)] : [start..<capacity, 0..<(start + used - capacity)]
+        return ring.map { part in
+            let lower = fileHeaderSize + part.lowerBound
+            return (lower - lower % pageSize)..<(fileHeaderSize + part.upperBound)
+        }
+    }
+
     /// The record body's checksum: XXH3-64 chained over topic, content type, traceparent and
     /// payload (each part's hash seeds the next, so the parts need not be contiguous when writing).
     static func bodyChecksum(
