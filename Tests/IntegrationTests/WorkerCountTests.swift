@@ -31,6 +31,10 @@ struct WorkerCountTests {
         "pipeline.workers 0 in a cgroup v1 limited to half a CPU: one worker",
         .enabled(if: canMakeCPUCgroupV1, "needs root and the cgroup v1 cpu controller"))
     func oneWorkerUnderACPUQuota() async throws {
+        // A run killed mid-test left its cgroup behind: one with no process left is removed
+        // (rmdir refuses a cgroup that still has one).
+        let stale = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/fs/cgroup/cpu")) ?? []
+        for name in stale where name.hasPrefix("wg-worker-count-") { rmdir("/sys/fs/cgroup/cpu/\(name)") }
         let cgroup = "/sys/fs/cgroup/cpu/wg-worker-count-\(getpid())"
         try FileManager.default.createDirectory(atPath: cgroup, withIntermediateDirectories: false)
         defer { rmdir(cgroup) }
