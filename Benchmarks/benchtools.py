@@ -47,6 +47,24 @@ def context_switches(pid):
     return total
 
 
+def disk_written_bytes():
+    """Bytes the machine's disks have written since boot (/proc/diskstats, sectors of 512
+    bytes), summed over whole disks (those in /sys/block, without loop, RAM and zram devices,
+    whose writes land on a disk counted anyway or on none), or None. Machine-wide: over a
+    phase it counts every process's write-back, the side's included."""
+    try:
+        disks = {name for name in os.listdir("/sys/block") if not name.startswith(("loop", "ram", "zram"))}
+        total = 0
+        with open("/proc/diskstats") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) > 9 and fields[2] in disks:
+                    total += int(fields[9]) * 512
+        return total
+    except (OSError, ValueError):
+        return None
+
+
 def thread_cpu_seconds(pid):
     """User + system CPU seconds of a live process's threads, summed by thread name (the
     gateway names its own: mqtt-in, mqtt-out, ...; its cooperative pool's threads share

@@ -46,7 +46,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from benchtools import context_switches, cpu_seconds, free_port, stop_processes, thread_cpu_seconds, wait_for_broker  # noqa: E402
+from benchtools import context_switches, cpu_seconds, disk_written_bytes, free_port, stop_processes, thread_cpu_seconds, wait_for_broker  # noqa: E402
 
 
 def rss_bytes(pid, kind="VmRSS"):
@@ -283,6 +283,7 @@ class Trial:
         cpu_start = {name: cpu_seconds(pid) for name, pid in pids.items()}
         switches_start = context_switches(subject.pid)
         threads_start = thread_cpu_seconds(subject.pid)
+        disk_start = disk_written_bytes()
         perf = None
         if args.perf and self.side == "gateway":
             sampling = ["-e", args.perf_events] if args.perf_events else ["-F", "499"]
@@ -328,6 +329,7 @@ class Trial:
         end_cpu = {name: cpu_seconds(pid) for name, pid in pids.items()}
         switches_end = context_switches(subject.pid)
         threads_end = thread_cpu_seconds(subject.pid)
+        disk_end = disk_written_bytes()
         rss_after = rss_bytes(subject.pid)
         anon_after = rss_bytes(subject.pid, "RssAnon")
         if perf:
@@ -354,6 +356,10 @@ class Trial:
                 result[f"cpu_{name}"] = end_cpu[name] - cpu_start[name]
         if switches_start is not None and switches_end is not None:
             result["wakeups_subject"] = switches_end - switches_start
+        if disk_start is not None and disk_end is not None:
+            # The whole machine's, over the load phase: the side's journal write-back and
+            # anything else that wrote meanwhile.
+            result["diskWrittenBytes"] = disk_end - disk_start
         if threads_start is not None and threads_end is not None:
             # Per thread name; threads started during the phase count from zero.
             result["cpu_subject_threads"] = {name: round(seconds - threads_start.get(name, 0), 3)
@@ -486,6 +492,8 @@ def main():
             if threads:
                 ranked = sorted(threads.items(), key=lambda item: -item[1])[:4]
                 line += ", by thread " + " ".join(f"{name} {seconds / frames * 1000:.3f}" for name, seconds in ranked) + " ms"
+            if "diskWrittenBytes" in result:
+                line += f", disk written {result['diskWrittenBytes'] / 1e6:.0f} MB (machine)"
             if side == "gateway":
                 lat = result["latencies"]
                 line += (f", swings {len(lat)} p50 {fmt(percentile(lat, 50), '.3f')} s p99 {fmt(percentile(lat, 99), '.3f')} s"
