@@ -83,7 +83,7 @@ public func buildGateway(
             metrics: parts.metrics, queues: parts.queues, budget: parts.budget, journal: parts.journal, queueCapacity: configuration.pipeline.queueCapacity,
             health: parts.operations.health, logger: logger),
         RoundTripProbeService(operations: parts.operations, connection: parts.connection),
-        JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics),
+        JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics, logger: logger),
         RecorderPruningService(recorder: parts.recorder),
         DeviceStatePruningService(
             store: parts.deviceStates, retention: configuration.state.retention, metrics: parts.deviceStateMetrics, clock: clock, logger: logger),

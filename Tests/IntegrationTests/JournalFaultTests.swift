@@ -10,7 +10,8 @@ import Glibc
 
 /// The journal's fault paths seen from outside, through a real broker: a small ring that wraps
 /// many times and a clean restart (nothing replayed), a full ring pinned by one device's
-/// garbage (another device's frames still flow), and a full disk under the journal. docs/reliability.md quotes them.
+/// garbage (another device's frames still flow), a full disk under the journal, and a disk that
+/// fails the journal's sync. docs/reliability.md quotes them.
 @Suite("Journal: laps, clean restarts and a ring pinned by garbage")
 struct JournalFaultTests {
     @Test("a small ring that wrapped many times: after SIGTERM the restarted gateway replays nothing")
@@ -92,9 +93,7 @@ struct JournalFaultTests {
     func snapshotScheduleIgnoresAWallClockStep() async throws {
         let broker = try await TestBroker.started()
         let clock = try SteppedWallClock(directory: broker.directory)
-        let metrics = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
-        try await observer.subscribe(["gateway/metrics"], qos: .atLeastOnce)
+        let (metrics, observer) = try await Self.observeMetrics(broker)
         let gateway = try GatewayProcess(
             broker: broker, arguments: ["--set", "registry.file=null", "--set", "metrics.publishInterval=0.2"], environment: clock.environment)
         try await gateway.waitForLog("subscribed to", timeout: 30)
@@ -121,9 +120,7 @@ struct JournalFaultTests {
         let stream = PresenceStream(device: "full-1", count: 3_000)
         let counter = PresenceCounter(stream)
         let outputs = try await counter.observe(broker)
-        let metrics = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
-        try await observer.subscribe(["gateway/metrics"], qos: .atLeastOnce)
+        let (metrics, observer) = try await Self.observeMetrics(broker)
         // A real full file system: a 128 KiB tmpfs, mounted in the gateway's own user and mount
         // namespaces (no privileges needed), under a 32 MiB journal made sparse. ≈ 120 journal
         // bytes per frame: the pages run out after about 1,000 of the 3,000 frames (the head
@@ -160,6 +157,68 @@ struct JournalFaultTests {
         await device.shutdown()
         await observer.shutdown()
         await outputs.shutdown()
+    }
+
+    /// Root, `unshare`, `mkfs.ext4` and loop devices: what the failing-disk test below needs.
+    static let canMountALoopDevice =
+        getuid() == 0 && FileManager.default.fileExists(atPath: "/dev/loop-control")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") && FileManager.default.isExecutableFile(atPath: "/usr/sbin/mkfs.ext4")
+
+    @Test(
+        "a disk that fails the journal's sync: counted and logged, and every output still arrives",
+        .enabled(if: canMountALoopDevice, "needs root, unshare, mkfs.ext4 and loop devices"))
+    func failingSyncIsCountedAndLogged() async throws {
+        let broker = try await TestBroker.started()
+        let stream = PresenceStream(device: "sync-1", count: 600)
+        let counter = PresenceCounter(stream)
+        let outputs = try await counter.observe(broker)
+        let (metrics, observer) = try await Self.observeMetrics(broker)
+        // A real disk that fails writes: an ext4 file system on a loop device whose 64 MiB image
+        // is a sparse file on an 8 MiB tmpfs, then filled. Writes land in the page cache; the
+        // write-back a sync starts cannot get tmpfs pages, the loop device reports an I/O error
+        // and msync fails. All of it in the gateway's own mount namespace: the mounts go with
+        // the process, and the loop device with its mount (autoclear), however the test ends.
+        let disk = broker.directory.appendingPathComponent("failing-disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        let setUp = #"""
+            mount -t tmpfs -o size=8m tmpfs "$1" && truncate -s 64M "$1/disk.img" && mkfs.ext4 -q "$1/disk.img" \
+              && mkdir "$1/fs" && mount -o loop "$1/disk.img" "$1/fs" \
+              && { dd if=/dev/zero of="$1/filler" bs=64k 2>/dev/null; true; } && shift && exec "$@"
+            """#
+        let gateway = try GatewayProcess(
+            broker: broker,
+            arguments: [
+                "--set", "registry.file=null", "--set", "metrics.publishInterval=0.2", "--set", "journal.flushInterval=0.2",
+                "--set", "journal.sizeBytes=1048576", "--set", "pipeline.maxPayloadBytes=65536",
+                "--set", "journal.path=\(disk.appendingPathComponent("fs/journal.bin").path)",
+            ],
+            launcher: ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", setUp, "sh", disk.path])
+        try await gateway.waitUntilSubscribed()
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await stream.publish(with: device)
+
+        // Frames keep flowing: nothing the broker handed over is lost while the process lives.
+        try await counter.wait(forDistinct: stream.count, timeout: 120)
+        try await metrics.wait(timeout: 15, "a failed sync counted") { messages in
+            guard let latest = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
+            return PrometheusText(text: latest.payloadString).sum("gateway_journal_sync_failures_total") > 0
+        }
+        #expect(gateway.log.contains("cannot write the journal"), "log:\n\(gateway.log.suffix(3000))")
+        #expect(gateway.log.contains("to disk"))
+        gateway.signal(SIGTERM)
+        let status = try await gateway.waitForExit(timeout: 40)
+        #expect(status == 0 || status == 75, "log:\n\(gateway.log.suffix(3000))")
+        await device.shutdown()
+        await observer.shutdown()
+        await outputs.shutdown()
+    }
+
+    /// Collects what the gateway publishes on `gateway/metrics`; shut the client down at the end.
+    private static func observeMetrics(_ broker: TestBroker) async throws -> (MessageCollector, MQTTClient) {
+        let metrics = MessageCollector()
+        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
+        try await observer.subscribe(["gateway/metrics"], qos: .atLeastOnce)
+        return (metrics, observer)
     }
 
     /// Waits until the gateway's published metrics show `processed` accepted frames and no live journal record.

@@ -59,6 +59,14 @@ final class InboundJournal: @unchecked Sendable {
         var bypassing: Bool
     }
 
+    /// What one ``sync()`` wrote.
+    struct SyncOutcome: Sendable, Equatable {
+        /// Bytes of the file handed to `msync`: the pages of the live records and the header.
+        var bytes: Int
+        /// Why an `msync` failed (an I/O error: those records may not be on disk), or nil.
+        var failure: String?
+    }
+
     /// What opening the file found, for the start-up log and metrics.
     struct OpenReport: Sendable {
         /// Records to replay.
@@ -452,9 +460,16 @@ final class InboundJournal: @unchecked Sendable {
     /// what a power loss may cost; a process crash loses nothing without it). The records go
     /// first, so a header on disk never names a tail whose records are not there. A record
     /// appended meanwhile waits for the next sync, as it would for a sync of the whole file.
-    func sync() {
-        for range in rangesToSync() { msync(base + range.lowerBound, range.count, MS_SYNC) }
-        msync(base, JournalLayout.fileHeaderSize, MS_SYNC)
+    @discardableResult
+    func sync() -> SyncOutcome {
+        var outcome = SyncOutcome(bytes: 0, failure: nil)
+        for range in rangesToSync() + [0..<JournalLayout.fileHeaderSize] {
+            if msync(base + range.lowerBound, range.count, MS_SYNC) != 0, outcome.failure == nil {
+                outcome.failure = String(cString: strerror(errno))
+            }
+            outcome.bytes += range.count
+        }
+        return outcome
     }
 
     /// The file's byte ranges ``sync()`` writes before the header: the pages of the live part of
@@ -471,16 +486,19 @@ final class InboundJournal: @unchecked Sendable {
     /// ``sync()`` on a thread of its own: `msync` waits for the disk (seconds when it is busy),
     /// and on Swift's cooperative pool, a couple of threads wide, that wait would stall every
     /// task of the process.
-    func syncOffPool() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    /// Returns what it wrote and how long it took (seconds).
+    @discardableResult
+    func syncOffPool() async -> (outcome: SyncOutcome, seconds: Double) {
+        await withCheckedContinuation { (continuation: CheckedContinuation<(outcome: SyncOutcome, seconds: Double), Never>) in
             // Strong, on purpose: the last reference may go with this block, and the deinit then
             // runs its msync here, off Swift's cooperative pool. Held weakly, the deinit's msync ran
             // on a pool thread whenever a run ended; with many in-process gateways ending at once
             // (the test suite) that blocked the pool and stalled the whole process for ~30 s.
             // The file lock is let go at a definite point by JournalReleaseService instead.
             Self.syncQueue.async {
-                self.sync()
-                continuation.resume()
+                let start = SuspendingClock.now
+                let outcome = self.sync()
+                continuation.resume(returning: (outcome, (SuspendingClock.now - start).inSeconds))
             }
         }
     }

@@ -79,6 +79,11 @@ final class GatewayMetrics: Sendable {
     let journalBypassed: Counter
     /// Seconds the subscriber waited for room in the journal.
     let journalWaitSeconds: FloatingPointCounter
+    /// Bytes the journal's syncs wrote (the pages of records not released yet, and the header),
+    /// seconds they took, and syncs that failed (`msync` reported an error).
+    let journalSyncedBytes: Counter
+    let journalSyncSeconds: FloatingPointCounter
+    let journalSyncFailures: Counter
     /// Bytes of the journal in use, and records not released yet.
     let journalUsedBytes: Gauge
     let journalLiveRecords: Gauge
@@ -144,6 +149,9 @@ final class GatewayMetrics: Sendable {
         journalReplayed = Counter(label: "gateway_journal_replayed_total", factory: factory)
         journalBypassed = Counter(label: "gateway_journal_bypassed_total", factory: factory)
         journalWaitSeconds = FloatingPointCounter(label: "gateway_journal_wait_seconds_total", factory: factory)
+        journalSyncedBytes = Counter(label: "gateway_journal_synced_bytes_total", factory: factory)
+        journalSyncSeconds = FloatingPointCounter(label: "gateway_journal_sync_seconds_total", factory: factory)
+        journalSyncFailures = Counter(label: "gateway_journal_sync_failures_total", factory: factory)
         journalUsedBytes = Gauge(label: "gateway_journal_used_bytes", factory: factory)
         journalLiveRecords = Gauge(label: "gateway_journal_live_records", factory: factory)
         journalBypassing = Gauge(label: "gateway_journal_bypassing", factory: factory)

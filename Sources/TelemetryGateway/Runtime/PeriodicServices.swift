@@ -73,15 +73,25 @@ struct RecorderPruningService: Service {
     }
 }
 
-/// Writes the journal's dirty pages to disk every `journal.flushInterval`, which bounds what a
-/// power loss may cost (a process crash costs nothing: the page cache survives it); once more
-/// after the workers have stopped.
+/// Writes the journal's records not released yet to disk every `journal.flushInterval`, which
+/// bounds what a power loss may cost (a process crash costs nothing: the page cache survives
+/// it); once more after the workers have stopped. Counts what each sync wrote and how long it
+/// took; a sync that fails is counted and logged (at most once per 30 s).
 struct JournalSyncService: Service {
     /// The journal; nil when `journal.path` is null (the service then only waits for the shutdown).
     let journal: InboundJournal?
     /// Seconds between syncs (`journal.flushInterval`).
     let interval: Double
     let metrics: GatewayMetrics
+    let logger: Logger
+    private let failureLog = RateLimitedLog(interval: 30)
+
+    init(journal: InboundJournal?, interval: Double, metrics: GatewayMetrics, logger: Logger) {
+        self.journal = journal
+        self.interval = interval
+        self.metrics = metrics
+        self.logger = logger
+    }
 
     func run() async {
         guard let journal else {
@@ -91,11 +101,23 @@ struct JournalSyncService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(interval))
-                await journal.syncOffPool()
+                await sync(journal)
                 metrics.sample(journal: journal.statistics)
             }
         }
-        await journal.syncOffPool()
+        await sync(journal)
+    }
+
+    private func sync(_ journal: InboundJournal) async {
+        let (outcome, seconds) = await journal.syncOffPool()
+        metrics.journalSyncedBytes.increment(by: outcome.bytes)
+        metrics.journalSyncSeconds.increment(by: seconds)
+        guard let failure = outcome.failure else { return }
+        metrics.journalSyncFailures.increment()
+        if failureLog.shouldLog() {
+            logger.error(
+                "journal.path: cannot write the journal \(journal.path) to disk: \(failure); a power loss may cost more than journal.flushInterval (gateway_journal_sync_failures_total)")
+        }
     }
 }
 
