@@ -96,6 +96,7 @@ struct GatewayParts: Sendable {
             do {
                 let opened = try InboundJournal(path: path, capacity: configuration.journal.sizeBytes)
                 Self.report(opened.openReport, path: path, metrics: metrics, logger: logger)
+                if let warning = DirtyPageLimit.current()?.warning(ringBytes: configuration.journal.sizeBytes, path: path) { logger.warning("\(warning)") }
                 journal = opened
             } catch {
                 throw GatewayStartError("journal.path: \(error)")
