@@ -38,6 +38,11 @@ struct JournalSyncTests {
         #expect(
             JournalLayout.fileRanges(tail: lap, head: lap + UInt64(capacity), capacity: capacity, pageSize: 4096)
                 == [Self.header..<(Self.header + capacity)])
+        // Positions no journal makes: the whole ring, never a trap.
+        #expect(JournalLayout.fileRanges(tail: 10, head: 5, capacity: capacity, pageSize: 4096) == [Self.header..<(Self.header + capacity)])
+        #expect(
+            JournalLayout.fileRanges(tail: 0, head: UInt64(capacity + 8), capacity: capacity, pageSize: 4096)
+                == [Self.header..<(Self.header + capacity)])
         // 64 KiB pages (arm64 kernels): the header page is part of the first ring page.
         #expect(
             JournalLayout.fileRanges(tail: 100, head: 200, capacity: capacity, pageSize: 65536) == [0..<(Self.header + 200)])

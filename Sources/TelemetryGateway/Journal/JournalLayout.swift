@@ -63,9 +63,10 @@ enum JournalLayout {
     /// (the records a restart would scan), widened to whole pages of `pageSize` bytes: one range,
     /// or two when they wrap the ring's end; none when `tail == head`. The file header is not
     /// included. Each range starts on a page boundary (as `msync` needs) and ends at the last
-    /// live byte.
+    /// live byte. Positions that cannot be (a head behind the tail, more than a ring between
+    /// them) give the whole ring: a sync writes too much rather than stop the gateway.
     static func fileRanges(tail: UInt64, head: UInt64, capacity: Int, pageSize: Int) -> [Range<Int>] {
-        precondition(head >= tail && head - tail <= UInt64(capacity), "the live part of a ring is at most the ring")
+        guard head >= tail, head - tail <= UInt64(capacity) else { return [fileHeaderSize..<(fileHeaderSize + capacity)] }
         let used = Int(head - tail)
         guard used > 0 else { return [] }
         let start = Int(tail % UInt64(capacity))
