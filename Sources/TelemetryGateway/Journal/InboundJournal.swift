@@ -458,8 +458,10 @@ final class InboundJournal: @unchecked Sendable {
 
     /// Writes the records not released yet to disk, then the file header with the tail (bounds
     /// what a power loss may cost; a process crash loses nothing without it). The records go
-    /// first, so a header on disk never names a tail whose records are not there. A record
-    /// appended meanwhile waits for the next sync, as it would for a sync of the whole file.
+    /// first, so the header this sync writes names a tail whose records are on disk (the
+    /// kernel's own write-back may write the header page between syncs, as it always could).
+    /// A record appended meanwhile waits for the next sync, as it would for a sync of the whole
+    /// file.
     @discardableResult
     func sync() -> SyncOutcome {
         var outcome = SyncOutcome(bytes: 0, failure: nil)
