@@ -66,6 +66,17 @@ struct JournalSyncTests {
             .appendingPathComponent(".build/journal-sync-tests/\(UUID().uuidString)")
     }
 
+    /// Appends `count` records with payloads of `payloadBytes`; their tickets, oldest first.
+    private static func append(_ count: Int, payloadBytes: Int, to journal: InboundJournal) throws -> [JournalTicket] {
+        try (0..<count).map { index in
+            let record = JournalRecord(
+                topic: "wearables/watch-\(index % 7)/accelerometer", payload: [UInt8](repeating: UInt8(index % 251), count: payloadBytes),
+                contentType: nil, retained: false, receivedAt: Double(index))
+            guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw JournalTestFailure("append \(index) refused") }
+            return ticket
+        }
+    }
+
     /// Whether this kernel counts dirty pages (cachestat, Linux 6.5) of a file in `diskFolder()`
     /// and `fsync` cleans them: what the test below observes.
     private static let pagesObservable: Bool = {
@@ -90,14 +101,7 @@ struct JournalSyncTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("journal.bin").path
         let journal = try InboundJournal(path: path, capacity: 1 << 20)
-        var tickets: [JournalTicket] = []
-        for index in 0..<200 {
-            let record = JournalRecord(
-                topic: "wearables/watch-\(index % 7)/accelerometer", payload: [UInt8](repeating: UInt8(index % 251), count: 4000),
-                contentType: nil, retained: false, receivedAt: Double(index))
-            guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw JournalTestFailure("append \(index) refused") }
-            tickets.append(ticket)
-        }
+        let tickets = try Self.append(200, payloadBytes: 4000, to: journal)
         // The first 150 are done with; the tail moves past them.
         for ticket in tickets.prefix(150) { journal.release(ticket) }
         let live = try #require(journal.rangesToSync().first)
@@ -121,12 +125,7 @@ struct JournalSyncTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let journal = try InboundJournal(path: folder.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
         #expect(journal.sync() == .init(bytes: Self.header, failure: nil), "nothing live: the header alone")
-        var tickets: [JournalTicket] = []
-        for index in 0..<10 {
-            let record = JournalRecord(topic: "wearables/w/status", payload: [UInt8](repeating: 1, count: 3000), contentType: nil, retained: false, receivedAt: Double(index))
-            guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw JournalTestFailure("append \(index) refused") }
-            tickets.append(ticket)
-        }
+        let tickets = try Self.append(10, payloadBytes: 3000, to: journal)
         for ticket in tickets.prefix(5) { journal.release(ticket) }
         let live = journal.rangesToSync()
         #expect(live.count == 1)
@@ -138,8 +137,7 @@ struct JournalSyncTests {
         let folder = Self.diskFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let journal = try InboundJournal(path: folder.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
-        let record = JournalRecord(topic: "wearables/w/status", payload: [UInt8](repeating: 2, count: 5000), contentType: nil, retained: false, receivedAt: 1)
-        guard case .stored = journal.append(record, maxWait: 0) else { throw JournalTestFailure("append refused") }
+        _ = try Self.append(1, payloadBytes: 5000, to: journal)
         let registry = PrometheusCollectorRegistry()
         let metrics = GatewayMetrics(factory: PrometheusMetricsFactory(registry: registry), shards: 1)
         let logger = Logger(label: "journal-sync-test")

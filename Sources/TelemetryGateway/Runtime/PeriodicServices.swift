@@ -84,14 +84,7 @@ struct JournalSyncService: Service {
     let interval: Double
     let metrics: GatewayMetrics
     let logger: Logger
-    private let failureLog = RateLimitedLog(interval: 30)
-
-    init(journal: InboundJournal?, interval: Double, metrics: GatewayMetrics, logger: Logger) {
-        self.journal = journal
-        self.interval = interval
-        self.metrics = metrics
-        self.logger = logger
-    }
+    let failureLog = RateLimitedLog(interval: 30)
 
     func run() async {
         guard let journal else {
