@@ -51,7 +51,6 @@ struct GatewayExpectation {
     func shutdown() async { await client.shutdown() }
 
     private static func count(in messages: [MQTTMessage], topic: String) -> Double {
-        guard let latest = messages.last(where: { $0.topic == topic }) else { return -1 }
-        return PrometheusText(text: latest.payloadString).sum(processed)
+        PrometheusText.latest(in: messages, topic: topic)?.sum(processed) ?? -1
     }
 }

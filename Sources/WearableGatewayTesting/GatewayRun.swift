@@ -78,8 +78,8 @@ public struct GatewayRun: Sendable {
     {
         let metricsTopic = configuration.topics.scheme.metricsTopic
         return try await collector.wait(timeout: timeout, "\(name)\(labels.isEmpty ? "" : "\(labels)") to reach \(target)") { messages in
-            guard let metrics = messages.last(where: { $0.topic == metricsTopic }) else { return false }
-            return PrometheusText(text: metrics.payloadString).sum(name, labels: labels) >= target
+            guard let metrics = PrometheusText.latest(in: messages, topic: metricsTopic) else { return false }
+            return metrics.sum(name, labels: labels) >= target
         }
     }
 

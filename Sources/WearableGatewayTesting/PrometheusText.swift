@@ -1,3 +1,6 @@
+import MQTTTransport
+import TelemetryCore
+
 /// Reads values out of Prometheus text exposition (what the gateway publishes on
 /// `gateway/metrics`).
 public struct PrometheusText: Sendable {
@@ -6,6 +9,13 @@ public struct PrometheusText: Sendable {
 
     /// Wraps exposition text.
     public init(text: String) { self.text = text }
+
+    /// The last exposition among `messages` on `topic`, parsed; nil before the first. The
+    /// default topic is the gateway's metrics topic under the default topic scheme
+    /// (`gateway/metrics`); pass `configuration.topics.scheme.metricsTopic` for another.
+    public static func latest(in messages: [MQTTMessage], topic: String = TopicScheme().metricsTopic) -> PrometheusText? {
+        messages.last { $0.topic == topic }.map { PrometheusText(text: $0.payloadString) }
+    }
 
     /// The sum of every sample of `name` whose labels include all of `labels`.
     public func sum(_ name: String, labels: [String: String] = [:]) -> Double {

@@ -167,8 +167,8 @@ struct AccessCheckTests {
 
         try await device.publish(MQTTMessage(topic: "wearables/dive-1/submersion/measurement", string: measurement))
         try await collector.wait("the measurement to be accepted") { messages in
-            guard let metrics = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
-            return PrometheusText(text: metrics.payloadString).sum("gateway_frames_accepted_total", labels: ["stream": "submersion/measurement"]) >= 1
+            guard let metrics = PrometheusText.latest(in: messages) else { return false }
+            return metrics.sum("gateway_frames_accepted_total", labels: ["stream": "submersion/measurement"]) >= 1
         }
         gateway.signal(SIGTERM)
         #expect(try await gateway.waitForExit(timeout: 20) == 0)

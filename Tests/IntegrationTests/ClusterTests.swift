@@ -44,7 +44,7 @@ struct ClusterTests {
     }
 
     static func metric(_ messages: [MQTTMessage], _ instance: String, _ name: String, labels: [String: String] = [:]) -> Double? {
-        messages.last { $0.topic == "gateway/instances/\(instance)/metrics" }.map { PrometheusText(text: $0.payloadString).sum(name, labels: labels) }
+        PrometheusText.latest(in: messages, topic: "gateway/instances/\(instance)/metrics")?.sum(name, labels: labels)
     }
 
     /// Waits until each of `names` reports `count` live instances in its published metrics.

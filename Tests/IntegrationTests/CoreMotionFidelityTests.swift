@@ -89,7 +89,7 @@ struct CoreMotionFidelityTests {
             received = try await run.collector.wait(timeout: 120, "the swing") { $0.contains { $0.topic == "gateway/\(id)/swing" } }
         } catch {
             // Say what the gateway did with the frames (accepted, rejected, swing candidates).
-            let metrics = run.collector.messages.last { $0.topic == "gateway/metrics" }?.payloadString ?? ""
+            let metrics = PrometheusText.latest(in: run.collector.messages)?.text ?? ""
             let lines = metrics.split(separator: "\n").filter { $0.contains("batched") || $0.contains("workout") || $0.contains("swing") }
             Issue.record("no swing; gateway metrics: \(lines.joined(separator: "; "))")
             throw error

@@ -176,8 +176,7 @@ struct FaultTests {
         try await publishing.value
         try await counter.wait(forFrame: stream.count - 1, timeout: 30)
         try await run.collector.wait(timeout: 30, "the gateway at rest: processed == received, queues and journal empty") { messages in
-            guard let latest = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
-            let metrics = PrometheusText(text: latest.payloadString)
+            guard let metrics = PrometheusText.latest(in: messages) else { return false }
             let received = metrics.sum("gateway_messages_received_total")
             return received > 0 && metrics.sum("gateway_frames_processed_total") == received && metrics.sum("gateway_queue_depth") == 0
                 && metrics.sum("gateway_journal_live_records") == 0
@@ -229,8 +228,7 @@ struct FaultTests {
             messages.filter { $0.topic == "gateway/flood-1/errors" }.compactMap { try? json($0)["count"] as? Double }
         }
         let messages = try await run.collector.wait(timeout: 30, "all 500 rejected and reported, the journal empty") { messages in
-            guard let latest = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
-            let metrics = PrometheusText(text: latest.payloadString)
+            guard let metrics = PrometheusText.latest(in: messages) else { return false }
             return metrics.sum("gateway_frames_rejected_total") >= 500 && metrics.sum("gateway_journal_live_records") == 0
                 && reported(messages).reduce(0, +) >= 500
         }

@@ -136,10 +136,10 @@ struct GatewayPipelineTests {
 
         // Counted by the gateway's own metrics, read through the broker.
         let received = try await metrics.wait(timeout: 60, "gateway_frames_accepted_total to reach \(count)") { messages in
-            guard let last = messages.last(where: { $0.topic == "gateway/metrics" }) else { return false }
-            return PrometheusText(text: last.payloadString).sum("gateway_frames_accepted_total", labels: ["stream": "altimeter"]) >= Double(count)
+            guard let metrics = PrometheusText.latest(in: messages) else { return false }
+            return metrics.sum("gateway_frames_accepted_total", labels: ["stream": "altimeter"]) >= Double(count)
         }
-        let text = PrometheusText(text: try #require(received.last { $0.topic == "gateway/metrics" }).payloadString)
+        let text = try #require(PrometheusText.latest(in: received))
         #expect(text.sum("gateway_messages_received_total") == Double(count + 50))
         #expect(text.sum("gateway_frames_accepted_total", labels: ["stream": "altimeter"]) == Double(count))
         #expect(text.sum("gateway_frames_rejected_total") == 0)

@@ -143,7 +143,7 @@ struct JournalFaultTests {
         try await counter.wait(forDistinct: stream.count, timeout: 120)
         // Every frame the journal could not take is counted, and those it took are released.
         try await Self.waitForEmptyJournal(metrics, processed: Double(stream.count), "with the frames the journal refused counted")
-        let final = try #require(Self.latestMetrics(metrics.messages))
+        let final = try #require(PrometheusText.latest(in: metrics.messages))
         let refused = final.sum("gateway_journal_bypassed_total")
         #expect(refused >= 1_000 && refused < Double(stream.count), "\(refused) frames went on unjournaled")
         #expect(gateway.log.contains("cannot write the journal"), "log:\n\(gateway.log.suffix(3000))")
@@ -196,7 +196,7 @@ struct JournalFaultTests {
         // Frames keep flowing: nothing the broker handed over is lost while the process lives.
         try await counter.wait(forDistinct: stream.count, timeout: 120)
         try await metrics.wait(timeout: 15, "a failed sync counted") { messages in
-            (Self.latestMetrics(messages)?.sum("gateway_journal_sync_failures_total") ?? 0) > 0
+            (PrometheusText.latest(in: messages)?.sum("gateway_journal_sync_failures_total") ?? 0) > 0
         }
         #expect(gateway.log.contains("cannot write the journal"), "log:\n\(gateway.log.suffix(3000))")
         #expect(gateway.log.contains("to disk"))
@@ -219,13 +219,8 @@ struct JournalFaultTests {
     /// Waits until the gateway's published metrics show `processed` accepted frames and no live journal record.
     private static func waitForEmptyJournal(_ metrics: MessageCollector, processed: Double, _ when: String) async throws {
         try await metrics.wait(timeout: 15, "\(Int(processed)) frames accepted and the journal empty \(when)") { messages in
-            guard let text = latestMetrics(messages) else { return false }
+            guard let text = PrometheusText.latest(in: messages) else { return false }
             return text.sum("gateway_frames_accepted_total") >= processed && text.sum("gateway_journal_live_records") == 0
         }
-    }
-
-    /// The last `gateway/metrics` the gateway published, parsed; nil before the first.
-    private static func latestMetrics(_ messages: [MQTTMessage]) -> PrometheusText? {
-        messages.last { $0.topic == "gateway/metrics" }.map { PrometheusText(text: $0.payloadString) }
     }
 }

@@ -74,8 +74,7 @@ struct SubmersionDerivationTests {
 
     /// The gateway's `gateway_messages_received_total` in its latest published metrics.
     private static func receivedCount(_ messages: [MQTTMessage]) -> Double {
-        guard let metrics = messages.last(where: { $0.topic == "gateway/metrics" }) else { return 0 }
-        return PrometheusText(text: metrics.payloadString).sum("gateway_messages_received_total")
+        PrometheusText.latest(in: messages)?.sum("gateway_messages_received_total") ?? 0
     }
 
     /// Checks one scenario's outputs: exactly the expected depth states, chained, and one dive.

@@ -56,9 +56,9 @@ struct WorkerCountTests {
             launcher: launcher)
         try await gateway.waitUntilSubscribed()
         try await metrics.wait(timeout: 15, "gateway/metrics with the queue depths") { messages in
-            messages.contains { $0.topic == "gateway/metrics" && $0.payloadString.contains("gateway_queue_depth{") }
+            PrometheusText.latest(in: messages)?.text.contains("gateway_queue_depth{") == true
         }
-        let text = try #require(metrics.messages.last { $0.topic == "gateway/metrics" }).payloadString
+        let text = try #require(PrometheusText.latest(in: metrics.messages)).text
         let shards = Set(text.split(separator: "\n").filter { $0.hasPrefix("gateway_queue_depth{") }.map { $0.prefix { $0 != " " } })
         gateway.signal(SIGTERM)
         #expect(try await gateway.waitForExit(timeout: 40) == 0, "log:\n\(gateway.log.suffix(3000))")
