@@ -26,8 +26,9 @@ export PATH
 WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev libxxhash-dev openssl python3 python3-venv
 	chromium prometheus curl python3-websocket postgresql)
 
-# log MESSAGE...: a progress line ("==> building").
-log() { printf '==> %s\n' "$*"; }
+# log MESSAGE...: a progress line with the minutes and seconds since the script started
+# ("==> [12:05] building"), so a slow phase shows in the log (CI must stay under 30 minutes).
+log() { printf '==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # die MESSAGE...: print to stderr and exit 1.
 die() {
