@@ -24,8 +24,10 @@ Usage (from the repository root, after `swift build -c release --scratch-path .b
 the end), or with a PostgreSQL of your own, whose user may create databases:
     python3 Benchmarks/scale-out.py --store-url postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable ...
 
-`wearable-sim publish` (the priming) opens one connection per device: at 1,000 devices it
-runs out of connections on a default machine; 300 works.
+`wearable-sim publish` (the priming) opens one connection per device, four descriptors each; it
+raises its soft open-file limit to the hard one when it needs to (a shell's default soft limit
+of 1,024 would stop it at about 250 devices) and says so, naming --devices, when even the hard
+limit is too low.
 
 Bounded: every wait has a timeout and the whole run stops after --deadline seconds. Linux only
 (reads /proc). Python 3 standard library only. Figures: docs/performance.md, docs/scale-out.md.

@@ -12,6 +12,7 @@ struct DeviceConnections {
 
     init(devices: [SimulatedDevice], options: ConnectionOptions, encoding: PayloadEncoding = .json, logger: Logger) throws {
         self.encoding = encoding
+        try OpenFileLimit.ensureRoom(forConnections: devices.count)
         var clients: [String: MQTTClient] = [:]
         for device in devices {
             let will = MQTTMessage(

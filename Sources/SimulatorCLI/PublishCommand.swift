@@ -14,7 +14,8 @@ struct PublishCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: "Number of simulated devices (a mix of Apple Watch Ultra 2, Series 9, AirPods Pro and iPhone).")
+    @Option(
+        help: "Number of simulated devices (a mix of Apple Watch Ultra 2, Series 9, AirPods Pro and iPhone), one MQTT connection each; the open-file limit is raised to the hard limit when they need it.")
     var devices: Int = 4
 
     @Option(help: "Seed: the same seed publishes the same data.")
