@@ -14,7 +14,7 @@ import Glibc
 enum OpenFileLimit {
     /// Descriptors one device connection holds.
     static let descriptorsPerConnection = 4
-    /// Room kept for everything else the process opens (logs, captures, the broker's lookup).
+    /// Room kept for everything else the process opens (standard streams, logs, captures, name lookups).
     static let spare = 64
     /// `RLIM_INFINITY` (all bits set; the C macro does not import).
     private static let unlimited = rlim_t.max
@@ -34,10 +34,10 @@ enum OpenFileLimit {
         }
         var raised = limit
         raised.rlim_cur = limit.rlim_max == unlimited ? rlim_t(needed) : limit.rlim_max
-        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 else {
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) != 0 {
+            let failure = String(cString: strerror(errno))
             throw ValidationError(
-                "--devices: \(connections) device connections need about \(needed) open files; raising the limit from \(limit.rlim_cur) failed: "
-                    + String(cString: strerror(errno)))
+                "--devices: \(connections) device connections need about \(needed) open files; raising the limit from \(limit.rlim_cur) failed: \(failure)")
         }
     }
 }
