@@ -56,9 +56,7 @@ struct TestbedCommand: AsyncParsableCommand {
         configuration = try Self.applying(settings, to: configuration)
         let gateway = try GatewayHarness(configuration: configuration, logLevel: level)
         gateway.start()
-        let online = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: online.handler)
-        try await observer.subscribe([configuration.topics.scheme.statusTopic], qos: .atLeastOnce)
+        let (observer, online) = try await TestClients.observer(broker, subscribedTo: [configuration.topics.scheme.statusTopic])
         try await online.wait(timeout: 30, "the gateway to come online") { messages in
             messages.contains { $0.payloadString.contains("\"online\"") }
         }

@@ -34,10 +34,8 @@ public struct GatewayRun: Sendable {
     ) async throws -> GatewayRun {
         let gateway = try GatewayHarness(configuration: configuration, clock: clock)
         gateway.start()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         let scheme = configuration.topics.scheme
-        try await observer.subscribe([scheme.outboundRootFilter], qos: .atLeastOnce)
+        let (observer, collector) = try await TestClients.observer(broker, subscribedTo: [scheme.outboundRootFilter])
         try await collector.wait("gateway online") { $0.contains { $0.topic == scheme.statusTopic } }
         try await waitUntilSubscribed(broker, configuration: configuration)
         return GatewayRun(broker: broker, gateway: gateway, collector: collector, observer: observer, configuration: configuration)

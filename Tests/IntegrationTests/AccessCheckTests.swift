@@ -123,9 +123,7 @@ struct AccessCheckTests {
         #expect(error["code"] as? String == "notAuthorized")
         #expect(error["cmError"] as? Int == 111)
 
-        let late = MessageCollector()
-        let lateClient = try await TestClients.connected(try TestClients.configuration(broker), onMessage: late.handler)
-        try await lateClient.subscribe(["gateway/auth-1/availability"], qos: .atLeastOnce)
+        let (lateClient, late) = try await TestClients.observer(broker, subscribedTo: ["gateway/auth-1/availability"])
         let retained = try await late.wait("retained availability") { !$0.isEmpty }
         #expect(retained[0].retain)
         #expect(try json(retained[0])["authorization"] as? String == "denied")
@@ -140,9 +138,7 @@ struct AccessCheckTests {
         let broker = try await TestBroker.started()
         let registry = broker.directory.appendingPathComponent("devices.yml")
         try "open: false\ndevices:\n  dive-1:\n    entitlements: [altimeter]\n".write(to: registry, atomically: true, encoding: .utf8)
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        let (observer, collector) = try await TestClients.observer(broker, subscribedTo: ["gateway/#"])
         let gateway = try GatewayProcess(
             broker: broker, arguments: ["--registry", registry.path, "--set", "metrics.publishInterval=0.2", "--set", "pipeline.errorReportInterval=600"])
         try await collector.wait("online") { $0.contains { $0.topic == "gateway/status" } }

@@ -16,11 +16,9 @@ struct BrokerACLTests {
     @Test("a device writes only its own topics, whatever client id it picks")
     func deviceCannotImpersonateAnother() async throws {
         let secure = try await SecureBroker()
-        let collector = MessageCollector()
-        let reader = try await TestClients.connected(try secure.client("monitor"), onMessage: collector.handler)
-        try await reader.subscribe(["gateway/#"], qos: .atLeastOnce)
-        let gateway = try await TestClients.connected(try gatewayClient(secure, clientID: "acl-test-gateway"), onMessage: collector.handler)
-        try await gateway.subscribe(["wearables/#"], qos: .atLeastOnce)
+        let (reader, collector) = try await TestClients.observer(try secure.client("monitor"), subscribedTo: ["gateway/#"])
+        let gateway = try await TestClients.subscribed(
+            try gatewayClient(secure, clientID: "acl-test-gateway"), to: ["wearables/#"], onMessage: collector.handler)
 
         for clientID in ["watch-s9-2", "watch-s9-2/status", "wearable-gateway-in"] {
             let device = try await TestClients.connected(try secure.client("watch-s9-1", clientID: clientID))
@@ -54,9 +52,7 @@ struct BrokerACLTests {
         configuration.mqtt.tlsKeyFile = identity.keyFile
         let gateway = try GatewayHarness(configuration: configuration)
         gateway.start()
-        let monitor = MessageCollector()
-        let observer = try await TestClients.connected(try secure.client("monitor"), onMessage: monitor.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        let (observer, monitor) = try await TestClients.observer(try secure.client("monitor"), subscribedTo: ["gateway/#"])
         try await monitor.wait("gateway online over TLS") { $0.contains { $0.topic == "gateway/status" } }
 
         // Each attacker connects (as itself: the broker renames it) and publishes on its own topic.
@@ -86,9 +82,8 @@ struct BrokerACLTests {
     func simulatorUsesDeviceIdentities() async throws {
         let secure = try await SecureBroker()
         let pki = secure.pki
-        let collector = MessageCollector()
-        let gateway = try await TestClients.connected(try gatewayClient(secure, clientID: "acl-test-sim-reader"), onMessage: collector.handler)
-        try await gateway.subscribe(["wearables/#"], qos: .atLeastOnce)
+        let (gateway, collector) = try await TestClients.observer(
+            try gatewayClient(secure, clientID: "acl-test-sim-reader"), subscribedTo: ["wearables/#"])
 
         let (status, output) = try await runChildProcess(
             GatewayProcess.executable.deletingLastPathComponent().appendingPathComponent("wearable-sim"),

@@ -25,8 +25,8 @@ struct ClaimNotifyPostgresTests {
     final class Run: @unchecked Sendable {
         let settings: PostgresStoreSettings
         let broker: TestBroker
-        let collector = MessageCollector()
         let observer: MQTTClient
+        let collector: MessageCollector
         let gateway: GatewayProcess
         let client: MQTTClient
         let claimed = DeviceID("notify-watch-1")!
@@ -41,8 +41,8 @@ struct ClaimNotifyPostgresTests {
             settings = try await TestPostgres.makeDatabase()
             let url = "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
             broker = try await TestBroker.started()
-            observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-            try await observer.subscribe(["gateway/+/connection", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
+            (observer, collector) = try await TestClients.observer(
+                broker, subscribedTo: ["gateway/+/connection", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
             gateway = try GatewayProcess(
                 broker: broker,
                 arguments: ClusterTests.arguments("gw-a", store: url) + [

@@ -42,11 +42,8 @@ struct ClusterStateHandoverTests {
         let scenario = DiveScenario.deepDive()
         let device = scenario.deviceId
         let frames = scenario.frames(startDate: Self.start)
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(
-            ["gateway/\(device)/submersion/#", "gateway/\(device)/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"],
-            qos: .atLeastOnce)
+        let (observer, collector) = try await TestClients.observer(
+            broker, subscribedTo: ["gateway/\(device)/submersion/#", "gateway/\(device)/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
 
         // WG_FAULT_HANDOVER_STATE_OFF=1 (inherited by the instances) runs the control: a new
         // owner does not restore the snapshot its claim returns (nor a warming-up one the stored

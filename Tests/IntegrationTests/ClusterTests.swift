@@ -35,12 +35,9 @@ struct ClusterTests {
     }
 
     /// The observer: swings, instance announcements and metrics, and the fleet status.
-    static func observe(_ broker: TestBroker) async throws -> (MQTTClient, MessageCollector) {
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(
-            ["gateway/+/swing", "gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
-        return (observer, collector)
+    static func observe(_ broker: TestBroker) async throws -> (client: MQTTClient, collector: MessageCollector) {
+        try await TestClients.observer(
+            broker, subscribedTo: ["gateway/+/swing", "gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
     }
 
     static func metric(_ messages: [MQTTMessage], _ instance: String, _ name: String, labels: [String: String] = [:]) -> Double? {

@@ -20,9 +20,7 @@ struct DurableStateTests {
         let start = 1_700_000_000.0
         let frames = scenario.frames(startDate: start)
         let device = scenario.deviceId
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/\(device)/submersion/#", "gateway/status"], qos: .atLeastOnce)
+        let (observer, collector) = try await TestClients.observer(broker, subscribedTo: ["gateway/\(device)/submersion/#", "gateway/status"])
 
         // WG_FAULT_STATE_OFF=1 runs the control: no state store, expected to FAIL (the restarted
         // gateway knows neither the hello nor the open dive).

@@ -13,12 +13,6 @@ import Glibc
 /// test proves what docs/reliability.md promises.
 @Suite("Faults: crashes, frozen and restarted brokers, cut connections")
 struct FaultTests {
-    private func observe(_ broker: TestBroker, _ filters: [String], handler: @escaping MQTTClient.MessageHandler) async throws -> MQTTClient {
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: handler)
-        try await observer.subscribe(filters, qos: .atLeastOnce)
-        return observer
-    }
-
     /// A broker, an observer counting `stream`'s frames by their presence output, and a first
     /// gateway process, returned once it has subscribed. `launch` starts another on the same
     /// client id and data directory: the broker keeps the subscriber's session (queued frames)
@@ -109,8 +103,7 @@ struct FaultTests {
     @Test("SIGTERM with a frozen broker: the gateway exits within 2 × pipeline.drainTimeout, with the status for an incomplete drain")
     func frozenBrokerShutdown() async throws {
         let broker = try await TestBroker.started()
-        let collector = MessageCollector()
-        let observer = try await observe(broker, ["gateway/status", "gateway/+/connection"], handler: collector.handler)
+        let (observer, collector) = try await TestClients.observer(broker, subscribedTo: ["gateway/status", "gateway/+/connection"])
         let drainTimeout = 2.0
         let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "pipeline.drainTimeout=\(drainTimeout)", "--set", "registry.file=null"])
         try await collector.wait("online") { $0.contains { $0.topic == "gateway/status" } }
@@ -161,9 +154,7 @@ struct FaultTests {
         let restartedAt = ContinuousClock.now
 
         // A dashboard subscribing after the restart sees every device again.
-        let late = MessageCollector()
-        let dashboard = try await TestClients.connected(try TestClients.configuration(broker), onMessage: late.handler)
-        try await dashboard.subscribe(["gateway/+/availability", "gateway/+/connection"], qos: .atLeastOnce)
+        let (dashboard, late) = try await TestClients.observer(broker, subscribedTo: ["gateway/+/availability", "gateway/+/connection"])
         try await late.wait(timeout: 10, "retained device topics after the restart") { messages in
             let topics = Set(messages.map(\.topic))
             return devices.allSatisfy { topics.contains("gateway/\($0)/availability") && topics.contains("gateway/\($0)/connection") }

@@ -49,9 +49,8 @@ struct FencingPostgresTests {
         let settings = try await TestPostgres.makeDatabase()
         let url = "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
         let broker = try await TestBroker.started()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/+/connection", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
+        let (observer, collector) = try await TestClients.observer(
+            broker, subscribedTo: ["gateway/+/connection", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
 
         let names = ["gw-a", "gw-b"]
         let device = try #require((0..<100).map { "fence-watch-\($0)" }.first { RendezvousOwnership(instances: names).owner(of: $0) == "gw-a" })

@@ -21,9 +21,7 @@ struct GatewayLifecycleTests {
         observing filters: [String], arguments: [String] = []
     ) async throws -> (broker: TestBroker, collector: MessageCollector, observer: MQTTClient, gateway: GatewayProcess) {
         let broker = try await TestBroker.started()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(filters, qos: .atLeastOnce)
+        let (observer, collector) = try await TestClients.observer(broker, subscribedTo: filters)
         let gateway = try GatewayProcess(broker: broker, arguments: arguments)
         try await collector.wait("online") { (try? self.statusStates($0)) == ["online"] }
         return (broker, collector, observer, gateway)
@@ -78,9 +76,7 @@ struct GatewayLifecycleTests {
         #expect(try json(try #require(received.last))["reason"] as? String == "connectionLost")
 
         // And it is retained: a newcomer learns the gateway is down.
-        let late = MessageCollector()
-        let lateClient = try await TestClients.connected(try TestClients.configuration(broker), onMessage: late.handler)
-        try await lateClient.subscribe(["gateway/status"], qos: .atLeastOnce)
+        let (lateClient, late) = try await TestClients.observer(broker, subscribedTo: ["gateway/status"])
         let retained = try await late.wait("retained status") { !$0.isEmpty }
         #expect(retained[0].retain)
         #expect(try json(retained[0])["state"] as? String == "offline")

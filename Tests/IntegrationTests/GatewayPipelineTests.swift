@@ -14,15 +14,11 @@ struct GatewayPipelineTests {
         let gateway = try GatewayHarness(configuration: try GatewayHarness.configuration(broker: broker))
         gateway.start()
 
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        let (observer, collector) = try await TestClients.observer(broker, subscribedTo: ["gateway/#"])
         let status = try await collector.wait("gateway/status online") { $0.contains { $0.topic == "gateway/status" } }
         #expect(try json(try #require(status.first { $0.topic == "gateway/status" }))["state"] as? String == "online")
         // Retained: a client subscribing afterwards gets it from the broker's store.
-        let statusWatcher = MessageCollector()
-        let statusClient = try await TestClients.connected(try TestClients.configuration(broker), onMessage: statusWatcher.handler)
-        try await statusClient.subscribe(["gateway/status"], qos: .atLeastOnce)
+        let (statusClient, statusWatcher) = try await TestClients.observer(broker, subscribedTo: ["gateway/status"])
         let online = try #require(try await statusWatcher.wait("retained gateway/status") { !$0.isEmpty }.first)
         #expect(online.retain, "gateway/status must be retained")
         await statusClient.shutdown()
@@ -61,9 +57,7 @@ struct GatewayPipelineTests {
         #expect(topicErrors.contains { $0["topic"] as? String == "wearables/watch!7/status" })
 
         // The retained presence is what a late subscriber sees first.
-        let late = MessageCollector()
-        let lateClient = try await TestClients.connected(try TestClients.configuration(broker), onMessage: late.handler)
-        try await lateClient.subscribe(["gateway/watch-7/connection"], qos: .atLeastOnce)
+        let (lateClient, late) = try await TestClients.observer(broker, subscribedTo: ["gateway/watch-7/connection"])
         let retained = try await late.wait("retained presence") { !$0.isEmpty }
         #expect(retained.first?.retain == true)
         #expect(try json(retained[0])["state"] as? String == "disconnected")
@@ -115,9 +109,7 @@ struct GatewayPipelineTests {
         configuration.pipeline.queueCapacity = 256
         let gateway = try GatewayHarness(configuration: configuration)
         gateway.start()
-        let metrics = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
-        try await observer.subscribe(["gateway/status", "gateway/metrics"], qos: .atLeastOnce)
+        let (observer, metrics) = try await TestClients.observer(broker, subscribedTo: ["gateway/status", "gateway/metrics"])
         try await metrics.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
 
         let count = 20_000
@@ -170,9 +162,7 @@ struct GatewayPipelineTests {
         try await broker.restarted()
         let restartedAt = ContinuousClock.now
         await observer.shutdown()
-        collector = MessageCollector()
-        observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        (observer, collector) = try await TestClients.observer(broker, subscribedTo: ["gateway/#"])
         // The gateway reconnects, announces itself again (the broker lost its retained
         // messages) and, crucially, has subscribed again: a new frame is processed.
         try await collector.wait(timeout: 15, "gateway online again") { $0.contains { $0.topic == "gateway/status" } }

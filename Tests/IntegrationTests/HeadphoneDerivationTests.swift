@@ -60,9 +60,7 @@ struct HeadphoneDerivationTests {
         }
 
         // The broker keeps the last connection state of every device, retained.
-        let late = MessageCollector()
-        let lateClient = try await TestClients.connected(try TestClients.configuration(broker), onMessage: late.handler)
-        try await lateClient.subscribe(["gateway/+/headphone/connection"], qos: .atLeastOnce)
+        let (lateClient, late) = try await TestClients.observer(broker, subscribedTo: ["gateway/+/headphone/connection"])
         let retained = try await late.wait("retained connection states") { $0.count >= scenarios.count }
         for scenario in scenarios {
             let message = try #require(retained.first { $0.topic == "gateway/\(scenario.deviceId)/headphone/connection" })

@@ -16,8 +16,7 @@ struct HelloStormTests {
         let broker = try await TestBroker.started()
         let deviceCount = 100_000
         let counter = TopicCounter(suffix: "/availability")
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: counter.handler)
-        try await observer.subscribe(["gateway/+/availability"], qos: .atLeastOnce)
+        let observer = try await TestClients.subscribed(broker, to: ["gateway/+/availability"], onMessage: counter.handler)
         let gateway = try GatewayProcess(broker: broker, arguments: ["--set", "registry.file=null"])
         try await gateway.waitUntilSubscribed()
 

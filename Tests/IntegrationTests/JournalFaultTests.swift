@@ -72,8 +72,7 @@ struct JournalFaultTests {
 
         let calm = PresenceStream(device: "calm-1", count: 40)
         let counter = PresenceCounter(calm)
-        let listener = try await TestClients.connected(try TestClients.configuration(broker), onMessage: counter.handler)
-        try await listener.subscribe(["gateway/calm-1/connection"], qos: .atLeastOnce)
+        let listener = try await TestClients.subscribed(broker, to: ["gateway/calm-1/connection"], onMessage: counter.handler)
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         let started = ContinuousClock.now
         try await calm.publish(with: device)
@@ -93,7 +92,7 @@ struct JournalFaultTests {
     func snapshotScheduleIgnoresAWallClockStep() async throws {
         let broker = try await TestBroker.started()
         let clock = try SteppedWallClock(directory: broker.directory)
-        let (metrics, observer) = try await Self.observeMetrics(broker)
+        let (observer, metrics) = try await TestClients.observer(broker, subscribedTo: ["gateway/metrics"])
         let gateway = try GatewayProcess(
             broker: broker, arguments: ["--set", "registry.file=null", "--set", "metrics.publishInterval=0.2"], environment: clock.environment)
         try await gateway.waitForLog("subscribed to", timeout: 30)
@@ -120,7 +119,7 @@ struct JournalFaultTests {
         let stream = PresenceStream(device: "full-1", count: 3_000)
         let counter = PresenceCounter(stream)
         let outputs = try await counter.observe(broker)
-        let (metrics, observer) = try await Self.observeMetrics(broker)
+        let (observer, metrics) = try await TestClients.observer(broker, subscribedTo: ["gateway/metrics"])
         // A real full file system: a 128 KiB tmpfs, mounted in the gateway's own user and mount
         // namespaces (no privileges needed), under a 32 MiB journal made sparse. ≈ 120 journal
         // bytes per frame: the pages run out after about 1,000 of the 3,000 frames (the head
@@ -168,7 +167,7 @@ struct JournalFaultTests {
         let stream = PresenceStream(device: "sync-1", count: 600)
         let counter = PresenceCounter(stream)
         let outputs = try await counter.observe(broker)
-        let (metrics, observer) = try await Self.observeMetrics(broker)
+        let (observer, metrics) = try await TestClients.observer(broker, subscribedTo: ["gateway/metrics"])
         // A real disk that fails writes: an ext4 file system on a loop device whose 64 MiB image
         // is a sparse file on an 8 MiB tmpfs, then filled. Writes land in the page cache; the
         // write-back a sync starts cannot get tmpfs pages, the loop device reports an I/O error
@@ -206,14 +205,6 @@ struct JournalFaultTests {
         await device.shutdown()
         await observer.shutdown()
         await outputs.shutdown()
-    }
-
-    /// Collects what the gateway publishes on `gateway/metrics`; shut the client down at the end.
-    private static func observeMetrics(_ broker: TestBroker) async throws -> (MessageCollector, MQTTClient) {
-        let metrics = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
-        try await observer.subscribe(["gateway/metrics"], qos: .atLeastOnce)
-        return (metrics, observer)
     }
 
     /// Waits until the gateway's published metrics show `processed` accepted frames and no live journal record.

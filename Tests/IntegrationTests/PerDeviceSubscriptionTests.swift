@@ -43,11 +43,9 @@ struct PerDeviceSubscriptionTests {
         try await collector.wait(timeout: 30, "the availability of \(devices.count) devices") { topics.isSubset(of: Set($0.map(\.topic))) }
     }
 
-    static func observe(_ broker: TestBroker) async throws -> (MQTTClient, MessageCollector) {
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
-        return (observer, collector)
+    static func observe(_ broker: TestBroker) async throws -> (client: MQTTClient, collector: MessageCollector) {
+        try await TestClients.observer(
+            broker, subscribedTo: ["gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
     }
 
     /// One test's cluster: a broker, its observer, instances seeing each other, and devices that

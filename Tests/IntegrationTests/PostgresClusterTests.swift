@@ -103,10 +103,8 @@ struct PostgresClusterTests {
         let survivors = names.filter { $0 != victim }
         let heirs = [diver, recorder].map { RendezvousOwnership(instances: survivors).owner(of: $0)! }
 
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(
-            ["gateway/\(diver)/submersion/#", "gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"], qos: .atLeastOnce)
+        let (observer, collector) = try await TestClients.observer(
+            broker, subscribedTo: ["gateway/\(diver)/submersion/#", "gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
 
         let data = Dictionary(uniqueKeysWithValues: names.map { ($0, broker.directory.appendingPathComponent("data-\($0)")) })
         var gateways = try Dictionary(
@@ -274,9 +272,7 @@ struct PostgresClusterTests {
         let afterReturn = messages[restartMark...].filter { $0.topic == "gateway/\(diver)/submersion/depth-state" }.compactMap(PublishedDepthState.init)
         let regressed = afterReturn.filter { $0.date < latestBefore.date }
         #expect(regressed.isEmpty, "depth states older than the latest (\(latestBefore)) published after \(victim) returned: \(regressed)")
-        let retainedCollector = MessageCollector()
-        let reader = try await TestClients.connected(try TestClients.configuration(broker), onMessage: retainedCollector.handler)
-        try await reader.subscribe(["gateway/\(diver)/submersion/depth-state"], qos: .atLeastOnce)
+        let (reader, retainedCollector) = try await TestClients.observer(broker, subscribedTo: ["gateway/\(diver)/submersion/depth-state"])
         let retained = try await retainedCollector.wait(timeout: 10, "the retained depth state") { !$0.isEmpty }.first.flatMap(PublishedDepthState.init)
         #expect(retained?.eventId == latestBefore.eventId, "the broker retains the dive's final state \(latestBefore), not \(retained.map(String.init(describing:)) ?? "nothing")")
 

@@ -32,13 +32,12 @@ struct RecorderQueryIsolationTests {
         try await recordHistory(broker, run, now: now)
 
         let presence = PresenceLatencies()
-        let watcher = try await TestClients.connected(try TestClients.configuration(broker), onMessage: presence.handler(device: Self.presenceDevice))
-        try await watcher.subscribe(["gateway/\(Self.presenceDevice)/connection"], qos: .atLeastOnce)
+        let watcher = try await TestClients.subscribed(
+            broker, to: ["gateway/\(Self.presenceDevice)/connection"], onMessage: presence.handler(device: Self.presenceDevice))
         let presenceClient = try await TestClients.connected(try TestClients.configuration(broker))
         let answers = AnswerTally()
         let requester = "app-burst"
-        let app = try await TestClients.connected(try TestClients.configuration(broker), onMessage: answers.handler)
-        try await app.subscribe(["replies/\(requester)/#"], qos: .atLeastOnce)
+        let app = try await TestClients.subscribed(broker, to: ["replies/\(requester)/#"], onMessage: answers.handler)
 
         // The whole retention window (36 h), less a margin for the clock moving on.
         let query = #"{"from":\#(now - 129_000),"to":\#(now + 60)}"#

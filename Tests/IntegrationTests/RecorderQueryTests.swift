@@ -132,9 +132,7 @@ struct RecorderQueryTests {
         let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
         let requester = try await RecorderRequester.connect(broker)
-        let watcher = MessageCollector()
-        let other = try await TestClients.connected(try TestClients.configuration(broker), onMessage: watcher.handler)
-        try await other.subscribe(["replies/#", "wearables/#"], qos: .atLeastOnce)
+        let (other, watcher) = try await TestClients.observer(broker, subscribedTo: ["replies/#", "wearables/#"])
         let payload = #"{"from":1000,"to":2000}"#
         let attacks: [(topic: String, responseTopic: String?)] = [
             (requester.queryTopic(Self.device), "gateway/status"),

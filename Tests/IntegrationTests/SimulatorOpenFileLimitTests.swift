@@ -20,9 +20,7 @@ struct SimulatorOpenFileLimitTests {
     @Test("100 devices under a soft limit of 256 open files (about 470 needed): every device connects and says hello")
     func raisesTheSoftLimit() async throws {
         let broker = try await TestBroker.started()
-        let hellos = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: hellos.handler)
-        try await observer.subscribe(["wearables/+/hello"], qos: .atLeastOnce)
+        let (observer, hellos) = try await TestClients.observer(broker, subscribedTo: ["wearables/+/hello"])
         let publisher = try Self.publish(broker, nofile: "256:")
         #expect(try await publisher.waitForExit(timeout: 60) == 0, "\(publisher.errorLog.suffix(2000))")
         #expect(!publisher.errorLog.contains("Too many open files"))

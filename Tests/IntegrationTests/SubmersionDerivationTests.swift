@@ -41,9 +41,7 @@ struct SubmersionDerivationTests {
         configuration.pipeline.errorReportInterval = 600
         let gateway = try GatewayHarness(configuration: configuration)
         gateway.start()
-        let collector = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await observer.subscribe(["gateway/#"], qos: .atLeastOnce)
+        let (observer, collector) = try await TestClients.observer(broker, subscribedTo: ["gateway/#"])
         try await collector.wait("gateway online") { $0.contains { $0.topic == "gateway/status" } }
 
         let device = try await TestClients.connected(try TestClients.configuration(broker))
@@ -136,9 +134,7 @@ struct SubmersionDerivationTests {
         #expect(!received.contains { $0.topic.hasSuffix("/errors") && !$0.topic.hasPrefix("gateway/dive-nodepth/") }, "entitled devices have no errors")
 
         // The broker kept each device's last depth state: a late subscriber gets notSubmerged.
-        let late = MessageCollector()
-        let lateClient = try await TestClients.connected(try TestClients.configuration(broker), onMessage: late.handler)
-        try await lateClient.subscribe(["gateway/+/submersion/depth-state"], qos: .atLeastOnce)
+        let (lateClient, late) = try await TestClients.observer(broker, subscribedTo: ["gateway/+/submersion/depth-state"])
         let retained = try await late.wait("\(scenarios.count) retained depth states") { $0.count >= scenarios.count }
         #expect(Set(retained.map(\.topic)) == Set(scenarios.map { "gateway/\($0.deviceId)/submersion/depth-state" }))
         for message in retained {

@@ -32,11 +32,9 @@ struct TestbedTests {
         let url = String(first.dropFirst("broker=".count))
         let port = try #require(Int(url.split(separator: ":").last ?? ""))
 
-        let collector = MessageCollector()
         var configuration = MQTTClientConfiguration(broker: try BrokerURL(parsing: url), clientID: "testbed-test-\(UUID().uuidString.prefix(6))")
         configuration.reconnect = .init(initialDelay: 0.05, maximumDelay: 0.5)
-        let client = try await TestClients.connected(configuration, onMessage: collector.handler)
-        try await client.subscribe(["gateway/tb-watch-1/availability"], qos: .atLeastOnce)
+        let (client, collector) = try await TestClients.observer(configuration, subscribedTo: ["gateway/tb-watch-1/availability"])
         let hello = DeviceDescriptor(
             model: "Apple Watch Series 9", platform: "watchOS", osVersion: "10.1", app: "com.example.testbed", authorization: .authorized,
             wristLocation: .left, crownOrientation: .right)

@@ -48,9 +48,7 @@ struct WorkerCountTests {
     /// The shards of a gateway started through `launcher`, from its published `gateway_queue_depth{shard=…}`.
     private static func shards(launcher: [String]) async throws -> Int {
         let broker = try await TestBroker.started()
-        let metrics = MessageCollector()
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: metrics.handler)
-        try await observer.subscribe(["gateway/metrics"], qos: .atLeastOnce)
+        let (observer, metrics) = try await TestClients.observer(broker, subscribedTo: ["gateway/metrics"])
         let gateway = try GatewayProcess(
             broker: broker, arguments: ["--set", "registry.file=null", "--set", "metrics.publishInterval=0.2", "--set", "pipeline.workers=0"],
             launcher: launcher)

@@ -28,9 +28,7 @@ struct MQTTClientTLSTests {
         let broker = try await tlsBroker(certificates, requireClientCertificate: true)
         let tls = MQTTClientConfiguration.TLS(
             caFile: certificates.caCertificate, certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey)
-        let collector = MessageCollector()
-        let subscriber = try await TestClients.connected(try configuration(broker, tls: tls), onMessage: collector.handler)
-        try await subscriber.subscribe(["secure/#"], qos: .atLeastOnce)
+        let (subscriber, collector) = try await TestClients.observer(try configuration(broker, tls: tls), subscribedTo: ["secure/#"])
         let publisher = try await TestClients.connected(try configuration(broker, tls: tls))
         try await publisher.publish(MQTTMessage(topic: "secure/1", string: "over tls"))
         let received = try await collector.wait("the TLS message") { !$0.isEmpty }

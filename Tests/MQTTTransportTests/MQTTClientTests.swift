@@ -10,8 +10,7 @@ struct MQTTClientTests {
     func roundTrip(qos: MQTTQoS) async throws {
         let broker = try await TestBroker.started()
         let collector = MessageCollector()
-        let subscriber = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await subscriber.subscribe(["t/#"], qos: .exactlyOnce)
+        let subscriber = try await TestClients.subscribed(broker, to: ["t/#"], qos: .exactlyOnce, onMessage: collector.handler)
         let publisher = try await TestClients.connected(try TestClients.configuration(broker))
 
         let properties = MQTTProperties(
@@ -40,9 +39,7 @@ struct MQTTClientTests {
     @Test("bounds outstanding publishes and still delivers every one")
     func boundedInflight() async throws {
         let broker = try await TestBroker.started()
-        let collector = MessageCollector()
-        let subscriber = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await subscriber.subscribe(["load/#"], qos: .atLeastOnce)
+        let (subscriber, collector) = try await TestClients.observer(broker, subscribedTo: ["load/#"])
         var configuration = try TestClients.configuration(broker)
         configuration.maximumInflightPublishes = 4
         let publisher = try await TestClients.connected(configuration)
@@ -74,9 +71,7 @@ struct MQTTClientTests {
         let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let events = EventRecorder()
-        let subscriber = try await TestClients.connected(
-            try TestClients.configuration(broker), onMessage: collector.handler, onEvent: events.handler)
-        try await subscriber.subscribe(["r/#"], qos: .atLeastOnce)
+        let subscriber = try await TestClients.subscribed(broker, to: ["r/#"], onMessage: collector.handler, onEvent: events.handler)
 
         try await broker.restarted()
         // The subscriber notices the dead connection, reconnects without a session (the broker
@@ -152,9 +147,7 @@ struct MQTTClientTests {
     @Test("a graceful shutdown does not fire the will")
     func gracefulShutdownKeepsWillUnsent() async throws {
         let broker = try await TestBroker.started()
-        let collector = MessageCollector()
-        let watcher = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await watcher.subscribe(["will/#", "done/#"], qos: .atLeastOnce)
+        let (watcher, collector) = try await TestClients.observer(broker, subscribedTo: ["will/#", "done/#"])
         var configuration = try TestClients.configuration(broker)
         configuration.will = MQTTMessage(topic: "will/client", string: "gone")
         let client = try await TestClients.connected(configuration)
@@ -172,9 +165,7 @@ struct MQTTClientTests {
     @Test("a graceful shutdown in the middle of a burst of publishes does not fire the will")
     func shutdownDuringBurstKeepsWillUnsent() async throws {
         let broker = try await TestBroker.started()
-        let collector = MessageCollector()
-        let watcher = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
-        try await watcher.subscribe(["will/#", "done/#"], qos: .atLeastOnce)
+        let (watcher, collector) = try await TestClients.observer(broker, subscribedTo: ["will/#", "done/#"])
         // Several rounds: whether an acknowledgement arrives while DISCONNECT waits behind the
         // burst depends on timing, and one round may miss it.
         for round in 0..<5 {

@@ -61,9 +61,8 @@ struct OverlappingSubscriptionTests {
         let broker = try await TestBroker.started()
         let collector = MessageCollector()
         let events = WatchedState<[MQTTClientEvent]>([])
-        let client = try await TestClients.connected(
-            try TestClients.configuration(broker), onMessage: collector.handler, onEvent: { event in events.update { $0.append(event) } })
-        try await client.subscribe(["marker/#"], qos: .atLeastOnce)
+        let client = try await TestClients.subscribed(
+            broker, to: ["marker/#"], onMessage: collector.handler, onEvent: { event in events.update { $0.append(event) } })
         let devices = (0..<1_200).map { "u/d\($0)/#" }
         client.request(devices, qos: .atLeastOnce, identifier: 2)
         #expect(await events.wait(timeout: 20) { Self.acknowledged($0).isSuperset(of: devices) }, "every requested filter acknowledged (in batches)")

@@ -10,14 +10,10 @@ struct ReceiveCoalescingTests {
     @Test("a burst is read in few wake-ups, every message in order; without coalescing the thread never pauses")
     func burst() async throws {
         let broker = try await TestBroker.started()
-        let coalesced = MessageCollector()
         var configuration = try TestClients.configuration(broker)
         configuration.receiveCoalescing = 0.2
-        let coalescing = try await TestClients.connected(configuration, onMessage: coalesced.handler)
-        try await coalescing.subscribe(["burst/#"], qos: .atLeastOnce)
-        let immediate = MessageCollector()
-        let plain = try await TestClients.connected(try TestClients.configuration(broker), onMessage: immediate.handler)
-        try await plain.subscribe(["burst/#"], qos: .atLeastOnce)
+        let (coalescing, coalesced) = try await TestClients.observer(configuration, subscribedTo: ["burst/#"])
+        let (plain, immediate) = try await TestClients.observer(broker, subscribedTo: ["burst/#"])
 
         let publisher = try await TestClients.connected(try TestClients.configuration(broker))
         let count = 500
@@ -50,13 +46,10 @@ struct ReceiveCoalescingTests {
         // the pauses let hundreds gather, more than one group's worth.
         var subscribers: [(client: MQTTClient, collector: MessageCollector)] = []
         for receiveMaximum in [20, 1_000] {
-            let collector = MessageCollector()
             var configuration = try TestClients.configuration(broker)
             configuration.receiveCoalescing = 0.2
             configuration.receiveMaximum = receiveMaximum
-            let client = try await TestClients.connected(configuration, onMessage: collector.handler)
-            try await client.subscribe(["groups/#"], qos: .atLeastOnce)
-            subscribers.append((client, collector))
+            subscribers.append(try await TestClients.observer(configuration, subscribedTo: ["groups/#"]))
         }
 
         let publisher = try await TestClients.connected(try TestClients.configuration(broker))
@@ -80,13 +73,11 @@ struct ReceiveCoalescingTests {
     @Test("a long pause ends at once when another thread queues a packet or shuts the client down")
     func pauseEndsAtWakeUp() async throws {
         let broker = try await TestBroker.started()
-        let collector = MessageCollector()
         var configuration = try TestClients.configuration(broker)
         // Far longer than every bound below: only an early wake-up lets them hold.
         configuration.receiveCoalescing = 30
-        let subscriber = try await TestClients.connected(configuration, onMessage: collector.handler)
         // Its SUBACK is a read, so the thread pauses as soon as nothing more is queued.
-        try await subscriber.subscribe(["first"], qos: .atLeastOnce)
+        let (subscriber, collector) = try await TestClients.observer(configuration, subscribedTo: ["first"])
         let publisher = try await TestClients.connected(try TestClients.configuration(broker))
         try await publisher.publish(MQTTMessage(topic: "first", string: "m", qos: .atLeastOnce))
 

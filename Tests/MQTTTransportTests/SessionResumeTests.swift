@@ -20,8 +20,8 @@ struct SessionResumeTests {
         stuckConfiguration.cleanStart = false
         stuckConfiguration.sessionExpiry = 60
         let gate = WatchedState(false)
-        let stuck = try await TestClients.connected(stuckConfiguration, onMessage: { _ in _ = gate.blockingWait(timeout: 60) { $0 ? true : nil } })
-        try await stuck.subscribe(["resume/#"], qos: .exactlyOnce)
+        let stuck = try await TestClients.subscribed(
+            stuckConfiguration, to: ["resume/#"], qos: .exactlyOnce, onMessage: { _ in _ = gate.blockingWait(timeout: 60) { $0 ? true : nil } })
         let publisher = try await TestClients.connected(try TestClients.configuration(broker))
         for index in 0..<400 {
             try await publisher.send(MQTTMessage(topic: "resume/\(index)", string: "\(index)", qos: .exactlyOnce))

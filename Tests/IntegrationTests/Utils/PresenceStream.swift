@@ -53,8 +53,7 @@ final class PresenceCounter: Sendable {
     /// A client of `broker` counting into this counter, subscribed to the stream's
     /// `gateway/{id}/connection` at QoS 1.
     func observe(_ broker: TestBroker) async throws -> MQTTClient {
-        let observer = try await TestClients.connected(try TestClients.configuration(broker), onMessage: handler)
-        try await observer.subscribe(["gateway/\(stream.device)/connection"], qos: .atLeastOnce)
+        let observer = try await TestClients.subscribed(broker, to: ["gateway/\(stream.device)/connection"], onMessage: handler)
         return observer
     }
 

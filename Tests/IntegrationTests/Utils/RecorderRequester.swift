@@ -14,10 +14,8 @@ struct RecorderRequester {
     var responseTopic: String { "replies/\(requester)/answers" }
 
     static func connect(_ broker: TestBroker) async throws -> RecorderRequester {
-        let collector = MessageCollector()
-        let client = try await TestClients.connected(try TestClients.configuration(broker), onMessage: collector.handler)
         let requester = "test-\(UUID().uuidString.prefix(8))"
-        try await client.subscribe(["replies/\(requester)/#"], qos: .atLeastOnce)
+        let (client, collector) = try await TestClients.observer(broker, subscribedTo: ["replies/\(requester)/#"])
         return RecorderRequester(client: client, collector: collector, requester: requester)
     }
 
