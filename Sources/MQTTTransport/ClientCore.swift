@@ -217,7 +217,7 @@ final class ClientCore: Sendable {
 
     /// Feeds an event to the life cycle (under the lock); returns its actions.
     private func feed(_ event: ConnectionLifecycle.Event) -> [ConnectionLifecycle.Action] {
-        var random = SystemRandomNumberGenerator()
+        var random = JitterRandom()
         return state.withLock { $0.lifecycle.handle(event, now: .now, random: &random) }
     }
 

@@ -2,18 +2,6 @@ import Testing
 
 @testable import MQTTTransport
 
-/// A seeded generator (SplitMix64), so the jitter a test sees is repeatable.
-private struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Connection life cycle (pure)")
 struct ConnectionLifecycleTests {
     private let reconnect = MQTTClientConfiguration.Reconnect(initialDelay: 0.25, maximumDelay: 8)
@@ -60,7 +48,7 @@ struct ConnectionLifecycleTests {
 
     @Test("jitter spreads clients: a thousand clients after the same failures do not retry together")
     func jitterSpreads() {
-        var random = SeededRandom(state: 42)
+        var random = JitterRandom(seed: 42)
         let ceiling = reconnect.delay(afterFailures: 5)
         let delays = (0..<1000).map { _ in reconnect.jitteredDelay(afterFailures: 5, using: &random) }
         #expect(delays.allSatisfy { $0 >= reconnect.initialDelay / 2 && $0 <= ceiling })
@@ -68,6 +56,20 @@ struct ConnectionLifecycleTests {
         let width = (ceiling - reconnect.initialDelay / 2) / 10
         let buckets = Set(delays.map { Int(($0 - reconnect.initialDelay / 2) / width) })
         #expect(buckets.count >= 10)
+    }
+
+    @Test("the client's own jitter source, seeded afresh per event as ClientCore does, spreads a thousand clients too")
+    func clientJitterSpreads() {
+        let ceiling = reconnect.delay(afterFailures: 5)
+        let delays = (0..<1000).map { _ in
+            var random = JitterRandom()
+            return reconnect.jitteredDelay(afterFailures: 5, using: &random)
+        }
+        #expect(delays.allSatisfy { $0 >= reconnect.initialDelay / 2 && $0 <= ceiling })
+        let width = (ceiling - reconnect.initialDelay / 2) / 10
+        let buckets = Set(delays.map { Int(($0 - reconnect.initialDelay / 2) / width) })
+        #expect(buckets.count >= 10)
+        #expect(Set(delays).count > 990, "fresh seeds give (almost) distinct delays")
     }
 
     @Test("no CONNACK within the timeout: the attempt is abandoned and retried")

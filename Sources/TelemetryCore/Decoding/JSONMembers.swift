@@ -41,7 +41,9 @@ struct JSONMembers {
         var problem = wg_decode_problem()
         var status = WG_DECODE_OK
         // A string is never longer than its JSON text, so the payload's length always suffices.
-        let strings = [UInt8](unsafeUninitializedCapacity: payload.count) { buffer, used in
+        // At least one byte: with no capacity the initializer stores its count in the shared
+        // empty array, a write other threads race with (ThreadSanitizer).
+        let strings = [UInt8](unsafeUninitializedCapacity: Swift.max(payload.count, 1)) { buffer, used in
             keys.packed.withCString { packedKeys in
                 values.withUnsafeMutableBufferPointer { values in
                     var members = wg_json_members(

@@ -45,6 +45,9 @@ enum ProtobufBatchFastPath {
             guard let base = buffer.baseAddress else { return timestamps.isEmpty ? AccelerometerBatch(samples: [], sequence: sequence) : nil }
             let count = timestamps.count / 8
             guard x.count == count * 4, y.count == count * 4, z.count == count * 4 else { return nil }
+            // Not through the initializer below: with no capacity it returns the shared empty
+            // array and stores its count there, a write other threads race with (ThreadSanitizer).
+            guard count > 0 else { return AccelerometerBatch(samples: [], sequence: sequence) }
             // Finite values give x - x = 0, infinities and NaN give NaN: one test after the loop,
             // no branch per value.
             var probe: Float = 0
@@ -90,6 +93,7 @@ enum ProtobufBatchFastPath {
             } catch {
                 return nil
             }
+            guard count > 0 else { return DeviceMotionBatch(samples: [], sequence: sequence) }
             // Pass 2: the samples.
             var valid = true
             let samples = [DeviceMotion](unsafeUninitializedCapacity: count) { samples, initialized in
