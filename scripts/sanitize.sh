@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Runs the test suites and a real load through the gateway built with a sanitizer: the check
+# for memory errors (address) or data races (thread) where the Swift compiler cannot rule them
+# out, at the C the code reaches (libmosquitto, the simdjson shim, the journal's file, SQLite).
+#
+#   bash scripts/sanitize.sh                   # AddressSanitizer (default)
+#   bash scripts/sanitize.sh thread            # ThreadSanitizer
+#   bash scripts/sanitize.sh address --no-load # the test suites only
+#   bash scripts/sanitize.sh --scratch-path DIR   # build there (default .build-<sanitizer>)
+#
+# Builds the package and its tests with `swift build --sanitize=<name>` (about 8 minutes on
+# 2 cores the first time; .build is not touched), starts a private PostgreSQL as
+# scripts/test.sh does, and runs the same suites in the same processes, without the reconnect
+# storm and the timed tests. Then, unless --no-load, the relay-ratio load (Benchmarks/relay-ratio,
+# 8 s) through the sanitized gateway with full-precision JSON, reordered JSON and protobuf.
+# Every process (test runners, the gateways they start) writes its sanitizer reports to files
+# in the run's log folder; any report fails the run.
+#   address: every test must pass and every load trial must process every frame (the build is
+#            about twice as slow, which the suites' bounds allow).
+#   thread:  only reports count: a thread-sanitized build is 5-15 times slower, so tests that
+#            bound time or wait with deadlines fail for that alone; they are listed, not counted.
+# Not part of scripts/test.sh: CI's 30 minutes do not hold a second whole build. Run it after
+# changes to C interop, unsafe pointers or locking, and before a release; docs/testing.md has
+# the last results and the two adjustments the thread mode needs.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$WG_REPO_ROOT"
+
+sanitizer=address
+load=1
+scratch=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	address | thread) sanitizer=$1 ;;
+	--no-load) load=0 ;;
+	--scratch-path)
+		scratch=$2
+		shift
+		;;
+	-h | --help)
+		sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*) die "unknown argument '$1' (address, thread, --no-load, --scratch-path DIR, --help)" ;;
+	esac
+	shift
+done
+
+logs=$(mktemp -d "${TMPDIR:-/tmp}/wg-sanitize-$sanitizer.XXXXXX")
+mkdir -p "$logs/reports"
+flags=(--sanitize="$sanitizer" --scratch-path "${scratch:-$WG_REPO_ROOT/.build-$sanitizer}")
+case "$sanitizer" in
+address)
+	# Leak checking is off: test processes end with clients and pools still referenced, which is
+	# not what this run looks for.
+	export ASAN_OPTIONS="detect_leaks=0:log_path=$logs/reports/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	watches=100
+	;;
+thread)
+	# swift-otel does not compile with -sanitize=thread in the Swift 6 language mode (Swift 6.3.1:
+	# "sending 'logger' risks causing data races" in OTelBatchLogRecordProcessor); the Swift 5
+	# mode builds it. It changes the compiler's static checks, not what the sanitizer sees.
+	flags+=(-Xswiftc -swift-version -Xswiftc 5 -Xswiftc -enable-bare-slash-regex)
+	export TSAN_OPTIONS="halt_on_error=0:log_path=$logs/reports/tsan:suppressions=$WG_REPO_ROOT/scripts/tsan-suppressions.txt${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+	watches=50
+	;;
+esac
+
+log "checking Debian packages (${WG_PACKAGES[*]})"
+ensure_packages
+MOSQUITTO_BIN=$(mosquitto_bin)
+export MOSQUITTO_BIN
+
+log "a private PostgreSQL for the store tests (start_postgres)"
+start_postgres || die "PostgreSQL did not start"
+trap 'stop_postgres' EXIT
+export WG_TEST_POSTGRES_URL=$PG_URL
+
+log "building with the $sanitizer sanitizer (swift build --build-tests ${flags[*]})"
+swift build --build-tests "${flags[@]}" >"$logs/build.log" 2>&1 || {
+	tail -n 40 "$logs/build.log" >&2
+	die "the sanitized build failed (log: $logs/build.log)"
+}
+bin=$(swift build "${flags[@]}" --show-bin-path)
+
+# The split of scripts/test.sh; the timed suites and the storm skip themselves unless
+# WG_TIMED_TESTS / WG_STORM_TEST is set.
+postgres_suites="PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PostgresClusterTests|ClusterTests|ClusterStateHandoverTests|PerDeviceSubscriptionTests"
+failed=0
+run_part() {
+	local name=$1
+	shift
+	log "swift test $* ($sanitizer)"
+	if ! swift test --skip-build "${flags[@]}" "$@" >"$logs/$name.log" 2>&1; then
+		grep -E "^✘ Test \"" "$logs/$name.log" | head -n 20 >&2 || true
+		if [ "$sanitizer" = address ]; then failed=1; else echo "(thread: failures of time bounds are not counted; reports are)" >&2; fi
+	fi
+	grep -E "Test run with [0-9]+ tests?" "$logs/$name.log" | tail -n 1 || echo "no test summary in $logs/$name.log" >&2
+}
+run_part unit --skip IntegrationTests --skip "$postgres_suites"
+run_part integration-a-l --filter 'IntegrationTests\.[A-L]' --skip "$postgres_suites"
+run_part integration-m-z --filter 'IntegrationTests\.[M-Z]' --skip "$postgres_suites"
+run_part postgres-1 --filter "PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PerDeviceSubscriptionTests"
+run_part postgres-2 --filter "PostgresClusterTests|ClusterStateHandoverTests"
+run_part postgres-3 --filter 'IntegrationTests\.ClusterTests'
+
+if [ "$load" = 1 ]; then
+	# relay-ratio.py takes the folder of the executables as --release-dir: here the sanitized
+	# build's. Each trial's gateway log stays in $logs/load-*.
+	here="$WG_REPO_ROOT/Benchmarks/relay-ratio"
+	cc -O2 -Wall -o "$logs/loadgen" "$here/loadgen.c" -lmosquitto -lpthread
+	cc -O2 -Wall -o "$logs/relay" "$here/relay.c" -lmosquitto -lpthread
+	conf=$(render_broker_config "$here/broker.conf" @PORT@)
+	for corpus in "json precise" "json reordered" "protobuf tidy"; do
+		read -r encoding style <<<"$corpus"
+		log "load through the sanitized gateway: $encoding ($style), $watches watches, 8 s"
+		rm -rf "$logs/frames"
+		"$bin/wearable-sim" generate --watches 20 --seconds 9 --encoding "$encoding" --json-style "$style" --output "$logs/frames" >/dev/null
+		trial="$logs/load-$encoding-$style"
+		mkdir -p "$trial"
+		python3 "$here/relay-ratio.py" --encoding "$encoding" --frames "$logs/frames/frames.bin" --bin-dir "$logs" \
+			--release-dir "$bin" --broker-conf "$conf" --mosquitto "$MOSQUITTO_BIN" --logs "$trial" \
+			--side gateway --workers 1 --watches "$watches" --seconds 8 --max-drain 20 >"$trial.log" 2>&1 || true
+		grep -E "watches: " "$trial.log" || true
+		if ! grep -qE "watches: .*SUSTAINED" "$trial.log"; then
+			failed=1
+			echo "the load of $encoding ($style) was not sustained (log: $trial.log)" >&2
+		fi
+	done
+	rm -rf "$logs/frames" "$(dirname "$conf")"
+fi
+
+if [ -n "$(ls -A "$logs/reports")" ]; then
+	echo "sanitizer reports ($logs/reports):" >&2
+	grep -h "^SUMMARY" "$logs"/reports/* | sort | uniq -c >&2 || true
+	failed=1
+fi
+[ "$failed" = 0 ] || die "the $sanitizer-sanitized run failed (logs: $logs)"
+log "no $sanitizer sanitizer report; every part passed (logs: $logs)"
