@@ -36,6 +36,9 @@ final class ClientCore: Sendable {
         /// The connection's state and rules (pure); driven by the network thread and the
         /// callbacks it runs.
         var lifecycle: ConnectionLifecycle
+        /// The life cycle's reconnect jitter; seeded once per client, as the network thread feeds
+        /// an event every loop round and a fresh seed would cost a system call each.
+        var jitter = JitterRandom()
     }
 
     /// The receive maximum of a connection after a protocol error: libmosquitto refuses QoS 2
@@ -217,8 +220,7 @@ final class ClientCore: Sendable {
 
     /// Feeds an event to the life cycle (under the lock); returns its actions.
     private func feed(_ event: ConnectionLifecycle.Event) -> [ConnectionLifecycle.Action] {
-        var random = JitterRandom()
-        return state.withLock { $0.lifecycle.handle(event, now: .now, random: &random) }
+        state.withLock { $0.lifecycle.handle(event, now: .now, random: &$0.jitter) }
     }
 
     /// Performs the life cycle's actions with libmosquitto (on the network thread).

@@ -58,7 +58,7 @@ struct ConnectionLifecycleTests {
         #expect(buckets.count >= 10)
     }
 
-    @Test("the client's own jitter source, seeded afresh per event as ClientCore does, spreads a thousand clients too")
+    @Test("the client's own jitter source, seeded once per client as ClientCore does, spreads a thousand clients too")
     func clientJitterSpreads() {
         let ceiling = reconnect.delay(afterFailures: 5)
         let delays = (0..<1000).map { _ in
