@@ -5,6 +5,8 @@
 # Sets and exports:
 #   WG_REPO_ROOT   absolute path of the repository
 #   MOSQUITTO_BIN  the mosquitto broker binary (kept if already set)
+# Also sets WG_PACKAGES and the test split (WG_PARALLEL_PARTS, WG_POSTGRES_PARTS,
+# WG_POSTGRES_SUITES).
 # Functions: log, die, mosquitto_bin, ensure_packages, free_port, render_broker_config,
 # detached, monotonic_ms, wait_for_port, start_broker, stop_pid, terminate_pid.
 
@@ -25,6 +27,20 @@ export PATH
 # postgresql is the shared store of the postgres backend, started privately by the tests.
 WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev libxxhash-dev openssl python3 python3-venv
 	chromium prometheus curl python3-websocket postgresql)
+
+# How the test command splits the suites into test processes (scripts/test.sh says why;
+# scripts/sanitize.sh runs the same split). WG_PARALLEL_PARTS: swift test arguments of the
+# parts run with --skip "$WG_POSTGRES_SUITES"; WG_POSTGRES_PARTS: the --filter of each
+# PostgreSQL part, one process each, one after the other.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+WG_PARALLEL_PARTS=("--skip IntegrationTests" "--filter IntegrationTests\.[A-L]" "--filter IntegrationTests\.[M-Z]")
+# shellcheck disable=SC2034
+WG_POSTGRES_PARTS=("PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PerDeviceSubscriptionTests"
+	"PostgresClusterTests|ClusterStateHandoverTests" "IntegrationTests\.ClusterTests")
+WG_POSTGRES_SUITES=$(
+	IFS='|'
+	printf '%s' "${WG_POSTGRES_PARTS[*]}"
+)
 
 # log MESSAGE...: a progress line with the minutes and seconds since the script started
 # ("==> [12:05] building"), so a slow phase shows in the log (CI must stay under 30 minutes).

@@ -85,9 +85,8 @@ swift build --build-tests "${flags[@]}" >"$logs/build.log" 2>&1 || {
 }
 bin=$(swift build "${flags[@]}" --show-bin-path)
 
-# The split of scripts/test.sh; the timed suites and the storm skip themselves unless
-# WG_TIMED_TESTS / WG_STORM_TEST is set.
-postgres_suites="PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PostgresClusterTests|ClusterTests|ClusterStateHandoverTests|PerDeviceSubscriptionTests"
+# The split of scripts/test.sh (scripts/lib.sh); the timed suites and the storm skip themselves
+# unless WG_TIMED_TESTS / WG_STORM_TEST is set.
 failed=0
 run_part() {
 	local name=$1
@@ -99,12 +98,17 @@ run_part() {
 	fi
 	grep -E "Test run with [0-9]+ tests?" "$logs/$name.log" | tail -n 1 || echo "no test summary in $logs/$name.log" >&2
 }
-run_part unit --skip IntegrationTests --skip "$postgres_suites"
-run_part integration-a-l --filter 'IntegrationTests\.[A-L]' --skip "$postgres_suites"
-run_part integration-m-z --filter 'IntegrationTests\.[M-Z]' --skip "$postgres_suites"
-run_part postgres-1 --filter "PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PerDeviceSubscriptionTests"
-run_part postgres-2 --filter "PostgresClusterTests|ClusterStateHandoverTests"
-run_part postgres-3 --filter 'IntegrationTests\.ClusterTests'
+index=0
+for part in "${WG_PARALLEL_PARTS[@]}"; do
+	index=$((index + 1))
+	read -r -a part_args <<<"$part"
+	run_part "parallel-$index" "${part_args[@]}" --skip "$WG_POSTGRES_SUITES"
+done
+index=0
+for part in "${WG_POSTGRES_PARTS[@]}"; do
+	index=$((index + 1))
+	run_part "postgres-$index" --filter "$part"
+done
 
 if [ "$load" = 1 ]; then
 	# relay-ratio.py takes the folder of the executables as --release-dir: here the sanitized

@@ -66,12 +66,12 @@ bash scripts/check-versioned-dependency.sh ||
 # test's 0.05 s wait resumed after more than 60 s and it failed (docs/testing.md, Known
 # problems). The PostgreSQL suites run in a step of their own (below): the store's and every
 # clustered-mode suite (partitioned and shared mode need store.backend postgres).
-postgres_suites="PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PostgresClusterTests|ClusterTests|ClusterStateHandoverTests|PerDeviceSubscriptionTests"
+# (The split lives in scripts/lib.sh: WG_PARALLEL_PARTS, WG_POSTGRES_PARTS.)
 test_log=$(mktemp)
-for part in "--skip IntegrationTests" "--filter IntegrationTests\.[A-L]" "--filter IntegrationTests\.[M-Z]"; do
+for part in "${WG_PARALLEL_PARTS[@]}"; do
 	log "unit and integration tests (swift test $part, without the PostgreSQL suites)"
 	read -r -a part_args <<<"$part"
-	swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} "${part_args[@]}" --skip "$postgres_suites" 2>&1 | tee -a "$test_log"
+	swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} "${part_args[@]}" --skip "$WG_POSTGRES_SUITES" 2>&1 | tee -a "$test_log"
 done
 # One plain summary line for CI: Swift Testing's counts over the three processes.
 total=0
@@ -85,8 +85,7 @@ echo "swift-test: $((total - failed)) passed, $failed failed"
 # sensitive ones (a store outage's retries, a join's switch instant). All nine in one process
 # made two of those fail once on two cores (docs/testing.md, Known problems).
 postgres_log=$(mktemp)
-for part in "PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PerDeviceSubscriptionTests" \
-	"PostgresClusterTests|ClusterStateHandoverTests" "IntegrationTests\.ClusterTests"; do
+for part in "${WG_POSTGRES_PARTS[@]}"; do
 	log "PostgreSQL suites against the private server (swift test --filter '$part')"
 	swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} --filter "$part" 2>&1 | tee -a "$postgres_log"
 done
