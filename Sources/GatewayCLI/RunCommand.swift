@@ -43,6 +43,16 @@ struct RunCommand: AsyncParsableCommand {
         for warning in loaded.warnings + policy.warnings { logger.warning("\(warning)") }
         logger.info("configuration: \(options.configurationFile ?? "(defaults only)")")
         logger.info("access policy: \(policy.summary) (registry.file \(configuration.registryFile ?? "null"), capabilities.file \(configuration.capabilitiesFile))")
+        // Every HTTP client, MQTT connection, store connection and file holds a descriptor; a
+        // shell's soft limit of 1,024 is low for a server, and the hard one is ours to take.
+        do {
+            let limit = try OpenFileLimit.raiseSoftLimit()
+            if limit.after > limit.before {
+                logger.info("open files: soft limit raised from \(limit.before) to \(limit.after) (the hard limit)")
+            }
+        } catch {
+            logger.warning("open files: the soft limit stays \(OpenFileLimit.current().map { String($0.soft) } ?? "unknown"): \(error)")
+        }
 
         let metricsRegistry = PrometheusCollectorRegistry()
         let factory = PrometheusMetricsFactory(registry: metricsRegistry)

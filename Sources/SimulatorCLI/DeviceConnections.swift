@@ -1,6 +1,7 @@
 import Logging
 import MQTTTransport
 import TelemetryCore
+import TelemetryGateway
 import TelemetrySimulation
 
 /// One MQTT connection per simulated device, as real devices have: the client id is the
