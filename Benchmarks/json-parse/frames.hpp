@@ -93,28 +93,35 @@ inline void onDemandDecode(simdjson::ondemand::parser &parser, const Frame &fram
     }
 }
 
-/// Reads `value` as a double if it is a number (strings, booleans and null are skipped).
+/// simdjson's own conversion of a number value: the floor's number reader.
+struct SimdjsonNumbers {
+    static __attribute__((always_inline)) bool read(simdjson::ondemand::value value, double &number) { return !value.get_double().get(number); }
+};
+
+/// Reads `value` as a double with `Numbers` if it is a number (strings, booleans and null are skipped).
+template <typename Numbers>
 inline __attribute__((always_inline)) bool readIfNumber(simdjson::ondemand::value value) {
     simdjson::ondemand::json_type type;
     if (value.type().get(type)) { return false; }
     if (type != simdjson::ondemand::json_type::number) { return type != simdjson::ondemand::json_type::object && type != simdjson::ondemand::json_type::array; }
     double number = 0;
-    if (value.get_double().get(number)) { return false; }
+    if (!Numbers::read(value, number)) { return false; }
     sink += number;
     return true;
 }
 
 /// Reads a sample member: a number, or an object of numbers (a vector, a quaternion, the
 /// magnetic field, whose `accuracy` string is skipped).
+template <typename Numbers>
 inline __attribute__((always_inline)) bool readMember(simdjson::ondemand::value value) {
     simdjson::ondemand::json_type type;
     if (value.type().get(type)) { return false; }
-    if (type != simdjson::ondemand::json_type::object) { return readIfNumber(value); }
+    if (type != simdjson::ondemand::json_type::object) { return readIfNumber<Numbers>(value); }
     simdjson::ondemand::object object;
     if (value.get_object().get(object)) { return false; }
     for (auto field : object) {
         simdjson::ondemand::value inner;
-        if (field.value().get(inner) || !readIfNumber(inner)) { return false; }
+        if (field.value().get(inner) || !readIfNumber<Numbers>(inner)) { return false; }
     }
     return true;
 }
@@ -122,7 +129,9 @@ inline __attribute__((always_inline)) bool readMember(simdjson::ondemand::value 
 /// The floor: parse the document and read every number of every sample (and the sequence) as a
 /// double in document order, comparing no key: what simdjson's on-demand API needs to reach and
 /// convert each number, with the walk written out for the batches' depth (no recursion, so
-/// everything inlines as in the shim).
+/// everything inlines as in the shim). `Numbers` converts each number: simdjson's `get_double`
+/// for the floor, or another reader to compare with it.
+template <typename Numbers = SimdjsonNumbers>
 inline bool numbersOnly(simdjson::ondemand::parser &parser, const Frame &frame) {
     simdjson::ondemand::document document;
     simdjson::ondemand::object root;
@@ -132,7 +141,7 @@ inline bool numbersOnly(simdjson::ondemand::parser &parser, const Frame &frame) 
         simdjson::ondemand::json_type type;
         if (field.value().get(value) || value.type().get(type)) { return false; }
         if (type != simdjson::ondemand::json_type::array) {
-            if (!readIfNumber(value)) { return false; }
+            if (!readIfNumber<Numbers>(value)) { return false; }
             continue;
         }
         simdjson::ondemand::array samples;
@@ -142,7 +151,7 @@ inline bool numbersOnly(simdjson::ondemand::parser &parser, const Frame &frame) 
             if (element.get_object().get(sample)) { return false; }
             for (auto member : sample) {
                 simdjson::ondemand::value inner;
-                if (member.value().get(inner) || !readMember(inner)) { return false; }
+                if (member.value().get(inner) || !readMember<Numbers>(inner)) { return false; }
             }
         }
     }

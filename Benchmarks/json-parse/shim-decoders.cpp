@@ -4,9 +4,11 @@
 // path, DOM path if it declines), simdjson's on-demand API called directly, simdjson reading
 // every number and nothing else (the floor of any decoder), and the full decoder reading the text
 // where it is (as the gateway does with received payloads) instead of copying it, interleaved in one process in
-// rotating order, so that a busy machine slows all of them alike.
+// rotating order, so that a busy machine slows all of them alike; and the floor's walk with the
+// shim's own number reader (wg::fast::readDecimal) in place of simdjson's `get_double`.
 // Command and figures: docs/performance.md ("JSON decoding: DOM or on-demand").
 #include "CSimdjsonDecoding.h"
+#include "DecimalReader.hpp"
 #include "frames.hpp"
 
 #include <algorithm>
@@ -17,9 +19,16 @@ namespace {
 
 using bench::Frame;
 
-enum Variant { dom, onDemand, full, standAlone, numbersOnly, fullInPlace, variants };
+enum Variant { dom, onDemand, full, standAlone, numbersOnly, fullInPlace, numbersOnlyShimReader, variants };
 const char *const names[variants] = {"shim DOM path", "shim on-demand path", "shim full decoder", "on-demand, stand-alone",
-                                     "simdjson numbers only", "shim full, in place"};
+                                     "simdjson numbers only", "shim full, in place", "numbers only, shim reader"};
+
+/// The shim's number reader, where the value stands (the walk skips the unconsumed value).
+struct ShimNumbers {
+    static __attribute__((always_inline)) bool read(simdjson::ondemand::value value, double &number) {
+        return wg::fast::readDecimal(reinterpret_cast<const uint8_t *>(value.raw_json_token().data()), number);
+    }
+};
 
 std::vector<wg_accelerometer_sample> accelerometerSamples(1 << 16);
 std::vector<wg_device_motion_sample> deviceMotionSamples(1 << 16);
@@ -59,7 +68,7 @@ int main(int argc, char **argv) {
     simdjson::ondemand::parser parser;
     int rounds = 0;
     if (int status = bench::readArguments(argc, argv, frames, rounds)) { return status; }
-    // A third argument runs only that variant (0-5, in the order of `names`): for instruction
+    // A third argument runs only that variant (0-6, in the order of `names`): for instruction
     // counts under `valgrind --tool=callgrind`, taken at two round counts and subtracted.
     int only = argc > 3 ? std::atoi(argv[3]) : -1;
     size_t declined = 0;
@@ -69,7 +78,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         declined += decode(onDemand, frame) != WG_DECODE_OK;
-        if (!bench::numbersOnly(parser, frame)) {
+        if (!bench::numbersOnly(parser, frame) || !bench::numbersOnly<ShimNumbers>(parser, frame)) {
             std::fprintf(stderr, "simdjson could not walk a frame\n");
             return 1;
         }
@@ -92,6 +101,8 @@ int main(int argc, char **argv) {
                         bench::onDemandDecode(parser, frame);
                     } else if (variant == numbersOnly) {
                         bench::numbersOnly(parser, frame);
+                    } else if (variant == numbersOnlyShimReader) {
+                        bench::numbersOnly<ShimNumbers>(parser, frame);
                     } else {
                         decode(variant, frame);
                     }

@@ -250,6 +250,69 @@ struct BatchDecoderDifferentialTests {
         #expect(accepted >= 6, "every encoder layout takes the fast path")
     }
 
+    /// Numbers at the edges of what the fast path's reader takes: signs of zero, 2⁵³ + 1, the
+    /// subnormal and overflow boundaries, 19 and 20 significant digits, exponents in both cases.
+    static let edgeNumbers = [
+        "0", "-0", "0.0", "-0.0", "0e5", "1e0", "1E+2", "1e-2", "1.5E-0003", "9007199254740993", "9007199254740993.0",
+        "0.30000000000000004", "2.2250738585072011e-308", "2.2250738585072014e-308", "4.9e-324", "2.4703282292062327e-324",
+        "2.4703282292062328e-324", "1.7976931348623157e308", "1.7976931348623159e308", "1e308", "1e309", "1e-400",
+        "9223372036854775807", "9223372036854775808", "18446744073709551615", "0.00000000000000000000000000000000000001",
+        "123456789.123456789", "1234567890123456789", "12345678901234567890", "0.1234567890123456789", "0.12345678901234567891",
+        "1.0000000000000000000", "12345678.12345678", "87654321.87654321e-8", "0.000123456789012345678", "-40212.999999267755",
+        "734646.41925000001", "1e00001", "1e-0000000000000000000000000002", "1e99999999999999999999", "1e+", "1.e5", ".5", "-.5", "+1", "01", "-", "1ee2", "0x10", "1.5.5",
+    ]
+
+    /// Seeded JSON numbers of every form: shortest round-trip doubles from 10⁻⁴⁰ to 10⁴⁰ (as a
+    /// device's encoder writes them), and digit strings of 1-22 significant digits with leading
+    /// zeros, a point anywhere and optional exponents, as another encoder might.
+    static func seededNumbers(_ count: Int, seed: UInt64) -> [String] {
+        var generator = SplitMix64(seed: seed)
+        func digits(_ count: Int, first: Bool) -> String {
+            String((0..<count).map { index in Character(String(index == 0 && first ? 1 + generator.next() % 9 : generator.next() % 10)) })
+        }
+        return (0..<count).map { _ in
+            let sign = generator.next() % 3 == 0 ? "-" : ""
+            if generator.next() % 2 == 0 {
+                let value = Double(sign: .plus, exponent: Int(generator.next() % 261) - 130, significand: 1 + generator.nextUnitInterval())
+                return sign + "\(value)"
+            }
+            let significant = 1 + Int(generator.next() % 22)
+            let point = Int(generator.next() % UInt64(significant + 1))
+            var text = point == 0 ? "0." + String(repeating: "0", count: Int(generator.next() % 6)) + digits(significant, first: false)
+                : digits(point, first: true) + (point == significant ? "" : "." + digits(significant - point, first: false))
+            if generator.next() % 4 == 0 {
+                text += (generator.next() % 2 == 0 ? "e" : "E") + ["", "+", "-"][Int(generator.next() % 3)] + String(generator.next() % 330)
+            }
+            return sign + text
+        }
+    }
+
+    @Test("numbers of every length and form: the fast path reads them exactly, or leaves them to the DOM path")
+    func numberForms() throws {
+        let texts = Self.edgeNumbers + Self.seededNumbers(3_000, seed: 21)
+        var read = 0
+        var readable = 0
+        for index in texts.indices {
+            let (x, y, z) = (texts[index], texts[(index + 1) % texts.count], texts[(index + 2) % texts.count])
+            let payload = Array(#"{"samples":[{"timestamp":\#(x),"acceleration":{"x":\#(y),"y":\#(z),"z":\#(x)}}]}"#.utf8)
+            let (fast, dom, onDemand) = Self.accelerometer(payload)
+            #expect(fast == dom, "\(x) \(y) \(z)")
+            // What Swift's own (correctly rounding) parser makes of the text, for every value the fast path read.
+            let expected = [x, y, z, x].compactMap { Double($0)?.bitPattern }
+            let plain = dom.status == WG_DECODE_OK.rawValue && [x, y, z].allSatisfy { text in
+                text.filter(\.isNumber).drop { $0 == "0" }.count <= 17 && Double(text).map { $0 != 0 && abs($0) < 9.2e18 && abs($0) > 1e-300 } == true
+            }
+            readable += plain ? 1 : 0
+            #expect(!plain || onDemand.status == WG_DECODE_OK.rawValue, "plain numbers take the fast path: \(x) \(y) \(z)")
+            if onDemand.status == WG_DECODE_OK.rawValue {
+                read += plain ? 1 : 0
+                #expect(onDemand == dom, "\(x) \(y) \(z)")
+                #expect(try #require(onDemand.samples.first) == expected, "\(x) \(y) \(z)")
+            }
+        }
+        #expect(readable > 200 && read == readable, "every sample of plain numbers (up to 17 digits, nonzero, below 2⁶³ in magnitude) takes the fast path: \(read) of \(readable)")
+    }
+
     @Test("seeded mutations of the simulator's frames and the edge cases: identical results")
     func mutations() {
         var generator = SplitMix64(seed: 5)
