@@ -1,6 +1,6 @@
 #include "CSimdjsonDecoding.h"
 #include "DocumentReader.hpp"
-#include "OnDemandBatch.hpp"
+#include "BatchScanner.hpp"
 
 namespace {
 
@@ -41,21 +41,21 @@ wg_decode_status decodeBatch(const uint8_t *data, size_t length, wg_json_members
     });
 }
 
-/// The on-demand fast path of a batch decoder: WG_DECODE_OK when it read the payload,
+/// The fast path of a batch decoder (BatchScanner.hpp): WG_DECODE_OK when it read the payload,
 /// WG_DECODE_DECLINED when the DOM path must.
 template <typename Sample, typename ReadSample>
-wg_decode_status onDemandBatch(const uint8_t *data, size_t length, wg_json_members *members, Sample *samples, size_t capacity,
-                               size_t *count, wg_decode_problem *problem, ReadSample readSample) {
+wg_decode_status scannedBatch(const uint8_t *data, size_t length, wg_json_members *members, Sample *samples, size_t capacity,
+                              size_t *count, wg_decode_problem *problem, ReadSample readSample) {
     return wg::guarded(problem, [&]() -> wg_decode_status {
-        return wg::fast::decodeBatch(data, length, members, samples, capacity, count, readSample) ? WG_DECODE_OK : WG_DECODE_DECLINED;
+        return wg::scan::decodeBatch(data, length, members, samples, capacity, count, readSample) ? WG_DECODE_OK : WG_DECODE_DECLINED;
     });
 }
 
 /// A full batch decoder: the fast path, then the DOM path from scratch if it declined.
 template <typename Sample, typename Decoder>
-wg_decode_status onDemandThenDom(Decoder onDemand, Decoder dom, const uint8_t *data, size_t length, wg_json_members *members,
-                                 Sample *samples, size_t capacity, size_t *count, wg_decode_problem *problem) {
-    if (onDemand(data, length, members, samples, capacity, count, problem) == WG_DECODE_OK) { return WG_DECODE_OK; }
+wg_decode_status fastThenDom(Decoder fast, Decoder dom, const uint8_t *data, size_t length, wg_json_members *members,
+                             Sample *samples, size_t capacity, size_t *count, wg_decode_problem *problem) {
+    if (fast(data, length, members, samples, capacity, count, problem) == WG_DECODE_OK) { return WG_DECODE_OK; }
     return dom(data, length, members, samples, capacity, count, problem);
 }
 
@@ -83,19 +83,19 @@ extern "C" wg_decode_status wg_decode_accelerometer_batch_dom(const uint8_t *dat
                        });
 }
 
-extern "C" wg_decode_status wg_decode_accelerometer_batch_on_demand(const uint8_t *data, size_t length,
-                                                                    wg_json_members *members,
-                                                                    wg_accelerometer_sample *samples, size_t capacity,
-                                                                    size_t *count, wg_decode_problem *problem) {
-    return onDemandBatch(data, length, members, samples, capacity, count, problem,
-                         [](auto object, auto members, auto &sample) WG_INLINE_LAMBDA { return wg::fast::accelerometerSample(object, members, sample); });
+extern "C" wg_decode_status wg_decode_accelerometer_batch_fast(const uint8_t *data, size_t length,
+                                                               wg_json_members *members,
+                                                               wg_accelerometer_sample *samples, size_t capacity,
+                                                               size_t *count, wg_decode_problem *problem) {
+    return scannedBatch(data, length, members, samples, capacity, count, problem,
+                        [](auto &cursor, auto members, auto &sample) WG_INLINE_LAMBDA { return wg::scan::accelerometerSample(cursor, members, sample); });
 }
 
 extern "C" wg_decode_status wg_decode_accelerometer_batch(const uint8_t *data, size_t length,
                                                           wg_json_members *members,
                                                           wg_accelerometer_sample *samples, size_t capacity,
                                                           size_t *count, wg_decode_problem *problem) {
-    return onDemandThenDom(wg_decode_accelerometer_batch_on_demand, wg_decode_accelerometer_batch_dom, data, length, members, samples,
+    return fastThenDom(wg_decode_accelerometer_batch_fast, wg_decode_accelerometer_batch_dom, data, length, members, samples,
                            capacity, count, problem);
 }
 
@@ -143,18 +143,18 @@ extern "C" wg_decode_status wg_decode_device_motion_batch_dom(const uint8_t *dat
                        });
 }
 
-extern "C" wg_decode_status wg_decode_device_motion_batch_on_demand(const uint8_t *data, size_t length,
-                                                                    wg_json_members *members,
-                                                                    wg_device_motion_sample *samples, size_t capacity,
-                                                                    size_t *count, wg_decode_problem *problem) {
-    return onDemandBatch(data, length, members, samples, capacity, count, problem,
-                         [](auto object, auto members, auto &sample) WG_INLINE_LAMBDA { return wg::fast::deviceMotionSample(object, members, sample); });
+extern "C" wg_decode_status wg_decode_device_motion_batch_fast(const uint8_t *data, size_t length,
+                                                               wg_json_members *members,
+                                                               wg_device_motion_sample *samples, size_t capacity,
+                                                               size_t *count, wg_decode_problem *problem) {
+    return scannedBatch(data, length, members, samples, capacity, count, problem,
+                        [](auto &cursor, auto members, auto &sample) WG_INLINE_LAMBDA { return wg::scan::deviceMotionSample(cursor, members, sample); });
 }
 
 extern "C" wg_decode_status wg_decode_device_motion_batch(const uint8_t *data, size_t length,
                                                           wg_json_members *members,
                                                           wg_device_motion_sample *samples, size_t capacity,
                                                           size_t *count, wg_decode_problem *problem) {
-    return onDemandThenDom(wg_decode_device_motion_batch_on_demand, wg_decode_device_motion_batch_dom, data, length, members, samples,
+    return fastThenDom(wg_decode_device_motion_batch_fast, wg_decode_device_motion_batch_dom, data, length, members, samples,
                            capacity, count, problem);
 }

@@ -1,4 +1,4 @@
-// The on-demand fast path's number reader (OnDemandBatch.hpp): a JSON number token to a double,
+// The batch fast path's number reader (BatchScanner.hpp): a JSON number token to a double,
 // eight digits at a time. Not part of the module's C interface.
 //
 // simdjson 3.0.1's on-demand `get_double` folds a number into its mantissa one digit per step,
@@ -59,21 +59,21 @@ WG_ALWAYS_INLINE bool endsNumber(uint8_t c) {
 }
 
 /// Reads the JSON number at `p` into `out`, exactly as simdjson's DOM parser reads it (integers
-/// included, converted to the nearest double). False: not read (see the file's comment); `out`
-/// is then unspecified.
-WG_ALWAYS_INLINE bool readDecimal(const uint8_t *p, double &out) {
+/// included, converted to the nearest double). Returns the first byte after the number, or null
+/// when it is not read (see the file's comment); `out` is then unspecified.
+WG_ALWAYS_INLINE const uint8_t *readDecimal(const uint8_t *p, double &out) {
     const bool negative = *p == '-';
     p += negative;
     uint64_t mantissa = 0;
     size_t significant = 0;
     if (*p == '0') {
         p++;  // a lone zero: "01" is not JSON
-        if (uint8_t(*p - '0') <= 9) { return false; }
+        if (uint8_t(*p - '0') <= 9) { return nullptr; }
     } else {
         const uint8_t *start = p;
         p = foldDigits(p, mantissa);
         significant = size_t(p - start);
-        if (significant == 0) { return false; }
+        if (significant == 0) { return nullptr; }
     }
     int64_t exponent = 0;
     if (*p == '.') {
@@ -84,7 +84,7 @@ WG_ALWAYS_INLINE bool readDecimal(const uint8_t *p, double &out) {
         }
         const uint8_t *start = p;
         p = foldDigits(p, mantissa);
-        if (p == fraction) { return false; }  // "1." is not JSON
+        if (p == fraction) { return nullptr; }  // "1." is not JSON
         significant += size_t(p - start);
         exponent = fraction - p;
     }
@@ -99,14 +99,14 @@ WG_ALWAYS_INLINE bool readDecimal(const uint8_t *p, double &out) {
             if (written < 100000) { written = written * 10 + digit; }
             p++;
         }
-        if (p == start) { return false; }  // "1e" is not JSON
+        if (p == start) { return nullptr; }  // "1e" is not JSON
         exponent += negativeExponent ? -int64_t(written) : int64_t(written);
     }
     if (significant > 19 || !endsNumber(*p) || exponent < simdjson::internal::smallest_power
         || exponent > simdjson::internal::largest_power) {
-        return false;
+        return nullptr;
     }
-    return simdjson::builtin::numberparsing::compute_float_64(exponent, mantissa, negative, out);
+    return simdjson::builtin::numberparsing::compute_float_64(exponent, mantissa, negative, out) ? p : nullptr;
 }
 
 } // namespace fast

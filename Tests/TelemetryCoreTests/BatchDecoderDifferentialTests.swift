@@ -4,11 +4,11 @@ import TelemetryCore
 import TelemetrySimulation
 import Testing
 
-/// The batch decoders' on-demand fast path against the DOM path alone: on every payload (the
+/// The batch decoders' fast path (the one-pass scanner) against the DOM path alone: on every payload (the
 /// simulator's frames of every device and stream the decoders serve, in every `JSONStyle`;
 /// layouts the fast path declines, malformed input, seeded byte mutations) both give the same status, problem, count,
 /// samples (bit for bit) and members.
-@Suite("Batch decoder: on-demand fast path against the DOM path")
+@Suite("Batch decoder: fast path against the DOM path")
 struct BatchDecoderDifferentialTests {
     /// A C batch decoder: payload, length, members, samples, capacity, count, problem.
     typealias Decoder<Raw> = (
@@ -74,18 +74,18 @@ struct BatchDecoderDifferentialTests {
             members: ok ? values.map { scalar($0, used_strings) } : [])
     }
 
-    static func accelerometer(_ payload: [UInt8], readAhead: [UInt8]? = nil) -> (fast: Outcome, dom: Outcome, onDemand: Outcome) {
+    static func accelerometer(_ payload: [UInt8], readAhead: [UInt8]? = nil) -> (full: Outcome, dom: Outcome, fastPath: Outcome) {
         let bits = { (sample: wg_accelerometer_sample, _: [UInt8]) -> [UInt64] in
             [sample.timestamp, sample.acceleration.x, sample.acceleration.y, sample.acceleration.z].map(\.bitPattern)
         }
         return (
             run(wg_decode_accelerometer_batch, payload, readAhead: readAhead, sampleBits: bits),
             run(wg_decode_accelerometer_batch_dom, payload, readAhead: readAhead, sampleBits: bits),
-            run(wg_decode_accelerometer_batch_on_demand, payload, readAhead: readAhead, sampleBits: bits)
+            run(wg_decode_accelerometer_batch_fast, payload, readAhead: readAhead, sampleBits: bits)
         )
     }
 
-    static func deviceMotion(_ payload: [UInt8], readAhead: [UInt8]? = nil) -> (fast: Outcome, dom: Outcome, onDemand: Outcome) {
+    static func deviceMotion(_ payload: [UInt8], readAhead: [UInt8]? = nil) -> (full: Outcome, dom: Outcome, fastPath: Outcome) {
         let bits = { (s: wg_device_motion_sample, strings: [UInt8]) -> [UInt64] in
             let numbers = [
                 s.timestamp, s.attitude.x, s.attitude.y, s.attitude.z, s.attitude.w, s.rotation_rate.x, s.rotation_rate.y, s.rotation_rate.z,
@@ -98,7 +98,7 @@ struct BatchDecoderDifferentialTests {
         return (
             run(wg_decode_device_motion_batch, payload, readAhead: readAhead, sampleBits: bits),
             run(wg_decode_device_motion_batch_dom, payload, readAhead: readAhead, sampleBits: bits),
-            run(wg_decode_device_motion_batch_on_demand, payload, readAhead: readAhead, sampleBits: bits)
+            run(wg_decode_device_motion_batch_fast, payload, readAhead: readAhead, sampleBits: bits)
         )
     }
 
@@ -126,9 +126,9 @@ struct BatchDecoderDifferentialTests {
     func styledFramesTakeTheFastPath() {
         #expect(Set(Self.styledFrames.map(\.stream)).count == 4)
         for (stream, style, payload) in Self.styledFrames {
-            let (fast, dom, onDemand) = stream == "batched/accelerometer" ? Self.accelerometer(payload) : Self.deviceMotion(payload)
-            #expect(fast == dom, "\(stream), \(style)")
-            #expect(onDemand == dom, "\(stream), \(style): the fast path read it")
+            let (full, dom, fastPath) = stream == "batched/accelerometer" ? Self.accelerometer(payload) : Self.deviceMotion(payload)
+            #expect(full == dom, "\(stream), \(style)")
+            #expect(fastPath == dom, "\(stream), \(style): the fast path read it")
             #expect(dom.status == WG_DECODE_OK.rawValue && dom.count > 0, "\(stream), \(style): \(dom)")
         }
     }
@@ -137,9 +137,9 @@ struct BatchDecoderDifferentialTests {
     func simulatorFrames() {
         #expect(Set(Self.simulatorFrames.map(\.stream)).count == 4)
         for (stream, payload) in Self.simulatorFrames {
-            let (fast, dom, onDemand) = stream == "batched/accelerometer" ? Self.accelerometer(payload) : Self.deviceMotion(payload)
-            #expect(fast == dom, "\(stream)")
-            #expect(onDemand == dom, "\(stream): the fast path read it")
+            let (full, dom, fastPath) = stream == "batched/accelerometer" ? Self.accelerometer(payload) : Self.deviceMotion(payload)
+            #expect(full == dom, "\(stream)")
+            #expect(fastPath == dom, "\(stream): the fast path read it")
             #expect(dom.status == WG_DECODE_OK.rawValue && dom.count > 0, "\(stream): \(dom)")
         }
     }
@@ -193,6 +193,33 @@ struct BatchDecoderDifferentialTests {
         #"{"samples":[{"timestamp":01,"acceleration":{"x":1,"y":2,"z":3}}]}"#,
         #"{"samples":[{"timestamp":1.,"acceleration":{"x":1,"y":2,"z":3}}]}"#,
         #"{"samples":[{"timestamp":1,"acceleration":{"x":tru,"y":2,"z":3}}]}"#,
+        "\t{\n\"samples\"\r:\n[ {\"timestamp\" : 1 ,\"acceleration\":{ \"x\":1,\"y\":2 ,\"z\":3\t} } ] ,\"sequence\" : 5 }\n",
+        #"{"samples":[],"sequence":-0}"#,
+        #"{"samples":[],"sequence":-0.0}"#,
+        #"{"samples":[],"sequence":1e2}"#,
+        #"{"samples":[],"sequence":123456789012345678}"#,
+        #"{"samples":[],"sequence":1234567890123456789}"#,
+        #"{"samples":[],"sequence":-123456789012345678}"#,
+        #"{"samples":[],"sequence":nul}"#,
+        #"{"samples":[],"sequence":truex}"#,
+        #"{"samples":[],"sequence":false}"#,
+        #"{"samples":[],"sequence":"a\u0062"}"#,
+        #"{"samples":[],"sequence":"é"}"#,
+        #"{"samples":[],"sequence":"tab\there"}"#,
+        "{\"samples\":[],\"sequence\":\"tab\there\"}",
+        #"{"samples":[],"sequence":"plain text"}"#,
+        #"{"samples":[ ]}"#,
+        #"{ }"#,
+        #"{"samples":[{}]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{}}]}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}}]"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}}]}   "#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}}]} ,"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}}],"sequence":7,}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}}] "sequence":7}"#,
+        #"{"samples":[{"timestamp":1,"acceleration":{"x":1,"y":2,"z":3}}]:"sequence":7}"#,
         #"[{"samples":[]}]"#,
         #""samples""#,
         "",
@@ -202,12 +229,12 @@ struct BatchDecoderDifferentialTests {
 
     /// Checks that the full decoder gives the DOM path's outcome on every case; returns how many
     /// cases the fast path read.
-    static func compare(_ cases: [[UInt8]], _ decode: ([UInt8]) -> (fast: Outcome, dom: Outcome, onDemand: Outcome)) -> Int {
+    static func compare(_ cases: [[UInt8]], _ decode: ([UInt8]) -> (full: Outcome, dom: Outcome, fastPath: Outcome)) -> Int {
         var accepted = 0
         for payload in cases {
-            let (fast, dom, onDemand) = decode(payload)
-            #expect(fast == dom, "\(String(decoding: payload, as: UTF8.self))")
-            accepted += onDemand.status == WG_DECODE_OK.rawValue ? 1 : 0
+            let (full, dom, fastPath) = decode(payload)
+            #expect(full == dom, "\(String(decoding: payload, as: UTF8.self))")
+            accepted += fastPath.status == WG_DECODE_OK.rawValue ? 1 : 0
         }
         return accepted
     }
@@ -238,6 +265,15 @@ struct BatchDecoderDifferentialTests {
         #"{"samples":[\#(motionSample),"sensorLocation":7}]}"#,
         #"{"samples":[\#(motionSample),"sensorLocation":"de\"fault\u00e9"}]}"#,
         #"{"samples":[\#(motionSample)}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","heading":1.5e1}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","heading":-1}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","heading":true}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":{"accuracy":"high","z":3,"y":2,"x":1}}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":{"x":1,"y":2,"z":3,"accuracy":null}}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":{"x":1,"y":2,"z":3,"accuracy":"hi\"gh"}}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":nulls}]}"#,
+        #"{"samples":[\#(motionSample),"sensorLocation":"default","magneticField":{}}]}"#,
+        #"{"samples":[\#(motionSample),"heading":2,"sensorLocation":"headphoneRight"}]}"#,
         #"{"samples":[\#(motionSample),"sensorLocation":"default","extra":1}]}"#,
         #"{"samples":[{"timestamp":2,"attitude":{"x":0,"y":0,"z":0},"rotationRate":{"x":1,"y":2,"z":3},"gravity":{"x":0,"y":0,"z":-1},"userAcceleration":{"x":0,"y":0,"z":0},"sensorLocation":"default"}]}"#,
         #"{"samples":[{"timestamp":2,"rotationRate":{"x":1,"y":2,"z":3},"attitude":{"x":0,"y":0,"z":0,"w":1},"gravity":{"x":0,"y":0,"z":-1},"userAcceleration":{"x":0,"y":0,"z":0},"sensorLocation":"default"}]}"#,
@@ -295,19 +331,19 @@ struct BatchDecoderDifferentialTests {
         for index in texts.indices {
             let (x, y, z) = (texts[index], texts[(index + 1) % texts.count], texts[(index + 2) % texts.count])
             let payload = Array(#"{"samples":[{"timestamp":\#(x),"acceleration":{"x":\#(y),"y":\#(z),"z":\#(x)}}]}"#.utf8)
-            let (fast, dom, onDemand) = Self.accelerometer(payload)
-            #expect(fast == dom, "\(x) \(y) \(z)")
+            let (full, dom, fastPath) = Self.accelerometer(payload)
+            #expect(full == dom, "\(x) \(y) \(z)")
             // What Swift's own (correctly rounding) parser makes of the text, for every value the fast path read.
             let expected = [x, y, z, x].compactMap { Double($0)?.bitPattern }
             let plain = dom.status == WG_DECODE_OK.rawValue && [x, y, z].allSatisfy { text in
                 text.filter(\.isNumber).drop { $0 == "0" }.count <= 17 && Double(text).map { $0 != 0 && abs($0) < 9.2e18 && abs($0) > 1e-300 } == true
             }
             readable += plain ? 1 : 0
-            #expect(!plain || onDemand.status == WG_DECODE_OK.rawValue, "plain numbers take the fast path: \(x) \(y) \(z)")
-            if onDemand.status == WG_DECODE_OK.rawValue {
+            #expect(!plain || fastPath.status == WG_DECODE_OK.rawValue, "plain numbers take the fast path: \(x) \(y) \(z)")
+            if fastPath.status == WG_DECODE_OK.rawValue {
                 read += plain ? 1 : 0
-                #expect(onDemand == dom, "\(x) \(y) \(z)")
-                #expect(try #require(onDemand.samples.first) == expected, "\(x) \(y) \(z)")
+                #expect(fastPath == dom, "\(x) \(y) \(z)")
+                #expect(try #require(fastPath.samples.first) == expected, "\(x) \(y) \(z)")
             }
         }
         #expect(readable > 200 && read == readable, "every sample of plain numbers (up to 17 digits, nonzero, below 2⁶³ in magnitude) takes the fast path: \(read) of \(readable)")
@@ -331,8 +367,8 @@ struct BatchDecoderDifferentialTests {
                 case 2: payload.insert(alphabet[Int(generator.next() % UInt64(alphabet.count))], at: position)
                 default: payload = Array(payload.prefix(position))
                 }
-                let (fast, dom, _) = accelerometer ? Self.accelerometer(payload) : Self.deviceMotion(payload)
-                #expect(fast == dom, "\(String(decoding: payload.prefix(400), as: UTF8.self))")
+                let (full, dom, _) = accelerometer ? Self.accelerometer(payload) : Self.deviceMotion(payload)
+                #expect(full == dom, "\(String(decoding: payload.prefix(400), as: UTF8.self))")
                 if dom.status != WG_DECODE_OK.rawValue { declined += 1 }
             }
         }
@@ -364,10 +400,10 @@ struct BatchDecoderDifferentialTests {
             let copied = decode(payload, nil)
             for follower in followers {
                 let inPlace = decode(payload, follower)
-                #expect(inPlace.fast == copied.fast, "\(stream): \(String(decoding: payload.suffix(80), as: UTF8.self))")
+                #expect(inPlace.full == copied.full, "\(stream): \(String(decoding: payload.suffix(80), as: UTF8.self))")
                 #expect(inPlace.dom == copied.dom, "\(stream): \(String(decoding: payload.suffix(80), as: UTF8.self))")
-                #expect(inPlace.onDemand == copied.onDemand, "\(stream): \(String(decoding: payload.suffix(80), as: UTF8.self))")
-                if inPlace.fast.status == WG_DECODE_OK.rawValue { readInPlace += 1 }
+                #expect(inPlace.fastPath == copied.fastPath, "\(stream): \(String(decoding: payload.suffix(80), as: UTF8.self))")
+                if inPlace.full.status == WG_DECODE_OK.rawValue { readInPlace += 1 }
             }
         }
         #expect(readInPlace > 3 * 8, "the whole frames decode in place")

@@ -2,8 +2,9 @@
 #define WEARABLE_GATEWAY_CSIMDJSON_DECODING_H
 
 // Frame decoders for the wire contract's JSON payloads (simdjson DOM, runtime CPU dispatch; the
-// two batched streams first try simdjson's on-demand API, which reads members in any order, and
-// fall back to the DOM path for anything else, so results and problems are the DOM path's).
+// two batched streams first try a one-pass scanner of their known shapes, which reads members in
+// any order, and fall back to the DOM path for anything else, so results and problems are the
+// DOM path's).
 //
 // One call decodes one frame: the document is parsed once, the requested top-level members are
 // reported as tagged scalars (`wg_json_members`), and the high-rate decoders also copy every
@@ -30,7 +31,7 @@ typedef enum wg_decode_status {
     WG_DECODE_WRONG_TYPE = 3,   ///< a member has another JSON type than the contract's
     WG_DECODE_CAPACITY = 4,     ///< a caller buffer is too small (a caller bug: size them as documented)
     WG_DECODE_INTERNAL = 5,     ///< an unexpected C++ exception, such as running out of memory
-    WG_DECODE_DECLINED = 6,     ///< only from the `*_on_demand` fast paths: not read, use the full decoder
+    WG_DECODE_DECLINED = 6,     ///< only from the `*_fast` fast paths: not read, use the full decoder
 } wg_decode_status;
 
 /// Sizes of the text fields of `wg_decode_problem`, NUL included; longer text is cut.
@@ -157,13 +158,14 @@ wg_decode_status wg_decode_accelerometer_batch(const uint8_t *data, size_t lengt
                                                wg_decode_problem *problem);
 
 /// The two halves of `wg_decode_accelerometer_batch`, exported for the differential tests. The
-/// on-demand fast path reads the contract's members in any order and any whitespace (nothing
-/// unknown or repeated, numbers both parsers read alike) and returns WG_DECODE_DECLINED for
-/// anything else, malformed input included; the DOM path reads and reports everything. The full decoder runs the first, then,
+/// fast path (one pass over the bytes) reads the contract's members in any order and any
+/// whitespace (nothing unknown or repeated, no escapes or bytes above 0x7F, numbers it reads
+/// exactly as the DOM parser does) and returns WG_DECODE_DECLINED for anything else, malformed
+/// input included; the DOM path reads and reports everything. The full decoder runs the first, then,
 /// if it declined, the second.
-wg_decode_status wg_decode_accelerometer_batch_on_demand(const uint8_t *data, size_t length, wg_json_members *members,
-                                                         wg_accelerometer_sample *samples, size_t capacity,
-                                                         size_t *count, wg_decode_problem *problem);
+wg_decode_status wg_decode_accelerometer_batch_fast(const uint8_t *data, size_t length, wg_json_members *members,
+                                                    wg_accelerometer_sample *samples, size_t capacity,
+                                                    size_t *count, wg_decode_problem *problem);
 wg_decode_status wg_decode_accelerometer_batch_dom(const uint8_t *data, size_t length, wg_json_members *members,
                                                    wg_accelerometer_sample *samples, size_t capacity, size_t *count,
                                                    wg_decode_problem *problem);
@@ -183,10 +185,11 @@ wg_decode_status wg_decode_device_motion_batch(const uint8_t *data, size_t lengt
                                                wg_decode_problem *problem);
 
 /// The two halves of `wg_decode_device_motion_batch` (as for the accelerometer above; the fast
-/// path takes `sensorLocation` required, then `magneticField` and `heading` optional, in this order).
-wg_decode_status wg_decode_device_motion_batch_on_demand(const uint8_t *data, size_t length, wg_json_members *members,
-                                                         wg_device_motion_sample *samples, size_t capacity,
-                                                         size_t *count, wg_decode_problem *problem);
+/// path takes the five required members and the optional `sensorLocation`, `magneticField` and
+/// `heading` in any order).
+wg_decode_status wg_decode_device_motion_batch_fast(const uint8_t *data, size_t length, wg_json_members *members,
+                                                    wg_device_motion_sample *samples, size_t capacity,
+                                                    size_t *count, wg_decode_problem *problem);
 wg_decode_status wg_decode_device_motion_batch_dom(const uint8_t *data, size_t length, wg_json_members *members,
                                                    wg_device_motion_sample *samples, size_t capacity, size_t *count,
                                                    wg_decode_problem *problem);
