@@ -46,9 +46,9 @@ let package = Package(
         // xxHash (Debian libxxhash-dev): checksums of the inbound journal's records.
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"]), .brew(["xxhash"])]),
         // simdjson (Debian libsimdjson-dev) behind a C header, for the hot-path decoders. NDEBUG in
-        // every configuration: without it simdjson's on-demand code (compiled here, from its header)
-        // turns its internal assumptions into assert() calls, out-of-line checks at every step of its
-        // iterator that keep the batch decoders' fast path from beating the DOM path.
+        // every configuration: without it the simdjson code compiled here from its header (the DOM
+        // accessors, the number conversion the batch fast path calls) keeps its internal
+        // assumptions as assert() calls, out-of-line checks on the hot path.
         .target(
             name: "CSimdjson",
             cxxSettings: [.unsafeFlags(["-O3"]), .define("NDEBUG")],

@@ -41,9 +41,15 @@ struct Cursor {
 
     /// Skips JSON whitespace; false at the end of the payload.
     WG_ALWAYS_INLINE bool skipSpace() {
-        // Every JSON whitespace byte is at most a space: one comparison for the usual no-space case.
+        // Every JSON whitespace byte is at most a space: one comparison for the usual no-space
+        // case, two for the one space of an encoder that writes ", " and ": " (two a member).
         if (p < end && *p > ' ') { return true; }
-        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) { p++; }
+        if (end - p > 1 && *p == ' ' && p[1] > ' ') {
+            p++;
+            return true;
+        }
+        constexpr uint64_t whitespace = 1ull << ' ' | 1ull << '\n' | 1ull << '\r' | 1ull << '\t';
+        while (p < end && *p <= ' ' && (whitespace >> *p & 1) != 0) { p++; }
         return p < end;
     }
 

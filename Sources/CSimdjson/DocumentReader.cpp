@@ -4,9 +4,8 @@ namespace wg {
 namespace {
 
 /// One DOM parser per thread: parsers are not thread-safe, and reusing one keeps calls
-/// allocation-free once it has seen the largest payload. The DOM parser (unlike
-/// on-demand, which is compiled for the build machine's baseline CPU) picks the best SIMD kernel at
-/// run time, and it validates the whole document, ignored members included.
+/// allocation-free once it has seen the largest payload. The DOM parser picks the best SIMD kernel
+/// at run time, and it validates the whole document, ignored members included.
 struct ReaderThreadState {
     simdjson::dom::parser parser;
 };
