@@ -89,7 +89,7 @@ struct Cursor {
     WG_ALWAYS_INLINE bool keyword(std::string_view literal) {
         if (size_t(end - p) <= literal.size() || std::memcmp(p, literal.data(), literal.size()) != 0) { return false; }
         p += literal.size();
-        return fast::endsNumber(*p);
+        return fast::endsValue(*p);
     }
 
     /// A required number, as the fast path reads one: what ``fast::readDecimal`` declines, a negative
@@ -174,7 +174,7 @@ inline bool integerScalar(Cursor &cursor, wg_json_scalar &out) {
     size_t digits = size_t(p - start);
     // "-0" is left to the DOM path too (how it types a negative zero is its business).
     if (digits == 0 || digits > 18 || (*start == '0' && digits > 1) || (negative && value == 0) || p >= cursor.end
-        || !fast::endsNumber(*p)) {
+        || !fast::endsValue(*p)) {
         return false;
     }
     cursor.p = p;
@@ -235,8 +235,8 @@ template <typename Sample, typename ReadSample>
 bool decodeBatch(const uint8_t *data, size_t length, wg_json_members *members, Sample *samples, size_t capacity,
                  size_t *count, ReadSample readSample) {
     if (data == nullptr || length == 0 || samples == nullptr || (members != nullptr && members->count > 64)) { return false; }
-    PaddedInput input = paddedInput(data, length, members);
-    Cursor cursor{input.bytes, input.bytes + length};
+    const uint8_t *input = paddedInput(data, length, members);
+    Cursor cursor{input, input + length};
     if (members != nullptr) {
         members->string_length = 0;
         for (size_t index = 0; index < members->count; index++) { members->values[index] = wg_json_scalar(); }

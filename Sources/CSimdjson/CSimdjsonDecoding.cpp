@@ -96,7 +96,7 @@ extern "C" wg_decode_status wg_decode_accelerometer_batch(const uint8_t *data, s
                                                           wg_accelerometer_sample *samples, size_t capacity,
                                                           size_t *count, wg_decode_problem *problem) {
     return fastThenDom(wg_decode_accelerometer_batch_fast, wg_decode_accelerometer_batch_dom, data, length, members, samples,
-                           capacity, count, problem);
+                       capacity, count, problem);
 }
 
 extern "C" wg_decode_status wg_decode_recorded_accelerometer_batch(const uint8_t *data, size_t length,
@@ -156,5 +156,5 @@ extern "C" wg_decode_status wg_decode_device_motion_batch(const uint8_t *data, s
                                                           wg_device_motion_sample *samples, size_t capacity,
                                                           size_t *count, wg_decode_problem *problem) {
     return fastThenDom(wg_decode_device_motion_batch_fast, wg_decode_device_motion_batch_dom, data, length, members, samples,
-                           capacity, count, problem);
+                       capacity, count, problem);
 }

@@ -52,9 +52,9 @@ WG_ALWAYS_INLINE const uint8_t *foldDigits(const uint8_t *p, uint64_t &mantissa)
     return p;
 }
 
-/// Whether `c` may follow a number inside an object or array: a separator, a closing bracket or
-/// JSON whitespace.
-WG_ALWAYS_INLINE bool endsNumber(uint8_t c) {
+/// Whether `c` may follow a scalar (a number, `true`, `null`) inside an object or array: a
+/// separator, a closing bracket or JSON whitespace.
+WG_ALWAYS_INLINE bool endsValue(uint8_t c) {
     return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
@@ -102,7 +102,7 @@ WG_ALWAYS_INLINE const uint8_t *readDecimal(const uint8_t *p, double &out) {
         if (p == start) { return nullptr; }  // "1e" is not JSON
         exponent += negativeExponent ? -int64_t(written) : int64_t(written);
     }
-    if (significant > 19 || !endsNumber(*p) || exponent < simdjson::internal::smallest_power
+    if (significant > 19 || !endsValue(*p) || exponent < simdjson::internal::smallest_power
         || exponent > simdjson::internal::largest_power) {
         return nullptr;
     }

@@ -28,24 +28,24 @@ void append(char *buffer, size_t capacity, size_t &length, std::string_view text
 
 static_assert(WG_JSON_READ_AHEAD == simdjson::SIMDJSON_PADDING, "WG_JSON_READ_AHEAD must be simdjson's padding");
 
-PaddedInput paddedInput(const uint8_t *data, size_t length, const wg_json_members *members) {
+const uint8_t *paddedInput(const uint8_t *data, size_t length, const wg_json_members *members) {
     // The payload arrays of the MQTT transport keep this slack after their bytes: read in place, no copy.
     if (members != nullptr && members->input_readable >= length + simdjson::SIMDJSON_PADDING) {
-        return PaddedInput{data, members->input_readable};
+        return data;
     }
     thread_local std::vector<uint8_t> padded;
     if (padded.size() < length + simdjson::SIMDJSON_PADDING) { padded.resize(length + simdjson::SIMDJSON_PADDING); }
     std::memcpy(padded.data(), data, length);
-    return PaddedInput{padded.data(), padded.size()};
+    return padded.data();
 }
 
 bool DocumentReader::parseRoot(const uint8_t *data, size_t length, simdjson::dom::object &root) {
     if (data == nullptr || length == 0) {
         return failPayload(WG_DECODE_NOT_OBJECT, "payload is not a JSON object: ", "empty payload");
     }
-    PaddedInput input = paddedInput(data, length, members_);
+    const uint8_t *input = paddedInput(data, length, members_);
     simdjson::dom::element element;
-    simdjson::error_code error = readerThreadState().parser.parse(input.bytes, length, false).get(element);
+    simdjson::error_code error = readerThreadState().parser.parse(input, length, false).get(element);
     if (error) {
         return failPayload(WG_DECODE_NOT_OBJECT, "payload is not a JSON object: ", simdjson::error_message(error));
     }

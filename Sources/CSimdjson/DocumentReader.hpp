@@ -16,9 +16,9 @@
 /// strlen/memcmp instead of constant-length comparisons.
 #define WG_ALWAYS_INLINE inline __attribute__((always_inline))
 /// The same for a lambda (after its parameter list), for clang (which SwiftPM builds with): it
-/// keeps the on-demand fast path's per-member lambdas out of line and passes their on-demand
-/// value through memory; inlined, with NDEBUG (Package.swift), that path takes half the time.
-/// GCC passes the value in registers and is slower with them inlined (docs/performance.md).
+/// keeps the fast path's per-member lambdas out of line otherwise, and passes their arguments
+/// through memory (measured on the earlier on-demand fast path: inlined, it took half the time).
+/// GCC passed them in registers and was slower with them inlined (docs/performance.md).
 #if defined(__clang__)
 #define WG_INLINE_LAMBDA __attribute__((always_inline))
 #else
@@ -53,18 +53,13 @@ WG_ALWAYS_INLINE bool findMember(simdjson::dom::object object, std::string_view 
     return false;
 }
 
-/// A copy of an input that simdjson may read past the end of (by up to SIMDJSON_PADDING bytes).
-struct PaddedInput {
-    const uint8_t *bytes;
-    /// The buffer's whole size, padding included (what on-demand `iterate` takes as capacity).
-    size_t capacity;
-};
-
-/// The payload where it is when the caller says enough bytes after it are readable
-/// (`members->input_readable`, see wg_json_members); otherwise a copy of it in the calling thread's
-/// padded buffer, one for both parsers: it grows to the largest payload seen and is reused, so a
-/// call allocates nothing after that. Valid until the thread's next call.
-PaddedInput paddedInput(const uint8_t *data, size_t length, const wg_json_members *members);
+/// The payload's bytes with at least SIMDJSON_PADDING readable bytes after them (simdjson and the
+/// number reader may read that far past the end): the payload where it is when the caller says
+/// enough bytes after it are readable (`members->input_readable`, see wg_json_members); otherwise
+/// a copy of it in the calling thread's padded buffer, one for both paths: it grows to the largest
+/// payload seen and is reused, so a call allocates nothing after that. Valid until the thread's
+/// next call.
+const uint8_t *paddedInput(const uint8_t *data, size_t length, const wg_json_members *members);
 
 /// Decodes one document: owns the status of the call and writes the caller's problem report.
 /// Every reader returns false after recording the first problem; callers stop there.
