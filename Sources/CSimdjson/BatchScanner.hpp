@@ -23,6 +23,7 @@
 #include "DecimalReader.hpp"
 #include "DocumentReader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string_view>
@@ -33,21 +34,49 @@ namespace scan {
 /// Magnitudes from 2⁶³ on are left to the DOM path, which reads integers beyond 64 bits as errors.
 constexpr double smallestLeftToDom = 9223372036854775808.0;
 
+/// Whether the `text.size()` bytes at `p` are `text`. Two overlapping loads per eight bytes, which
+/// compilers inline for the scanner's constant names; `std::memcmp` was sometimes left a call.
+WG_ALWAYS_INLINE bool sameBytes(const uint8_t *p, std::string_view text) {
+    const size_t size = text.size();
+    auto equalAt = [&](size_t offset, auto word) WG_INLINE_LAMBDA {
+        decltype(word) expected;
+        std::memcpy(&word, p + offset, sizeof word);
+        std::memcpy(&expected, text.data() + offset, sizeof expected);
+        return word == expected;
+    };
+    if (size >= 8) {
+        for (size_t offset = 0; offset + 8 < size; offset += 8) {
+            if (!equalAt(offset, uint64_t())) { return false; }
+        }
+        return equalAt(size - 8, uint64_t());
+    }
+    if (size >= 4) { return equalAt(0, uint32_t()) && equalAt(size - 4, uint32_t()); }
+    if (size >= 2) { return equalAt(0, uint16_t()) && equalAt(size - 2, uint16_t()); }
+    return size == 0 || *p == uint8_t(text[0]);
+}
+
 /// Where the scanner stands in the payload. Every token lies before `end`; only the number reader
 /// looks past a token (up to 8 bytes), which the padding after the payload allows.
+///
+/// `spacedSeparators` is the payload's spacing as ``decodeBatch`` guessed it from its first colon:
+/// encoders either write no whitespace or `", "` and `": "` (one space after every separator). A
+/// spaced cursor steps over that one space as part of the separator, without a branch, so neither
+/// spacing costs a test that fails at every member. Either cursor accepts any JSON whitespace
+/// anywhere; the guess only decides which spacing is the cheap one.
+template <bool spacedSeparators>
 struct Cursor {
     const uint8_t *p;
     const uint8_t *end;
 
+    /// After a consumed `:` or `,`: a spaced cursor steps over one space.
+    WG_ALWAYS_INLINE void afterSeparator() {
+        if constexpr (spacedSeparators) { p += p < end && *p == ' '; }
+    }
+
     /// Skips JSON whitespace; false at the end of the payload.
     WG_ALWAYS_INLINE bool skipSpace() {
-        // Every JSON whitespace byte is at most a space: one comparison for the usual no-space
-        // case, two for the one space of an encoder that writes ", " and ": " (two a member).
+        // Every JSON whitespace byte is at most a space: one comparison where there is none.
         if (p < end && *p > ' ') { return true; }
-        if (end - p > 1 && *p == ' ' && p[1] > ' ') {
-            p++;
-            return true;
-        }
         constexpr uint64_t whitespace = 1ull << ' ' | 1ull << '\n' | 1ull << '\r' | 1ull << '\t';
         while (p < end && *p <= ' ' && (whitespace >> *p & 1) != 0) { p++; }
         return p < end;
@@ -57,6 +86,7 @@ struct Cursor {
     WG_ALWAYS_INLINE bool take(uint8_t c) {
         if (!skipSpace() || *p != c) { return false; }
         p++;
+        if (c == ':') { afterSeparator(); }
         return true;
     }
 
@@ -80,14 +110,14 @@ struct Cursor {
     /// After a key's opening quote: consumes `rest` (the key's remaining characters and its closing
     /// quote, e.g. `imestamp"`) and the colon, if they are what follows.
     WG_ALWAYS_INLINE bool keyRest(std::string_view rest) {
-        if (size_t(end - p) <= rest.size() || std::memcmp(p, rest.data(), rest.size()) != 0) { return false; }
+        if (size_t(end - p) <= rest.size() || !sameBytes(p, rest)) { return false; }
         p += rest.size();
         return take(':');
     }
 
     /// Consumes `literal` (a keyword), which must be followed by a separator.
     WG_ALWAYS_INLINE bool keyword(std::string_view literal) {
-        if (size_t(end - p) <= literal.size() || std::memcmp(p, literal.data(), literal.size()) != 0) { return false; }
+        if (size_t(end - p) <= literal.size() || !sameBytes(p, literal)) { return false; }
         p += literal.size();
         return fast::endsValue(*p);
     }
@@ -107,7 +137,9 @@ struct Cursor {
         if (!skipSpace()) { return false; }
         uint8_t c = *p++;
         closed = c == close;
-        return closed || c == ',';
+        if (c != ',') { return closed; }
+        afterSeparator();
+        return true;
     }
 };
 
@@ -117,8 +149,8 @@ struct Cursor {
 /// (a power of two), or 0 for a member it does not take. Keys are compared with the names the
 /// object may have, byte for byte, so an unknown or escaped key is simply not taken. True when
 /// every member was taken, none twice, and all of `required` were present.
-template <typename Read>
-WG_ALWAYS_INLINE bool eachMember(Cursor &cursor, uint32_t required, Read read) {
+template <typename CursorType, typename Read>
+WG_ALWAYS_INLINE bool eachMember(CursorType &cursor, uint32_t required, Read read) {
     if (!cursor.take('{') || !cursor.skipSpace()) { return false; }
     if (*cursor.p == '}') {
         cursor.p++;
@@ -137,14 +169,16 @@ WG_ALWAYS_INLINE bool eachMember(Cursor &cursor, uint32_t required, Read read) {
 
 /// The bit of a one-letter component key `x`, `y`, `z` (1, 2, 4) or `w` (8, when `withW`), after
 /// consuming its closing quote and colon; or 0.
-WG_ALWAYS_INLINE uint32_t componentBit(uint8_t first, Cursor &cursor, bool withW) {
+template <typename CursorType>
+WG_ALWAYS_INLINE uint32_t componentBit(uint8_t first, CursorType &cursor, bool withW) {
     uint32_t bit = first == 'x' ? 1 : first == 'y' ? 2 : first == 'z' ? 4 : first == 'w' && withW ? 8 : 0;
     return bit != 0 && cursor.keyRest("\"") ? bit : 0;
 }
 
 /// `{"x","y","z"}` in any order, nothing else.
-WG_ALWAYS_INLINE bool vector(Cursor &cursor, wg_vector3 &out) {
-    return eachMember(cursor, 7, [&](uint8_t first, Cursor &c) WG_INLINE_LAMBDA -> uint32_t {
+template <typename CursorType>
+WG_ALWAYS_INLINE bool vector(CursorType &cursor, wg_vector3 &out) {
+    return eachMember(cursor, 7, [&](uint8_t first, CursorType &c) WG_INLINE_LAMBDA -> uint32_t {
         uint32_t bit = componentBit(first, c, false);
         double *slot = bit == 1 ? &out.x : bit == 2 ? &out.y : &out.z;
         return bit != 0 && c.number(*slot) ? bit : 0;
@@ -152,8 +186,9 @@ WG_ALWAYS_INLINE bool vector(Cursor &cursor, wg_vector3 &out) {
 }
 
 /// `{"x","y","z","w"}` in any order, nothing else.
-WG_ALWAYS_INLINE bool quaternion(Cursor &cursor, wg_quaternion &out) {
-    return eachMember(cursor, 15, [&](uint8_t first, Cursor &c) WG_INLINE_LAMBDA -> uint32_t {
+template <typename CursorType>
+WG_ALWAYS_INLINE bool quaternion(CursorType &cursor, wg_quaternion &out) {
+    return eachMember(cursor, 15, [&](uint8_t first, CursorType &c) WG_INLINE_LAMBDA -> uint32_t {
         uint32_t bit = componentBit(first, c, true);
         double *slot = bit == 1 ? &out.x : bit == 2 ? &out.y : bit == 4 ? &out.z : &out.w;
         return bit != 0 && c.number(*slot) ? bit : 0;
@@ -161,7 +196,8 @@ WG_ALWAYS_INLINE bool quaternion(Cursor &cursor, wg_quaternion &out) {
 }
 
 /// An integer of at most 18 digits (no overflow possible), typed as the DOM parser types it.
-inline bool integerScalar(Cursor &cursor, wg_json_scalar &out) {
+template <typename CursorType>
+inline bool integerScalar(CursorType &cursor, wg_json_scalar &out) {
     const uint8_t *p = cursor.p;
     const bool negative = *p == '-';
     p += negative;
@@ -186,7 +222,8 @@ inline bool integerScalar(Cursor &cursor, wg_json_scalar &out) {
 
 /// A member reported as a tagged scalar, typed as the DOM path types it; strings are copied into
 /// `members->strings`. Arrays and objects (which the DOM path validates whole) are not read here.
-inline bool scalar(Cursor &cursor, wg_json_members *members, wg_json_scalar &out) {
+template <typename CursorType>
+inline bool scalar(CursorType &cursor, wg_json_members *members, wg_json_scalar &out) {
     out = wg_json_scalar();
     if (!cursor.skipSpace()) { return false; }
     switch (*cursor.p) {
@@ -229,14 +266,10 @@ inline bool scalar(Cursor &cursor, wg_json_members *members, wg_json_scalar &out
     }
 }
 
-/// Decodes `{"<requested members>"…, "samples":[…]}` (members in any order, each once, nothing
-/// unknown) with `readSample(cursor, members, sample)` per element. False: run the DOM path.
-template <typename Sample, typename ReadSample>
-bool decodeBatch(const uint8_t *data, size_t length, wg_json_members *members, Sample *samples, size_t capacity,
-                 size_t *count, ReadSample readSample) {
-    if (data == nullptr || length == 0 || samples == nullptr || (members != nullptr && members->count > 64)) { return false; }
-    const uint8_t *input = paddedInput(data, length, members);
-    Cursor cursor{input, input + length};
+/// ``decodeBatch`` with the cursor of the payload's spacing.
+template <typename CursorType, typename Sample, typename ReadSample>
+bool decodeBatchWith(CursorType cursor, wg_json_members *members, Sample *samples, size_t capacity, size_t *count,
+                     ReadSample readSample) {
     if (members != nullptr) {
         members->string_length = 0;
         for (size_t index = 0; index < members->count; index++) { members->values[index] = wg_json_scalar(); }
@@ -279,9 +312,26 @@ bool decodeBatch(const uint8_t *data, size_t length, wg_json_members *members, S
     return true;
 }
 
+/// Decodes `{"<requested members>"…, "samples":[…]}` (members in any order, each once, nothing
+/// unknown) with `readSample(cursor, members, sample)` per element. False: run the DOM path.
+template <typename Sample, typename ReadSample>
+bool decodeBatch(const uint8_t *data, size_t length, wg_json_members *members, Sample *samples, size_t capacity,
+                 size_t *count, ReadSample readSample) {
+    if (data == nullptr || length == 0 || samples == nullptr || (members != nullptr && members->count > 64)) { return false; }
+    const uint8_t *input = paddedInput(data, length, members);
+    const uint8_t *end = input + length;
+    // The spacing, from the byte after the first colon (within the first member, whatever it is).
+    const void *colon = std::memchr(input, ':', std::min<size_t>(length, 64));
+    if (colon != nullptr && static_cast<const uint8_t *>(colon) + 1 < end && static_cast<const uint8_t *>(colon)[1] == ' ') {
+        return decodeBatchWith(Cursor<true>{input, end}, members, samples, capacity, count, readSample);
+    }
+    return decodeBatchWith(Cursor<false>{input, end}, members, samples, capacity, count, readSample);
+}
+
 /// `{"timestamp", "acceleration":{x,y,z}}`, members in any order.
-WG_ALWAYS_INLINE bool accelerometerSample(Cursor &cursor, wg_json_members *, wg_accelerometer_sample &sample) {
-    return eachMember(cursor, 3, [&](uint8_t first, Cursor &c) WG_INLINE_LAMBDA -> uint32_t {
+template <typename CursorType>
+WG_ALWAYS_INLINE bool accelerometerSample(CursorType &cursor, wg_json_members *, wg_accelerometer_sample &sample) {
+    return eachMember(cursor, 3, [&](uint8_t first, CursorType &c) WG_INLINE_LAMBDA -> uint32_t {
         switch (first) {
         case 't': return c.keyRest("imestamp\"") && c.number(sample.timestamp) ? 1 : 0;
         case 'a': return c.keyRest("cceleration\"") && vector(c, sample.acceleration) ? 2 : 0;
@@ -292,11 +342,12 @@ WG_ALWAYS_INLINE bool accelerometerSample(Cursor &cursor, wg_json_members *, wg_
 
 /// A device motion's `"magneticField"`: `{"x","y","z","accuracy"?}` in any order, or null (as the
 /// DOM path: not reported).
-WG_ALWAYS_INLINE bool magneticField(Cursor &cursor, wg_json_members *members, wg_device_motion_sample &sample) {
+template <typename CursorType>
+WG_ALWAYS_INLINE bool magneticField(CursorType &cursor, wg_json_members *members, wg_device_motion_sample &sample) {
     if (!cursor.skipSpace()) { return false; }
     if (*cursor.p == 'n') { return cursor.keyword("null"); }
     sample.has_magnetic_field = 1;
-    return eachMember(cursor, 7, [&](uint8_t first, Cursor &c) WG_INLINE_LAMBDA -> uint32_t {
+    return eachMember(cursor, 7, [&](uint8_t first, CursorType &c) WG_INLINE_LAMBDA -> uint32_t {
         if (first == 'a') { return c.keyRest("ccuracy\"") && scalar(c, members, sample.magnetic_field_accuracy) ? 8 : 0; }
         uint32_t bit = componentBit(first, c, false);
         double *slot = bit == 1 ? &sample.magnetic_field.x : bit == 2 ? &sample.magnetic_field.y : &sample.magnetic_field.z;
@@ -307,13 +358,14 @@ WG_ALWAYS_INLINE bool magneticField(Cursor &cursor, wg_json_members *members, wg
 /// A DeviceMotion sample: `"timestamp"`, `"attitude"`, `"rotationRate"`, `"gravity"`,
 /// `"userAcceleration"`, and optionally `"sensorLocation"`, `"magneticField"`, `"heading"`, in any
 /// order (their first letters differ, so one switch finds each and one comparison checks the rest).
-WG_ALWAYS_INLINE bool deviceMotionSample(Cursor &cursor, wg_json_members *members, wg_device_motion_sample &sample) {
+template <typename CursorType>
+WG_ALWAYS_INLINE bool deviceMotionSample(CursorType &cursor, wg_json_members *members, wg_device_motion_sample &sample) {
     sample.has_magnetic_field = 0;
     sample.magnetic_field = wg_vector3{0, 0, 0};
     sample.magnetic_field_accuracy = wg_json_scalar();
     sample.sensor_location = wg_json_scalar();
     sample.heading = wg_json_scalar();
-    return eachMember(cursor, 31, [&](uint8_t first, Cursor &c) WG_INLINE_LAMBDA -> uint32_t {
+    return eachMember(cursor, 31, [&](uint8_t first, CursorType &c) WG_INLINE_LAMBDA -> uint32_t {
         switch (first) {
         case 't': return c.keyRest("imestamp\"") && c.number(sample.timestamp) ? 1 : 0;
         case 'a': return c.keyRest("ttitude\"") && quaternion(c, sample.attitude) ? 2 : 0;
