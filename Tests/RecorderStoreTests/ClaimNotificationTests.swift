@@ -44,9 +44,9 @@ struct ClaimNotificationTests {
             return ending.withLock { $0 }
         }
 
-        /// The events once there are at least `count` (polled, bounded by 5 s).
-        func wait(for count: Int) async throws -> [PostgresClaimListener.Event] {
-            let deadline = ContinuousClock.now + .seconds(5)
+        /// The events once there are at least `count` (polled, bounded by `timeout` seconds).
+        func wait(for count: Int, within timeout: Double = 5) async throws -> [PostgresClaimListener.Event] {
+            let deadline = ContinuousClock.now + .seconds(timeout)
             while events.withLock({ $0.count }) < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             return events.withLock { $0 }
         }
@@ -102,8 +102,10 @@ struct ClaimNotificationTests {
             let probed = Session(client, instance: "gw-a", claimed: [], probeInterval: 0.2, probeDeadline: 0.5)
             let unprobed = Session(client, instance: "gw-b", claimed: [], probeInterval: 3600, probeDeadline: 3600)
             do {
-                _ = try await probed.wait(for: 1)
-                _ = try await unprobed.wait(for: 1)
+                // Both listening before their server processes are looked up (on a busy machine a
+                // session's connection may take seconds; a missing one would leave one process).
+                let (probedEvents, unprobedEvents) = (try await probed.wait(for: 1, within: 30), try await unprobed.wait(for: 1, within: 30))
+                try #require(probedEvents == [.listening] && unprobedEvents == [.listening], "both listening: \(probedEvents), \(unprobedEvents)")
                 let processes = try await admin.claimListenerProcesses()
                 #expect(processes.count == 2)
                 for pid in processes { kill(pid, SIGSTOP) }
