@@ -104,7 +104,8 @@ struct ClaimNotificationTests {
             do {
                 // Both listening before their server processes are looked up (on a busy machine a
                 // session's connection may take seconds; a missing one would leave one process).
-                let (probedEvents, unprobedEvents) = (try await probed.wait(for: 1, within: 30), try await unprobed.wait(for: 1, within: 30))
+                let probedEvents = try await probed.wait(for: 1, within: 30)
+                let unprobedEvents = try await unprobed.wait(for: 1, within: 30)
                 try #require(probedEvents == [.listening] && unprobedEvents == [.listening], "both listening: \(probedEvents), \(unprobedEvents)")
                 let processes = try await admin.claimListenerProcesses()
                 #expect(processes.count == 2)

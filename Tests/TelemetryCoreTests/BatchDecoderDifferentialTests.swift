@@ -123,12 +123,12 @@ struct BatchDecoderDifferentialTests {
     }()
 
     /// Reordered batches of both streams: spaced (`", "`, `": "`), the scanner's other cursor.
-    static var spacedBatches: [(stream: String, payload: [UInt8])] {
+    static let spacedBatches: [(stream: String, payload: [UInt8])] = {
         let batches = styledFrames.filter { $0.style == .reordered && $0.stream.hasPrefix("batched/") }
         return ["batched/accelerometer", "batched/device-motion"].flatMap { stream in
             batches.filter { $0.stream == stream }.prefix(2).map { ($0.stream, $0.payload) }
         }
-    }
+    }()
 
     @Test("precise and reordered frames: the fast path reads every one, with the DOM path's results")
     func styledFramesTakeTheFastPath() {
