@@ -87,6 +87,21 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: Validation of a decoded batch (docs/performance.md, "Validation in one pass")
+
+    let validatedBatches: [(name: String, frame: DecodedFrame)] = [
+        ("accelerometer batch (800 samples)", .batchedAccelerometer(Fixtures.decodedAccelerometerBatch)),
+        ("device-motion batch (200 samples)", .batchedDeviceMotion(Fixtures.decodedDeviceMotionBatch)),
+    ]
+    for (name, frame) in validatedBatches {
+        precondition(FrameValidator.validate(frame) == nil, "the simulated \(name) is valid")
+        Benchmark("validate \(name)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(FrameValidator.validate(frame))
+            }
+        }
+    }
+
     // MARK: The whole per-frame path of a worker
 
     // `FrameProcessor.process` on consecutive frames of one watch (topic, size, content type,

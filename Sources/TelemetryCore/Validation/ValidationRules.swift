@@ -1,6 +1,9 @@
 /// The checks behind ``FrameValidator``, one method per rule, each throwing the problem it finds.
 struct ValidationRules {
     let limits: ValidationLimits
+    /// Whether a batch is first checked in one pass (``SampleBatchPrecheck``); off only in the
+    /// tests that hold that pass to the rules.
+    var precheck = true
 
     /// Checks every value of `frame`.
     func check(_ frame: DecodedFrame) throws(PayloadProblem) {
@@ -36,6 +39,8 @@ struct ValidationRules {
             try finite(sample.relativeAltitude, FieldPath("relativeAltitude"))
             try within(sample.pressure, limits.pressureRange, unit: "kPa", FieldPath("pressure"))
         case .batchedAccelerometer(let batch):
+            // A valid batch in one pass; otherwise the rules below find and describe the problem.
+            if precheck, lengthAllowed(batch.samples.count, for: .batchedAccelerometer), SampleBatchPrecheck.passes(batch.samples, limits: limits) { return }
             try samples(batch.samples, of: .batchedAccelerometer, timestamp: { $0[$1].timestamp }) { samples, index throws(PayloadProblem) in
                 try vector(samples[index].acceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "acceleration"))
             }
@@ -45,6 +50,7 @@ struct ValidationRules {
                 try vector(samples[index].acceleration, atMost: limits.maxAcceleration, unit: "g", FieldPath(sample: index, "acceleration"))
             }
         case .motion(let batch), .headphoneMotion(let batch), .batchedDeviceMotion(let batch):
+            if precheck, lengthAllowed(batch.samples.count, for: frame.stream), SampleBatchPrecheck.passes(batch.samples, limits: limits) { return }
             try samples(batch.samples, of: frame.stream, timestamp: { $0[$1].timestamp }) { samples, index throws(PayloadProblem) in
                 try check(samples, index: index)
             }
@@ -93,6 +99,11 @@ struct ValidationRules {
 
     // MARK: Batches
 
+    /// Whether `count` samples is a batch length `stream` allows.
+    private func lengthAllowed(_ count: Int, for stream: InboundStream) -> Bool {
+        limits.batchLength(for: stream)?.contains(count) ?? true
+    }
+
     /// Checks the batch length for `stream`, then each sample's timestamp (finite, ≥ 0, not before
     /// the previous one), then `check(samples, index)`.
     ///
@@ -104,7 +115,7 @@ struct ValidationRules {
         timestamp: (UnsafeBufferPointer<Sample>, Int) -> Double,
         check: (UnsafeBufferPointer<Sample>, Int) throws(PayloadProblem) -> Void
     ) throws(PayloadProblem) {
-        if let allowed = limits.batchLength(for: stream), !allowed.contains(samples.count) {
+        if !lengthAllowed(samples.count, for: stream), let allowed = limits.batchLength(for: stream) {
             let range = "\(allowed.lowerBound)…\(allowed.upperBound)"
             let message =
                 samples.isEmpty

@@ -1,5 +1,5 @@
-import Locking
 import MQTTTransport
+import Synchronization
 import TelemetryCore
 
 /// Calls `onDone` once every part it waits for has finished well: the publishes of one frame's
@@ -7,23 +7,23 @@ import TelemetryCore
 /// frame itself processed. An abandoned publish (shutdown) never completes it, so the frame's
 /// journal record stays for the next start.
 final class ReleaseCountdown: Sendable {
-    private let remaining: LockedState<Int>
+    /// Parts not finished yet. A counter guards nothing else, so it is an atomic rather than a
+    /// `LockedState`: every frame makes two countdowns, and each lock was two more allocations
+    /// (the box and its mutex) and a lock per part.
+    private let remaining: Atomic<Int>
     private let onDone: @Sendable () -> Void
 
     /// Creates a countdown of `parts` parts.
     init(parts: Int, onDone: @escaping @Sendable () -> Void) {
-        remaining = LockedState(parts)
+        remaining = Atomic(parts)
         self.onDone = onDone
         if parts == 0 { onDone() }
     }
 
     /// One part finished well.
     func partDone() {
-        let done = remaining.withLock { count -> Bool in
-            count -= 1
-            return count == 0
-        }
-        if done { onDone() }
+        // Acquiring and releasing: whoever finishes the last part sees what the others did.
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { onDone() }
     }
 
     /// The handler to give ``MQTTClient/send(_:onComplete:)`` for one part. A QoS 0 message is
