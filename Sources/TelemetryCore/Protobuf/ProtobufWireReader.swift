@@ -191,6 +191,13 @@ struct ProtobufWireReader {
     /// device-motion sample.
     mutating func floatMessage(count: Int) throws(Failure) -> FloatLanes? {
         let body = try lengthDelimited()
+        // Every component present and in field order, as encoders write them unless one is 0:
+        // the tags sit at fixed places (5 bytes apart), so the values are read from theirs
+        // without the loop below, whose result on such a body is the same.
+        if (count == 3 || count == 4) && body.count == 5 * count && hasFloatTagsInOrder(at: body.lowerBound, count: count) {
+            let start = body.lowerBound
+            return FloatLanes(x: lane(at: start + 1), y: lane(at: start + 6), z: lane(at: start + 11), w: count == 4 ? lane(at: start + 16) : 0)
+        }
         var values = FloatLanes()
         var seen = 0
         var offset = body.lowerBound
@@ -214,6 +221,20 @@ struct ProtobufWireReader {
             offset += 5
         }
         return values
+    }
+
+    /// Whether the tags of float fields 1 … `count` (3 or 4) sit at `start`, `start + 5`, …:
+    /// the bytes 0x0D, 0x15, 0x1D and 0x25 (field number × 8 + wire type 5).
+    @inline(__always)
+    private func hasFloatTagsInOrder(at start: Int, count: Int) -> Bool {
+        let three = (bytes[start] == 0x0D) & (bytes[start + 5] == 0x15) & (bytes[start + 10] == 0x1D)
+        return three & (count == 3 || bytes[start + 15] == 0x25)
+    }
+
+    /// The little-endian float at `offset`.
+    @inline(__always)
+    private func lane(at offset: Int) -> Float {
+        Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
     }
 
     /// A reader of the length-delimited body at the reader's position (a nested message whose
@@ -244,5 +265,13 @@ struct ProtobufWireReader {
         case .endGroup:
             throw .malformed
         }
+    }
+}
+
+extension Bool {
+    /// Both, with both sides evaluated (no short circuit, so no branch per comparison).
+    @inline(__always)
+    fileprivate static func & (lhs: Bool, rhs: Bool) -> Bool {
+        (lhs ? 1 as UInt8 : 0) & (rhs ? 1 : 0) != 0
     }
 }
