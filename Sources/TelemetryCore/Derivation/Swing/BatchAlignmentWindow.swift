@@ -99,21 +99,36 @@ public struct BatchAlignmentWindow: Sendable {
     /// ``accelerometerCapacity`` overwrite the oldest: append a batch through
     /// ``ImpactDetector/append(_:to:found:)``, which scans between chunks.
     /// - Parameter samples: a `batched/accelerometer` batch or a part of one.
-    public mutating func append(accelerometer samples: some Sequence<AccelerometerSample>) {
-        for sample in samples {
+    public mutating func append(accelerometer samples: some Collection<AccelerometerSample>) {
+        // On locals, written back after the loop: the ring's storage is lent once for the whole
+        // chunk (``SampleRing/append(count:_:)``) rather than once per sample. The coverage copy
+        // shares its storage until a gap is recorded (rare), so it costs no copy per chunk.
+        var newest = accelerometer.last?.timestamp
+        var filter = self.filter
+        var coverage = accelerometerCoverage
+        var stale: UInt64 = 0
+        let gap = accelerometerGap
+        var position = samples.startIndex
+        accelerometer.append(count: samples.count) { _ in
+            let sample = samples[position]
+            samples.formIndex(after: &position)
             let z = sample.acceleration.z
-            if let last = accelerometer.last {
-                guard sample.timestamp > last.timestamp else {
-                    staleSamples &+= 1
-                    continue
+            if let newest {
+                guard sample.timestamp > newest else {
+                    stale &+= 1
+                    return nil
                 }
-                if sample.timestamp - last.timestamp > accelerometerGap { filter.reset(steadyInput: z) }
+                if sample.timestamp - newest > gap { filter.reset(steadyInput: z) }
             } else {
                 filter.reset(steadyInput: z)
             }
-            accelerometerCoverage.extend(to: sample.timestamp)
-            accelerometer.append(AccelerometerPoint(timestamp: sample.timestamp, z: z, filtered: filter.process(z)))
+            newest = sample.timestamp
+            coverage.extend(to: sample.timestamp)
+            return AccelerometerPoint(timestamp: sample.timestamp, z: z, filtered: filter.process(z))
         }
+        self.filter = filter
+        accelerometerCoverage = coverage
+        staleSamples &+= stale
     }
 
     /// Appends device-motion samples (oldest first) as their rotation rate about gravity.

@@ -44,6 +44,34 @@ public struct SampleRing<Element: Sendable>: Sendable {
         endIndex += 1
     }
 
+    /// Appends the elements `element` makes for `0..<newCount` in order, skipping those it
+    /// returns nil for: the same as one ``append(_:)`` per element, with the storage lent once
+    /// for all of them. A swing window appends 800 accelerometer samples a second per watch, and
+    /// each `append` checked the storage's uniqueness and bounds on its own.
+    public mutating func append(count newCount: Int, _ element: (Int) -> Element?) {
+        var head = self.head
+        var held = count
+        var end = endIndex
+        storage.withUnsafeMutableBufferPointer { storage in
+            let capacity = storage.count
+            for index in 0..<newCount {
+                guard let element = element(index) else { continue }
+                if held < capacity {
+                    let slot = head + held
+                    storage[slot >= capacity ? slot - capacity : slot] = element
+                    held += 1
+                } else {
+                    storage[head] = element
+                    head = head + 1 == capacity ? 0 : head + 1
+                }
+                end += 1
+            }
+        }
+        self.head = head
+        count = held
+        endIndex = end
+    }
+
     /// Removes the oldest element; does nothing when empty.
     public mutating func removeFirst() {
         guard count > 0 else { return }
