@@ -22,6 +22,15 @@ let package = Package(
             ],
             path: "Benchmarks/TelemetryBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        // Fixed workloads for instruction counts under callgrind (see its main.swift).
+        .executableTarget(
+            name: "InstructionCounts",
+            dependencies: [
+                .product(name: "TelemetryCore", package: "WearableGateway"),
+                .product(name: "TelemetrySimulation", package: "WearableGateway"),
+            ],
+            path: "InstructionCounts"
+        ),
     ]
 )
