@@ -227,8 +227,7 @@ struct ProtobufWireReader {
     /// the bytes 0x0D, 0x15, 0x1D and 0x25 (field number × 8 + wire type 5).
     @inline(__always)
     private func hasFloatTagsInOrder(at start: Int, count: Int) -> Bool {
-        let three = (bytes[start] == 0x0D) & (bytes[start + 5] == 0x15) & (bytes[start + 10] == 0x1D)
-        return three & (count == 3 || bytes[start + 15] == 0x25)
+        bytes[start] == 0x0D && bytes[start + 5] == 0x15 && bytes[start + 10] == 0x1D && (count == 3 || bytes[start + 15] == 0x25)
     }
 
     /// The little-endian float at `offset`.
@@ -265,13 +264,5 @@ struct ProtobufWireReader {
         case .endGroup:
             throw .malformed
         }
-    }
-}
-
-extension Bool {
-    /// Both, with both sides evaluated (no short circuit, so no branch per comparison).
-    @inline(__always)
-    fileprivate static func & (lhs: Bool, rhs: Bool) -> Bool {
-        (lhs ? 1 as UInt8 : 0) & (rhs ? 1 : 0) != 0
     }
 }
