@@ -22,7 +22,7 @@ let workloads = [
     "swing-window": "ImpactDetector.append of one 800-sample accelerometer batch to a swing window",
 ]
 let arguments = CommandLine.arguments
-guard arguments.count == 3, let description = workloads[arguments[1]], let rounds = Int(arguments[2]), rounds >= 0 else {
+guard arguments.count == 3, workloads[arguments[1]] != nil, let rounds = Int(arguments[2]), rounds >= 0 else {
     print("usage: InstructionCounts WORKLOAD ROUNDS\nworkloads:")
     for (name, description) in workloads.sorted(by: { $0.key < $1.key }) { print("  \(name): \(description)") }
     exit(2)
