@@ -20,6 +20,7 @@ let workloads = [
     "validate": "FrameValidator.validate on one 800-sample accelerometer and one 200-sample device-motion batch",
     "protobuf-device-motion": "ProtobufFrameDecoder.decode on the simulator's 3 device-motion batches in protobuf",
     "swing-window": "ImpactDetector.append of one 800-sample accelerometer batch to a swing window",
+    "process-fleet": "FrameProcessor.process, with an open registry, on one simulated second of 100 watches (protobuf batches), a new second each round",
 ]
 let arguments = CommandLine.arguments
 guard arguments.count == 3, workloads[arguments[1]] != nil, let rounds = Int(arguments[2]), rounds >= 0 else {
@@ -56,6 +57,38 @@ case "protobuf-device-motion":
     for _ in 0..<rounds {
         for payload in payloads {
             if case .failure = ProtobufFrameDecoder.decode(payload, stream: .batchedDeviceMotion) { failures += 1 }
+        }
+    }
+case "process-fleet":
+    // A worker's view of a fleet: every stream of 100 watches, the batched ones in protobuf, with
+    // the access checks on (an open registry and one rule granting every capability, so every
+    // frame is admitted and derived, as in the relay-ratio benchmark). The frames are made
+    // before the rounds; round r processes simulated second r + 1 (the first is the warm-up).
+    let watches = (1...100).map { SimulatedDevice.appleWatchSeries9(id: "watch-\($0)", activity: .baseball) }
+    var generator = TrafficGenerator(seed: 7, devices: watches, startDate: 1_700_000_000)
+    func inbound(until second: Double) -> [InboundFrame] {
+        generator.advance(to: second).map { frame in
+            let encoded = frame.encoded(as: .protobuf)
+            return InboundFrame(
+                topic: encoded.topic(), payload: encoded.payload, contentType: encoded.encoding == .json ? nil : encoded.encoding.mediaType,
+                retained: encoded.retain, receivedAt: 1_700_000_000 + encoded.time)
+        }
+    }
+    let warmUp = inbound(until: 2)
+    let seconds = (0..<rounds).map { inbound(until: Double($0) + 3) }
+    let everything = CapabilityRule(capabilities: Set(Capability.allCases), models: [ModelPattern("Apple Watch*")!],
+        platforms: [CapabilityRule.PlatformMinimum(platform: "watchOS", minimum: OSVersion("1")!)])
+    var processor = FrameProcessor(
+        configuration: FrameProcessor.Configuration(
+            accessPolicy: AccessPolicy(registry: .unrestricted, capabilities: CapabilityTable(rules: [everything]))))
+    for frame in warmUp { _ = processor.process(frame) }
+    for second in seconds {
+        for frame in second {
+            let result = processor.process(frame)
+            if case .accepted = result.outcome {} else {
+                if failures == 0 { print("refused: \(frame.topic): \(result.outcome) \(result.messages.first.map { String(decoding: $0.payload, as: UTF8.self) } ?? "")") }
+                failures += 1
+            }
         }
     }
 default:

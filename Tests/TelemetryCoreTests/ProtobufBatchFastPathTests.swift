@@ -33,6 +33,59 @@ import Testing
         }
     }
 
+    @Test("a device-motion sample in field order with no zero component is read from fixed places, and only such a sample")
+    func fixedPlaces() throws {
+        // 200 samples: some with a zero component (left out by the encoder, so the fields move;
+        // the fixture's −0 is written), some with an uncalibrated magnetic field (a ten-byte
+        // varint) or none.
+        var batch = ProtobufFixtures.deviceMotionBatch(for: .batchedDeviceMotion)
+        for index in stride(from: 4, to: batch.samples.count, by: 9) { batch.samples[index].gravity.x = 0 }
+        for index in stride(from: 6, to: batch.samples.count, by: 13) { batch.samples[index].attitude.w = 0 }
+        let bytes = ProtobufFrameEncoder.encode(batch)
+        var heads = 0
+        var magneticBodies = 0
+        bytes.withUnsafeBytes { buffer in
+            var reader = ProtobufWireReader(buffer, range: 0..<buffer.count)
+            var index = 0
+            while let field = try? reader.nextField() {
+                guard field.number == 2, var sample = try? reader.nestedMessage() else {
+                    try? reader.skip(field.wireType, number: field.number)
+                    continue
+                }
+                let model = batch.samples[index]
+                index += 1
+                let parts = [model.attitude.x, model.attitude.y, model.attitude.z, model.attitude.w] + [model.rotationRate, model.gravity, model.userAcceleration].flatMap(\.components)
+                let start = sample.position
+                guard let head = sample.deviceMotionHead() else {
+                    #expect(parts.contains { Float($0).bitPattern == 0 }, "sample \(index - 1) declined")
+                    #expect(sample.position == start)
+                    continue
+                }
+                heads += 1
+                #expect(sample.position == start + ProtobufWireReader.DeviceMotionHead.size)
+                #expect(head.timestamp.bitPattern == model.timestamp.bitPattern)
+                let read = [head.attitude.x, head.attitude.y, head.attitude.z, head.attitude.w] + [head.rotationRate, head.gravity, head.userAcceleration].flatMap { [$0.x, $0.y, $0.z] }
+                #expect(read == parts.map(Float.init), "sample \(index - 1)")
+                // The magnetic field, if any, comes after the sensor location (left out: default).
+                while let next = try? sample.nextField(), next.number != 7 {
+                    try? sample.skip(next.wireType, number: next.number)
+                }
+                guard let magnetic = model.magneticField, var body = try? sample.nestedMessage() else { continue }
+                guard let fixed = body.magneticFieldBody() else {
+                    #expect(magnetic.accuracy == .uncalibrated, "sample \(index - 1): magnetic field declined")
+                    continue
+                }
+                magneticBodies += 1
+                #expect([fixed.field.x, fixed.field.y, fixed.field.z] == magnetic.field.components.map(Float.init))
+                #expect(fixed.accuracy == magnetic.accuracy.rawValue)
+            }
+            #expect(index == batch.samples.count)
+        }
+        // Most samples take both (the fixture's zeros and uncalibrated fields are the exceptions).
+        #expect(heads > 150 && heads < batch.samples.count)
+        #expect(magneticBodies > 100)
+    }
+
     @Test("the simulator's protobuf frames take the fast path")
     func simulatorFrames() throws {
         var generator = TrafficGenerator(

@@ -56,13 +56,24 @@ import Testing
                 #expect(batch.sequence == (reference.hasSequence ? reference.sequence : nil), "round \(round)")
                 #expect(batch.samples.count == reference.samples.count, "round \(round)")
                 for (sample, message) in zip(batch.samples, reference.samples) {
-                    #expect(sample.timestamp == message.timestamp)
-                    #expect(Float(sample.attitude.w) == message.attitude.w)
-                    #expect(Float(sample.rotationRate.y) == message.rotationRate.y)
-                    #expect(Float(sample.gravity.z) == message.gravity.z)
-                    #expect(Float(sample.userAcceleration.x) == message.userAcceleration.x)
+                    // Every component: the fast path reads most of them from fixed places.
+                    #expect(sample.timestamp.bitPattern == message.timestamp.bitPattern, "round \(round)")
+                    #expect(
+                        [sample.attitude.x, sample.attitude.y, sample.attitude.z, sample.attitude.w].map(Float.init)
+                            == [message.attitude.x, message.attitude.y, message.attitude.z, message.attitude.w], "round \(round)")
+                    for (vector, wire) in [
+                        (sample.rotationRate, message.rotationRate), (sample.gravity, message.gravity),
+                        (sample.userAcceleration, message.userAcceleration),
+                    ] {
+                        #expect([vector.x, vector.y, vector.z].map(Float.init) == [wire.x, wire.y, wire.z], "round \(round)")
+                    }
                     #expect(sample.sensorLocation.rawValue == message.sensorLocation.rawValue)
                     #expect((sample.magneticField != nil) == message.hasMagneticField)
+                    if let magnetic = sample.magneticField {
+                        let wire = message.magneticField
+                        #expect([magnetic.field.x, magnetic.field.y, magnetic.field.z].map(Float.init) == [wire.x, wire.y, wire.z], "round \(round)")
+                        #expect(magnetic.accuracy.rawValue == Int32(wire.accuracy.rawValue), "round \(round)")
+                    }
                     #expect(sample.heading.map(Float.init) == (message.hasHeading && message.heading >= 0 ? message.heading : nil))
                 }
                 agreedFrames += 1

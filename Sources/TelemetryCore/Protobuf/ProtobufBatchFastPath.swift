@@ -153,6 +153,16 @@ enum ProtobufBatchFastPath {
         var magnetic = attitude
         var magneticAccuracy = CalibrationAccuracy.low
         var heading: Float?
+        if let head = reader.deviceMotionHead() {
+            // The five leading fields at fixed places; what follows takes the loop, which
+            // declines any of them sent again.
+            seen = [.timestamp, .attitude, .rotationRate, .gravity, .userAcceleration]
+            timestamp = head.timestamp
+            attitude = head.attitude
+            rotationRate = head.rotationRate
+            gravity = head.gravity
+            userAcceleration = head.userAcceleration
+        }
         do throws(ProtobufWireReader.Failure) {
             while let field = try reader.nextField() {
                 let bit = Seen(rawValue: 1 << UInt16(min(field.number, 15)))
@@ -212,6 +222,10 @@ enum ProtobufBatchFastPath {
 
     /// A `wearable.v1.MagneticField` message, or nil.
     private static func magneticField(_ reader: inout ProtobufWireReader) -> (ProtobufWireReader.FloatLanes, CalibrationAccuracy)? {
+        if let body = reader.magneticFieldBody() {
+            guard let accuracy = CalibrationAccuracy(rawValue: body.accuracy) else { return nil }
+            return (body.field, accuracy)
+        }
         var value = ProtobufWireReader.FloatLanes()
         var accuracy = CalibrationAccuracy.low
         var seen: UInt8 = 0

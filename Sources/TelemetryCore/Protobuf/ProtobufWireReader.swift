@@ -223,6 +223,53 @@ struct ProtobufWireReader {
         return values
     }
 
+    /// The first five fields of a `DeviceMotion` sample (`timestamp`, `attitude`,
+    /// `rotation_rate`, `gravity`, `user_acceleration`) when they come first, in field order,
+    /// with every component present: what encoders write unless a value is exactly 0. Their 82
+    /// bytes then have their tags and lengths at fixed places, and the values are read from
+    /// theirs, the reader moved past them. Nil, the reader unmoved, for anything else: the field
+    /// loop reads such a sample, to the same values.
+    mutating func deviceMotionHead() -> DeviceMotionHead? {
+        let start = position
+        guard end - start >= DeviceMotionHead.size,
+            bytes[start] == 0x09, bytes[start + 9] == 0x12, bytes[start + 10] == 20, hasFloatTagsInOrder(at: start + 11, count: 4),
+            bytes[start + 31] == 0x1A, bytes[start + 32] == 15, hasFloatTagsInOrder(at: start + 33, count: 3),
+            bytes[start + 48] == 0x22, bytes[start + 49] == 15, hasFloatTagsInOrder(at: start + 50, count: 3),
+            bytes[start + 65] == 0x2A, bytes[start + 66] == 15, hasFloatTagsInOrder(at: start + 67, count: 3)
+        else { return nil }
+        position = start + DeviceMotionHead.size
+        return DeviceMotionHead(
+            timestamp: Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 1, as: UInt64.self))),
+            attitude: FloatLanes(x: lane(at: start + 12), y: lane(at: start + 17), z: lane(at: start + 22), w: lane(at: start + 27)),
+            rotationRate: FloatLanes(x: lane(at: start + 34), y: lane(at: start + 39), z: lane(at: start + 44)),
+            gravity: FloatLanes(x: lane(at: start + 51), y: lane(at: start + 56), z: lane(at: start + 61)),
+            userAcceleration: FloatLanes(x: lane(at: start + 68), y: lane(at: start + 73), z: lane(at: start + 78)))
+    }
+
+    /// The fields ``deviceMotionHead()`` reads.
+    struct DeviceMotionHead {
+        /// Bytes of the five fields: a tag and 8 bytes, then a tag, a length and 20 bytes, then
+        /// three times a tag, a length and 15 bytes.
+        static let size = 82
+        var timestamp: Double
+        var attitude: FloatLanes
+        var rotationRate: FloatLanes
+        var gravity: FloatLanes
+        var userAcceleration: FloatLanes
+    }
+
+    /// A whole `MagneticField` body with `x`, `y` and `z` present and in order, then its
+    /// `accuracy` as a one-byte varint (0 … 127) or absent (0): the lanes and the raw accuracy
+    /// from fixed places, the reader at the end. Nil, the reader unmoved, for any other body.
+    mutating func magneticFieldBody() -> (field: FloatLanes, accuracy: Int32)? {
+        let start = position
+        let length = end - start
+        guard length == 15 || (length == 17 && bytes[start + 15] == 0x20 && bytes[start + 16] < 0x80), hasFloatTagsInOrder(at: start, count: 3)
+        else { return nil }
+        position = end
+        return (FloatLanes(x: lane(at: start + 1), y: lane(at: start + 6), z: lane(at: start + 11)), length == 17 ? Int32(bytes[start + 16]) : 0)
+    }
+
     /// Whether the tags of float fields 1 … `count` (3 or 4) sit at `start`, `start + 5`, …:
     /// the bytes 0x0D, 0x15, 0x1D and 0x25 (field number × 8 + wire type 5).
     @inline(__always)
