@@ -21,6 +21,7 @@ let workloads = [
     "protobuf-device-motion": "ProtobufFrameDecoder.decode on the simulator's 3 device-motion batches in protobuf",
     "swing-window": "ImpactDetector.append of one 800-sample accelerometer batch to a swing window",
     "process-fleet": "FrameProcessor.process, with an open registry, on one simulated second of 100 watches (protobuf batches), a new second each round",
+    "process-fleet-precise": "process-fleet with the batches as full-precision JSON (corpus b, --json-style precise)",
 ]
 let arguments = CommandLine.arguments
 guard arguments.count == 3, workloads[arguments[1]] != nil, let rounds = Int(arguments[2]), rounds >= 0 else {
@@ -59,16 +60,17 @@ case "protobuf-device-motion":
             if case .failure = ProtobufFrameDecoder.decode(payload, stream: .batchedDeviceMotion) { failures += 1 }
         }
     }
-case "process-fleet":
+case "process-fleet", "process-fleet-precise":
     // A worker's view of a fleet: every stream of 100 watches, the batched ones in protobuf, with
     // the access checks on (an open registry and one rule granting every capability, so every
     // frame is admitted and derived, as in the relay-ratio benchmark). The frames are made
     // before the rounds; round r processes simulated second r + 1 (the first is the warm-up).
     let watches = (1...100).map { SimulatedDevice.appleWatchSeries9(id: "watch-\($0)", activity: .baseball) }
     var generator = TrafficGenerator(seed: 7, devices: watches, startDate: 1_700_000_000)
+    let protobuf = arguments[1] == "process-fleet"
     func inbound(until second: Double) -> [InboundFrame] {
         generator.advance(to: second).map { frame in
-            let encoded = frame.encoded(as: .protobuf)
+            let encoded = protobuf ? frame.encoded(as: .protobuf) : frame.styled(.precise)
             return InboundFrame(
                 topic: encoded.topic(), payload: encoded.payload, contentType: encoded.encoding == .json ? nil : encoded.encoding.mediaType,
                 retained: encoded.retain, receivedAt: 1_700_000_000 + encoded.time)

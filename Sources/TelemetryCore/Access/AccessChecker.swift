@@ -54,25 +54,46 @@ public enum AccessChecker {
         untrackedDetail: String? = nil,
         endGraceAdmits: Bool = false
     ) -> AccessVerdict {
-        guard let entitlements else {
-            return .denied(
-                code: .unknownDevice,
-                detail: "device '\(device)' is not in the device registry, which is closed; list it under 'devices' or set 'open: true'")
+        if let state {
+            return check(
+                stream: stream, device: device, knownState: state, entitlements: entitlements, resolvedCapabilities: resolvedCapabilities,
+                table: table, fromDefaults: fromDefaults, endGraceAdmits: endGraceAdmits)
         }
-        let requirement = StreamRequirement.of(stream)
-        let maximumDepth = Entitlement.maximumDepth(granted: entitlements)
-        guard let capability = requirement.capability else { return .allowed(maximumDepth: maximumDepth) }
+        switch registryStep(stream: stream, device: device, entitlements: entitlements) {
+        case .decided(let verdict): return verdict
+        case .needs: return .denied(code: .notAvailable, detail: untrackedDetail ?? noHelloDetail(device))
+        }
+    }
 
+    /// ``check(stream:device:state:entitlements:resolvedCapabilities:table:fromDefaults:untrackedDetail:endGraceAdmits:)``
+    /// for a device with state, which is only read: a tracked device's state is checked where
+    /// it is kept, not copied per frame (with its strings and sets).
+    static func check(
+        stream: InboundStream,
+        device: DeviceID,
+        knownState state: DeviceAccessState,
+        entitlements: Set<Entitlement>?,
+        resolvedCapabilities: Set<Capability>?,
+        table: CapabilityTable,
+        fromDefaults: Bool,
+        endGraceAdmits: Bool
+    ) -> AccessVerdict {
+        let capability: Capability
+        let maximumDepth: Double?
+        switch registryStep(stream: stream, device: device, entitlements: entitlements) {
+        case .decided(let verdict): return verdict
+        case .needs(let needed, let depth): (capability, maximumDepth) = (needed, depth)
+        }
         // Availability: the capabilities come from the hello, so without one nothing is available.
-        guard let state, let descriptor = state.descriptor, let resolvedCapabilities else {
-            let detail =
-                untrackedDetail
-                ?? "no hello: device '\(device)' has sent no hello yet, so its model and OS, and with them its capabilities, are unknown"
-            return .denied(code: .notAvailable, detail: detail)
+        guard case .some = state.descriptor, let resolvedCapabilities else {
+            return .denied(code: .notAvailable, detail: noHelloDetail(device))
         }
         guard resolvedCapabilities.contains(capability) else {
-            return .denied(code: .notAvailable, detail: table.explainMissing(capability, for: descriptor))
+            return .denied(code: .notAvailable, detail: state.descriptor.map { table.explainMissing(capability, for: $0) } ?? noHelloDetail(device))
         }
+        // `entitlements` is known past the registry step.
+        let entitlements = entitlements ?? []
+        let requirement = StreamRequirement.of(stream)
 
         // Authorization.
         guard state.authorization == .authorized else {
@@ -97,6 +118,30 @@ public enum AccessChecker {
                 detail: "\(stream.rawValue) needs a running workout session; " + (last ?? "no workout frame was received"))
         }
         return .allowed(maximumDepth: maximumDepth)
+    }
+
+    /// The registry step, and whether a capability is needed at all.
+    private enum RegistryStep {
+        /// The verdict without looking further: an unknown device, or a stream needing no capability.
+        case decided(AccessVerdict)
+        /// The stream needs `capability`; `maximumDepth` is what the entitlements allow.
+        case needs(Capability, maximumDepth: Double?)
+    }
+
+    private static func registryStep(stream: InboundStream, device: DeviceID, entitlements: Set<Entitlement>?) -> RegistryStep {
+        guard let entitlements else {
+            return .decided(
+                .denied(
+                    code: .unknownDevice,
+                    detail: "device '\(device)' is not in the device registry, which is closed; list it under 'devices' or set 'open: true'"))
+        }
+        let maximumDepth = Entitlement.maximumDepth(granted: entitlements)
+        guard let capability = StreamRequirement.of(stream).capability else { return .decided(.allowed(maximumDepth: maximumDepth)) }
+        return .needs(capability, maximumDepth: maximumDepth)
+    }
+
+    private static func noHelloDetail(_ device: DeviceID) -> String {
+        "no hello: device '\(device)' has sent no hello yet, so its model and OS, and with them its capabilities, are unknown"
     }
 
     private static func authorizationDetail(_ state: DeviceAccessState) -> String {

@@ -90,27 +90,24 @@ public struct AccessControl: Sendable {
     ///   - firstTimestamp: a batched frame's first sample `timestamp` (the "predates the end" rule).
     /// - Returns: the verdict of the first failing check, or `.allowed` with the maximum depth.
     public func check(_ stream: InboundStream, from device: DeviceID, receivedAt: Double? = nil, firstTimestamp: Double? = nil) -> AccessVerdict {
-        let tracked = devices[device]
-        let untracked =
-            tracked == nil && devices.count >= maxTrackedDevices
-            ? "no hello from device '\(device)' is known: the gateway already tracks the maximum of \(maxTrackedDevices) devices"
-            : nil
         // One registry lookup per frame.
         let listed = policy.registry.devices[device]
-        return AccessChecker.check(
-            stream: stream, device: device, state: tracked?.state,
-            entitlements: listed ?? (policy.registry.isOpen ? policy.registry.defaultEntitlements : nil),
-            resolvedCapabilities: tracked?.capabilities, table: policy.capabilities, fromDefaults: listed == nil,
-            untrackedDetail: untracked,
-            endGraceAdmits: endGraceAdmits(tracked?.session, receivedAt: receivedAt, firstTimestamp: firstTimestamp))
-    }
-
-    private func endGraceAdmits(_ session: WorkoutEndGrace?, receivedAt: Double?, firstTimestamp: Double?) -> Bool {
-        guard let session, let receivedAt else { return false }
-        switch session.admission(receivedAt: receivedAt, firstTimestamp: firstTimestamp) {
-        case .withinGrace, .predatesEnd: return true
-        case .running, .refused: return false
+        let entitlements = listed ?? (policy.registry.isOpen ? policy.registry.defaultEntitlements : nil)
+        // Checked where the table keeps it (a method call on the lent value): binding the
+        // device's state to a local copied it, with a retain of each string and set, per frame.
+        if let verdict = devices[device]?.verdict(
+            stream, from: device, entitlements: entitlements, fromDefaults: listed == nil, table: policy.capabilities, receivedAt: receivedAt,
+            firstTimestamp: firstTimestamp)
+        {
+            return verdict
         }
+        let untracked =
+            devices.count >= maxTrackedDevices
+            ? "no hello from device '\(device)' is known: the gateway already tracks the maximum of \(maxTrackedDevices) devices"
+            : nil
+        return AccessChecker.check(
+            stream: stream, device: device, state: nil, entitlements: entitlements, resolvedCapabilities: nil, table: policy.capabilities,
+            fromDefaults: listed == nil, untrackedDetail: untracked)
     }
 
     /// Checks a frame and, when it passes and is a control frame, records what it says.
@@ -136,8 +133,7 @@ public struct AccessControl: Sendable {
         precondition(update == nil || update?.stream == stream, "the access update must come from the frame's own stream")
         let verdict = check(stream, from: device, receivedAt: receivedAt, firstTimestamp: batchTimestamps?.first)
         guard verdict.isAllowed else { return AccessDecision(verdict: verdict) }
-        if StreamRequirement.of(stream).needsRunningWorkout, devices[device] != nil {
-            let finishes = devices[device]!.session.admitted(lastTimestamp: batchTimestamps?.last)
+        if StreamRequirement.of(stream).needsRunningWorkout, let finishes = devices[device]?.session.admitted(lastTimestamp: batchTimestamps?.last) {
             return AccessDecision(verdict: verdict, finishesSession: finishes)
         }
         guard let update else { return AccessDecision(verdict: verdict) }
@@ -211,5 +207,26 @@ public struct AccessControl: Sendable {
         else { return nil }
         tracked.published = snapshot
         return AvailabilityChange(snapshot: snapshot, date: date)
+    }
+}
+
+extension AccessControl.Tracked {
+    /// The checks for this device, its state read in place.
+    fileprivate func verdict(
+        _ stream: InboundStream, from device: DeviceID, entitlements: Set<Entitlement>?, fromDefaults: Bool, table: CapabilityTable,
+        receivedAt: Double?, firstTimestamp: Double?
+    ) -> AccessVerdict {
+        AccessChecker.check(
+            stream: stream, device: device, knownState: state, entitlements: entitlements, resolvedCapabilities: capabilities, table: table,
+            fromDefaults: fromDefaults, endGraceAdmits: endGraceAdmits(receivedAt: receivedAt, firstTimestamp: firstTimestamp))
+    }
+
+    /// Whether the session's end grace admits a batched frame although no workout runs.
+    private func endGraceAdmits(receivedAt: Double?, firstTimestamp: Double?) -> Bool {
+        guard let receivedAt else { return false }
+        switch session.admission(receivedAt: receivedAt, firstTimestamp: firstTimestamp) {
+        case .withinGrace, .predatesEnd: return true
+        case .running, .refused: return false
+        }
     }
 }
