@@ -38,7 +38,9 @@ public struct DerivationEngine: Sendable {
         }
         // One in-place access: reading through the table's optional (`devices[id]!.field`)
         // copied the whole state, a retain and release of each of its buffers, per frame.
-        let (messages, hasTimers) = Self.receive(frame, context: context, into: &devices[context.device]!, tally: &tally)
+        guard let (messages, hasTimers) = devices.update(context.device, { Self.receive(frame, context: context, into: &$0, tally: &tally) }) else {
+            return []
+        }
         updateTimed(context.device, hasTimers: hasTimers)
         return messages
     }

@@ -36,6 +36,19 @@ struct DeviceTable<Value: Sendable>: Sendable {
     /// Whether the table has a value for `device`.
     func contains(_ device: DeviceID) -> Bool { boxes.index(forKey: device) != nil }
 
+    /// Calls `body` with the device's value to change in place and returns its result, or
+    /// returns nil (without calling it) when the device has no value. For the hot paths: unlike
+    /// the subscript's `_modify` it needs no coroutine frame (an allocation per access) and no
+    /// check afterwards whether the value was removed (which loaded the whole value).
+    mutating func update<Result>(_ device: DeviceID, _ body: (inout Value) throws -> Result) rethrows -> Result? {
+        guard let index = boxes.index(forKey: device) else { return nil }
+        if !isKnownUniquelyReferenced(&boxes.values[index]) {
+            boxes.values[index] = Box(boxes.values[index].value!)
+        }
+        let box = boxes.values[index]
+        return try body(&box.value!)
+    }
+
     /// The value of a device; setting `nil` removes it. Mutations happen in place.
     subscript(device: DeviceID) -> Value? {
         // `_read` lends the boxed value: reading one field of a device's state must not copy
