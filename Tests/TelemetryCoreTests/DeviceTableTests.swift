@@ -57,6 +57,24 @@ struct DeviceTableTests {
         #expect(before == after)
         #expect(table[watch]!.count == 32)
     }
+
+    @Test("update changes a value in place, leaves copies alone and does nothing for a missing device")
+    func updateInPlace() {
+        var table = DeviceTable<[Int]>()
+        #expect(table.update(watch, { $0.append(1) }) == nil)
+        #expect(table.isEmpty)
+        var values: [Int] = []
+        values.reserveCapacity(64)
+        table[watch] = values
+        values = []
+        let before = table[watch]!.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        for index in 0..<32 { #expect(table.update(watch, { $0.append(index); return $0.count }) == index + 1) }
+        #expect(table[watch]!.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == before)
+        let copy = table
+        table.update(watch) { $0.removeAll() }
+        #expect(copy[watch]?.count == 32)
+        #expect(table[watch] == [])
+    }
 }
 
 extension DeviceTable {

@@ -40,6 +40,7 @@ struct DeviceTable<Value: Sendable>: Sendable {
     /// returns nil (without calling it) when the device has no value. For the hot paths: unlike
     /// the subscript's `_modify` it needs no coroutine frame (an allocation per access) and no
     /// check afterwards whether the value was removed (which loaded the whole value).
+    @discardableResult
     mutating func update<Result>(_ device: DeviceID, _ body: (inout Value) throws -> Result) rethrows -> Result? {
         guard let index = boxes.index(forKey: device) else { return nil }
         if !isKnownUniquelyReferenced(&boxes.values[index]) {
