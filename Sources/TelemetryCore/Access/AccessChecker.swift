@@ -78,11 +78,10 @@ public enum AccessChecker {
         fromDefaults: Bool,
         endGraceAdmits: Bool
     ) -> AccessVerdict {
-        let capability: Capability
-        let maximumDepth: Double?
+        let (capability, granted, maximumDepth): (Capability, Set<Entitlement>, Double?)
         switch registryStep(stream: stream, device: device, entitlements: entitlements) {
         case .decided(let verdict): return verdict
-        case .needs(let needed, let depth): (capability, maximumDepth) = (needed, depth)
+        case .needs(let needed, let known, let depth): (capability, granted, maximumDepth) = (needed, known, depth)
         }
         // Availability: the capabilities come from the hello, so without one nothing is available.
         guard case .some = state.descriptor, let resolvedCapabilities else {
@@ -91,8 +90,6 @@ public enum AccessChecker {
         guard resolvedCapabilities.contains(capability) else {
             return .denied(code: .notAvailable, detail: state.descriptor.map { table.explainMissing(capability, for: $0) } ?? noHelloDetail(device))
         }
-        // `entitlements` is known past the registry step.
-        let entitlements = entitlements ?? []
         let requirement = StreamRequirement.of(stream)
 
         // Authorization.
@@ -101,10 +98,10 @@ public enum AccessChecker {
         }
 
         // Entitlement.
-        guard !requirement.entitlements.isDisjoint(with: entitlements) else {
+        guard !requirement.entitlements.isDisjoint(with: granted) else {
             let needed = CapabilityRule.joined(requirement.entitlements.sorted().map(\.rawValue))
-            let granted = entitlements.isEmpty ? "none" : entitlements.sorted().map(\.rawValue).joined(separator: ", ")
-            let listed = fromDefaults ? " (granted as an unlisted device of the open registry: \(granted))" : " (granted: \(granted))"
+            let names = granted.isEmpty ? "none" : granted.sorted().map(\.rawValue).joined(separator: ", ")
+            let listed = fromDefaults ? " (granted as an unlisted device of the open registry: \(names))" : " (granted: \(names))"
             return .denied(
                 code: .notEntitled,
                 detail: "the device registry does not grant \(needed), which \(stream.rawValue) needs\(listed)")
@@ -124,8 +121,9 @@ public enum AccessChecker {
     private enum RegistryStep {
         /// The verdict without looking further: an unknown device, or a stream needing no capability.
         case decided(AccessVerdict)
-        /// The stream needs `capability`; `maximumDepth` is what the entitlements allow.
-        case needs(Capability, maximumDepth: Double?)
+        /// The stream needs `capability`; the device is known with `entitlements`, which allow
+        /// `maximumDepth`.
+        case needs(Capability, entitlements: Set<Entitlement>, maximumDepth: Double?)
     }
 
     private static func registryStep(stream: InboundStream, device: DeviceID, entitlements: Set<Entitlement>?) -> RegistryStep {
@@ -137,7 +135,7 @@ public enum AccessChecker {
         }
         let maximumDepth = Entitlement.maximumDepth(granted: entitlements)
         guard let capability = StreamRequirement.of(stream).capability else { return .decided(.allowed(maximumDepth: maximumDepth)) }
-        return .needs(capability, maximumDepth: maximumDepth)
+        return .needs(capability, entitlements: entitlements, maximumDepth: maximumDepth)
     }
 
     private static func noHelloDetail(_ device: DeviceID) -> String {

@@ -43,11 +43,16 @@ struct DeviceTable<Value: Sendable>: Sendable {
     @discardableResult
     mutating func update<Result>(_ device: DeviceID, _ body: (inout Value) throws -> Result) rethrows -> Result? {
         guard let index = boxes.index(forKey: device) else { return nil }
+        let box = uniqueBox(at: index)
+        return try body(&box.value!)
+    }
+
+    /// The box at `index`, copied first when another table shares it (copy on write).
+    private mutating func uniqueBox(at index: [DeviceID: Box].Index) -> Box {
         if !isKnownUniquelyReferenced(&boxes.values[index]) {
             boxes.values[index] = Box(boxes.values[index].value!)
         }
-        let box = boxes.values[index]
-        return try body(&box.value!)
+        return boxes.values[index]
     }
 
     /// The value of a device; setting `nil` removes it. Mutations happen in place.
@@ -62,10 +67,7 @@ struct DeviceTable<Value: Sendable>: Sendable {
         }
         _modify {
             if let index = boxes.index(forKey: device) {
-                if !isKnownUniquelyReferenced(&boxes.values[index]) {
-                    boxes.values[index] = Box(boxes.values[index].value!)
-                }
-                let box = boxes.values[index]
+                let box = uniqueBox(at: index)
                 defer {
                     if box.value == nil { boxes[device] = nil }
                 }

@@ -195,8 +195,7 @@ struct ProtobufWireReader {
         // the tags sit at fixed places (5 bytes apart), so the values are read from theirs
         // without the loop below, whose result on such a body is the same.
         if (count == 3 || count == 4) && body.count == 5 * count && hasFloatTagsInOrder(at: body.lowerBound, count: count) {
-            let start = body.lowerBound
-            return FloatLanes(x: lane(at: start + 1), y: lane(at: start + 6), z: lane(at: start + 11), w: count == 4 ? lane(at: start + 16) : 0)
+            return lanes(at: body.lowerBound, count: count)
         }
         var values = FloatLanes()
         var seen = 0
@@ -231,19 +230,23 @@ struct ProtobufWireReader {
     /// loop reads such a sample, to the same values.
     mutating func deviceMotionHead() -> DeviceMotionHead? {
         let start = position
-        guard end - start >= DeviceMotionHead.size,
-            bytes[start] == 0x09, bytes[start + 9] == 0x12, bytes[start + 10] == 20, hasFloatTagsInOrder(at: start + 11, count: 4),
-            bytes[start + 31] == 0x1A, bytes[start + 32] == 15, hasFloatTagsInOrder(at: start + 33, count: 3),
-            bytes[start + 48] == 0x22, bytes[start + 49] == 15, hasFloatTagsInOrder(at: start + 50, count: 3),
-            bytes[start + 65] == 0x2A, bytes[start + 66] == 15, hasFloatTagsInOrder(at: start + 67, count: 3)
+        // Field 1 (fixed64) at 0; fields 2 (4 floats), 3, 4 and 5 (3 floats each) from 9 on.
+        guard end - start >= DeviceMotionHead.size, bytes[start] == 0x09,
+            hasFloatMessage(tag: 0x12, at: start + 9, count: 4), hasFloatMessage(tag: 0x1A, at: start + 31, count: 3),
+            hasFloatMessage(tag: 0x22, at: start + 48, count: 3), hasFloatMessage(tag: 0x2A, at: start + 65, count: 3)
         else { return nil }
         position = start + DeviceMotionHead.size
         return DeviceMotionHead(
             timestamp: Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start + 1, as: UInt64.self))),
-            attitude: FloatLanes(x: lane(at: start + 12), y: lane(at: start + 17), z: lane(at: start + 22), w: lane(at: start + 27)),
-            rotationRate: FloatLanes(x: lane(at: start + 34), y: lane(at: start + 39), z: lane(at: start + 44)),
-            gravity: FloatLanes(x: lane(at: start + 51), y: lane(at: start + 56), z: lane(at: start + 61)),
-            userAcceleration: FloatLanes(x: lane(at: start + 68), y: lane(at: start + 73), z: lane(at: start + 78)))
+            attitude: lanes(at: start + 11, count: 4), rotationRate: lanes(at: start + 33, count: 3),
+            gravity: lanes(at: start + 50, count: 3), userAcceleration: lanes(at: start + 67, count: 3))
+    }
+
+    /// Whether a float message of `count` components sits at `start`, written as encoders write
+    /// it: the field's `tag`, the length 5 × `count`, then ``hasFloatTagsInOrder(at:count:)``.
+    @inline(__always)
+    private func hasFloatMessage(tag: UInt8, at start: Int, count: Int) -> Bool {
+        bytes[start] == tag && Int(bytes[start + 1]) == 5 * count && hasFloatTagsInOrder(at: start + 2, count: count)
     }
 
     /// The fields ``deviceMotionHead()`` reads.
@@ -267,7 +270,7 @@ struct ProtobufWireReader {
         guard length == 15 || (length == 17 && bytes[start + 15] == 0x20 && bytes[start + 16] < 0x80), hasFloatTagsInOrder(at: start, count: 3)
         else { return nil }
         position = end
-        return (FloatLanes(x: lane(at: start + 1), y: lane(at: start + 6), z: lane(at: start + 11)), length == 17 ? Int32(bytes[start + 16]) : 0)
+        return (lanes(at: start, count: 3), length == 17 ? Int32(bytes[start + 16]) : 0)
     }
 
     /// Whether the tags of float fields 1 … `count` (3 or 4) sit at `start`, `start + 5`, …:
@@ -275,6 +278,14 @@ struct ProtobufWireReader {
     @inline(__always)
     private func hasFloatTagsInOrder(at start: Int, count: Int) -> Bool {
         bytes[start] == 0x0D && bytes[start + 5] == 0x15 && bytes[start + 10] == 0x1D && (count == 3 || bytes[start + 15] == 0x25)
+    }
+
+    /// The components of a float message body at `start` whose tags are in order
+    /// (``hasFloatTagsInOrder(at:count:)``): each value follows its one-byte tag, 5 bytes apart;
+    /// `w` is 0 for three components.
+    @inline(__always)
+    private func lanes(at start: Int, count: Int) -> FloatLanes {
+        FloatLanes(x: lane(at: start + 1), y: lane(at: start + 6), z: lane(at: start + 11), w: count == 4 ? lane(at: start + 16) : 0)
     }
 
     /// The little-endian float at `offset`.
