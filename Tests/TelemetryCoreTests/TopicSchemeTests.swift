@@ -1,4 +1,5 @@
 import Testing
+import TelemetrySimulation
 
 @testable import TelemetryCore
 
@@ -57,6 +58,38 @@ import Testing
         }
         #expect(rejection.code == code)
         #expect(Array(rejection.detail.unicodeScalars) == Array(detail.unicodeScalars))
+    }
+
+    /// `parseInbound` accepts from the topic's bytes in one pass and hands everything else to the
+    /// level-by-level checks; both must give the same answer for every topic, right or wrong.
+    @Test("the one-pass acceptance agrees with the level-by-level checks on mutated topics", arguments: ["wearables", "acme/wearables", "caf\u{E9}"])
+    func onePassAgreesWithChecks(_ root: String) {
+        let scheme = TopicScheme(inboundRoot: root, outboundRoot: "out")
+        // Bytes that matter to the parse: allowed id characters, the separator, wildcards, NUL,
+        // a combining mark and a precomposed letter.
+        let alphabet: [String] = ["a", "Z", "7", ".", "_", "-", "/", "+", "#", "\u{0}", "\u{301}", "\u{E4}", "e"]
+        var random = SplitMix64(seed: 26)
+        var accepted = 0
+        for _ in 0..<4_000 {
+            let stream = InboundStream.allCases.randomElement(using: &random)!
+            let idLength = [1, 8, 63, 64, 65].randomElement(using: &random)!
+            var characters = Array(scheme.inboundTopic(rawDevice: String(repeating: "w", count: idLength), path: stream.rawValue))
+            for _ in 0..<Int.random(in: 0...2, using: &random) where !characters.isEmpty {
+                let at = Int.random(in: 0..<characters.count, using: &random)
+                let character = Character(alphabet.randomElement(using: &random)!)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: characters[at] = character
+                case 1: characters.insert(character, at: at)
+                default: characters.remove(at: at)
+                }
+            }
+            let topic = String(characters)
+            let parsed = scheme.parseInbound(topic)
+            #expect(parsed == scheme.checkInbound(topic), "\(topic.debugDescription)")
+            if case .device = parsed { accepted += 1 }
+        }
+        // Both kinds are exercised: unmutated topics with ids up to 64 bytes parse, others do not.
+        #expect(accepted > 1_000 && accepted < 3_800, "accepted \(accepted) of 4000")
     }
 
     @Test("bounds a huge unknown stream path in the detail")

@@ -19,6 +19,12 @@ public struct DeviceID: Hashable, Sendable, CustomStringConvertible {
         rawValue = String(text)
     }
 
+    /// An id from bytes a parser has already checked with ``isAllowed(_:)`` and the length limit.
+    init(validated bytes: UnsafeBufferPointer<UInt8>) {
+        assert(Self.isValid(bytes))
+        rawValue = String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The id text.
     public var description: String { rawValue }
 

@@ -40,9 +40,28 @@ public enum InboundStream: String, CaseIterable, Sendable {
     /// - Returns: nil when the contract has no such stream.
     public init?(path: some StringProtocol) {
         // Byte comparison: String == would treat canonically equivalent Unicode as equal, MQTT does not.
-        guard let stream = Self.allCases.first(where: { $0.rawValue.utf8.elementsEqual(path.utf8) }) else { return nil }
-        self = stream
+        let found: InboundStream? =
+            path.utf8.withContiguousStorageIfAvailable { Self.stream(pathBytes: $0) }
+            ?? Self.allCases.first(where: { $0.rawValue.utf8.elementsEqual(path.utf8) })
+        guard let found else { return nil }
+        self = found
     }
+
+    /// Finds the stream whose path is exactly `bytes` (UTF-8), for parsers that hold a topic's bytes.
+    ///
+    /// Runs for every frame: compares lengths, then the bytes of a table made once
+    /// (a generic `elementsEqual` over each case's `String` was a tenth of a protobuf frame's processing).
+    /// - Parameter bytes: the topic levels below the device id.
+    /// - Returns: nil when the contract has no such stream.
+    static func stream(pathBytes bytes: UnsafeBufferPointer<UInt8>) -> InboundStream? {
+        for (path, stream) in pathTable where path.count == bytes.count {
+            if path.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) { return stream }
+        }
+        return nil
+    }
+
+    /// Every stream's path as UTF-8 bytes, in declaration order.
+    private static let pathTable: [(path: [UInt8], stream: InboundStream)] = allCases.map { (Array($0.rawValue.utf8), $0) }
 
     /// Whether the stream carries high-rate samples (`batched/*`, `motion`, `headphone/motion`, `recorder/*`);
     /// these also accept the binary encoding.

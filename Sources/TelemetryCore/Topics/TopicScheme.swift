@@ -104,6 +104,15 @@ public struct TopicScheme: Sendable, Equatable {
     /// - Parameter topic: the topic of a received message.
     /// - Returns: the device and stream, or why the topic was rejected.
     public func parseInbound(_ topic: String) -> InboundTopic {
+        // Nearly every topic is valid: accepted from its bytes in one pass. Anything else takes
+        // the level-by-level checks, which say what is wrong.
+        if let accepted = topic.utf8.withContiguousStorageIfAvailable({ acceptInbound($0) }), let accepted { return accepted }
+        return checkInbound(topic)
+    }
+
+    /// ``parseInbound(_:)`` level by level: finds the root, then checks the id, then the stream
+    /// path, and says what is wrong with the first that fails.
+    func checkInbound(_ topic: String) -> InboundTopic {
         guard let idLevel = Self.routingKey(of: topic, inboundRoot: inboundRoot) else {
             return .invalid(TopicRejection(code: .invalidTopic, detail: "topic is not below the inbound root '\(inboundRoot)/'"))
         }
@@ -123,6 +132,25 @@ public struct TopicScheme: Sendable, Equatable {
             return .invalid(TopicRejection(code: .unknownStream, detail: "unknown stream '\(Self.bounded(path))'; it is not in the wire contract"))
         }
         return .device(id, stream)
+    }
+
+    /// The device and stream of a valid inbound topic, from its UTF-8 bytes; nil for any topic
+    /// ``parseInbound(_:)`` would reject (its checks then find out why).
+    private func acceptInbound(_ topic: UnsafeBufferPointer<UInt8>) -> InboundTopic? {
+        let idStart: Int? = inboundRoot.utf8.withContiguousStorageIfAvailable { root in
+            guard topic.count > root.count, topic[root.count] == slash,
+                UnsafeBufferPointer(rebasing: topic[..<root.count]).elementsEqual(root)
+            else { return nil }
+            return root.count + 1
+        } ?? nil
+        guard let idStart else { return nil }
+        var idEnd = idStart
+        while idEnd < topic.count, DeviceID.isAllowed(topic[idEnd]) { idEnd += 1 }
+        // The id ends at a '/' with a stream path after it; any other byte makes it invalid.
+        guard idEnd > idStart, idEnd - idStart <= DeviceID.maxLength, idEnd + 1 < topic.count, topic[idEnd] == slash,
+            let stream = InboundStream.stream(pathBytes: UnsafeBufferPointer(rebasing: topic[(idEnd + 1)...]))
+        else { return nil }
+        return .device(DeviceID(validated: UnsafeBufferPointer(rebasing: topic[idStart..<idEnd])), stream)
     }
 
     /// Finds the raw device id level of an inbound topic, without validating it, for shard routing.
