@@ -176,7 +176,9 @@ class Trial:
         result = {"side": self.side, "watches": watches, "pinSide": sorted(args.pin_side) if args.pin_side else None}
         metrics = {"latest": {}, "samples": []}
         swings = []
-        target = 2 * watches * args.seconds
+        # Delivered: every batch of the run; measured (CPU per frame): the batches after the warm-up.
+        target = 2 * watches * (args.warm_up + args.seconds)
+        measured = 2 * watches * args.seconds
 
         if self.side == "relay":
             subject = self.spawn(self.pinned([os.path.join(args.bin_dir, "relay"), "127.0.0.1", str(port)]),
@@ -253,7 +255,7 @@ class Trial:
         anon_before = rss_bytes(subject.pid, "RssAnon")
         load_log = os.path.join(self.logs, "sent.tsv")
         load = self.spawn([os.path.join(args.bin_dir, "loadgen"), "--port", str(port), "--frames", args.frames,
-                           "--watches", str(watches), "--seconds", str(args.seconds), "--connections", str(args.connections),
+                           "--watches", str(watches), "--seconds", str(args.warm_up + args.seconds), "--connections", str(args.connections),
                            "--log", load_log], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=open(os.path.join(self.logs, "loadgen.log"), "w"), text=True)
         load_lines = Lines(load)
@@ -280,21 +282,37 @@ class Trial:
             baseline = delivered()[0]
         rss_primed = rss_bytes(subject.pid)
         pids = {"subject": subject.pid, "broker": broker.pid, "loadgen": load.pid}
-        cpu_start = {name: cpu_seconds(pid) for name, pid in pids.items()}
-        switches_start = context_switches(subject.pid)
-        threads_start = thread_cpu_seconds(subject.pid)
-        disk_start = disk_written_bytes()
         perf = None
-        if args.perf and self.side == "gateway":
-            sampling = ["-e", args.perf_events] if args.perf_events else ["-F", "499"]
-            perf = self.spawn(["perf", "record", *sampling, "-g", "-p", str(subject.pid), "-o",
-                               os.path.join(self.logs, "perf.data")], stdout=subprocess.DEVNULL,
-                              stderr=open(os.path.join(self.logs, "perf.log"), "w"))
-            time.sleep(1)
-        start = time.time() + 0.5
-        load.stdin.write(f"{start:.6f}\n")
-        load.stdin.flush()
+
+        def start_measuring():
+            nonlocal perf
+            readings = ({name: cpu_seconds(pid) for name, pid in pids.items()}, context_switches(subject.pid),
+                        thread_cpu_seconds(subject.pid), disk_written_bytes())
+            if args.perf and self.side == "gateway":
+                sampling = ["-e", args.perf_events] if args.perf_events else ["-F", "499"]
+                perf = self.spawn(["perf", "record", *sampling, "-g", "-p", str(subject.pid), "-o",
+                                   os.path.join(self.logs, "perf.data")], stdout=subprocess.DEVNULL,
+                                  stderr=open(os.path.join(self.logs, "perf.log"), "w"))
+            return readings
+
+        loadgen_idle = cpu_seconds(load.pid)  # the load generator's CPU before its load phase
         rss_peak = 0
+        if args.warm_up:
+            start = time.time() + 0.5
+            load.stdin.write(f"{start:.6f}\n")
+            load.stdin.flush()
+            # The measured window opens when the warm-up's batches have been sent.
+            while time.time() < start + args.warm_up and load.poll() is None:
+                rss_peak = max(rss_peak, rss_bytes(subject.pid) or 0)
+                time.sleep(min(0.05, max(0.0, start + args.warm_up - time.time())))
+            cpu_start, switches_start, threads_start, disk_start = start_measuring()
+        else:
+            cpu_start, switches_start, threads_start, disk_start = start_measuring()
+            if perf:
+                time.sleep(1)
+            start = time.time() + 0.5
+            load.stdin.write(f"{start:.6f}\n")
+            load.stdin.flush()
         while load.poll() is None:
             rss_peak = max(rss_peak, rss_bytes(subject.pid) or 0)
             done = load_lines.wait(lambda l: l.startswith("done"), 0.2)
@@ -346,7 +364,7 @@ class Trial:
             result["snapshots"] = final.get("gateway_device_snapshots_written_total", 0) - snapshots_before
         drain = (arrived_at - last_send) if arrived_at else None
         result.update(
-            target=target, delivered=int(got), drain=drain, maxLag=max_lag,
+            target=target, measured=measured, warmUp=args.warm_up, delivered=int(got), drain=drain, maxLag=max_lag,
             sustained=bool(arrived_at and drain <= args.max_drain and max_lag <= 0.5),
             rssBefore=rss_before, rssPrimed=rss_primed, rssPeak=rss_peak, rssAfter=rss_after,
             anonBefore=anon_before, anonAfter=anon_after,
@@ -368,6 +386,9 @@ class Trial:
         # The load generator has exited by now: its own count (getrusage) over the load phase.
         if "cpu" in fields:
             result["cpu_loadgen"] = float(fields["cpu"])
+            if args.warm_up and cpu_start.get("loadgen") is not None and loadgen_idle is not None:
+                # Its count runs from the start of the load; the warm-up's part comes off.
+                result["cpu_loadgen"] -= cpu_start["loadgen"] - loadgen_idle
         with open(os.path.join(self.logs, "mosquitto.log")) as f:
             result["brokerDropped"] = sum(1 for line in f if "dropped" in line)
         if self.side == "gateway":
@@ -416,6 +437,9 @@ def main():
     parser.add_argument("--watches", default="250,500,750,1000,1250,1500,2000,2500,3000",
                         help="ascending watch counts to try (comma separated)")
     parser.add_argument("--seconds", type=int, default=15, help="seconds of load per trial")
+    parser.add_argument("--warm-up", type=int, default=0, metavar="SECONDS",
+                        help="seconds of load before the measured window: CPU per frame then counts only the "
+                             "--seconds after it, when the journal ring has lapped (0: from the first batch)")
     parser.add_argument("--workers", type=int, default=0, help="gateway pipeline.workers (0: one per core)")
     parser.add_argument("--connections", type=int, default=4, help="publishing connections of the load generator")
     parser.add_argument("--max-drain", type=float, default=1.0, help="seconds after the last publish by which everything must have arrived")
@@ -481,8 +505,8 @@ def main():
                     f.write(template.replace("@PORT@", str(port)))
                 result = Trial(args, side, watches, conf, port).run()
             results.append(result)
-            frames = result["target"]
-            line = (f"{side:<8} {watches:>5} watches: delivered {result['delivered']}/{frames}, "
+            frames = result["measured"]
+            line = (f"{side:<8} {watches:>5} watches: delivered {result['delivered']}/{result['target']}, "
                     f"drain {fmt(result['drain'], '.2f')} s, loadgen lag {result['maxLag']:.2f} s, "
                     f"cpu/frame {side} {fmt(result.get('cpu_subject', 0) / frames * 1000, '.3f')} ms "
                     f"broker {fmt(result.get('cpu_broker', 0) / frames * 1000, '.3f')} ms "
@@ -514,7 +538,9 @@ def main():
         return best
 
     print()
-    print(f"encoding {args.encoding}, {args.seconds} s per trial, gateway pipeline.workers={args.workers}, "
+    print(f"encoding {args.encoding}, {args.seconds} s per trial"
+          + (f" after a {args.warm_up} s warm-up" if args.warm_up else "") + ", "
+          f"gateway pipeline.workers={args.workers}, "
           f"load generator connections {args.connections}"
           + (f", side pinned to CPUs {sorted(args.pin_side)} and the rest to {sorted(os.sched_getaffinity(0))}" if args.pin_side else ""))
     print()
@@ -529,7 +555,7 @@ def main():
         if r is None:
             print(f"| {side} | < {counts[0]} | - | - | - |")
             continue
-        frames = r["target"]
+        frames = r["measured"]
         cpu = " / ".join(fmt(r.get(f"cpu_{n}"), "") if r.get(f"cpu_{n}") is None else f"{r[f'cpu_{n}'] / frames * 1000:.3f}"
                          for n in ("subject", "broker", "loadgen")) + " ms"
         latency = "-"

@@ -8,6 +8,7 @@
 #   bash Benchmarks/relay-ratio/run.sh --quick                    # smoke check, about a minute
 #   bash Benchmarks/relay-ratio/run.sh --workers 1 --side gateway # other options: relay-ratio.py --help
 #   bash Benchmarks/relay-ratio/run.sh --pin-side 1               # the side on CPU 1, the rest elsewhere
+#   bash Benchmarks/relay-ratio/run.sh --warm-up 15               # measure after 15 s of load (steady state)
 #
 # It builds what it needs (swift build -c release for wearable-gateway and wearable-sim, cc for
 # loadgen.c and relay.c against libmosquitto-dev), pre-generates the traffic with
@@ -84,16 +85,19 @@ else
 	seconds=15
 	set -- "${pass[@]+"${pass[@]}"}"
 fi
-# The trial length may be overridden; generate enough traffic for it.
+# The trial length and a warm-up may be given; generate enough traffic for both.
+warm_up=0
 for ((i = 1; i <= $#; i++)); do
-	if [ "${!i}" = --seconds ]; then
-		j=$((i + 1))
-		seconds=${!j}
-	fi
+	j=$((i + 1))
+	case "${!i}" in
+	--seconds) seconds=${!j} ;;
+	--warm-up) warm_up=${!j} ;;
+	esac
 done
+total=$((warm_up + seconds + 1))
 
-log "wearable-sim generate ($encoding, JSON style $style, 20 template watches, $((seconds + 1)) s)"
-"$release/wearable-sim" generate --watches 20 --seconds $((seconds + 1)) --encoding "$encoding" --json-style "$style" --output "$work/frames"
+log "wearable-sim generate ($encoding, JSON style $style, 20 template watches, $total s)"
+"$release/wearable-sim" generate --watches 20 --seconds $total --encoding "$encoding" --json-style "$style" --output "$work/frames"
 
 status=0
 python3 "$here/relay-ratio.py" --encoding "$encoding" --frames "$work/frames/frames.bin" --bin-dir "$work" \
