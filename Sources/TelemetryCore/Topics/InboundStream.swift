@@ -49,8 +49,9 @@ public enum InboundStream: String, CaseIterable, Sendable {
 
     /// Finds the stream whose path is exactly `bytes` (UTF-8), for parsers that hold a topic's bytes.
     ///
-    /// Runs for every frame: compares lengths, then the bytes of a table made once
-    /// (a generic `elementsEqual` over each case's `String` was a tenth of a protobuf frame's processing).
+    /// Runs for every frame: compares lengths, then the bytes of a table made once. A generic
+    /// `elementsEqual` over each case's `String` made the topic parse a ninth of a protobuf
+    /// frame's processing (docs/performance.md, "Topics parsed from their bytes").
     /// - Parameter bytes: the topic levels below the device id.
     /// - Returns: nil when the contract has no such stream.
     static func stream(pathBytes bytes: UnsafeBufferPointer<UInt8>) -> InboundStream? {
