@@ -297,22 +297,20 @@ class Trial:
 
         loadgen_idle = cpu_seconds(load.pid)  # the load generator's CPU before its load phase
         rss_peak = 0
+        if not args.warm_up:
+            readings = start_measuring()
+            if perf:
+                time.sleep(1)
+        start = time.time() + 0.5
+        load.stdin.write(f"{start:.6f}\n")
+        load.stdin.flush()
         if args.warm_up:
-            start = time.time() + 0.5
-            load.stdin.write(f"{start:.6f}\n")
-            load.stdin.flush()
             # The measured window opens when the warm-up's batches have been sent.
             while time.time() < start + args.warm_up and load.poll() is None:
                 rss_peak = max(rss_peak, rss_bytes(subject.pid) or 0)
                 time.sleep(min(0.05, max(0.0, start + args.warm_up - time.time())))
-            cpu_start, switches_start, threads_start, disk_start = start_measuring()
-        else:
-            cpu_start, switches_start, threads_start, disk_start = start_measuring()
-            if perf:
-                time.sleep(1)
-            start = time.time() + 0.5
-            load.stdin.write(f"{start:.6f}\n")
-            load.stdin.flush()
+            readings = start_measuring()
+        cpu_start, switches_start, threads_start, disk_start = readings
         while load.poll() is None:
             rss_peak = max(rss_peak, rss_bytes(subject.pid) or 0)
             done = load_lines.wait(lambda l: l.startswith("done"), 0.2)

@@ -42,7 +42,7 @@ public enum InboundStream: String, CaseIterable, Sendable {
         // Byte comparison: String == would treat canonically equivalent Unicode as equal, MQTT does not.
         let found: InboundStream? =
             path.utf8.withContiguousStorageIfAvailable { Self.stream(pathBytes: $0) }
-            ?? Self.allCases.first(where: { $0.rawValue.utf8.elementsEqual(path.utf8) })
+            ?? Array(path.utf8).withUnsafeBufferPointer { Self.stream(pathBytes: $0) }
         guard let found else { return nil }
         self = found
     }
