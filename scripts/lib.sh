@@ -36,7 +36,7 @@ WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson
 WG_PARALLEL_PARTS=("--skip IntegrationTests" "--filter IntegrationTests\.[A-L]" "--filter IntegrationTests\.[M-Z]")
 # shellcheck disable=SC2034
 WG_POSTGRES_PARTS=("PostgresStoreConformanceTests|ClaimNotificationTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PerDeviceSubscriptionTests"
-	"PostgresClusterTests|ClusterStateHandoverTests" "IntegrationTests\.ClusterTests")
+	"PostgresClusterTests|ClusterStateHandoverTests|IntegrationTests\.ClusterTests|IntegrationTests\.ClusterFaultTests")
 WG_POSTGRES_SUITES=$(
 	IFS='|'
 	printf '%s' "${WG_POSTGRES_PARTS[*]}"

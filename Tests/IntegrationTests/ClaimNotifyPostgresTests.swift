@@ -45,12 +45,12 @@ struct ClaimNotifyPostgresTests {
                 broker, subscribedTo: ["gateway/+/connection", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
             gateway = try GatewayProcess(
                 broker: broker,
-                arguments: ClusterTests.arguments("gw-a", store: url) + [
+                arguments: ClusterHarness.arguments("gw-a", store: url) + [
                     "--set", "state.snapshotInterval=60",
                 ],
                 environment: ClaimNotifyPostgresTests.fault)
             try await gateway.waitUntilSubscribed()
-            try await ClusterTests.waitLive(collector, ["gw-a"], count: 1)
+            try await ClusterHarness.waitLive(collector, ["gw-a"], count: 1)
             client = try await TestClients.connected(try TestClients.configuration(broker))
             let intruder = TestPostgres.client(settings, label: "intruder")
             self.intruder = intruder
@@ -161,7 +161,7 @@ struct ClaimNotifyPostgresTests {
             let sentOther = sent[self.other] ?? 0
             let later = try await collector.wait(timeout: 10, "every frame accounted for") { messages in
                 let published = Double(FencingPostgresTests.outputs(messages, of: claimed).count)
-                return published + (ClusterTests.metric(messages, "gw-a", "gateway_cluster_fenced_frames_total") ?? 0) >= sentClaimed
+                return published + (ClusterHarness.metric(messages, "gw-a", "gateway_cluster_fenced_frames_total") ?? 0) >= sentClaimed
                     && FencingPostgresTests.outputs(messages, of: other).count >= sentOther
             }
             let after = FencingPostgresTests.outputs(later, of: claimed).filter { $0.index > mark }
@@ -171,10 +171,10 @@ struct ClaimNotifyPostgresTests {
             #expect(after.isEmpty, "nothing published for \(claimed) after the fencing: \(after.map { "\($0.instance ?? "-")/\($0.epoch ?? 0)" })")
             #expect(FencingPostgresTests.outputs(later, of: other).count > otherBefore, "the other device's outputs continue")
             #expect(FencingPostgresTests.outputs(later, of: other).allSatisfy { $0.instance == "gw-a" && $0.epoch != nil })
-            #expect(ClusterTests.metric(later, "gw-a", "gateway_cluster_fenced_total") == 1, "one device fenced once")
-            #expect(ClusterTests.metric(later, "gw-a", "gateway_cluster_fenced_total", labels: ["cause": cause]) == 1)
+            #expect(ClusterHarness.metric(later, "gw-a", "gateway_cluster_fenced_total") == 1, "one device fenced once")
+            #expect(ClusterHarness.metric(later, "gw-a", "gateway_cluster_fenced_total", labels: ["cause": cause]) == 1)
             let published = FencingPostgresTests.outputs(later, of: claimed).count
-            let dropped = ClusterTests.metric(later, "gw-a", "gateway_cluster_fenced_frames_total") ?? 0
+            let dropped = ClusterHarness.metric(later, "gw-a", "gateway_cluster_fenced_frames_total") ?? 0
             #expect(Double(published) + dropped == sentClaimed, "each frame of the claimed device published or counted once: \(published) + \(dropped) of \(sentClaimed)")
             print("claim-notify: \(claimed) \(Int(sentClaimed)) frames: \(published) published (epoch \(epoch)), \(Int(dropped)) dropped as fenced; \(other): \(sentOther) frames, \(FencingPostgresTests.outputs(later, of: other).count) outputs")
             return (later, mark)
@@ -183,7 +183,7 @@ struct ClaimNotifyPostgresTests {
         func stop() async throws {
             print(gateway.log.split(separator: "\n").filter { $0.contains("claim") }.joined(separator: "\n"))
             await client.shutdown()
-            try await ClusterTests.stop([gateway], collector: collector)
+            try await ClusterHarness.stop([gateway], collector: collector)
             await observer.shutdown()
             intruderPool.cancel()
         }
@@ -226,8 +226,8 @@ struct ClaimNotifyPostgresTests {
             let window = FencingPostgresTests.outputs(seen, of: run.claimed.rawValue).filter { $0.index > claimIndex && $0.index < mark }.count
             print("claim-notify: \(window) outputs of \(run.claimed) under the old epoch between the claim and the fencing")
             let messages = run.collector.messages
-            #expect(ClusterTests.metric(messages, "gw-a", "gateway_cluster_claim_notices_malformed_total") == 1)
-            #expect(ClusterTests.metric(messages, "gw-a", "gateway_cluster_claim_notices_total", labels: ["source": "notified"]) ?? 0 >= 3, "both devices' claims by gw-a and the intruder's")
+            #expect(ClusterHarness.metric(messages, "gw-a", "gateway_cluster_claim_notices_malformed_total") == 1)
+            #expect(ClusterHarness.metric(messages, "gw-a", "gateway_cluster_claim_notices_total", labels: ["source": "notified"]) ?? 0 >= 3, "both devices' claims by gw-a and the intruder's")
         }
         try await run.stop()
     }
@@ -264,8 +264,8 @@ struct ClaimNotifyPostgresTests {
         if latency != nil {
             try await run.checkAfterFencing(epoch: epoch, cause: "notified")
             let messages = run.collector.messages
-            #expect(ClusterTests.metric(messages, "gw-a", "gateway_cluster_claim_notices_total", labels: ["source": "ownerCheck"]) == 1, "the intruder's claim, found by the check")
-            #expect(ClusterTests.metric(messages, "gw-a", "gateway_cluster_claim_listener_outages_total") == 1)
+            #expect(ClusterHarness.metric(messages, "gw-a", "gateway_cluster_claim_notices_total", labels: ["source": "ownerCheck"]) == 1, "the intruder's claim, found by the check")
+            #expect(ClusterHarness.metric(messages, "gw-a", "gateway_cluster_claim_listener_outages_total") == 1)
             #expect(run.gateway.log.contains("listening to claim notifications at"))
         }
         try await run.stop()

@@ -38,7 +38,7 @@ struct ClusterStateHandoverTests {
     @Test("a dive whose owner drains, is replaced by a joining instance, which is killed: one dive summary with the real start and maximum depth")
     func diveAcrossOwners() async throws {
         let broker = try await TestBroker.started()
-        let store = try await ClusterTests.makeStore()
+        let store = try await ClusterHarness.makeStore()
         let scenario = DiveScenario.deepDive()
         let device = scenario.deviceId
         let frames = scenario.frames(startDate: Self.start)
@@ -50,9 +50,9 @@ struct ClusterStateHandoverTests {
         // snapshot), expected to FAIL (each new owner starts the dive again from the frames it sees).
         let control = ProcessInfo.processInfo.environment["WG_FAULT_HANDOVER_STATE_OFF"] == "1"
         let names = ["gw-a", "gw-b", "gw-c"]
-        var gateways = try names.map { try GatewayProcess(broker: broker, arguments: ClusterTests.arguments($0, store: store)) }
+        var gateways = try names.map { try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments($0, store: store)) }
         for gateway in gateways { try await gateway.waitUntilSubscribed() }
-        try await ClusterTests.waitLive(collector, names, count: 3)
+        try await ClusterHarness.waitLive(collector, names, count: 3)
         let first = try #require(RendezvousOwnership(instances: names).owner(of: device))
         let survivors = names.filter { $0 != first }
         let second = try #require(RendezvousOwnership(instances: survivors).owner(of: device))
@@ -84,18 +84,18 @@ struct ClusterStateHandoverTests {
 
         // 3. A fourth instance joins and takes the diver over after its warm-up; the diver goes
         //    on until the joiner has published the diver's state as its owner.
-        gateways.append(try GatewayProcess(broker: broker, arguments: ClusterTests.arguments(joiner, store: store)))
+        gateways.append(try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments(joiner, store: store)))
         // The diver pauses while the joiner starts (its frames carry their own times), so a slow
         // process start on a loaded machine does not use up the dive.
         try await gateways.last!.waitUntilSubscribed()
-        try await ClusterTests.waitLive(collector, [second, joiner], count: 3)
+        try await ClusterHarness.waitLive(collector, [second, joiner], count: 3)
         var next = drained
         let joinLimit = frames.count * 3 / 4
         @Sendable func tookOver(_ messages: [MQTTMessage]) -> Bool {
-            let released = ClusterTests.metric(messages, second, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) ?? 0 >= 1
+            let released = ClusterHarness.metric(messages, second, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) ?? 0 >= 1
             // The joiner wrote the diver's snapshot to the store under its claim (the diver is
             // its only device): that is what the next owner continues from after the kill.
-            let written = ClusterTests.metric(messages, joiner, "gateway_device_snapshots_written_total") ?? 0 >= 1
+            let written = ClusterHarness.metric(messages, joiner, "gateway_device_snapshots_written_total") ?? 0 >= 1
             return released && written
         }
         while !tookOver(collector.messages) {
@@ -119,7 +119,7 @@ struct ClusterStateHandoverTests {
         #expect(frames[next].time < scenario.surfaceTime, "the last hand-over happened under water")
         try await Self.publish(frames[next...], with: diver)
         try await collector.wait(timeout: 60, "the dive summary") { messages in messages.contains { $0.topic.hasSuffix("/submersion/dive") } }
-        try await ClusterTests.stop(gateways, collector: collector)
+        try await ClusterHarness.stop(gateways, collector: collector)
 
         let messages = collector.messages
         let dives = messages.filter { $0.topic == "gateway/\(device)/submersion/dive" }
@@ -146,11 +146,11 @@ struct ClusterStateHandoverTests {
             "at most one submersion event published twice per graceful switch; the joiner was killed after frame \(joinedAt) (t = \(frames[joinedAt].time - Self.start) s); repeated: \(shown)")
         // The second owner restored the joiner's snapshot from its claim after the kill (the
         // warm-ups restore the stored snapshot too, not counted here).
-        let restored = ClusterTests.metric(messages, second, "gateway_devices_restored_total") ?? 0
+        let restored = ClusterHarness.metric(messages, second, "gateway_devices_restored_total") ?? 0
         if !control {
             #expect(restored >= 1, "\(second) restored the diver's snapshot from its claim after the kill: \(restored)")
         }
-        let claims = [second, joiner].map { ClusterTests.metric(messages, $0, "gateway_cluster_claims_total") ?? 0 }
+        let claims = [second, joiner].map { ClusterHarness.metric(messages, $0, "gateway_cluster_claims_total") ?? 0 }
         let submerged = frames[intoDive].time - scenario.submergeTime
         print(
             "cluster dive: \(first) drained at \(Int(submerged)) s of dive time, \(second) took over; \(joiner) joined and owned it until frame \(joinedAt) (\(Int(frames[joinedAt].time - scenario.submergeTime)) s), killed; \(second) finished: \(dives.count) summary, start \(startDate - Self.start) s, max depth \(maxDepth) m; snapshots restored from claims by \(second) (last published metrics): \(restored); claims by \(second)/\(joiner): \(claims)"

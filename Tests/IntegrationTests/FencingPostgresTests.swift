@@ -18,7 +18,7 @@ import Glibc
 /// carries its old epoch.
 ///
 /// The frozen instance runs without its own lapse check (`WG_FAULT_SELF_EXPIRY_OFF=1`), which
-/// would otherwise make it drop its backlog and its devices on its own (ClusterTests): here the
+/// would otherwise make it drop its backlog and its devices on its own (ClusterFaultTests): here the
 /// store's epoch is the only thing that stops it. It also runs without the claim listener
 /// (`WG_FAULT_CLAIM_NOTIFY_OFF=1`), whose notification of the take-over would reach it first
 /// (ClaimNotifyPostgresTests): this test holds the backstop, the refused write.
@@ -55,12 +55,12 @@ struct FencingPostgresTests {
         let names = ["gw-a", "gw-b"]
         let device = try #require((0..<100).map { "fence-watch-\($0)" }.first { RendezvousOwnership(instances: names).owner(of: $0) == "gw-a" })
         let owner = try GatewayProcess(
-            broker: broker, arguments: ClusterTests.arguments("gw-a", store: url), environment: ["WG_FAULT_SELF_EXPIRY_OFF": "1", "WG_FAULT_CLAIM_NOTIFY_OFF": "1"])
+            broker: broker, arguments: ClusterHarness.arguments("gw-a", store: url), environment: ["WG_FAULT_SELF_EXPIRY_OFF": "1", "WG_FAULT_CLAIM_NOTIFY_OFF": "1"])
         defer { owner.signal(SIGCONT) }  // never leave it stopped, whatever fails
-        let other = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments("gw-b", store: url))
+        let other = try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments("gw-b", store: url))
         try await owner.waitUntilSubscribed()
         try await other.waitUntilSubscribed()
-        try await ClusterTests.waitLive(collector, names, count: 2)
+        try await ClusterHarness.waitLive(collector, names, count: 2)
 
         let client = try await TestClients.connected(try TestClients.configuration(broker))
         var sent = 0
@@ -85,7 +85,7 @@ struct FencingPostgresTests {
 
         // 2. gw-a freezes; gw-b expires it, takes the device over and claims it.
         owner.signal(SIGSTOP)
-        try await ClusterTests.waitLive(collector, ["gw-b"], count: 1)
+        try await ClusterHarness.waitLive(collector, ["gw-b"], count: 1)
         let takenOver = try await sendUntil("an output of \(device) from gw-b") { Self.outputs($0, of: device).contains { $0.instance == "gw-b" } }
         let epochB = try #require(Self.outputs(takenOver, of: device).first { $0.instance == "gw-b" }?.epoch)
         #expect(epochB > epochA, "the take-over is a claim under a greater epoch")
@@ -115,15 +115,15 @@ struct FencingPostgresTests {
         #expect(after.allSatisfy { $0.instance != nil && $0.epoch != nil }, "every output names its instance and epoch")
         #expect(!after.contains { $0.instance == "gw-a" && $0.epoch == epochA }, "nothing under gw-a's old epoch after its refusal: \(after.map { "\($0.instance ?? "-")/\($0.epoch ?? 0)" })")
         #expect(after.filter { $0.instance == "gw-a" }.allSatisfy { ($0.epoch ?? 0) > epochB }, "gw-a publishes again only under a claim of its own")
-        let fenced = ClusterTests.metric(later, "gw-a", "gateway_cluster_fenced_total") ?? 0
+        let fenced = ClusterHarness.metric(later, "gw-a", "gateway_cluster_fenced_total") ?? 0
         #expect(fenced == 1, "one device fenced once: \(fenced)")
-        #expect(ClusterTests.metric(later, "gw-a", "gateway_cluster_fenced_total", labels: ["cause": "refusedWrite"]) == 1, "by the refused write")
-        #expect(ClusterTests.metric(later, "gw-b", "gateway_cluster_fenced_total") ?? 0 == 0)
+        #expect(ClusterHarness.metric(later, "gw-a", "gateway_cluster_fenced_total", labels: ["cause": "refusedWrite"]) == 1, "by the refused write")
+        #expect(ClusterHarness.metric(later, "gw-b", "gateway_cluster_fenced_total") ?? 0 == 0)
         let beforeRefusal = Self.outputs(later, of: device).filter { $0.index < mark && $0.instance == "gw-a" && $0.index > first.count }.count
         print("fencing: epochs gw-a \(epochA), gw-b \(epochB); \(sent) frames sent; gw-a published \(beforeRefusal) outputs between the take-over and its refusal; \(after.count) outputs after it: \(after.map { "\($0.instance ?? "-")/\($0.epoch ?? 0)" })")
 
         await client.shutdown()
-        try await ClusterTests.stop([owner, other], collector: collector)
+        try await ClusterHarness.stop([owner, other], collector: collector)
         await observer.shutdown()
     }
 }

@@ -61,10 +61,10 @@ struct PerDeviceSubscriptionTests {
 
         static func start(_ names: [String], devices: [String], brokerConfiguration: String = "") async throws -> Setup {
             let broker = try await TestBroker.started(configuration: brokerConfiguration)
-            let store = try await ClusterTests.makeStore()
+            let store = try await ClusterHarness.makeStore()
             let (observer, collector) = try await PerDeviceSubscriptionTests.observe(broker)
-            let gateways = try await ClusterTests.start(names, on: broker, store: store)
-            try await ClusterTests.waitLive(collector, names, count: names.count)
+            let gateways = try await ClusterHarness.start(names, on: broker, store: store)
+            try await ClusterHarness.waitLive(collector, names, count: names.count)
             let client = try await TestClients.connected(try TestClients.configuration(broker))
             try await PerDeviceSubscriptionTests.hello(devices, with: client, collector: collector)
             return Setup(broker: broker, store: store, observer: observer, collector: collector, gateways: gateways, client: client)
@@ -72,14 +72,14 @@ struct PerDeviceSubscriptionTests {
 
         /// Stops `running` (SIGTERM, each must drain) and the test's clients.
         func finish(_ running: [GatewayProcess]) async throws {
-            try await ClusterTests.stop(running, collector: collector)
+            try await ClusterHarness.stop(running, collector: collector)
             await client.shutdown()
             await observer.shutdown()
         }
     }
 
     static func metric(_ messages: [MQTTMessage], _ instance: String, _ name: String) -> Double {
-        ClusterTests.metric(messages, instance, name) ?? 0
+        ClusterHarness.metric(messages, instance, name) ?? 0
     }
 
     /// Waits until the instances' published metrics have processed `total` frames together.
@@ -198,13 +198,13 @@ struct PerDeviceSubscriptionTests {
                 try await Task.sleep(until: start + .milliseconds(20 * index), clock: clock)
             }
         }
-        let joiner = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments("gw-c", store: setup.store))
+        let joiner = try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments("gw-c", store: setup.store))
         gateways.append(joiner)
-        try await ClusterTests.waitLive(collector, names + ["gw-c"], count: 3)
+        try await ClusterHarness.waitLive(collector, names + ["gw-c"], count: 3)
         let moving = devices.filter { RendezvousOwnership(instances: names + ["gw-c"]).owner(of: $0) == "gw-c" }
         // The switch: gw-c counts the moved devices as gained once their warm-up ran out.
         try await collector.wait(timeout: 30, "gw-c to take over \(moving.count) devices") { messages in
-            ClusterTests.metric(messages, "gw-c", "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(moving.count)
+            ClusterHarness.metric(messages, "gw-c", "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(moving.count)
                 && Self.metric(messages, "gw-c", "gateway_frames_processed_total") > 0
         }
         let all = names + ["gw-c"]

@@ -80,7 +80,7 @@ struct PostgresClusterTests {
     /// The sum of `name` over the last metrics each of `names` published after message `from`.
     static func metricSum(_ messages: [MQTTMessage], from: Int, _ names: [String], _ name: String, labels: [String: String] = [:]) -> [Double] {
         let recent = Array(messages[min(from, messages.count)...])
-        return names.map { ClusterTests.metric(recent, $0, name, labels: labels) ?? 0 }
+        return names.map { ClusterHarness.metric(recent, $0, name, labels: labels) ?? 0 }
     }
 
     @Test("kill -9 of the owner of a diver and a recording watch, then its return: the whole history from any instance, one dive summary, no regressed depth state")
@@ -108,9 +108,9 @@ struct PostgresClusterTests {
 
         let data = Dictionary(uniqueKeysWithValues: names.map { ($0, broker.directory.appendingPathComponent("data-\($0)")) })
         var gateways = try Dictionary(
-            uniqueKeysWithValues: names.map { ($0, try GatewayProcess(broker: broker, arguments: ClusterTests.arguments($0, store: storeURL), dataDirectory: data[$0])) })
+            uniqueKeysWithValues: names.map { ($0, try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments($0, store: storeURL), dataDirectory: data[$0])) })
         for name in names { try await gateways[name]!.waitUntilSubscribed() }
-        try await ClusterTests.waitLive(collector, names, count: 3)
+        try await ClusterHarness.waitLive(collector, names, count: 3)
 
         // Both devices say hello and wait for their availability (published after the owner's SUBACK).
         let diverClient = try await TestClients.connected(try TestClients.configuration(broker))
@@ -146,7 +146,7 @@ struct PostgresClusterTests {
         let lastUpload = try #require(schedule[..<killAt].lastIndex { $0.chunk != nil })
         try await Self.play(schedule[..<lastUpload])
         @Sendable func accepted(_ messages: [MQTTMessage]) -> Double {
-            ClusterTests.metric(messages, victim, "gateway_frames_accepted_total", labels: ["stream": "recorder/accelerometer"]) ?? 0
+            ClusterHarness.metric(messages, victim, "gateway_frames_accepted_total", labels: ["stream": "recorder/accelerometer"]) ?? 0
         }
         try await collector.wait(timeout: 30, "\(victim) accepted the uploads before the last") { accepted($0) >= Double(chunksBefore - 1) }
         // The last upload before the kill is caught mid-write: the recorder table is locked in
@@ -166,7 +166,7 @@ struct PostgresClusterTests {
             try await Self.play(schedule[lastUpload..<killAt])
             let caughtMidWrite: @Sendable ([MQTTMessage]) -> Bool = { [withLock = lock != nil] messages in
                 accepted(messages) >= Double(chunksBefore)
-                    && (!withLock || ClusterTests.metric(messages, victim, "gateway_recorder_chunks_held") ?? 0 >= 1)
+                    && (!withLock || ClusterHarness.metric(messages, victim, "gateway_recorder_chunks_held") ?? 0 >= 1)
             }
             plannedKill = killAt
             while !caughtMidWrite(collector.messages) {
@@ -213,7 +213,7 @@ struct PostgresClusterTests {
         // 3. The killed instance comes back with its name and data directory.
         let latestBefore = try #require(collector.messages.filter { $0.topic == "gateway/\(diver)/submersion/depth-state" }.compactMap(PublishedDepthState.init).max { $0.date < $1.date })
         let restartMark = collector.messages.count
-        gateways[victim] = try GatewayProcess(broker: broker, arguments: ClusterTests.arguments(victim, store: storeURL), dataDirectory: data[victim])
+        gateways[victim] = try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments(victim, store: storeURL), dataDirectory: data[victim])
         try await collector.wait(timeout: 30, "\(victim) online again") { messages in
             messages[restartMark...].contains { $0.topic == "gateway/instances/\(victim)" && $0.payloadString.contains(#""state":"online""#) }
         }
@@ -254,7 +254,7 @@ struct PostgresClusterTests {
 
         // Every instance stops gracefully; its last message (the fleet status offline) reaching the
         // observer means everything it published did.
-        try await ClusterTests.stop(Array(gateways.values), collector: collector)
+        try await ClusterHarness.stop(Array(gateways.values), collector: collector)
         let messages = collector.messages
 
         // (b) One dive summary with the real start and maximum depth.

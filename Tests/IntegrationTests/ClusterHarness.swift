@@ -1,0 +1,150 @@
+import BrokerTestSupport
+import MQTTTransport
+import PostgresStore
+import PostgresTestSupport
+import TelemetryCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the partitioned-mode suites share: instance arguments, a database per test, an
+/// observer, metrics read from the instances' published metrics, and `Run`, one test's cluster
+/// of real `wearable-gateway` processes on one mosquitto with 30 watches playing seeded swing
+/// sessions (docs/scale-out.md states the guarantees the suites hold the gateway to).
+enum ClusterHarness {
+    /// An instance's arguments: partitioned, named `name`, on the shared store at `store`.
+    static func arguments(_ name: String, store: String) -> [String] {
+        [
+            "--set", "cluster.mode=partitioned", "--set", "cluster.instance=\(name)", "--set", "registry.file=null",
+            "--set", "cluster.heartbeatInterval=0.5", "--set", "cluster.expiry=3", "--set", "metrics.publishInterval=0.2",
+            "--set", "store.backend=postgres", "--set", "store.url=\(store)",
+        ]
+    }
+
+    /// A new database on the test PostgreSQL (`WG_TEST_POSTGRES_URL`), as the `store.url` all
+    /// instances of one test share.
+    static func makeStore() async throws -> String {
+        let settings = try await TestPostgres.makeDatabase()
+        return "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
+    }
+
+    /// The observer: swings, instance announcements and metrics, and the fleet status.
+    static func observe(_ broker: TestBroker) async throws -> (client: MQTTClient, collector: MessageCollector) {
+        try await TestClients.observer(
+            broker, subscribedTo: ["gateway/+/swing", "gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
+    }
+
+    /// The sum of metric `name` (with `labels`) in the newest metrics `instance` published.
+    static func metric(_ messages: [MQTTMessage], _ instance: String, _ name: String, labels: [String: String] = [:]) -> Double? {
+        PrometheusText.latest(in: messages, topic: "gateway/instances/\(instance)/metrics")?.sum(name, labels: labels)
+    }
+
+    /// Waits until each of `names` reports `count` live instances in its published metrics.
+    static func waitLive(_ collector: MessageCollector, _ names: [String], count: Int) async throws {
+        try await collector.wait(timeout: 30, "\(names) to see \(count) live instances") { messages in
+            names.allSatisfy { metric(messages, $0, "gateway_cluster_live_instances") == Double(count) }
+        }
+    }
+
+    /// Starts instances `names` (with `extra` arguments) and waits until each has subscribed.
+    static func start(_ names: [String], on broker: TestBroker, store: String, extra: [String] = []) async throws -> [GatewayProcess] {
+        let gateways = try names.map { try GatewayProcess(broker: broker, arguments: arguments($0, store: store) + extra) }
+        for gateway in gateways { try await gateway.waitUntilSubscribed() }
+        return gateways
+    }
+
+    /// SIGTERM to every instance; each must drain (exit 0), and its last message (the fleet
+    /// status it writes offline) must reach the observer, so everything it published did.
+    static func stop(_ gateways: [GatewayProcess], collector: MessageCollector) async throws {
+        gateways.forEach { $0.signal(SIGTERM) }
+        for gateway in gateways { #expect(try await gateway.waitForExit(timeout: 40) == 0, "log:\n\(gateway.log)") }
+        let names = gateways.compactMap(\.instance)
+        try await collector.wait(timeout: 10, "the offline status of \(names)") { messages in
+            names.allSatisfy { name in
+                messages.contains { $0.topic == "gateway/status" && $0.payloadString.contains(#""instance":"\#(name)""#) && $0.payloadString.contains(#""reason":"shutdown""#) }
+            }
+        }
+    }
+
+    /// One test's cluster: a broker, its observer, instances gw-a, gw-b, gw-c started and seeing
+    /// each other, and 30 watches connected with their sessions begun.
+    struct Run {
+        let broker: TestBroker
+        /// The instances' `store.url`.
+        let store: String
+        let observer: MQTTClient
+        let collector: MessageCollector
+        let names: [String]
+        let fleet: SwingFleetSession
+        var gateways: [GatewayProcess]
+        let devices: MQTTClient
+
+        static func start(swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"], extra: [String] = []) async throws -> Run {
+            let broker = try await TestBroker.started()
+            let store = try await ClusterHarness.makeStore()
+            let (observer, collector) = try await ClusterHarness.observe(broker)
+            let fleet = SwingFleetSession(count: 30, swings: swings)
+            let gateways = try await ClusterHarness.start(names, on: broker, store: store, extra: extra)
+            try await ClusterHarness.waitLive(collector, names, count: names.count)
+            let devices = try await TestClients.connected(try TestClients.configuration(broker))
+            try await fleet.begin(with: devices, availability: collector)
+            return Run(broker: broker, store: store, observer: observer, collector: collector, names: names, fleet: fleet, gateways: gateways, devices: devices)
+        }
+
+        /// The watches `instance` owns among `instances`.
+        func watches(of instance: String, among instances: [String]) -> Set<String> {
+            let ownership = RendezvousOwnership(instances: instances)
+            return Set(fleet.devices.map(\.id).filter { ownership.owner(of: $0) == instance })
+        }
+
+        /// Plays the sessions in the background on a clock starting now.
+        func play() -> (clockStart: ContinuousClock.Instant, playing: Task<Void, any Error>) {
+            let clockStart = ContinuousClock.now
+            return (clockStart, Task { [fleet, devices] in try await fleet.play(with: devices, clockStart: clockStart) })
+        }
+
+        /// Waits until `count` swings of `watches` were published.
+        func waitForSwings(of watches: Set<String>, _ count: Int, _ what: String) async throws {
+            try await collector.wait(timeout: 60, what) { messages in
+                messages.filter { message in watches.contains { message.topic == "gateway/\($0)/swing" } }.count >= count
+            }
+        }
+
+        /// The number of ground-truth swings.
+        var expected: Int { fleet.devices.map(\.expected.count).reduce(0, +) }
+
+        /// Ends the sessions and waits for every ground-truth swing.
+        func endAndWaitForAll(_ playing: Task<Void, any Error>? = nil) async throws {
+            try await playing?.value
+            try await fleet.end(with: devices)
+            let expected = expected
+            try await collector.wait(timeout: 60, "\(expected) swings") { [fleet] in fleet.tally($0).published >= expected }
+        }
+
+        /// Ends the sessions and waits until every swing has been published except those of
+        /// `watches` starting within `window` (session seconds: a hand-over may lose them).
+        /// - Returns: whether a swing is in that window (at risk).
+        func endAndWaitForAll(but watches: Set<String>, startingIn window: ClosedRange<Double>, _ playing: Task<Void, any Error>) async throws
+            -> @Sendable (SwingFleetSession.Device, Int) -> Bool
+        {
+            try await playing.value
+            try await fleet.end(with: devices)
+            let atRisk: @Sendable (SwingFleetSession.Device, Int) -> Bool = { device, index in
+                watches.contains(device.id) && window.contains(device.sessionTime(device.expected[index]))
+            }
+            let settled = fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) }.count }.reduce(0, +)
+            try await collector.wait(timeout: 60, "\(settled) swings outside the window \(window)") { [fleet] messages in
+                let tally = fleet.tally(messages)
+                return fleet.devices.map { device in device.expected.indices.filter { !atRisk(device, $0) && tally.count(device.id, $0) > 0 }.count }.reduce(0, +) >= settled
+            }
+            return atRisk
+        }
+
+        func shutdown() async {
+            await devices.shutdown()
+            await observer.shutdown()
+        }
+    }
+}
