@@ -53,6 +53,12 @@ log "docs against the code: configuration keys, metric names, flags, WG_* variab
 python3 scripts/check-docs.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
 	die "the docs name keys, metrics, flags or variables the code does not have (listed above)"
 
+# The JSON batch decoders under libFuzzer with ASan and UBSan: the inputs that once failed
+# (Fuzz/regressions) and a fixed run of 200,000 mutations, about a minute (scripts/fuzz.sh).
+log "decoder fuzzing, a fixed run (scripts/fuzz.sh batch-decoders --runs 200000 --seed 1)"
+bash scripts/fuzz.sh batch-decoders --runs 200000 --seed 1 ||
+	die "the batch decoders failed under the fuzzer (the input and the log are named above)"
+
 # Users depend on the package by URL and version (Examples/Package.swift): SwiftPM must accept it
 # as such a dependency, unsafe flags included (resolution and graph only, no build).
 bash scripts/check-versioned-dependency.sh ||

@@ -195,14 +195,15 @@ WG_ALWAYS_INLINE bool quaternion(CursorType &cursor, wg_quaternion &out) {
     });
 }
 
-/// An integer of at most 18 digits (no overflow possible), typed as the DOM parser types it.
+/// An integer of at most 18 digits (below 10¹⁸, so it fits an `int64_t`), typed as the DOM parser types it.
 template <typename CursorType>
 inline bool integerScalar(CursorType &cursor, wg_json_scalar &out) {
     const uint8_t *p = cursor.p;
     const bool negative = *p == '-';
     p += negative;
     const uint8_t *start = p;
-    int64_t value = 0;
+    // Unsigned, so that a longer run of digits (declined below) wraps instead of overflowing.
+    uint64_t value = 0;
     for (uint8_t digit = uint8_t(*p - '0'); digit <= 9 && p < cursor.end; digit = uint8_t(*p - '0')) {
         value = value * 10 + digit;
         p++;
@@ -215,7 +216,7 @@ inline bool integerScalar(CursorType &cursor, wg_json_scalar &out) {
     }
     cursor.p = p;
     out.type = WG_JSON_INT64;
-    out.int64 = negative ? -value : value;
+    out.int64 = negative ? -int64_t(value) : int64_t(value);
     out.number = static_cast<double>(out.int64);
     return true;
 }

@@ -244,6 +244,16 @@ struct BatchDecoderDifferentialTests {
         #"{"samples": [{"timestamp": "#,
         #"{"samples": [{"timestamp": 1, "acceleration": {"x": 1, "y": 2, "z": 3}}, ]}"#,
         #"{"samples": [{"timestamp": 1, "acceleration": {"x": 1, "y": 2, "z": 3}}] } "#,
+        // Integers around the fast path's 18 digits (found by the decoder fuzzer: a longer run of
+        // digits overflowed a signed accumulator before it was declined; docs/testing.md, "Fuzzing").
+        #"{"sequence":999999999999999999,"samples":[]}"#,
+        #"{"sequence":-999999999999999999,"samples":[]}"#,
+        #"{"sequence":9223372036854775807,"samples":[]}"#,
+        #"{"sequence":9223372036854775808,"samples":[]}"#,
+        #"{"sequence":-9223372036854775808,"samples":[]}"#,
+        #"{"sequence":18446744073709551615,"samples":[]}"#,
+        #"{"sequence":112345678901234567890,"samples":[]}"#,
+        #"{"sequence":1123456789012345678901234567890,"samples":[]}"#,
     ]
 
     /// Checks that the full decoder gives the DOM path's outcome on every case; returns how many
