@@ -280,6 +280,126 @@ struct InboundJournalTests {
         #expect(next > reopened.recovered.last!.ticket)
     }
 
+    @Test("a closed journal is unlocked even while a copy of its descriptor lives (a spawned child's, until its exec)")
+    func closedJournalIsUnlockedDespiteACopiedDescriptor() throws {
+        let path = Self.temporaryPath()
+        var copy: Int32 = -1
+        do {
+            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            try withExtendedLifetime(journal) { copy = try #require(Self.duplicateDescriptor(of: path)) }
+        }
+        defer { Glibc.close(copy) }
+        // The lock belongs to the open file, which `copy` keeps open, as a child does between its
+        // spawn and its exec: the journal's close must let go of the lock itself.
+        #expect(throws: Never.self) { _ = try InboundJournal(path: path, capacity: 1 << 16) }
+    }
+
+    /// A duplicate of this process's descriptor open on `path` (found in /proc/self/fd).
+    private static func duplicateDescriptor(of path: String) -> Int32? {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for entry in entries {
+            guard let descriptor = Int32(entry),
+                let linked = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)"),
+                linked == target
+            else { continue }
+            return dup(descriptor)
+        }
+        return nil
+    }
+
+    @Test("a header whose tail cannot be true (an erased block, a position between records) is refused, naming the file", arguments: [
+        (JournalLayout.tailOffset, UInt64.max), (JournalLayout.tailOffset, UInt64(4_101)), (JournalLayout.tailSequenceOffset, UInt64.max - 1),
+    ] as [(Int, UInt64)])
+    func impossibleTailIsRefused(field: Int, value: UInt64) throws {
+        let path = Self.temporaryPath()
+        do {
+            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            _ = try Self.ticket(journal.append(Self.record(1), maxWait: 0))
+        }
+        try Self.overwrite(path, at: UInt64(field), with: withUnsafeBytes(of: value.littleEndian) { Array($0) })
+        #expect {
+            _ = try InboundJournal(path: path, capacity: 1 << 16)
+        } throws: { error in
+            "\(error)".contains(path) && "\(error)".contains("damaged header")
+        }
+        // Moved away, a new journal starts empty at the same path.
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try InboundJournal(path: path, capacity: 1 << 16).recovered.isEmpty)
+    }
+
+    @Test("seeded damage anywhere in the file: opening never traps, and replays only records that were written, in sequence")
+    func seededDamageReplaysOnlyWrittenRecords() throws {
+        var generator = SplitMix64(seed: 0xDA3A_6E00)
+        let capacity = 1 << 16
+        var opened = 0
+        var replayed = 0
+        for trial in 0..<300 {
+            let path = Self.temporaryPath()
+            defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+            // About a lap and a half of records; a few stay live, as a crash leaves them.
+            var written: [UInt64: JournalRecord] = [:]  // by sequence number (a skip record takes one too)
+            do {
+                let journal = try InboundJournal(path: path, capacity: capacity)
+                for index in 0..<Int.random(in: 20...120, using: &generator) {
+                    let record = Self.record(trial * 1_000 + index, payloadBytes: Int.random(in: 1...1_500, using: &generator))
+                    // The oldest live record holds the ring's tail: once it is full, stop.
+                    guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { break }
+                    written[ticket.sequence] = record
+                    if Int.random(in: 0..<4, using: &generator) != 0 { journal.release(ticket) }
+                }
+            }
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            Self.damage(&bytes, using: &generator)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+            // A refusal is an answer (the operator moves the file away); a trap would end the run.
+            guard let reopened = try? InboundJournal(path: path, capacity: capacity) else { continue }
+            opened += 1
+            let recovered = reopened.recovered
+            for (ticket, record) in recovered {
+                // A record is replayed only as it was written, under its own sequence number.
+                #expect(written[ticket.sequence] == record, "trial \(trial): replayed \(ticket) is not what was written")
+            }
+            #expect(zip(recovered, recovered.dropFirst()).allSatisfy { $0.ticket < $1.ticket }, "trial \(trial): replay out of order")
+            replayed += recovered.count
+            // And the damaged journal goes on taking records.
+            let next = Self.record(-1)
+            if case .stored(let ticket, _) = reopened.append(next, maxWait: 0) {
+                #expect(recovered.allSatisfy { $0.ticket < ticket }, "trial \(trial): a new record's ticket is not after the replayed ones")
+            }
+        }
+        // Most damage leaves the header readable, so most trials open and replay something.
+        #expect(opened > 200 && replayed > 1_000, "opened \(opened) of 300, replayed \(replayed) records")
+    }
+
+    /// One kind of damage, chosen by `generator`: bytes flipped anywhere, a run of 0x00 or 0xFF
+    /// (erased or zeroed blocks), a block copied from elsewhere, or the file header's tail
+    /// position and sequence overwritten.
+    private static func damage(_ bytes: inout [UInt8], using generator: inout SplitMix64) {
+        switch Int.random(in: 0..<4, using: &generator) {
+        case 0:
+            for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+            }
+        case 1:
+            let start = Int.random(in: 0..<bytes.count, using: &generator)
+            let end = min(bytes.count, start + Int.random(in: 1...4_096, using: &generator))
+            let fill: UInt8 = Bool.random(using: &generator) ? 0xFF : 0x00
+            for index in start..<end { bytes[index] = fill }
+        case 2:
+            let length = Int.random(in: 8...2_048, using: &generator)
+            let from = Int.random(in: 0..<(bytes.count - length), using: &generator)
+            let to = Int.random(in: 0..<(bytes.count - length), using: &generator)
+            bytes.replaceSubrange(to..<(to + length), with: Array(bytes[from..<(from + length)]))
+        default:
+            let values: [UInt64] = [.max, .max - 7, 1 << 63, UInt64.random(in: 0...UInt64.max, using: &generator), UInt64.random(in: 0..<(1 << 20), using: &generator)]
+            let offset = Bool.random(using: &generator) ? JournalLayout.tailOffset : JournalLayout.tailSequenceOffset
+            let value = values[Int.random(in: 0..<values.count, using: &generator)]
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<(offset + 8), with: $0) }
+        }
+    }
+
     @Test("records written while other threads release (the write is outside the lock) replay exactly the unreleased ones")
     func concurrentReleases() throws {
         let path = Self.temporaryPath()

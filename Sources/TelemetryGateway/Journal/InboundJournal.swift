@@ -132,7 +132,7 @@ final class InboundJournal: @unchecked Sendable {
         let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw JournalError("cannot open \(path): \(String(cString: strerror(errno)))") }
         var keepOpen = false
-        defer { if !keepOpen { Glibc.close(descriptor) } }
+        defer { if !keepOpen { Self.closeLocked(descriptor) } }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             throw JournalError("\(path) is in use by another gateway process; give each instance its own journal.path")
         }
@@ -168,14 +168,22 @@ final class InboundJournal: @unchecked Sendable {
             let storedCapacity = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
             guard magic == JournalLayout.fileMagic, JournalLayout.readableVersions.contains(version), storedCapacity == UInt64(capacity) else {
                 munmap(base, mappedSize)
-                Glibc.close(descriptor)
+                Self.closeLocked(descriptor)
                 throw JournalError("\(path) is not a version-\(JournalLayout.version) journal with a \(capacity)-byte ring")
             }
         }
         // Version 1 kept no tail sequence (the field was zero): the scan then takes any first one.
         let storedTailSequence = version == 1 ? 0 : UInt64(littleEndian: base.loadUnaligned(fromByteOffset: JournalLayout.tailSequenceOffset, as: UInt64.self))
-        let scan = JournalScanner(ring: base + JournalLayout.fileHeaderSize, capacity: capacity)
-            .scan(from: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: JournalLayout.tailOffset, as: UInt64.self)), tailSequence: storedTailSequence)
+        let storedTail = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: JournalLayout.tailOffset, as: UInt64.self))
+        // Records start at multiples of 8, so a tail between them is damage too.
+        guard storedTail < JournalLayout.damagedFrom, storedTail % 8 == 0, storedTailSequence < JournalLayout.damagedFrom else {
+            munmap(base, mappedSize)
+            Self.closeLocked(descriptor)
+            throw JournalError(
+                "\(path) has a damaged header (tail position \(storedTail), tail sequence \(storedTailSequence)): where its live records start is unknown; move it away to start with an empty journal"
+            )
+        }
+        let scan = JournalScanner(ring: base + JournalLayout.fileHeaderSize, capacity: capacity).scan(from: storedTail, tailSequence: storedTailSequence)
         tail = scan.tail
         head = scan.head
         nextSequence = scan.nextSequence
@@ -199,6 +207,15 @@ final class InboundJournal: @unchecked Sendable {
     deinit {
         sync()
         munmap(base, mappedSize)
+        Self.closeLocked(descriptor)
+    }
+
+    /// Lets go of the file lock, then closes. The lock belongs to the open file, which a child
+    /// process spawned by this one shares until its `exec` closes its copy; without the
+    /// explicit unlock, a journal reopened at that moment found the file "in use" (seen in
+    /// the test process, which spawns brokers and gateways while its suites open journals).
+    private static func closeLocked(_ descriptor: Int32) {
+        flock(descriptor, LOCK_UN)
         Glibc.close(descriptor)
     }
 

@@ -41,6 +41,10 @@ enum JournalLayout {
     static let recordHeaderSize = 48
     static let trailerSize = 8
     static let commitSalt: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// Logical positions and sequence numbers from here on are damage, not history: a journal
+    /// written at 100 MB/s for a century reaches 2⁵⁸ bytes. Read from a file, such a value would
+    /// overflow the next append's arithmetic; the open refuses the file instead.
+    static let damagedFrom: UInt64 = 1 << 62
 
     /// Record states (the byte at offset 4).
     enum State: UInt8 {

@@ -80,7 +80,8 @@ struct JournalScanner {
             guard UInt32(littleEndian: pointer.loadUnaligned(fromByteOffset: 0, as: UInt32.self)) == JournalLayout.recordMagic else {
                 break scanning  // never written: the end of the lap
             }
-            guard let header = JournalRecordHeader.load(from: pointer) else {
+            // A sequence number no journal reaches is damage that happens to pass the check.
+            guard let header = JournalRecordHeader.load(from: pointer), header.sequence < JournalLayout.damagedFrom else {
                 stopped = (position, .headerCheck)
                 break scanning
             }
