@@ -84,6 +84,24 @@ import Testing
         #expect(agreedFrames > 100)
     }
 
+    @Test("a ten-byte varint whose last byte sets bits above 2^63: read with those bits dropped, as SwiftProtobuf reads it", arguments: [UInt8(0x01), 0x06, 0x7F])
+    func tenByteVarint(last: UInt8) throws {
+        // Found by scripts/fuzz.sh frame-decoder (Fuzz/regressions/frame-decoder): the wire reader
+        // refused such a varint as malformed while SwiftProtobuf read it.
+        let varint = [UInt8](repeating: 0xFF, count: 9) + [last]
+        let base = ProtobufFrameEncoder.encode(ProtobufFixtures.accelerometerBatch(count: 4, sequence: 11))
+        // As the sequence (field 1, wire type 0; the last one wins) and as an unknown field 15.
+        for bytes in [base + [0x08] + varint, base + [0x78] + varint] {
+            let reference = try #require(ProtobufFrameDecoder.generated(Wearable_V1_AccelerometerBatch.self, bytes))
+            let batch = try ProtobufFrameDecoder.decodeAccelerometerBatch(bytes).get()
+            #expect(batch.sequence == reference.sequence)
+            #expect(batch.samples.map(\.timestamp) == reference.timestamp)
+        }
+        // 63 bits of ones from the first nine bytes; bit 63 from the last byte's lowest bit.
+        let expected = UInt64.max >> 1 | UInt64(last & 1) << 63
+        #expect(try ProtobufFrameDecoder.decodeAccelerometerBatch(base + [0x08] + varint).get().sequence == expected)
+    }
+
     private static func reason<Model>(_ result: Result<Model, PayloadProblem>) -> PayloadProblem.Reason? {
         if case .failure(let problem) = result { problem.reason } else { nil }
     }

@@ -61,7 +61,8 @@ struct ProtobufWireReader {
             guard position < end else { throw .truncated }
             let byte = bytes[position]
             position += 1
-            if shift == 63, byte > 1 { throw .malformed }
+            // The tenth byte's bits above 2⁶³ are dropped, not refused: SwiftProtobuf (and
+            // protobuf's own parsers) read such a varint, so this reader does too.
             value |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 { return value }
             shift += 7
