@@ -125,14 +125,22 @@ final class InboundJournal: @unchecked Sendable {
         precondition(capacity >= 4 * JournalLayout.fileHeaderSize && capacity % 8 == 0, "journal capacity must be a multiple of 8, at least 16 KiB")
         self.path = path
         self.capacity = capacity
-        mappedSize = JournalLayout.fileHeaderSize + capacity
+        let mappedBytes = JournalLayout.fileHeaderSize + capacity  // for the defer below, which may not read self
+        mappedSize = mappedBytes
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
 
         let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw JournalError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        // Until the header is accepted, every refusal lets go of the mapping, the lock and the file.
         var keepOpen = false
-        defer { if !keepOpen { Self.closeLocked(descriptor) } }
+        var mapped: UnsafeMutableRawPointer?
+        defer {
+            if !keepOpen {
+                if let mapped { munmap(mapped, mappedBytes) }
+                Self.closeLocked(descriptor)
+            }
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             throw JournalError("\(path) is in use by another gateway process; give each instance its own journal.path")
         }
@@ -150,9 +158,9 @@ final class InboundJournal: @unchecked Sendable {
         guard let mapping = mmap(nil, mappedSize, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED else {
             throw JournalError("cannot map \(path): \(String(cString: strerror(errno)))")
         }
+        mapped = mapping
         base = mapping
         self.descriptor = descriptor
-        keepOpen = true
 
         if isNew {
             JournalLayout.fileMagic.withUnsafeBytes { [mapping] in mapping.copyMemory(from: $0.baseAddress!, byteCount: 8) }
@@ -167,8 +175,6 @@ final class InboundJournal: @unchecked Sendable {
             version = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
             let storedCapacity = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
             guard magic == JournalLayout.fileMagic, JournalLayout.readableVersions.contains(version), storedCapacity == UInt64(capacity) else {
-                munmap(base, mappedSize)
-                Self.closeLocked(descriptor)
                 throw JournalError("\(path) is not a version-\(JournalLayout.version) journal with a \(capacity)-byte ring")
             }
         }
@@ -177,12 +183,11 @@ final class InboundJournal: @unchecked Sendable {
         let storedTail = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: JournalLayout.tailOffset, as: UInt64.self))
         // Records start at multiples of 8, so a tail between them is damage too.
         guard storedTail < JournalLayout.damagedFrom, storedTail % 8 == 0, storedTailSequence < JournalLayout.damagedFrom else {
-            munmap(base, mappedSize)
-            Self.closeLocked(descriptor)
             throw JournalError(
                 "\(path) has a damaged header (tail position \(storedTail), tail sequence \(storedTailSequence)): where its live records start is unknown; move it away to start with an empty journal"
             )
         }
+        keepOpen = true
         let scan = JournalScanner(ring: base + JournalLayout.fileHeaderSize, capacity: capacity).scan(from: storedTail, tailSequence: storedTailSequence)
         tail = scan.tail
         head = scan.head
