@@ -206,7 +206,7 @@ class Trial:
             for item in args.set:
                 command += ["--set", item]
             result["command"] = " ".join(command)
-            subject = self.spawn(self.pinned(command), cwd=REPO, stdout=subprocess.DEVNULL,
+            subject = self.spawn(self.pinned(command), cwd=args.gateway_dir, stdout=subprocess.DEVNULL,
                                  stderr=open(os.path.join(self.logs, "gateway.log"), "w"), start_new_session=True)
 
             def on_metrics(stamp, line):
@@ -458,6 +458,9 @@ def main():
     parser.add_argument("--frames", required=True, help="frames.bin of wearable-sim generate")
     parser.add_argument("--bin-dir", required=True, help="folder of loadgen and relay")
     parser.add_argument("--release-dir", required=True, help="folder of the release wearable-gateway")
+    parser.add_argument("--gateway-dir", default=REPO, metavar="DIR",
+                        help="working folder of the gateway, whose config/gateway.yml it reads (default: this checkout; "
+                             "compare-builds.sh passes an older checkout for an older build)")
     parser.add_argument("--broker-conf", required=True, help="mosquitto.conf template with @PORT@")
     parser.add_argument("--mosquitto", default="mosquitto")
     parser.add_argument("--logs", required=True)
