@@ -209,24 +209,10 @@ public final class TestBroker: @unchecked Sendable {
         return "mosquitto"
     }
 
-    /// Asks the kernel for a free loopback port.
+    /// Asks the kernel for a free loopback port. Only named: it is free again at once, and a test
+    /// running in parallel can be given it too (hold a ``PortReservation`` to keep it).
     public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw TestFailure("bind() failed") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        try PortReservation().port
     }
 
     /// Polls until a TCP connection to the port succeeds: readiness, not a fixed sleep.

@@ -113,13 +113,18 @@ struct MQTTClientTests {
 
     @Test("keeps retrying when no broker listens, then connects once one starts")
     func retriesUntilBrokerAppears() async throws {
-        let port = try TestBroker.freePort()
+        // Held bound until the broker starts: a free port only named could meet the broker of a
+        // test running in parallel, to which the client would connect before failing twice.
+        let reservation = try PortReservation()
+        let port = reservation.port
         let events = EventRecorder()
         var configuration = MQTTClientConfiguration(broker: BrokerURL(host: "127.0.0.1", port: port), clientID: "retry-test")
         configuration.reconnect = .init(initialDelay: 0.05, maximumDelay: 0.2)
         let client = try MQTTClient(configuration: configuration, logger: TestClients.logger, onEvent: events.handler)
         client.start()
         try await events.wait("two failed attempts") { $0.filter { if case .connectFailed = $0 { true } else { false } }.count >= 2 }
+        #expect(!events.events.contains { if case .connected = $0 { true } else { false } })
+        reservation.release()
         let broker = try await TestBroker.started(port: port)
         try await client.waitUntilConnected(timeout: 10)
         #expect(client.statistics.isConnected)
