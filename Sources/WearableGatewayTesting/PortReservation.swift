@@ -12,7 +12,8 @@ import Glibc
 /// that was given the same port. Holding the port bound closes that window: the kernel gives it
 /// to no other `bind` (no `SO_REUSEADDR` here) and to no outgoing connection, and a connection
 /// to it is refused because nothing listens.
-public final class PortReservation: @unchecked Sendable {
+/// Owned by the test that made it (not `Sendable`: ``release()`` is not synchronised).
+public final class PortReservation {
     /// The reserved port.
     public let port: Int
     private var descriptor: Int32
@@ -21,10 +22,7 @@ public final class PortReservation: @unchecked Sendable {
     public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket() failed: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        var address = TestBroker.loopbackAddress(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

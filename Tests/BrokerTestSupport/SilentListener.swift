@@ -25,7 +25,7 @@ public final class SilentListener: @unchecked Sendable {
     public init(_ behaviour: Behaviour) throws {
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw TestFailure("silent listener: socket() failed") }
-        var address = TCPProxy.loopback(port: 0)
+        var address = TestBroker.loopbackAddress(port: 0)
         let descriptor = listener
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -40,7 +40,7 @@ public final class SilentListener: @unchecked Sendable {
         if behaviour == .dropsSYNs {
             // The one connection a backlog of 0 holds; from now on SYNs are dropped.
             filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var target = TCPProxy.loopback(port: port)
+            var target = TestBroker.loopbackAddress(port: port)
             let connected = withUnsafePointer(to: &target) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
