@@ -92,7 +92,7 @@ public func buildGateway(
             answerer: RecorderQueryAnswerer(recorder: parts.recorder, queries: parts.queries, connection: parts.connection, metrics: parts.metrics),
             deadline: deadline, shutdownReport: shutdownReport),
         TickerService(
-            queues: parts.queues, period: TickerService.period(errorReportInterval: configuration.pipeline.errorReportInterval),
+            queues: parts.queues, period: TickerService.period(errorReportInterval: configuration.pipeline.errorReportInterval, snapshotInterval: configuration.state.snapshotInterval),
             health: parts.operations.health, clock: clock),
         PolicyReloadService(files: configuration.accessPolicyFiles, initial: accessPolicy, queues: parts.queues, clock: clock, logger: logger),
         SubscriberService(

@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import MQTTTransport
+import TelemetryCore
 import TelemetryGateway
 import Testing
 
@@ -48,27 +49,35 @@ struct JournalFaultTests {
         await observer.shutdown()
     }
 
-    @Test("one device's 60 KB garbage keeps a 1 MiB journal full: another device's 40 presence changes still arrive within 15 s")
+    @Test("200 frames/s of one device's 60 KB garbage on a state-bearing stream into a 1 MiB ring: taken as fast as they arrive, and another device's 40 presence changes arrive within 15 s")
     func garbageDoesNotStarveACalmDevice() async throws {
         let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker) {
             $0.journal.sizeBytes = 1_048_576
             $0.pipeline.maximumPayloadBytes = 65_536
-            // A long aggregation window: before the fix, each rejected frame held its record until the window's report.
+            // Device snapshots kept, so frames whose effect lives in one wait for its write.
+            $0.state.path = broker.directory.appendingPathComponent("data/state-garbage.sqlite").path
+            // A long aggregation window: once, each rejected frame held its record until the window's report.
             $0.pipeline.errorReportInterval = 30
         }
         let flooder = try await TestClients.connected(try TestClients.configuration(broker))
         let garbage = [UInt8](repeating: UInt8(ascii: "x"), count: 60_000)
-        // 50 frames/s (3 MB/s): far below what the gateway processes even on a loaded machine, so
-        // only frames held after processing can fill the ring (16 frames fill it).
+        // 200 frames/s (12 MB/s) of QoS 1 garbage on `status`, a stream whose frames can change a
+        // snapshot: 17 of them fill the ring. Paced by a schedule, not by sleeps after each send,
+        // so a slow send does not lower the rate. A rejected frame once waited for the device's
+        // next snapshot write like a state change: the ring then took about 29 frames/s.
+        let sent = WatchedState(0)
         let flood = Task {
+            let start = ContinuousClock.now
+            var index = 0
             while !Task.isCancelled {
                 try await flooder.send(MQTTMessage(topic: "wearables/flood-1/status", payload: garbage))
-                try await Task.sleep(for: .milliseconds(20))
+                index += 1
+                sent.update { $0 = index }
+                try await Task.sleep(until: start + .milliseconds(5 * index), clock: .continuous)
             }
         }
-        // The flood is under way once the gateway has rejected a ring's worth of it.
-        try await run.waitForMetric("gateway_frames_rejected_total", atLeast: 40, timeout: 60)
+        try await run.waitForMetric("gateway_frames_rejected_total", atLeast: 100, timeout: 60)
 
         let calm = PresenceStream(device: "calm-1", count: 40)
         let counter = PresenceCounter(calm)
@@ -78,13 +87,58 @@ struct JournalFaultTests {
         try await calm.publish(with: device)
         try await counter.wait(forDistinct: calm.count, timeout: 15)
         let elapsed = ContinuousClock.now - started
-        print("40 presence changes of the calm device during the flood took \(elapsed)")
+        #expect(counter.counts.distinct == calm.count)
+        // Five more seconds of flood, then every frame sent must be taken within 5 s: at the old
+        // ceiling of 29 frames/s the gateway would be more than 1,000 frames behind by then.
+        try await Task.sleep(for: .seconds(5))
         flood.cancel()
         _ = await flood.result
-        #expect(counter.counts.distinct == calm.count)
+        let total = sent.value
+        let messages = try await run.waitForMetric("gateway_frames_rejected_total", atLeast: Double(total), timeout: 5)
+        let metrics = try #require(PrometheusText.latest(in: messages, topic: run.configuration.topics.scheme.metricsTopic))
+        print("\(total) garbage frames taken; the calm device's 40 presence changes took \(elapsed); journal waits \(metrics.sum("gateway_journal_wait_seconds_total")) s")
+        #expect(total >= 1_000, "the flood sent only \(total) frames")
+        #expect(metrics.sum("gateway_journal_bypassed_total") == 0)
+        // The ring never made the network thread wait long: the records went as they were processed.
+        #expect(metrics.sum("gateway_journal_wait_seconds_total") < 1)
         await device.shutdown()
         await listener.shutdown()
         await flooder.shutdown()
+        try await run.stop()
+    }
+
+    @Test("valid state changes of 100 devices filling a 1 MiB ring while snapshots are due only every 60 s: the high-water trigger writes them early, nothing is bypassed")
+    func highWaterWritesSnapshotsEarly() async throws {
+        let broker = try await TestBroker.started()
+        let run = try await GatewayRun.start(broker) {
+            $0.journal.sizeBytes = 1_048_576
+            $0.state.path = broker.directory.appendingPathComponent("data/state-highwater.sqlite").path
+            // Without the trigger each presence change holds its record for up to a minute: the
+            // ring (about 8,700 of these records) would fill, the subscriber would wait
+            // journal.maxWait and then bypass the journal.
+            $0.state.snapshotInterval = 60
+        }
+        let devices = 100
+        let changes = 150
+        let publisher = try await TestClients.connected(try TestClients.configuration(broker))
+        for round in 0..<changes {
+            for device in 0..<devices {
+                let state = round % 2 == 0 ? "online" : "offline"
+                try await publisher.send(
+                    MQTTMessage(topic: "wearables/hw-\(device)/status", string: #"{"state":"\#(state)","date":\#(1_800_000_000 + round)}"#))
+            }
+        }
+        #expect(await publisher.flush(timeout: 120))
+        let messages = try await run.waitForMetric("gateway_frames_accepted_total", atLeast: Double(devices * changes), timeout: 60)
+        let metrics = try #require(PrometheusText.latest(in: messages, topic: run.configuration.topics.scheme.metricsTopic))
+        print(
+            "\(devices * changes) presence changes: \(metrics.sum("gateway_journal_pressure_writes_total")) early snapshot writes, journal waits \(metrics.sum("gateway_journal_wait_seconds_total")) s, \(metrics.sum("gateway_device_snapshots_written_total")) snapshots written"
+        )
+        #expect(metrics.sum("gateway_journal_pressure_writes_total") >= 1)
+        #expect(metrics.sum("gateway_journal_bypassed_total") == 0)
+        // The ring kept moving: without the trigger the subscriber waits journal.maxWait (5 s) once it is full.
+        #expect(metrics.sum("gateway_journal_wait_seconds_total") < 2)
+        await publisher.shutdown()
         try await run.stop()
     }
 

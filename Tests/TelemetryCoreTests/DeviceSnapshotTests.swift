@@ -135,4 +135,42 @@ struct DeviceSnapshotTests {
         let overwritten = processor.restore(evicted, of: first)
         #expect(!overwritten, "a device with state is not overwritten")
     }
+
+    @Test("a frame's result says whether its effect lives in the snapshot: applied control and derivation frames do; rejected, repeated and batched ones do not")
+    func changesSnapshot() throws {
+        var processor = Self.processor()
+        var generator = TrafficGenerator(seed: 7, devices: SimulatedFleet.mixed(count: 5), startDate: 1_700_000_000)
+        var counts = (changing: 0, batched: 0, rejected: 0)
+        for (index, simulated) in generator.advance(to: 31).enumerated() {
+            // Every fifth frame arrives garbled first: rejected, it changes nothing kept.
+            if index % 5 == 0 {
+                let garbled = processor.process(
+                    InboundFrame(topic: simulated.topic(), payload: Array("{\"x\":".utf8), receivedAt: 1_700_000_000 + simulated.time))
+                guard case .rejected = garbled.outcome else { throw SnapshotTestFailure("a garbled frame was \(garbled.outcome)") }
+                #expect(!garbled.changesSnapshot)
+                counts.rejected += 1
+            }
+            var frame = InboundFrame(
+                topic: simulated.topic(), payload: simulated.payload, retained: simulated.retain, receivedAt: 1_700_000_000 + simulated.time)
+            frame.journalSequence = UInt64(index + 1)
+            let result = processor.process(frame)
+            switch result.outcome {
+            case .accepted(let stream):
+                #expect(result.changesSnapshot == DeviceSnapshot.canChange(from: stream), "\(stream)")
+                if result.changesSnapshot { counts.changing += 1 } else { counts.batched += 1 }
+            case .rejected, .alreadyApplied:
+                #expect(!result.changesSnapshot)
+            }
+            // The same journal record replayed: already applied, nothing changes.
+            let again = processor.process(frame)
+            guard case .alreadyApplied = again.outcome else { continue }
+            #expect(!again.changesSnapshot)
+        }
+        #expect(counts.changing > 10 && counts.batched > 10 && counts.rejected > 10, "\(counts)")
+    }
+}
+
+private struct SnapshotTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

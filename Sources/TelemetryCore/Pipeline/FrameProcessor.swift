@@ -145,7 +145,7 @@ public struct FrameProcessor: Sendable {
             result.messages += derivations.finishSession(of: id, context: context)
         }
         result.derived = derivations.tally.since(tallied)
-        noteActivity(of: id, stream: stream, at: frame.receivedAt)
+        result.changesSnapshot = noteActivity(of: id, stream: stream, at: frame.receivedAt)
         noteApplied(frame, to: id)
         return result
     }
@@ -157,10 +157,14 @@ public struct FrameProcessor: Sendable {
     }
 
     /// Remembers when a device with state was last active and whether its snapshot changed.
-    private mutating func noteActivity(of id: DeviceID, stream: InboundStream, at date: Double) {
-        guard lastSeen[id] != nil || hasState(id) else { return }
+    /// - Returns: whether the device's snapshot may differ from the last one taken because of
+    ///   this frame (``FrameResult/changesSnapshot``).
+    private mutating func noteActivity(of id: DeviceID, stream: InboundStream, at date: Double) -> Bool {
+        guard lastSeen[id] != nil || hasState(id) else { return false }
         lastSeen[id] = date
-        if DeviceSnapshot.canChange(from: stream) { changed.insert(id) }
+        guard DeviceSnapshot.canChange(from: stream) else { return false }
+        changed.insert(id)
+        return true
     }
 
     private func hasState(_ id: DeviceID) -> Bool {

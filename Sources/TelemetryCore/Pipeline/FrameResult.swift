@@ -22,6 +22,11 @@ public struct FrameResult: Sendable, Equatable {
     /// What the derivations counted while deriving from this frame (strokes by kind, an
     /// untracked device's frame, dropped swing candidates), for metrics.
     public var derived = DerivationTally()
+    /// Whether the frame's effect lives in its device's snapshot (``DeviceSnapshot``): it was
+    /// applied to a device with state on a stream that can change one. A rejected frame, an
+    /// already applied one and a batch of samples change none, so nothing needs to wait for the
+    /// device's next snapshot write before their journal records go.
+    public var changesSnapshot = false
 
     /// Creates a result.
     /// - Parameters:

@@ -30,7 +30,7 @@ extension GatewayConfiguration.DeviceState {
             \.state.path),
         .number(
             "state.snapshotInterval",
-            "Seconds between snapshot writes of changed devices; their frames stay in the journal until then (replayed after a crash).",
+            "Seconds between snapshot writes of changed devices; frames whose effect lives in a snapshot stay in the journal until then, or until the journal passes its high-water mark (replayed after a crash).",
             in: 0.1...3600, \.state.snapshotInterval),
         .number(
             "state.idleEviction", "Seconds without an accepted frame after which a device's state leaves memory (its snapshot stays in the store).",

@@ -57,6 +57,9 @@ final class InboundJournal: @unchecked Sendable {
         var liveRecords: Int
         /// Whether appends bypass the journal (see ``AppendOutcome/bypassed``).
         var bypassing: Bool
+        /// Seconds since the oldest live record was received (0 when none is live): how long one
+        /// record has been holding every record behind it.
+        var oldestRecordAge: Double = 0
     }
 
     /// What one ``sync()`` wrote.
@@ -83,6 +86,10 @@ final class InboundJournal: @unchecked Sendable {
         var sequence: UInt64
         var position: UInt64
         var released: Bool
+        /// The shard whose worker holds the record (-1: unknown, a record of an earlier run).
+        var shard: Int32 = -1
+        /// When the frame was received, Unix epoch seconds.
+        var receivedAt: Double
     }
 
     let path: String
@@ -118,13 +125,29 @@ final class InboundJournal: @unchecked Sendable {
     private var bypassing = false
     /// An append is writing its record (without the lock) at `head`.
     private var appending = false
+    /// Which shards to ask for an early snapshot write when the ring fills (``JournalPressure``).
+    private var pressure: JournalPressure
+    /// Asks a shard's worker to write its snapshots now (called with the journal's lock held:
+    /// it must not block or call back into the journal).
+    private let askShard: @Sendable (Int) -> Void
+    /// Where the pressure's spacing reads the time.
+    private let clock: any GatewayClock
 
     /// Opens (or creates) the journal at `path` with a ring of `capacity` bytes. An existing
     /// file of another capacity or format is an error (it may hold frames: never overwritten).
-    init(path: String, capacity: Int) throws {
+    /// - Parameters:
+    ///   - clock: where the spacing of early snapshot requests reads the time.
+    ///   - askShard: asks a shard's worker to write its device snapshots now: the ring is past
+    ///     its high-water mark and that shard holds records at its tail (``JournalPressure``).
+    ///     Called with the journal's lock held, so it must neither block nor call the journal;
+    ///     the worker answers with ``relieved(shard:)``.
+    init(path: String, capacity: Int, clock: any GatewayClock = SystemGatewayClock(), askShard: @escaping @Sendable (Int) -> Void = { _ in }) throws {
         precondition(capacity >= 4 * JournalLayout.fileHeaderSize && capacity % 8 == 0, "journal capacity must be a multiple of 8, at least 16 KiB")
         self.path = path
         self.capacity = capacity
+        self.clock = clock
+        self.askShard = askShard
+        pressure = JournalPressure(capacity: capacity)
         let mappedBytes = JournalLayout.fileHeaderSize + capacity  // for the defer below, which may not read self
         mappedSize = mappedBytes
         let directory = (path as NSString).deletingLastPathComponent
@@ -193,7 +216,7 @@ final class InboundJournal: @unchecked Sendable {
         head = scan.head
         nextSequence = scan.nextSequence
         pendingReplay = scan.live.map { (JournalTicket(sequence: $0.sequence), $0.record) }
-        entries = scan.live.map { Entry(sequence: $0.sequence, position: $0.position, released: false) }
+        entries = scan.live.map { Entry(sequence: $0.sequence, position: $0.position, released: false, receivedAt: $0.record.receivedAt) }
         liveCount = entries.count
         openReport = OpenReport(
             liveRecords: scan.live.count, corruptRecords: scan.corruptRecords, stoppedAt: scan.stoppedAt.map { ($0.position, $0.reason.description) },
@@ -238,8 +261,10 @@ final class InboundJournal: @unchecked Sendable {
     // MARK: Appending
 
     /// Appends a record, waiting up to `maxWait` seconds for room when the ring is full (which
-    /// blocks the calling thread: only the subscriber's network thread calls this).
-    func append(_ record: JournalRecord, maxWait: Double) -> AppendOutcome {
+    /// blocks the calling thread: only the subscriber's network thread calls this). `shard` is
+    /// the worker the frame goes to: past the high-water mark, the shards holding the records at
+    /// the tail are asked to write their snapshots (``JournalPressure``).
+    func append(_ record: JournalRecord, shard: Int? = nil, maxWait: Double) -> AppendOutcome {
         let size = record.journalSize
         condition.lock()
         defer { condition.unlock() }
@@ -248,6 +273,7 @@ final class InboundJournal: @unchecked Sendable {
         while appending { condition.wait() }
         guard !closed else { return .closed }
         guard size <= capacity / 2 else { return .full(waited: 0) }
+        relieveIfPressed(adding: size)
         if bypassing {
             guard Int(head - tail) <= lowWaterBytes else { return .bypassed }
             bypassing = false
@@ -258,6 +284,8 @@ final class InboundJournal: @unchecked Sendable {
             let deadline = start + .seconds(maxWait)
             while !hasRoom(for: size) && !closed {
                 if !condition.wait(until: deadline) { break }
+                // The tail moved (or not): the records now at it may be another shard's.
+                relieveIfPressed(adding: size)
             }
             waited = (SuspendingClock.now - start).inSeconds
             guard !closed else { return .closed }
@@ -286,10 +314,30 @@ final class InboundJournal: @unchecked Sendable {
         condition.broadcast()
         guard written else { return .failed(waited: waited, reason: reason) }
         nextSequence += 1
-        entries.append(Entry(sequence: sequence, position: position, released: false))
+        entries.append(Entry(sequence: sequence, position: position, released: false, shard: Int32(shard ?? -1), receivedAt: record.receivedAt))
         liveCount += 1
         head += UInt64(size)
         return .stored(JournalTicket(sequence: sequence), waited: waited)
+    }
+
+    /// Past the high-water mark (counting a record of `size` about to be appended), asks the
+    /// shards holding the records at the tail to write their snapshots now. Called with the lock.
+    private func relieveIfPressed(adding size: Int) {
+        guard pressure.isPressed(usedBytes: Int(head - tail) + size), first < entries.count else { return }
+        var tailShards: [Int] = []
+        var index = first
+        while index < entries.count && index - first < JournalPressure.tailRecordsExamined {
+            if !entries[index].released, entries[index].shard >= 0 { tailShards.append(Int(entries[index].shard)) }
+            index += 1
+        }
+        for shard in pressure.shardsToAsk(tailShards: tailShards, now: clock.monotonicNow()) { askShard(shard) }
+    }
+
+    /// A shard asked by ``JournalPressure`` wrote its snapshots (or held nothing): it may be asked again.
+    func relieved(shard: Int) {
+        condition.lock()
+        pressure.relieved(shard)
+        condition.unlock()
     }
 
     /// Bytes free for a record of `size`, counting the skip to the ring's start it may need.
@@ -548,7 +596,9 @@ final class InboundJournal: @unchecked Sendable {
     var statistics: Statistics {
         condition.lock()
         defer { condition.unlock() }
-        return Statistics(usedBytes: Int(head - tail), capacityBytes: capacity, liveRecords: liveCount, bypassing: bypassing)
+        // The entry at `first` is the oldest live one (released ones before it are skipped).
+        let age = first < entries.count ? max(0, clock.wallTime() - entries[first].receivedAt) : 0
+        return Statistics(usedBytes: Int(head - tail), capacityBytes: capacity, liveRecords: liveCount, bypassing: bypassing, oldestRecordAge: age)
     }
 }
 

@@ -14,6 +14,9 @@ final class DeviceStateMetrics: Sendable {
     let evictedOverCapacity: Counter
     /// Snapshots written to the store.
     let snapshotsWritten: Counter
+    /// Snapshot writes made early because the journal passed its high-water mark while this
+    /// shard held records at its tail (``JournalPressure``); one per write, whatever it held.
+    let pressureWrites: Counter
     /// Store reads or writes that failed (the state of those devices may be lost on a crash).
     let storeFailures: Counter
     /// Store files that could not be opened and were moved aside for a fresh one (`state.path`).
@@ -57,6 +60,7 @@ final class DeviceStateMetrics: Sendable {
         evictedIdle = Counter(label: "gateway_devices_evicted_total", dimensions: [("reason", "idle")], factory: factory)
         evictedOverCapacity = Counter(label: "gateway_devices_evicted_total", dimensions: [("reason", "overCapacity")], factory: factory)
         snapshotsWritten = Counter(label: "gateway_device_snapshots_written_total", factory: factory)
+        pressureWrites = Counter(label: "gateway_journal_pressure_writes_total", factory: factory)
         storeFailures = Counter(label: "gateway_device_state_failures_total", factory: factory)
         movedAside = Counter(label: "gateway_device_state_moved_aside_total", factory: factory)
         claims = Counter(label: "gateway_cluster_claims_total", factory: factory)

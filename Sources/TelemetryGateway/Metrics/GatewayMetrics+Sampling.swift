@@ -58,5 +58,6 @@ extension GatewayMetrics {
         journalUsedBytes.record(journal.usedBytes)
         journalLiveRecords.record(journal.liveRecords)
         journalBypassing.record(journal.bypassing ? 1 : 0)
+        journalOldestRecordAge.record(journal.oldestRecordAge)
     }
 }

@@ -89,6 +89,9 @@ final class GatewayMetrics: Sendable {
     let journalLiveRecords: Gauge
     /// 1 while appends bypass the journal (it stayed full; until it is half empty again).
     let journalBypassing: Gauge
+    /// Seconds since the oldest live journal record was received: the ring frees space only
+    /// from its tail, so this record holds every record behind it.
+    let journalOldestRecordAge: Gauge
     /// Replayed frames not applied again: the device's restored snapshot already contained them.
     let journalReplaySkipped: Counter
     /// Live records skipped at start because their body failed its checksum (torn pages).
@@ -155,6 +158,7 @@ final class GatewayMetrics: Sendable {
         journalUsedBytes = Gauge(label: "gateway_journal_used_bytes", factory: factory)
         journalLiveRecords = Gauge(label: "gateway_journal_live_records", factory: factory)
         journalBypassing = Gauge(label: "gateway_journal_bypassing", factory: factory)
+        journalOldestRecordAge = Gauge(label: "gateway_journal_oldest_record_age_seconds", factory: factory)
         journalReplaySkipped = Counter(label: "gateway_journal_replay_skipped_total", factory: factory)
         journalCorruptRecords = Counter(label: "gateway_journal_corrupt_records_total", factory: factory)
         journalScanStopped = Counter(label: "gateway_journal_scan_stopped_total", factory: factory)

@@ -8,9 +8,12 @@ import TelemetryCore
 /// the device's first frame, writes the snapshots of changed devices each tick, and evicts idle
 /// devices (or the least recently active beyond `state.maxResidentDevices`).
 ///
-/// A frame that can change a snapshot (anything but batched samples) keeps its journal record
-/// until the snapshot written after it is stored: after a crash the journal replays it onto the
-/// snapshot from before it, so no state change is lost between snapshots.
+/// A frame whose effect lives in its device's snapshot (``FrameResult/changesSnapshot``: an
+/// applied frame of any stream but batched samples) keeps its journal record until the snapshot
+/// written after it is stored: after a crash the journal replays it onto the snapshot from
+/// before it, so no state change is lost between snapshots. Rejected frames and batches wait
+/// for nothing here. When the journal fills past its high-water mark, the shards holding its
+/// oldest records write at once (``persistNow(_:)``) instead of at the next interval.
 ///
 /// In clustered modes it also holds the store's ownership claims of the shard's devices
 /// (``DeviceClaims``): a device is claimed before anything is published for it, its snapshots
@@ -384,6 +387,29 @@ struct DeviceStateKeeper {
             guard instant >= due else { return }
             nextSnapshot = instant + .seconds(settings.snapshotInterval)
         }
+        await writeChanged(&processor)
+        if let now {
+            await evict(&processor, now: now)
+        }
+        metrics.record(shard: shard, resident: processor.residentDeviceCount, connection: processor.connectionCounts)
+    }
+
+    /// The journal passed its high-water mark with records of this shard at its tail: writes the
+    /// changed devices' snapshots now, which lets go of the records held for them. Nothing is
+    /// written when no record is held (the shard's records at the tail wait for their outputs'
+    /// acknowledgements, which no snapshot speeds up). The interval's schedule is left as it is.
+    /// - Returns: whether it wrote.
+    @discardableResult
+    mutating func persistNow(_ processor: inout FrameProcessor) async -> Bool {
+        guard !heldForSnapshot.isEmpty else { return false }
+        metrics.pressureWrites.increment()
+        await writeChanged(&processor)
+        return true
+    }
+
+    /// Writes the snapshots of the changed devices (and of those whose last write failed), then
+    /// lets go of the journal records held until now.
+    private mutating func writeChanged(_ processor: inout FrameProcessor) async {
         let held = heldForSnapshot
         heldForSnapshot.removeAll()
         await retryClaims()
@@ -400,10 +426,6 @@ struct DeviceStateKeeper {
             await save(snapshots(of: slice, in: processor))
             start += Self.snapshotsPerWrite
         }
-        if let now {
-            await evict(&processor, now: now)
-        }
-        metrics.record(shard: shard, resident: processor.residentDeviceCount, connection: processor.connectionCounts)
         held.forEach { $0.partDone() }
     }
 

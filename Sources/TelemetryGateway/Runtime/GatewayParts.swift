@@ -94,7 +94,11 @@ struct GatewayParts: Sendable {
         operations.watchQueues(queues, queries: queries, configuration: configuration)
         if let path = configuration.journal.path {
             do {
-                let opened = try InboundJournal(path: path, capacity: configuration.journal.sizeBytes)
+                // Past its high-water mark the journal asks the shards holding its oldest records
+                // to write their snapshots now; the request waits behind their queued frames.
+                let opened = try InboundJournal(path: path, capacity: configuration.journal.sizeBytes, clock: clock) { [queues] shard in
+                    queues[shard].pushControl(.relieveJournal)
+                }
                 Self.report(opened.openReport, path: path, metrics: metrics, logger: logger)
                 if let warning = DirtyPageLimit.current()?.warning(ringBytes: configuration.journal.sizeBytes, path: path) { logger.warning("\(warning)") }
                 journal = opened

@@ -121,13 +121,15 @@ final class InboundRouter: Sendable {
                 subscriptions.seen(discovery.key)
                 return
             }
-            let ticket = role == .owner ? journal(record) : nil
+            let ticket = role == .owner ? journal(record, shard: shard(of: record.topic)) : nil
             let frame = DeviceSubscriptions.HeldFrame(record: record, ticket: ticket, shadow: role == .shadow)
             if !subscriptions.hold(frame, key: String(discovery.key), role: role) { route(record, ticket: ticket, shadow: role == .shadow) }
             return
         }
         switch role {
-        case .owner: route(record, ticket: journal(record))
+        case .owner:
+            let shard = shard(of: record.topic)
+            route(record, ticket: journal(record, shard: shard), shard: shard)
         case .shadow: route(record, ticket: nil, shadow: true)
         case .none: return
         }
@@ -192,9 +194,10 @@ final class InboundRouter: Sendable {
         return verdict.role
     }
 
-    private func journal(_ record: JournalRecord) -> JournalTicket? {
+    /// Journals a record bound for `shard`'s worker; nil when it goes on unjournaled (counted).
+    private func journal(_ record: JournalRecord, shard: Int) -> JournalTicket? {
         guard let journal else { return nil }
-        switch journal.append(record, maxWait: journalMaximumWait) {
+        switch journal.append(record, shard: shard, maxWait: journalMaximumWait) {
         case .stored(let ticket, let waited):
             if waited > 0 { metrics.journalWaitSeconds.increment(by: waited) }
             return ticket
@@ -224,13 +227,18 @@ final class InboundRouter: Sendable {
         }
     }
 
-    private func route(_ record: JournalRecord, ticket: JournalTicket?, shadow: Bool = false, replayed: Bool = false) {
-        // Commands under the outbound root (reset-pose) go to the worker that owns the device
-        // too, so they stay in order with its frames; the roots never overlap.
+    /// The shard whose worker owns the device of `topic`. Commands under the outbound root
+    /// (reset-pose) go to the worker that owns the device too, so they stay in order with its
+    /// frames; the roots never overlap.
+    private func shard(of topic: String) -> Int {
         let key =
-            TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.inboundRoot)
-            ?? TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.outboundRoot) ?? Substring(record.topic)
-        let shard = shards.shard(forRoutingKey: key)
+            TopicScheme.routingKey(of: topic, inboundRoot: scheme.inboundRoot)
+            ?? TopicScheme.routingKey(of: topic, inboundRoot: scheme.outboundRoot) ?? Substring(topic)
+        return shards.shard(forRoutingKey: key)
+    }
+
+    private func route(_ record: JournalRecord, ticket: JournalTicket?, shard knownShard: Int? = nil, shadow: Bool = false, replayed: Bool = false) {
+        let shard = knownShard ?? shard(of: record.topic)
         let item: WorkItem
         if let device = scheme.parseHeadphoneResetPose(record.topic) {
             item = .resetPose(device, receivedAt: record.receivedAt, retained: record.retained, ticket)

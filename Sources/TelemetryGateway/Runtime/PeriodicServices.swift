@@ -6,8 +6,8 @@ import ServiceLifecycle
 import TelemetryCore
 import UnixSignals
 
-/// Sends each worker the time twice a second so it can close error windows and let time-based
-/// derivations fire (the pure core reads no clock).
+/// Sends each worker the time twice a second so it can close error windows, let time-based
+/// derivations fire (the pure core reads no clock) and write its device snapshots.
 struct TickerService: Service {
     /// Every shard's queue.
     let queues: [HandoffQueue<WorkItem>]
@@ -16,8 +16,12 @@ struct TickerService: Service {
     let health: RuntimeHealth
     let clock: any GatewayClock
 
-    /// Ticks twice a second, or twice per error window when that is shorter.
-    static func period(errorReportInterval: Double) -> Double { min(0.5, errorReportInterval / 2) }
+    /// Ticks twice a second, or twice per error window when that is shorter, and at least once
+    /// per `state.snapshotInterval`: snapshots are written on ticks, so a shorter interval
+    /// than the ticks' would not be honoured.
+    static func period(errorReportInterval: Double, snapshotInterval: Double) -> Double {
+        min(0.5, errorReportInterval / 2, snapshotInterval)
+    }
 
     func run() async {
         try? await cancelWhenGracefulShutdown {

@@ -101,10 +101,19 @@ struct ShardWorker {
                     await retryRecorder(at: instant, schedule: &tremorSchedule)
                     await dependencies.publisher.publish(deviceStates.stamp(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule)))
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
-                    if processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained) {
-                        dependencies.logger.debug("reset the head pose reference of \(device)")
+                    let reset = processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained)
+                    if reset { dependencies.logger.debug("reset the head pose reference of \(device)") }
+                    // The new reference lives in the device's snapshot: the command's record waits for it.
+                    if let ticket, let journal = dependencies.journal {
+                        if reset && deviceStates.isDurable {
+                            deviceStates.holdUntilSnapshot(ReleaseCountdown(parts: 1) { journal.release(ticket) })
+                        } else {
+                            journal.release(ticket)
+                        }
                     }
-                    if let ticket { dependencies.journal?.release(ticket) }
+                case .relieveJournal:
+                    await deviceStates.persistNow(&processor)
+                    dependencies.journal?.relieved(shard: shard)
                 case .policy(let policy, let date):
                     await dependencies.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
                 case .handover(let change):
@@ -230,7 +239,6 @@ struct ShardWorker {
         _ frame: InboundFrame, ticket: JournalTicket?, replayed: Bool = false, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
     ) async {
         let topic = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic)
-        var snapshotted = false
         if case .device(let device, let stream) = topic {
             // Clustered: a fenced device's frames (and a superseded device's replayed records)
             // are neither applied nor published; they are counted and their records let go.
@@ -248,7 +256,6 @@ struct ShardWorker {
             // Outputs the stored state's frames made and the broker never acknowledged: those
             // frames are not applied again, so their outputs go out from here.
             await republish(await deviceStates.restoreIfDormant(device, into: &processor), of: device)
-            snapshotted = deviceStates.isDurable && DeviceSnapshot.canChange(from: stream)
         }
         var routed = frame
         routed.parsedTopic = topic
@@ -256,6 +263,10 @@ struct ShardWorker {
         let span = dependencies.tracing?.begin(frame, topic: topic)
         if let traceParent = span?.traceParent { routed.traceParent = traceParent }
         let result = processor.process(routed)
+        // Only a frame whose effect lives in its device's snapshot waits for that snapshot's
+        // write; a rejected one, or one that changed nothing kept, goes once its outputs are
+        // acknowledged.
+        let snapshotted = deviceStates.isDurable && result.changesSnapshot
         var messages = result.messages
         var heldChunk: RecordedAccelerometerChunk?
         if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = topic {

@@ -29,4 +29,7 @@ enum WorkItem: Sendable {
     /// Partitioned mode: a frame of a device this instance will own after the warm-up,
     /// processed for its state only (nothing published, no journal record).
     case shadow(InboundFrame)
+    /// The journal passed its high-water mark with records of this shard at its tail: write the
+    /// device snapshots now, so the records held for them go (``JournalPressure``).
+    case relieveJournal
 }
