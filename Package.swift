@@ -202,7 +202,11 @@ let package = Package(
         // The testing kit's pure parts: capture format, fault schedules, ground-truth diffs.
         .testTarget(
             name: "WearableGatewayTestingTests",
-            dependencies: ["WearableGatewayTesting", "MQTTTransport", "Locking", "TelemetryCore"]
+            dependencies: [
+                "WearableGatewayTesting", "MQTTTransport", "Locking", "TelemetryCore",
+                // PrometheusText is checked against the registry's own exposition.
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
         ),
         .testTarget(
             name: "IntegrationTests",
