@@ -1,9 +1,10 @@
 """Fixtures shared by the tests here.
 
 - `testbed` runs `wearable-sim testbed`: a private mosquitto and gateway per test. The testbed
-  prints `key=value` lines and then `ready`; `broker=` is always the first line (an `http=` line
-  will join it once the gateway serves HTTP). Closing its stdin, or SIGTERM, stops it and it
-  removes everything it created.
+  prints `key=value` lines and then `ready`; `broker=` is always the first line, and an `http=`
+  line follows only when the gateway serves HTTP (`wearable-sim testbed --http`, which this
+  fixture does not pass; every key it prints lands in the fixture's dictionary). Closing its
+  stdin, or SIGTERM, stops it and it removes everything it created.
 - `contract`, `samples` and `generated_models` are made once per session: contract/ loaded, the
   messages `wearable-sim contract-samples` produces, and the typed models contract/README.md's
   `datamodel-codegen` command generates from the committed schemas.

@@ -7,8 +7,10 @@ Generate the models first (pydantic v2, one module per schema, each payload's mo
 
 then
 
-    python Examples/python-consumer/typed_consumer.py --models .build/wg_models --host localhost --port 1883
+    python Examples/python-consumer/typed_consumer.py --models .build/wg_models --port PORT
 
+(consumer.py's connection options: `--host`, `--port`, and `--cafile`/`--cert`/`--key` for the
+compose stack's TLS broker; consumer.py's docstring has the command for each shipped stack)
 validates every message on `gateway/#` against its channel's JSON Schema as consumer.py does,
 parses each JSON payload into its channel's model and prints one line per model, e.g.
 `connection gateway/watch-1/connection Payload(deviceId='watch-1', …, state=<State.connected: 'connected'>, …)`, or
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from consumer import ValidatingConsumer, argument_parser, run_until_interrupted
+from consumer import ValidatingConsumer, argument_parser, run_until_interrupted, tls_options
 
 
 class GeneratedModels:
@@ -64,14 +66,15 @@ class GeneratedModels:
 class TypedConsumer(ValidatingConsumer):
     """Validates every message as ValidatingConsumer does and parses each JSON payload into its model."""
 
-    def __init__(self, host: str, port: int, models: GeneratedModels, topic_filter: str = "gateway/#", on_event=None, on_message=None):
+    def __init__(self, host: str, port: int, models: GeneratedModels, topic_filter: str = "gateway/#", on_event=None, on_message=None,
+                 tls: dict | None = None):
         self.models = models
         self.on_event = on_event
         #: channel id -> the models parsed from its messages.
         self.events: dict[str, list[BaseModel]] = {}
         #: (topic, error) of every JSON payload that did not parse into its model.
         self.unparsed: list[tuple[str, str]] = []
-        super().__init__(host, port, topic_filter, on_message=on_message)
+        super().__init__(host, port, topic_filter, on_message=on_message, tls=tls)
 
     def _received(self, client, userdata, message):
         super()._received(client, userdata, message)
@@ -105,7 +108,8 @@ def main():
         print(f"{channel} {topic} {event!r}", flush=True)
 
     consumer = TypedConsumer(
-        arguments.host, arguments.port, GeneratedModels(arguments.models), arguments.filter, on_event=report_event, on_message=report_invalid
+        arguments.host, arguments.port, GeneratedModels(arguments.models), arguments.filter, on_event=report_event, on_message=report_invalid,
+        tls=tls_options(arguments),
     )
     run_until_interrupted(consumer)
     sys.exit(1 if consumer.invalid or consumer.unparsed else 0)
