@@ -6,7 +6,8 @@ import PackageDescription
 
 let package = Package(
     name: "GatewayKitExample",
-    platforms: [.macOS(.v15)],
+    // No platforms: like the WearableGateway package it depends on, this runs on Linux only
+    // (Debian's libmosquitto, simdjson and xxHash; the kit spawns processes with glibc's posix_spawn).
     dependencies: [
         .package(name: "WearableGateway", path: "..")
     ],

@@ -16,8 +16,18 @@ are not Markdown and are left alone) for names in backticks that must exist in t
   subcommand (both executables, every subcommand) or in a script under scripts/ or Benchmarks/;
 - environment variables `WG_*`: must be a key's variable, or spelled in Sources/, Tests/ or
   scripts/;
-- the Debian package lists of README.md and docs/operations.md: each names every package of
-  `WG_PACKAGES` in scripts/lib.sh (what the scripts install);
+- the Debian package lists of README.md and docs/operations.md: each spells `WG_BUILD_PACKAGES`
+  (what scripts/demo.sh installs) and `WG_TEST_PACKAGES` (what the tests add) of scripts/lib.sh
+  exactly, in backticks, in the order the script has them;
+- README.md's architecture table: every target of Package.swift outside Tests/ is named in its
+  first column, and every name there is such a target or a product of Package.swift;
+- the commands that run the Examples (in the fenced blocks of the Markdown files, and the usage
+  lines of the Examples' own docstrings): every repository path they name exists (except what a
+  script generates: config/mosquitto/pki/, .build/), and every `--flag` given to a Python script
+  under Examples/ is defined by a script in its directory;
+- the alert rules (config/prometheus/alerts.yml): every alert has a `runbook_url` whose anchor is
+  a heading of docs/operations.md; the Grafana dashboards: every range of rate(), irate() and
+  increase() is `$__rate_interval`;
 - the key table of docs/configuration.md: exactly what `wearable-gateway config-keys` prints
   (`--write-key-table` replaces it with that output);
 - type names in docs/architecture.md and README.md (`GatewayParts`, `TopicScheme.Leaf`,
@@ -92,6 +102,137 @@ def check_queries(sources):
                 base = re.sub(r"_(bucket|sum|count)$", "", metric)
                 if metric not in registered and base not in registered:
                     findings.append(f"{path.relative_to(ROOT)}:{number}: metric `{metric}` is not registered under Sources/")
+    return findings
+
+
+def slug(heading):
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def check_runbooks():
+    """Findings for alerts without a runbook_url, or whose anchor is no heading of docs/operations.md."""
+    anchors = {slug(line.lstrip("#")) for line in (ROOT / "docs" / "operations.md").read_text().splitlines() if re.match(r"#+ ", line)}
+    path = ROOT / "config" / "prometheus" / "alerts.yml"
+    findings = []
+    # One block per rule, from its "- alert:" line to the next rule.
+    for block in re.split(r"\n(?=\s*- (?:alert|record):)", path.read_text()):
+        alert = re.search(r"- alert: (\S+)", block)
+        if not alert:
+            continue
+        url = re.search(r'runbook_url: "?([^"\s]+)"?', block)
+        if not url:
+            findings.append(f"{path.relative_to(ROOT)}: alert {alert.group(1)} has no runbook_url annotation")
+        elif not re.search(r"(^|/)docs/operations\.md#", url.group(1)) or url.group(1).split("#", 1)[1] not in anchors:
+            findings.append(f"{path.relative_to(ROOT)}: alert {alert.group(1)}: runbook_url {url.group(1)} is no section of docs/operations.md")
+    return findings
+
+
+def check_rate_intervals():
+    """Findings for rate()/irate()/increase() ranges of the Grafana dashboards that are not $__rate_interval."""
+    findings = []
+    for path in sorted((ROOT / "config" / "grafana").glob("*.json")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            for expression in re.findall(r'"expr": "((?:[^"\\]|\\.)*)"', line):
+                for match in re.finditer(r"\[([^\]]+)\]", expression):
+                    # The function whose parenthesis encloses the range: the nearest "(" not closed before it.
+                    depth, function = 0, None
+                    for position in range(match.start() - 1, -1, -1):
+                        if expression[position] == ")":
+                            depth += 1
+                        elif expression[position] == "(":
+                            if depth == 0:
+                                function = re.search(r"(\w*)$", expression[:position]).group(1)
+                                break
+                            depth -= 1
+                    if function in ("rate", "irate", "increase") and match.group(1) != "$__rate_interval":
+                        findings.append(f"{path.relative_to(ROOT)}:{number}: {function}() over [{match.group(1)}]: use [$__rate_interval]")
+    return findings
+
+
+def package_targets():
+    """Package.swift's targets outside Tests/ (what the README's table maps) and its product names."""
+    manifest = (ROOT / "Package.swift").read_text()
+    targets = set()
+    calls = re.split(r"\.(?=(?:target|executableTarget|systemLibrary|testTarget|binaryTarget|plugin|macro)\()", manifest)
+    for call in calls[1:]:
+        kind = call.split("(", 1)[0]
+        name = re.search(r'name:\s*"([^"]+)"', call)
+        if name and kind != "testTarget" and not re.search(r'path:\s*"Tests/', call):
+            targets.add(name.group(1))
+    products = set(re.findall(r'\.(?:executable|library)\(\s*name:\s*"([^"]+)"', manifest))
+    return targets, products
+
+
+def check_architecture_table():
+    """Findings when README.md's architecture table misses a target or names one that does not exist."""
+    targets, products = package_targets()
+    lines = (ROOT / "README.md").read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("## Architecture")), None)
+    if start is None:
+        return ["README.md: no '## Architecture' section"]
+    named = {}
+    for number in range(start + 1, len(lines)):
+        line = lines[number]
+        if line.startswith("## "):
+            break
+        if line.startswith("| `"):
+            for name in re.findall(r"`([^`]+)`", line.split("|")[1]):
+                named.setdefault(name, number + 1)
+    findings = [f"README.md:{number}: the architecture table names `{name}`, which is no target or product of Package.swift"
+                for name, number in named.items() if name not in targets and name not in products]
+    findings += [f"README.md:{start + 1}: the architecture table lacks the target `{name}` of Package.swift" for name in sorted(targets - set(named))]
+    return findings
+
+
+GENERATED_PATHS = ("config/mosquitto/pki/", ".build/")  # made by scripts/make-dev-pki.sh and the build
+
+
+def example_commands():
+    """(where, command) of every command line that runs something under Examples/: in the fenced
+    blocks of the Markdown files and in the indented usage lines of the Examples' Python docstrings,
+    with backslash continuations joined."""
+    found = []
+    sources = [*((path, True) for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("*/README.md"))]),
+               *((path, False) for path in sorted((ROOT / "Examples").rglob("*.py")) if ".build" not in path.parts)]
+    for path, markdown in sources:
+        lines = path.read_text().splitlines()
+        fenced, number = False, 0
+        while number < len(lines):
+            line, start = lines[number], number + 1
+            if markdown and line.lstrip().startswith("```"):
+                fenced = not fenced
+                number += 1
+                continue
+            command = line
+            while command.rstrip().endswith("\\") and number + 1 < len(lines):
+                number += 1
+                command = command.rstrip()[:-1] + " " + lines[number].strip()
+            number += 1
+            in_usage = not markdown and re.match(r"\s{4}\S", command) and "Examples/" in command
+            if (fenced or in_usage) and re.search(r"(?<![\w/.-])Examples/", command):
+                found.append((f"{path.relative_to(ROOT)}:{start}", command.split("#", 1)[0] if markdown else command))
+    return found
+
+
+def check_example_commands():
+    """Findings for Examples' commands that name a missing path or a flag their script does not define."""
+    findings = []
+    for where, command in example_commands():
+        script = None
+        for path in re.findall(r"(?<![\w/.$-])((?:Examples|scripts|config|contract|docs|Benchmarks|Tests)/[\w./-]*\w)", command):
+            if path.startswith(GENERATED_PATHS):
+                continue
+            if not (ROOT / path).exists():
+                findings.append(f"{where}: `{path}` does not exist")
+            elif path.startswith("Examples/") and path.endswith(".py") and script is None:
+                script = ROOT / path
+        if script is None:
+            continue
+        defined = "\n".join(p.read_text() for p in script.parent.glob("*.py"))
+        for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", command.split(script.name, 1)[1]):
+            if f'"{flag}"' not in defined:
+                findings.append(f"{where}: {script.relative_to(ROOT)} defines no flag {flag}")
     return findings
 
 
@@ -181,13 +322,21 @@ def main():
                 fenced = not fenced
             elif fenced and is_command(line.strip()):
                 findings += check_flags(line, f"{document.relative_to(ROOT)}:{number}", flags, scripts)
-    packages = re.search(r"WG_PACKAGES=\(([^)]*)\)", (ROOT / "scripts" / "lib.sh").read_text())
-    for document in (ROOT / "README.md", ROOT / "docs" / "operations.md"):
-        text = document.read_text()
-        for package in (packages.group(1).split() if packages else []):
-            if not re.search(rf"(?<![\w-]){re.escape(package)}(?![\w-])", text):
-                findings.append(f"{document.relative_to(ROOT)}: the Debian package list lacks {package} (WG_PACKAGES in scripts/lib.sh)")
+    library = (ROOT / "scripts" / "lib.sh").read_text()
+    for variable in ("WG_BUILD_PACKAGES", "WG_TEST_PACKAGES"):
+        packages = re.search(rf"^{variable}=\(([^)]*)\)", library, re.M)
+        if not packages:
+            findings.append(f"scripts/lib.sh: no {variable}=(...) list")
+            continue
+        spelled = " ".join(packages.group(1).split())
+        for document in (ROOT / "README.md", ROOT / "docs" / "operations.md"):
+            if f"`{spelled}`" not in document.read_text():
+                findings.append(f"{document.relative_to(ROOT)}: does not list {variable} of scripts/lib.sh as `{spelled}`")
     findings += check_queries(sources)
+    findings += check_runbooks()
+    findings += check_rate_intervals()
+    findings += check_architecture_table()
+    findings += check_example_commands()
     findings += check_type_names("\n".join(p.read_text(errors="replace") for d in ("Sources", "Tests") for p in (ROOT / d).rglob("*.swift")))
     for finding in findings:
         print(finding)

@@ -12,7 +12,8 @@ usage() {
 Usage: scripts/demo.sh [--duration SECONDS] [--devices N] [--seed N] [--secure] [--help]
 
 Runs the Wearable Gateway demo on this machine, loopback only:
-  1. installs the Debian packages if missing, builds (swift build, debug)
+  1. installs the build's and the demo's Debian packages if missing (WG_BUILD_PACKAGES of
+     scripts/lib.sh: none of the tests' packages), builds (swift build, debug)
   2. starts a private mosquitto (config/mosquitto/demo.conf) on a free 127.0.0.1 port
   3. starts wearable-gateway with config/gateway.yml and config/devices.yml; its fleet page
      is at http://127.0.0.1:9464/ (another free port when 9464 is taken: printed)
@@ -130,8 +131,10 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-log "checking Debian packages"
-ensure_packages
+# Only what the demo runs: the build's libraries, mosquitto and its clients, openssl (--secure);
+# none of the test command's packages (scripts/lib.sh: WG_BUILD_PACKAGES, WG_TEST_PACKAGES).
+log "checking Debian packages (${WG_BUILD_PACKAGES[*]})"
+ensure_packages "${WG_BUILD_PACKAGES[@]}"
 
 log "building (swift build)"
 swift build

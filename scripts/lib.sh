@@ -5,8 +5,8 @@
 # Sets and exports:
 #   WG_REPO_ROOT   absolute path of the repository
 #   MOSQUITTO_BIN  the mosquitto broker binary (kept if already set)
-# Also sets WG_PACKAGES and the test split (WG_PARALLEL_PARTS, WG_POSTGRES_PARTS,
-# WG_POSTGRES_SUITES).
+# Also sets the Debian package lists (WG_BUILD_PACKAGES, WG_TEST_PACKAGES, and WG_PACKAGES, both)
+# and the test split (WG_PARALLEL_PARTS, WG_POSTGRES_PARTS, WG_POSTGRES_SUITES).
 # Functions: log, die, mosquitto_bin, ensure_packages, free_port, render_broker_config,
 # detached, monotonic_ms, wait_for_port, start_broker, stop_pid, terminate_pid.
 
@@ -20,13 +20,20 @@ case ":$PATH:" in
 esac
 export PATH
 
-# Debian packages the build, the tests and the demo need. python3-venv: the pytest example of
-# the testbed (Examples/pytest) runs in a virtual environment; chromium renders the fleet page
-# (driven by scripts/fleet-page-check.py through python3-websocket) and prometheus (with
-# promtool) scrapes the gateway in scripts/check-operations.sh; curl asks the HTTP endpoints;
-# postgresql is the shared store of the postgres backend, started privately by the tests.
-WG_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev libxxhash-dev openssl python3 python3-venv
-	chromium prometheus curl python3-websocket postgresql)
+# Debian packages of the build and the demo (scripts/demo.sh installs only these): the C
+# libraries the package links, found through pkg-config (libmosquitto, simdjson, SQLite, xxHash),
+# the broker and its command-line clients (the demo's live view and recorder query), and openssl
+# (scripts/make-dev-pki.sh: the identities of demo.sh --secure).
+WG_BUILD_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev libxxhash-dev openssl)
+# Debian packages only the tests need (scripts/test.sh installs both lists). python3-venv: the
+# pytest suites (Examples/pytest, Tests/TraceExport) and scripts/check-kubernetes.sh run in a
+# virtual environment; chromium renders the fleet page (driven by scripts/fleet-page-check.py
+# through python3-websocket) and prometheus (with promtool) scrapes the gateway in
+# scripts/check-operations.sh; curl asks the HTTP endpoints; postgresql is the shared store of
+# the postgres backend, started privately by the tests.
+WG_TEST_PACKAGES=(python3 python3-venv chromium prometheus curl python3-websocket postgresql)
+# Both lists: what the test command and the checks run from it install.
+WG_PACKAGES=("${WG_BUILD_PACKAGES[@]}" "${WG_TEST_PACKAGES[@]}")
 
 # How the test command splits the suites into test processes (scripts/test.sh says why;
 # scripts/sanitize.sh runs the same split). WG_PARALLEL_PARTS: swift test arguments of the
@@ -61,15 +68,18 @@ mosquitto_bin() {
 	fi
 }
 
-# ensure_packages: install WG_PACKAGES with apt-get, only if one of them is missing.
+# ensure_packages [PACKAGE...]: install the PACKAGEs (default: WG_PACKAGES, build and tests) with
+# apt-get, only those that are missing. The demo passes "${WG_BUILD_PACKAGES[@]}".
 # Works as root (no sudo needed) or with sudo. On a system without dpkg it only warns.
 ensure_packages() {
+	local wanted=("$@")
+	[ "${#wanted[@]}" -gt 0 ] || wanted=("${WG_PACKAGES[@]}")
 	if ! command -v dpkg >/dev/null 2>&1; then
-		printf 'warning: no dpkg; install these yourself: %s\n' "${WG_PACKAGES[*]}" >&2
+		printf 'warning: no dpkg; install these yourself: %s\n' "${wanted[*]}" >&2
 		return 0
 	fi
 	local missing=() pkg status
-	for pkg in "${WG_PACKAGES[@]}"; do
+	for pkg in "${wanted[@]}"; do
 		status=$(dpkg -s "$pkg" 2>/dev/null || true)
 		case "$status" in
 		*"Status: install ok installed"*) ;;
