@@ -194,6 +194,8 @@ let package = Package(
             name: "TelemetryGatewayTests",
             dependencies: [
                 "CPageCache", "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "PostgresStore", "Locking",
+                // The kit's PrometheusText reads the registry's exposition (MetricCatalogTests).
+                "WearableGatewayTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -55,7 +55,7 @@ struct RunCommand: AsyncParsableCommand {
         }
 
         let metricsRegistry = PrometheusCollectorRegistry()
-        let factory = PrometheusMetricsFactory(registry: metricsRegistry)
+        let factory = CatalogMetricsFactory(registry: metricsRegistry)
         MetricsSystem.bootstrap(factory)
 
         let report = ShutdownReport()

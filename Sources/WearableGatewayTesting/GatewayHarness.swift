@@ -51,7 +51,7 @@ public final class GatewayHarness: @unchecked Sendable {
             logLevel ?? ProcessInfo.processInfo.environment["WG_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
         let policy = try AccessPolicyLoader.load(configuration.accessPolicyFiles).policy
         group = try buildGateway(
-            configuration: configuration, logger: logger, metricsFactory: PrometheusMetricsFactory(registry: registry),
+            configuration: configuration, logger: logger, metricsFactory: CatalogMetricsFactory(registry: registry),
             prometheus: registry, accessPolicy: policy, shutdownSignals: [], clock: clock)
     }
 
