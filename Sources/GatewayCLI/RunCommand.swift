@@ -30,7 +30,8 @@ struct RunCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in
             switch configuration.logFormat {
             case .json:
-                var handler = JSONLogHandler(label: label)
+                // While a frame's span is current (tracing on), its trace_id and span_id too.
+                var handler = JSONLogHandler(label: label, metadataProvider: JSONLogHandler.spanMetadata)
                 handler.logLevel = configuration.logLevel
                 return handler
             case .text:

@@ -1,7 +1,10 @@
 import Foundation
 import Locking
 import Logging
+import Metrics
+import TelemetryCore
 import Testing
+import Tracing
 
 @testable import TelemetryGateway
 
@@ -57,5 +60,34 @@ import Testing
         let record = try #require(try JSONSerialization.jsonObject(with: Data(lines.text.utf8)) as? [String: Any])
         #expect((record["file"] as? String)?.hasSuffix("JSONLogHandlerTests.swift") == true)
         #expect(record["line"] is Int)
+    }
+
+    @Test("while a frame's span is the current context, lines carry its trace_id and span_id; before and after, none")
+    func spanIdentifiers() throws {
+        let lines = Lines()
+        let output = JSONLogHandler.Output { bytes in lines.bytes.withLock { $0 += bytes } }
+        let logger = Logger(label: "wearable-gateway") { label in JSONLogHandler(label: label, output: output, metadataProvider: JSONLogHandler.spanMetadata) }
+        var configuration = GatewayConfiguration()
+        // Nothing listens there; the exporting service is not run, so nothing is sent.
+        configuration.tracing.otlpEndpoint = "http://127.0.0.1:9"
+        let quiet = Logger(label: "tracing") { _ in SwiftLogNoOpLogHandler() }
+        let (tracing, _) = try #require(
+            try FrameTracing.start(configuration: configuration, logger: quiet, metricsFactory: NOOPMetricsHandler.instance, clock: SystemGatewayClock(), environment: [:]))
+        let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+        var frame = InboundFrame(topic: "wearables/w-1/status", payload: Array(#"{"state":"online"}"#.utf8), receivedAt: 1_800_000_000)
+        frame.traceParent = TraceParent("00-\(traceID)-00f067aa0ba902b7-01")
+        let span = tracing.begin(frame, topic: TopicScheme().parseInbound(frame.topic))
+        logger.info("before")
+        ServiceContext.$current.withValue(span.span.context) {
+            logger.info("during")
+        }
+        logger.info("after")
+        let records = try lines.text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        try #require(records.count == 3)
+        let metadata = records.map { $0["metadata"] as? [String: Any] ?? [:] }
+        #expect(metadata[1]["trace_id"] as? String == traceID, "\(metadata[1])")
+        let spanID = try #require(metadata[1]["span_id"] as? String)
+        #expect(span.traceParent?.value.contains(spanID) == true, "the span's own id, not the parent's")
+        #expect(metadata[0]["trace_id"] == nil && metadata[2]["trace_id"] == nil)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import Logging
+import OTel
 import TelemetryCore
 
 /// A swift-log handler that writes one JSON object per line (`logging.format: json`):
@@ -42,6 +43,11 @@ public struct JSONLogHandler: LogHandler {
     private let output: Output
     /// UTC with milliseconds and `Z`, e.g. `2026-11-22T12:00:00.123Z`.
     private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+
+    /// Adds `trace_id`, `span_id` and `trace_flags` to the lines written while a span is the
+    /// task's current context: with tracing on (`tracing.otlpEndpoint`), while a worker processes
+    /// a frame, its span's; nothing otherwise. The executable passes it as `metadataProvider`.
+    public static let spanMetadata: Logger.MetadataProvider = OTel.makeLoggingMetadataProvider()
 
     /// Creates a handler for `label` writing to `output`.
     public init(label: String, output: Output = .standardError, metadataProvider: Logger.MetadataProvider? = nil) {

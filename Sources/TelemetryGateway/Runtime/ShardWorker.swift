@@ -3,6 +3,7 @@ import Logging
 import MQTTTransport
 import RecorderStore
 import TelemetryCore
+import Tracing
 
 /// One shard's processing loop: takes its queue's frames in arrival order, runs them through the
 /// pure ``FrameProcessor`` (and the recorder), publishes what comes out, and releases each frame's
@@ -257,10 +258,26 @@ struct ShardWorker {
             // frames are not applied again, so their outputs go out from here.
             await republish(await deviceStates.restoreIfDormant(device, into: &processor), of: device)
         }
+        // Export on: the frame's span, whose context its messages carry instead of the frame's.
+        guard let span = dependencies.tracing?.begin(frame, topic: topic) else {
+            await apply(frame, topic: topic, ticket: ticket, span: nil, processor: &processor, schedule: &schedule)
+            return
+        }
+        // The span is the task's current context meanwhile, so what is logged for the frame
+        // carries its trace_id and span_id (JSONLogHandler.spanMetadata).
+        await ServiceContext.$current.withValue(span.span.context) {
+            await apply(frame, topic: topic, ticket: ticket, span: span, processor: &processor, schedule: &schedule)
+        }
+    }
+
+    /// Processes a frame whose device (if any) may be processed here, publishes its outputs
+    /// and sets up the release of its journal record.
+    private mutating func apply(
+        _ frame: InboundFrame, topic: InboundTopic, ticket: JournalTicket?, span: FrameSpan?, processor: inout FrameProcessor,
+        schedule: inout TremorMinuteSchedule
+    ) async {
         var routed = frame
         routed.parsedTopic = topic
-        // Export on: the frame's span, whose context its messages carry instead of the frame's.
-        let span = dependencies.tracing?.begin(frame, topic: topic)
         if let traceParent = span?.traceParent { routed.traceParent = traceParent }
         let result = processor.process(routed)
         // Only a frame whose effect lives in its device's snapshot waits for that snapshot's
