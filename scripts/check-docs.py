@@ -300,7 +300,7 @@ def main():
                 name = token.strip()
                 # configuration keys (maybe with "=value" or ": value")
                 candidate = re.split(r"[=: ]", name, maxsplit=1)[0]
-                is_file_name = candidate.rsplit(".", 1)[-1] in ("sqlite", "yml", "yaml", "json", "bin", "conf", "md", "sh", "py", "swift", "db", "log")
+                is_file_name = candidate.rsplit(".", 1)[-1] in ("sqlite", "yml", "yaml", "json", "bin", "conf", "md", "sh", "py", "swift", "db", "log", "crt", "key", "pem")
                 if re.fullmatch(r"[a-z][A-Za-z]*(\.[a-z][A-Za-z0-9]*)+", candidate) and candidate.split(".")[0] in KEY_SECTIONS and not is_file_name:
                     if candidate not in key_paths and candidate not in removed_keys and not any(path.startswith(candidate + ".") for path in key_paths):
                         findings.append(f"{where}: configuration key `{candidate}` is not in the key table")

@@ -154,6 +154,10 @@ WEARABLE_GATEWAY="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[
 log "broker ACL (scripts/check-acl.sh)"
 bash scripts/check-acl.sh
 
+log "Kubernetes manifests: kubernetes-validate, promtool on the PrometheusRule, check-config on the ConfigMap (scripts/check-kubernetes.py)"
+python3 scripts/check-kubernetes.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
+	die "the Kubernetes manifests in deploy/kubernetes/ are invalid or out of date (listed above)"
+
 log "the image's run: the gateway as the Dockerfile runs it, unprivileged, writing only to the volume (scripts/check-image.sh)"
 bash scripts/check-image.sh
 

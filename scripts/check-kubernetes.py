@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Checks the Kubernetes manifests of deploy/kubernetes/ (scripts/test.sh runs it after a build).
+
+- every core resource (ConfigMap, Secret, Services, StatefulSet, PodDisruptionBudget) against the
+  Kubernetes API's schema with kubernetes-validate, strictly (unknown fields fail), for
+  WG_KUBERNETES_VERSION (default 1.33.0); a kind it has no schema for fails too;
+- the custom resources it has no schema for (ServiceMonitor, PrometheusRule): the PrometheusRule
+  is what scripts/make-prometheusrule.py makes from config/prometheus/alerts.yml, and its rules
+  pass `promtool check rules`; the ServiceMonitor selects the metrics Service, scrapes one of its
+  ports, and its jobLabel gives the job the alert rules select;
+- kustomization.yaml lists exactly the manifests of the directory;
+- the pieces refer to each other: Services select the pods and name container ports, the
+  StatefulSet's serviceName is a headless Service, the ConfigMap and the Secret keys it mounts
+  exist, the probes ask /healthz and /readyz, cluster.instance comes from the pod's name, and
+  terminationGracePeriodSeconds exceeds the shutdown bound of the ConfigMap's gateway.yml
+  (2 x pipeline.drainTimeout plus the hand-over);
+- the ConfigMap's gateway.yml passes `wearable-gateway check-config` (the build's binary, with
+  development identities and a password file standing in for the Secret's files).
+
+Runs in the virtual environment $WG_REPO_ROOT/.build/pytest-venv (made when missing, as
+scripts/test.sh does), with the pinned packages of deploy/kubernetes/check-requirements.txt.
+Usage: scripts/check-kubernetes.py [--bin DIR]   (DIR: the built executables, default .build/debug)
+Exit status 1 and one line per finding when something is wrong.
+"""
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(os.environ.get("WG_REPO_ROOT") or pathlib.Path(__file__).resolve().parent.parent)
+MANIFESTS = ROOT / "deploy" / "kubernetes"
+REQUIREMENTS = MANIFESTS / "check-requirements.txt"
+VENV = ROOT / ".build" / "pytest-venv"
+KUBERNETES_VERSION = os.environ.get("WG_KUBERNETES_VERSION", "1.33.0")
+CUSTOM_KINDS = {"ServiceMonitor", "PrometheusRule"}  # the Prometheus Operator's; no schema in kubernetes-validate
+JOB = "wearable-gateway"  # the job label config/prometheus/alerts.yml selects
+
+
+def in_virtual_environment():
+    """Re-runs this script with the virtual environment's Python (made and filled when needed)."""
+    python = VENV / "bin" / "python"
+    if pathlib.Path(sys.prefix).resolve() == VENV.resolve():
+        return
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)], check=True)
+    os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
+
+
+def load_manifests(yaml):
+    """{file name: [documents]} of the manifests kustomization.yaml lists, and findings about the list."""
+    findings = []
+    kustomization = yaml.safe_load((MANIFESTS / "kustomization.yaml").read_text())
+    listed = kustomization.get("resources", [])
+    present = sorted(p.name for p in MANIFESTS.glob("*.yaml") if p.name != "kustomization.yaml")
+    for name in sorted(set(present) - set(listed)):
+        findings.append(f"kustomization.yaml does not list {name}")
+    for name in sorted(set(listed) - set(present)):
+        findings.append(f"kustomization.yaml lists {name}, which is not in {MANIFESTS.relative_to(ROOT)}")
+    documents = {name: [d for d in yaml.safe_load_all((MANIFESTS / name).read_text()) if d] for name in listed if name in present}
+    return documents, findings
+
+
+def validate_core(documents, kubernetes_validate):
+    """Findings of kubernetes-validate for every resource that is not a custom one."""
+    findings, checked = [], 0
+    for name, resources in documents.items():
+        for resource in resources:
+            if resource.get("kind") in CUSTOM_KINDS:
+                continue
+            where = f"{name}: {resource.get('kind')}/{resource.get('metadata', {}).get('name')}"
+            try:
+                kubernetes_validate.validate(resource, KUBERNETES_VERSION, strict=True)
+                checked += 1
+            except kubernetes_validate.SchemaNotFoundError:
+                findings.append(f"{where}: Kubernetes {KUBERNETES_VERSION} has no kind {resource.get('kind')} in {resource.get('apiVersion')}")
+            except kubernetes_validate.ValidationError as error:
+                path = ".".join(str(p) for p in error.path)
+                findings.append(f"{where}: {path}: {error.message}")
+    return findings, checked
+
+
+def check_prometheus_rule(resources, yaml):
+    """Findings for the PrometheusRule: generated from alerts.yml, and its rules pass promtool."""
+    findings = []
+    generated = subprocess.run([sys.executable, str(ROOT / "scripts" / "make-prometheusrule.py"), "--check"], capture_output=True, text=True)
+    if generated.returncode != 0:
+        findings.append(generated.stderr.strip() or "scripts/make-prometheusrule.py --check failed")
+    rules = [r for r in resources if r.get("kind") == "PrometheusRule"]
+    if len(rules) != 1:
+        return findings + [f"expected one PrometheusRule, found {len(rules)}"]
+    with tempfile.NamedTemporaryFile("w", suffix=".yml") as extracted:
+        yaml.safe_dump({"groups": rules[0]["spec"]["groups"]}, extracted, sort_keys=False)
+        extracted.flush()
+        try:
+            result = subprocess.run(["promtool", "check", "rules", extracted.name], capture_output=True, text=True)
+        except FileNotFoundError:
+            return findings + ["promtool not found (Debian prometheus; scripts/lib.sh WG_TEST_PACKAGES)"]
+        if result.returncode != 0:
+            findings.append(f"promtool check rules on the PrometheusRule's rules: {(result.stdout + result.stderr).strip()}")
+        else:
+            print(f"    promtool check rules (the PrometheusRule's): {result.stdout.strip().splitlines()[-1].strip()}")
+    return findings
+
+
+def by_kind(resources, kind):
+    return [r for r in resources if r.get("kind") == kind]
+
+
+def check_references(resources, yaml):
+    """Findings where the manifests do not fit together (see the module's docstring)."""
+    findings = []
+    statefulsets, services = by_kind(resources, "StatefulSet"), by_kind(resources, "Service")
+    if len(statefulsets) != 1:
+        return [f"expected one StatefulSet, found {len(statefulsets)}"]
+    statefulset = statefulsets[0]
+    spec, pod = statefulset["spec"], statefulset["spec"]["template"]["spec"]
+    labels = statefulset["spec"]["template"]["metadata"].get("labels", {})
+    container = pod["containers"][0]
+    port_names = {p.get("name") for p in container.get("ports", [])}
+    if spec.get("podManagementPolicy") != "Parallel":
+        findings.append("StatefulSet: podManagementPolicy is not Parallel")
+
+    for service in services:
+        name = service["metadata"]["name"]
+        selector = service["spec"].get("selector", {})
+        if not selector or any(labels.get(k) != v for k, v in selector.items()):
+            findings.append(f"Service {name}: its selector {selector} does not select the StatefulSet's pods {labels}")
+        for port in service["spec"].get("ports", []):
+            if isinstance(port.get("targetPort"), str) and port["targetPort"] not in port_names:
+                findings.append(f"Service {name}: targetPort {port['targetPort']} is no container port ({sorted(port_names)})")
+    headless = [s for s in services if s["metadata"]["name"] == spec.get("serviceName")]
+    if not headless or headless[0]["spec"].get("clusterIP") != "None":
+        findings.append(f"StatefulSet: serviceName {spec.get('serviceName')} is no headless Service")
+
+    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz"), ("startupProbe", "/healthz")):
+        get = container.get(probe, {}).get("httpGet", {})
+        if get.get("path") != path or get.get("port") not in port_names | {p.get("containerPort") for p in container.get("ports", [])}:
+            findings.append(f"StatefulSet: {probe} does not ask {path} on a container port ({get})")
+
+    environment = {e["name"]: e for e in container.get("env", [])}
+    instance = environment.get("WG_CLUSTER_INSTANCE", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+    if instance != "metadata.name":
+        findings.append("StatefulSet: WG_CLUSTER_INSTANCE does not come from the pod's name (fieldRef metadata.name)")
+
+    # Every ConfigMap, Secret and key the pod uses exists.
+    config_maps = {c["metadata"]["name"]: c for c in by_kind(resources, "ConfigMap")}
+    secrets = {s["metadata"]["name"]: s for s in by_kind(resources, "Secret")}
+
+    def secret_keys(name):
+        secret = secrets.get(name, {})
+        return set(secret.get("stringData", {})) | set(secret.get("data", {}))
+
+    for variable in environment.values():
+        reference = variable.get("valueFrom", {}).get("secretKeyRef")
+        if reference and reference["key"] not in secret_keys(reference["name"]):
+            findings.append(f"StatefulSet: {variable['name']} names key {reference['key']} of Secret {reference['name']}, which has no such key")
+    for volume in pod.get("volumes", []):
+        if "configMap" in volume and volume["configMap"]["name"] not in config_maps:
+            findings.append(f"StatefulSet: volume {volume['name']} names ConfigMap {volume['configMap']['name']}, which is not here")
+        if "secret" in volume:
+            name = volume["secret"]["secretName"]
+            for item in volume["secret"].get("items", []):
+                if item["key"] not in secret_keys(name):
+                    findings.append(f"StatefulSet: volume {volume['name']} names key {item['key']} of Secret {name}, which has no such key")
+    claims = {c["metadata"]["name"] for c in spec.get("volumeClaimTemplates", [])}
+    mounted = {m["name"]: m["mountPath"] for m in container.get("volumeMounts", [])}
+    if not any(mounted.get(claim) == "/var/lib/wearable-gateway" for claim in claims):
+        findings.append("StatefulSet: no volume claim template is mounted at /var/lib/wearable-gateway (the image's journal and state paths)")
+
+    # The grace outlasts the shutdown: hand-over (warm-up, claims up to the expiry, the offline
+    # echo and the membership connection's flush and close, 2 s each) plus 2 x drainTimeout.
+    gateway = yaml.safe_load(next(iter(config_maps.values()))["data"]["gateway.yml"]) if config_maps else {}
+    cluster, pipeline = gateway.get("cluster", {}), gateway.get("pipeline", {})
+    bound = 2 * pipeline.get("drainTimeout", 15) + cluster.get("handoverWarmup", 3) + cluster.get("expiry", 5) + 3 * 2
+    grace = pod.get("terminationGracePeriodSeconds", 30)
+    if grace <= bound:
+        findings.append(f"StatefulSet: terminationGracePeriodSeconds {grace} is not above the shutdown bound of gateway.yml, {bound} s")
+    if gateway.get("store", {}).get("backend") != "postgres" or cluster.get("mode") not in ("partitioned", "shared"):
+        findings.append("ConfigMap gateway.yml: a clustered mode needs store.backend postgres")
+
+    for monitor in by_kind(resources, "ServiceMonitor"):
+        wanted = monitor["spec"].get("selector", {}).get("matchLabels", {})
+        selected = [s for s in services if all(s["metadata"].get("labels", {}).get(k) == v for k, v in wanted.items())]
+        if len(selected) != 1:
+            findings.append(f"ServiceMonitor: selects {len(selected)} Services, not one")
+            continue
+        service = selected[0]
+        ports = {p.get("name") for p in service["spec"].get("ports", [])}
+        for endpoint in monitor["spec"].get("endpoints", []):
+            if endpoint.get("port") not in ports:
+                findings.append(f"ServiceMonitor: endpoint port {endpoint.get('port')} is no port of Service {service['metadata']['name']}")
+        job = service["metadata"].get("labels", {}).get(monitor["spec"].get("jobLabel", ""))
+        if job != JOB:
+            findings.append(f"ServiceMonitor: the job would be {job or service['metadata']['name']!r}, not {JOB!r} (jobLabel)")
+    return findings
+
+
+def check_gateway_configuration(resources, binaries):
+    """Findings of `wearable-gateway check-config` on the ConfigMap's gateway.yml."""
+    gateway = binaries / "wearable-gateway"
+    if not gateway.is_file():
+        return [f"no {gateway}: build first (swift build) or pass --bin"]
+    config_maps = by_kind(resources, "ConfigMap")
+    if not config_maps:
+        return ["no ConfigMap"]
+    text = config_maps[0]["data"]["gateway.yml"]
+    with tempfile.TemporaryDirectory() as work:
+        work = pathlib.Path(work)
+        subprocess.run(["bash", str(ROOT / "scripts" / "make-dev-pki.sh"), str(work / "pki")], check=True, stdout=subprocess.DEVNULL)
+        (work / "password").write_text("example\n")
+        for mounted, local in (("/run/wearable-gateway/tls/ca.crt", work / "pki" / "ca.crt"),
+                               ("/run/wearable-gateway/tls/tls.crt", work / "pki" / "gateway.crt"),
+                               ("/run/wearable-gateway/tls/tls.key", work / "pki" / "gateway.key"),
+                               ("/run/wearable-gateway/store/password", work / "password"),
+                               ("/etc/wearable-gateway/devices.yml", ROOT / "config" / "devices.yml")):
+            text = text.replace(mounted, str(local))
+        (work / "gateway.yml").write_text(text)
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("WG_")}
+        environment.update(WG_CLUSTER_INSTANCE="wearable-gateway-0", WG_STORE_URL="postgres://gateway@postgres.example:5432/wearables?sslmode=require")
+        result = subprocess.run([str(gateway), "check-config", "--config", str(work / "gateway.yml")], cwd=ROOT, env=environment,
+                                capture_output=True, text=True)
+    if result.returncode != 0:
+        return [f"ConfigMap gateway.yml: wearable-gateway check-config exited {result.returncode}: {(result.stdout + result.stderr).strip()}"]
+    print("    wearable-gateway check-config: the ConfigMap's gateway.yml is valid")
+    return []
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", default=str(ROOT / ".build" / "debug"), help="directory of the built executables")
+    options = parser.parse_args()
+    in_virtual_environment()
+    import kubernetes_validate
+    import yaml
+
+    documents, findings = load_manifests(yaml)
+    resources = [r for rs in documents.values() for r in rs]
+    core, checked = validate_core(documents, kubernetes_validate)
+    print(f"    kubernetes-validate {kubernetes_validate.version.__version__} (strict), Kubernetes {KUBERNETES_VERSION}: {checked} core resources valid")
+    findings += core
+    findings += check_prometheus_rule(resources, yaml)
+    findings += check_references(resources, yaml)
+    findings += check_gateway_configuration(resources, pathlib.Path(options.bin))
+    for finding in findings:
+        print(f"{MANIFESTS.relative_to(ROOT)}: {finding}")
+    print(f"kubernetes check: {len(findings)} findings in {len(documents)} manifests ({len(resources)} resources)")
+    sys.exit(1 if findings else 0)
+
+
+if __name__ == "__main__":
+    main()
