@@ -1,6 +1,7 @@
 """Process and broker helpers shared by the benchmark scripts (end-to-end.py, scale-out.py,
-relay-ratio/relay-ratio.py): free ports, CPU from /proc, waiting for a broker, stopping what a
-run started (the gateway with SIGTERM, so it drains)."""
+outbound-rate.py, relay-ratio/relay-ratio.py): free ports, CPU from /proc, waiting for a broker,
+stopping what a run started (the gateway with SIGTERM, so it drains), and reading the gateway's
+Prometheus text with prometheus_client's parser (Benchmarks/requirements.txt)."""
 
 import os
 import signal
@@ -9,7 +10,42 @@ import subprocess
 import sys
 import time
 
+try:
+    from prometheus_client.parser import text_string_to_metric_families
+except ImportError:
+    sys.exit("the benchmarks read metrics with prometheus-client: python3 -m venv .build/pytest-venv && "
+             ".build/pytest-venv/bin/pip install -r Benchmarks/requirements.txt, then run them with .build/pytest-venv/bin/python "
+             "(docs/performance.md)")
+
 TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def metric_samples(text):
+    """(sample name, labels, value) of every sample in Prometheus text, as prometheus_client parses
+    it (escapes in label values included). A counter's samples keep their `_total` name and a
+    histogram's are its `_bucket`, `_sum` and `_count` lines. Text it cannot parse ends the list
+    there, as the gateway's own text never does."""
+    samples = []
+    try:
+        for family in text_string_to_metric_families(text):
+            samples.extend((sample.name, sample.labels, sample.value) for sample in family.samples)
+    except ValueError:
+        pass
+    return samples
+
+
+def metric_totals(text):
+    """{sample name: the sum of its series}, labels dropped."""
+    totals = {}
+    for name, _, value in metric_samples(text):
+        totals[name] = totals.get(name, 0.0) + value
+    return totals
+
+
+def metric_series(text, name):
+    """The series of one sample name as {'{label="value",…}': value} ('' for no labels), labels sorted."""
+    return {("{" + ",".join(f'{k}="{v}"' for k, v in sorted(labels.items())) + "}" if labels else ""): value
+            for sample, labels, value in metric_samples(text) if sample == name}
 
 
 def free_port():

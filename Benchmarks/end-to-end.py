@@ -9,10 +9,10 @@ from /proc. Every process it starts is stopped when it ends (the gateway with SI
 the others by pid with SIGKILL).
 
 Usage (from the repository root, after `swift build -c release`):
-    python3 Benchmarks/end-to-end.py --devices 200 --seconds 10
-    python3 Benchmarks/end-to-end.py --devices 200 --seconds 10 --set pipeline.queueCapacity=64
+    .build/pytest-venv/bin/python Benchmarks/end-to-end.py --devices 200 --seconds 10
+    .build/pytest-venv/bin/python Benchmarks/end-to-end.py --devices 200 --seconds 10 --set pipeline.queueCapacity=64
 
-Linux only (reads /proc). Python 3 standard library only. Figures: docs/performance.md.
+Linux only (reads /proc). Python 3 with prometheus-client (Benchmarks/requirements.txt). Figures: docs/performance.md.
 """
 
 import argparse
@@ -27,7 +27,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "Benchmarks"))
-from benchtools import TICKS, cpu_seconds, free_port, stop_processes, wait_for_broker, wait_on, write_broker_config  # noqa: E402
+from benchtools import TICKS, cpu_seconds, free_port, metric_series, metric_totals, stop_processes, wait_for_broker, wait_on, write_broker_config  # noqa: E402,E501
 
 
 def thread_cpu(pid):
@@ -50,27 +50,12 @@ def thread_cpu(pid):
 
 def parse_prometheus(text):
     """Sums every series of each metric name (labels dropped)."""
-    totals = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        match = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)", line)
-        if match:
-            try:
-                totals[match.group(1)] = totals.get(match.group(1), 0.0) + float(match.group(3))
-            except ValueError:
-                pass
-    return totals
+    return metric_totals(text)
 
 
 def labelled(text, name):
     """Series of one metric as {labels: value}."""
-    out = {}
-    for line in text.splitlines():
-        match = re.match(re.escape(name) + r"(\{[^}]*\})?\s+(\S+)", line)
-        if match:
-            out[match.group(1) or ""] = float(match.group(2))
-    return out
+    return metric_series(text, name)
 
 
 class MetricsFollower:

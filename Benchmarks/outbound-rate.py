@@ -13,14 +13,13 @@
    a C subscriber (`mosquitto_sub -q 1`) received them, and the CPU of gateway and broker.
 
 Usage (from the repository root; builds what it needs unless OUTBOUND_RATE_SKIP_BUILD=1):
-    python3 Benchmarks/outbound-rate.py --devices 100000
+    .build/pytest-venv/bin/python Benchmarks/outbound-rate.py --devices 100000
 
-Linux only (reads /proc). Python 3 standard library only. Figures: docs/reliability.md.
+Linux only (reads /proc). Python 3 with prometheus-client (Benchmarks/requirements.txt). Figures: docs/reliability.md.
 """
 
 import argparse
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -31,17 +30,12 @@ import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "Benchmarks"))
-from benchtools import cpu_seconds, free_port, stop_processes, wait_for_broker, write_broker_config  # noqa: E402
+from benchtools import cpu_seconds, free_port, metric_totals, stop_processes, wait_for_broker, write_broker_config  # noqa: E402
 
 
 def metric(text, name):
     """Sum of every series of one metric in Prometheus text."""
-    total = 0.0
-    for line in text.splitlines():
-        match = re.match(re.escape(name) + r"(\{[^}]*\})?\s+(\S+)", line)
-        if match:
-            total += float(match.group(2))
-    return total
+    return metric_totals(text).get(name, 0.0)
 
 
 def scrape(url):

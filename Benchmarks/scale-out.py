@@ -22,7 +22,7 @@ Usage (from the repository root, after `swift build -c release --scratch-path .b
     bash Benchmarks/scale-out.sh --bin .build-release/release --instances 1,2,4 --devices 300 --seconds 8
 (the wrapper starts a private PostgreSQL with scripts/lib.sh's start_postgres and stops it at
 the end), or with a PostgreSQL of your own, whose user may create databases:
-    python3 Benchmarks/scale-out.py --store-url postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable ...
+    .build/pytest-venv/bin/python Benchmarks/scale-out.py --store-url postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable ...
 
 `wearable-sim publish` (the priming) opens one connection per device, four descriptors each; it
 raises its soft open-file limit to the hard one when it needs to (a shell's default soft limit
@@ -30,7 +30,8 @@ of 1,024 would stop it at about 250 devices) and says so, naming --devices, when
 limit is too low.
 
 Bounded: every wait has a timeout and the whole run stops after --deadline seconds. Linux only
-(reads /proc). Python 3 standard library only. Figures: docs/performance.md, docs/scale-out.md.
+(reads /proc). Python 3 with prometheus-client (Benchmarks/requirements.txt; scale-out.sh installs it). Figures:
+docs/performance.md, docs/scale-out.md.
 """
 
 import argparse

@@ -9,4 +9,5 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 start_postgres
 trap stop_postgres EXIT
-python3 Benchmarks/scale-out.py --store-url "$PG_URL" "$@"
+# .build/pytest-venv with prometheus-client (Benchmarks/requirements.txt)
+"$(benchmark_python)" Benchmarks/scale-out.py --store-url "$PG_URL" "$@"

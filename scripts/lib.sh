@@ -7,8 +7,9 @@
 #   MOSQUITTO_BIN  the mosquitto broker binary (kept if already set)
 # Also sets the Debian package lists (WG_BUILD_PACKAGES, WG_TEST_PACKAGES, and WG_PACKAGES, both)
 # and the test split (WG_PARALLEL_PARTS, WG_POSTGRES_PARTS, WG_POSTGRES_SUITES).
-# Functions: log, die, mosquitto_bin, ensure_packages, free_port, render_broker_config,
-# detached, monotonic_ms, wait_for_port, start_broker, stop_pid, terminate_pid.
+# Functions: log, die, mosquitto_bin, ensure_packages, benchmark_python, free_port,
+# render_broker_config, detached, monotonic_ms, wait_for_port, start_broker, stop_pid,
+# terminate_pid, postgres_bin, as_postgres_user, start_postgres, stop_postgres.
 
 WG_REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export WG_REPO_ROOT
@@ -98,6 +99,16 @@ ensure_packages() {
 	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
 	$sudo env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# benchmark_python: print the path of the Python that runs the benchmark scripts: the virtual
+# environment $WG_REPO_ROOT/.build/pytest-venv (made when missing, as scripts/test.sh does) with
+# Benchmarks/requirements.txt installed (prometheus-client, whose parser reads the metrics text).
+benchmark_python() {
+	local venv=$WG_REPO_ROOT/.build/pytest-venv
+	[ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
+	"$venv/bin/python" -m pip install -q -r "$WG_REPO_ROOT/Benchmarks/requirements.txt" >&2
+	printf '%s\n' "$venv/bin/python"
 }
 
 # free_port: print a TCP port on 127.0.0.1 that nothing listens on, chosen by the kernel.

@@ -119,6 +119,7 @@ if [ "$load" = 1 ]; then
 	cc -O2 -Wall -o "$logs/loadgen" "$here/loadgen.c" -lmosquitto -lpthread
 	cc -O2 -Wall -o "$logs/relay" "$here/relay.c" -lmosquitto -lpthread
 	conf=$(render_broker_config "$here/broker.conf" @PORT@)
+	python=$(benchmark_python) # .build/pytest-venv with prometheus-client (Benchmarks/requirements.txt)
 	for corpus in "json precise" "json reordered" "protobuf tidy"; do
 		read -r encoding style <<<"$corpus"
 		log "load through the sanitized gateway: $encoding ($style), $watches watches, 8 s"
@@ -126,7 +127,7 @@ if [ "$load" = 1 ]; then
 		"$bin/wearable-sim" generate --watches 20 --seconds 9 --encoding "$encoding" --json-style "$style" --output "$logs/frames" >/dev/null
 		trial="$logs/load-$encoding-$style"
 		mkdir -p "$trial"
-		python3 "$here/relay-ratio.py" --encoding "$encoding" --frames "$logs/frames/frames.bin" --bin-dir "$logs" \
+		"$python" "$here/relay-ratio.py" --encoding "$encoding" --frames "$logs/frames/frames.bin" --bin-dir "$logs" \
 			--release-dir "$bin" --broker-conf "$conf" --mosquitto "$MOSQUITTO_BIN" --logs "$trial" \
 			--side gateway --workers 1 --watches "$watches" --seconds 8 --max-drain 20 >"$trial.log" 2>&1 || true
 		grep -E "watches: " "$trial.log" || true

@@ -86,13 +86,15 @@ for corpus in $corpora; do
 		--json-style "${corpus##*:}" --output "$work/frames-${corpus/:/-}" >/dev/null
 done
 
+python=$(benchmark_python) # .build/pytest-venv with prometheus-client (Benchmarks/requirements.txt)
+
 # trial BUILD CORPUS ROUND: one relay-ratio trial of the gateway side; appends to results.tsv.
 trial() {
 	local build=$1 corpus=$2 round=$3 release=$new_release dir=$WG_REPO_ROOT logs
 	[ "$build" = baseline ] && { release=$old_release; dir=$baseline_dir; }
 	logs="$work/$build-${corpus/:/-}-$round"
 	mkdir -p "$logs"
-	python3 "$here/relay-ratio.py" --encoding "${corpus%%:*}" --frames "$work/frames-${corpus/:/-}/frames.bin" \
+	"$python" "$here/relay-ratio.py" --encoding "${corpus%%:*}" --frames "$work/frames-${corpus/:/-}/frames.bin" \
 		--bin-dir "$work" --release-dir "$release" --gateway-dir "$dir" --broker-conf "$conf" \
 		--mosquitto "$(mosquitto_bin)" --logs "$logs" --side gateway --workers 1 --watches "$watches" \
 		--seconds "$seconds" >"$logs/output.txt" 2>&1 || true

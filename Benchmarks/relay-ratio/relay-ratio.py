@@ -28,7 +28,8 @@ With --pin-side CPUS the side under test runs on those CPUs (under taskset, from
 the broker, the load generator, the subscribers and this script on the others, so
 a side's capacity is its own cost per frame or the broker's, not the sum of the three.
 
-Linux only. Python 3 standard library only. Figures and method: docs/performance.md.
+Linux only. Python 3 with prometheus-client (Benchmarks/requirements.txt; run.sh installs it). Figures and method:
+docs/performance.md.
 """
 
 import argparse
@@ -46,7 +47,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from benchtools import context_switches, cpu_seconds, disk_written_bytes, free_port, stop_processes, thread_cpu_seconds, wait_for_broker  # noqa: E402
+from benchtools import context_switches, cpu_seconds, disk_written_bytes, free_port, metric_totals, stop_processes, thread_cpu_seconds, wait_for_broker  # noqa: E402,E501
 
 
 def rss_bytes(pid, kind="VmRSS"):
@@ -210,18 +211,13 @@ class Trial:
                                  stderr=open(os.path.join(self.logs, "gateway.log"), "w"), start_new_session=True)
 
             def on_metrics(stamp, line):
-                # Each payload is followed by a line "==WG==" ('@' and '%' are escape characters of -F).
+                # Each payload is followed by a line "==WG==" ('@' and '%' are escape characters of -F);
+                # its lines are kept until then and parsed as one Prometheus text.
                 if line == "==WG==":
-                    metrics["latest"] = metrics.pop("pending", {})
+                    metrics["latest"] = metric_totals("\n".join(metrics.pop("pending", [])) + "\n")
                     metrics["samples"].append((stamp, metrics["latest"]))
                     return
-                match = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)", line)
-                if match and not line.startswith("#"):
-                    pending = metrics.setdefault("pending", {})
-                    try:
-                        pending[match.group(1)] = pending.get(match.group(1), 0.0) + float(match.group(3))
-                    except ValueError:
-                        pass
+                metrics.setdefault("pending", []).append(line)
 
             follower = self.spawn(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-t", "gateway/metrics", "-F", "%p\n==WG=="],
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

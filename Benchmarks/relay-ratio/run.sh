@@ -53,7 +53,7 @@ case "$style" in tidy | precise | reordered) ;; *) die "--json-style must be tid
 
 cd "$WG_REPO_ROOT"
 for tool in cc python3 mosquitto_sub "$(mosquitto_bin)"; do
-	command -v "$tool" >/dev/null 2>&1 || die "$tool not found (Debian: apt-get install build-essential python3 mosquitto mosquitto-clients)"
+	command -v "$tool" >/dev/null 2>&1 || die "$tool not found (Debian: apt-get install build-essential python3 python3-venv mosquitto mosquitto-clients)"
 done
 [ -f /usr/include/mosquitto.h ] || die "no libmosquitto headers (Debian: apt-get install libmosquitto-dev)"
 if [ "${RELAY_RATIO_SKIP_BUILD:-0}" != 1 ]; then
@@ -100,7 +100,8 @@ log "wearable-sim generate ($encoding, JSON style $style, 20 template watches, $
 "$release/wearable-sim" generate --watches 20 --seconds $total --encoding "$encoding" --json-style "$style" --output "$work/frames"
 
 status=0
-python3 "$here/relay-ratio.py" --encoding "$encoding" --frames "$work/frames/frames.bin" --bin-dir "$work" \
+python=$(benchmark_python) # .build/pytest-venv with prometheus-client (Benchmarks/requirements.txt)
+"$python" "$here/relay-ratio.py" --encoding "$encoding" --frames "$work/frames/frames.bin" --bin-dir "$work" \
 	--release-dir "$release" --broker-conf "$conf" --mosquitto "$(mosquitto_bin)" --logs "$work" "$@" || status=$?
 rm -rf "$(dirname "$conf")" "$work/frames"
 exit "$status"
