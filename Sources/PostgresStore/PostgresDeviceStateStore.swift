@@ -20,6 +20,9 @@ public final class PostgresDeviceStateStore: DeviceSnapshotStoring {
     /// The URL without its password.
     public var location: String { store.location }
 
+    /// The server's clock: shared by every instance, so `state.retention` is cut on it.
+    public func storeTime() async throws -> Double? { try await store.serverTime() }
+
     /// Writes snapshots whoever owns the devices (a device never claimed keeps epoch 0).
     public func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async throws {
         guard !snapshots.isEmpty else { return }

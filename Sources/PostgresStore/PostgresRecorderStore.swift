@@ -30,6 +30,9 @@ public final class PostgresRecorderStore: RecorderStoring {
     /// The URL without its password.
     public var location: String { store.location }
 
+    /// The server's clock: shared by every instance, so retention is cut on it.
+    public func storeTime() async throws -> Double? { try await store.serverTime() }
+
     // MARK: Writing
 
     /// Stores a chunk's samples in one statement, skipping those already stored.

@@ -98,6 +98,15 @@ public final class PostgresStoreClient: Sendable {
 
     /// Runs `body` on a pooled connection once the schema is up to date. A failure makes the
     /// next call check the schema again (the server may have been replaced meanwhile).
+    /// The server's clock, Unix epoch seconds (`clock_timestamp()`, not the transaction's start):
+    /// the one clock every instance sharing the store agrees on, for retention cut-offs.
+    public func serverTime() async throws -> Double {
+        try await withConnection { connection in
+            try await PostgresRecorderStore.single(Double.self, connection.query("SELECT extract(epoch FROM clock_timestamp())::float8", logger: logger))
+                ?? 0
+        }
+    }
+
     func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         do {
             return try await pool.withLock({ $0 }).withConnection { connection in

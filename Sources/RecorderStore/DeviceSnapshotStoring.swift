@@ -23,6 +23,10 @@ public protocol DeviceSnapshotStoring: Sendable {
     /// The ids of every device with a stored snapshot.
     func devices() async throws -> [DeviceID]
 
+    /// The store's own clock (Unix epoch seconds) when several processes share it: the
+    /// `state.retention` cut-off is taken on it. Nil for a store only this process writes.
+    func storeTime() async throws -> Double?
+
     /// Removes snapshots not updated since `cutoff` (Unix epoch seconds). Ownership epochs are
     /// kept, so a device coming back still gets a greater one.
     /// - Returns: how many snapshots were removed.
@@ -41,4 +45,9 @@ public protocol DeviceSnapshotStoring: Sendable {
     /// Who owns `device` now, or nil when it was never claimed (a restarted instance asks before
     /// applying the journal records it replays).
     func owner(of device: DeviceID) async throws -> DeviceOwnership?
+}
+
+extension DeviceSnapshotStoring {
+    /// A store of this process alone has no clock of its own.
+    public func storeTime() async throws -> Double? { nil }
 }

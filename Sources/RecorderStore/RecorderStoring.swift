@@ -19,6 +19,11 @@ public protocol RecorderStoring: Sendable {
     /// Persists the first minute whose tremor result is not published yet.
     func setNextTremorMinute(_ minute: Double, device: DeviceID) async throws
 
+    /// The store's own clock (Unix epoch seconds) when several processes share it: retention
+    /// cut-offs are taken on it, so one instance's wrong clock cannot prune history for all. Nil
+    /// for a store only this process writes (its clock is the gateway's).
+    func storeTime() async throws -> Double?
+
     /// Removes samples recorded before `cutoff` (Unix epoch seconds), then the oldest samples of
     /// the fullest devices while more than `maximumSamples` are stored.
     /// - Returns: how many samples were removed for age and for the cap.
@@ -40,4 +45,9 @@ public protocol RecorderStoring: Sendable {
 
     /// The number of stored samples and devices, and the bytes the store takes.
     func statistics() async throws -> RecorderStatistics
+}
+
+extension RecorderStoring {
+    /// A store of this process alone has no clock of its own.
+    public func storeTime() async throws -> Double? { nil }
 }

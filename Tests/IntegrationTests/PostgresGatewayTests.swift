@@ -76,6 +76,40 @@ struct PostgresGatewayTests {
         try await reader.stop()
     }
 
+    @Test("an instance whose wall clock runs 40 days ahead prunes on the store's clock: the history the others keep survives its pruning")
+    func retentionOnTheStoresClock() async throws {
+        let settings = try await TestPostgres.makeDatabase()
+        let url = "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
+        let broker = try await TestBroker.started()
+        let chunks = Self.chunks(12)
+        let writer = try await GatewayRun.start(broker, configuration: try Self.configuration(broker, url: url))
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await device.send(MQTTMessage(topic: "wearables/\(Self.device)/hello", string: Self.hello, qos: .atLeastOnce, retain: true))
+        try await Self.publish(chunks, from: device)
+        await device.shutdown()
+        try await writer.waitForMetric("gateway_recorder_samples_stored_total", atLeast: 1800)
+
+        // Another instance on the same store, its wall clock 40 days ahead: on its own clock the
+        // whole history is past recorder.retention (36 h). It prunes once at its start and then
+        // samples the store's statistics.
+        var configuration = try Self.configuration(broker, url: url)
+        configuration.recorder.database = nil
+        let ahead = ManualGatewayClock(wallTime: Date().timeIntervalSince1970 + 40 * 86_400)
+        let skewed = try await GatewayRun.start(broker, configuration: configuration, clock: ahead)
+        // The gauge is 0 until the pass reports the store's statistics; on the instance's own
+        // clock the pass would drop every partition and it would stay 0.
+        let kept = try await Self.pollMetrics(skewed, timeout: 30) { $0.sum("gateway_recorder_stored_samples") >= 1800 }
+        #expect(kept, "after the skewed instance's pruning pass the store holds \(skewed.gateway.metrics.sum("gateway_recorder_stored_samples")) samples")
+        #expect(skewed.gateway.metrics.sum("gateway_recorder_samples_pruned_total") == 0)
+        #expect(skewed.gateway.metrics.sum("gateway_recorder_stored_samples") == 1800)
+        try await skewed.stop()
+
+        // The instance with the right clock still answers every sample.
+        let answered = try await Self.queryAll(broker)
+        #expect(answered.count == 1800)
+        try await writer.stop()
+    }
+
     @Test("PostgreSQL stopped mid-stream (immediate) and started again: /readyz 503 naming store.url meanwhile, every sample stored in the end")
     func survivesAStoreOutage() async throws {
         let server = try await PrivatePostgres.start()

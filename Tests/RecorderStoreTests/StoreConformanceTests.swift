@@ -20,6 +20,11 @@ struct SQLiteStoreConformanceTests {
     @Test("tremor minutes, device state, statistics") func minutes() async throws { try await StoreConformance.tremorMinutesAndState(Self.recorder()) }
     @Test("snapshots saved, loaded, pruned") func snapshots() async throws { try await StoreConformance.snapshotsSaveAndLoad(Self.states()) }
     @Test("claims and fenced saves") func fencing() async throws { try await StoreConformance.claimsAndFencing(Self.states()) }
+    @Test("no clock of its own: retention is cut on the gateway's")
+    func noStoreClock() async throws {
+        #expect(try await Self.recorder().storeTime() == nil)
+        #expect(try await Self.states().storeTime() == nil)
+    }
 
     @Test("concurrent claims from two store objects on one file: one winner per round")
     func concurrentClaims() async throws {
@@ -55,6 +60,18 @@ struct PostgresStoreConformanceTests {
     @Test("tremor minutes, device state, statistics") func minutes() async throws { try await Self.recorder(StoreConformance.tremorMinutesAndState) }
     @Test("snapshots saved, loaded, pruned") func snapshots() async throws { try await Self.states(StoreConformance.snapshotsSaveAndLoad) }
     @Test("claims and fenced saves") func fencing() async throws { try await Self.states(StoreConformance.claimsAndFencing) }
+    @Test("the store's clock is the server's, for both stores")
+    func serverClock() async throws {
+        try await Self.recorder { store in
+            let time = try #require(try await store.storeTime())
+            // The private server runs on this machine: its clock is this one.
+            #expect(abs(time - Date().timeIntervalSince1970) < 5, "\(time)")
+        }
+        try await Self.states { store in
+            let time = try #require(try await store.storeTime())
+            #expect(abs(time - Date().timeIntervalSince1970) < 5, "\(time)")
+        }
+    }
 
     @Test("concurrent claims from two connection pools: one winner per round, epochs decided by the database")
     func concurrentClaims() async throws {

@@ -328,8 +328,10 @@ final class RecorderRuntime: Sendable {
     func runPruning() async {
         guard let database else { return }
         while !Task.isCancelled {
-            let cutoff = clock.wallTime() - configuration.retention
             do {
+                // On the shared store's clock when there is one: an instance whose clock runs
+                // ahead must not delete what the others still keep.
+                let cutoff = (try await database.storeTime() ?? clock.wallTime()) - configuration.retention
                 let outcome = try await database.prune(before: cutoff, maximumSamples: configuration.maximumSamples)
                 metrics.samplesExpired.increment(by: outcome.expired)
                 metrics.samplesOverCapacity.increment(by: outcome.overCapacity)

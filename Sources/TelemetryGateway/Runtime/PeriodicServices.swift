@@ -153,7 +153,9 @@ struct DeviceStatePruningService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let removed = try await store.prune(lastSeenBefore: clock.wallTime() - retention)
+                    // On the shared store's clock when there is one (see RecorderRuntime.runPruning).
+                    let now = try await store.storeTime() ?? clock.wallTime()
+                    let removed = try await store.prune(lastSeenBefore: now - retention)
                     if removed > 0 { logger.info("removed \(removed) device snapshots older than state.retention (\(retention) s)") }
                 } catch {
                     metrics.storeFailures.increment()
