@@ -50,18 +50,25 @@ struct PostgresGatewayTests {
         return try RecorderHistory.samples(of: answers)
     }
 
-    @Test("chunks stored in PostgreSQL by one gateway are answered by another with no files of its own")
-    func storesAndAnswersFromPostgres() async throws {
+    /// A fresh database and broker, and a gateway on them that stored `chunks` (1,800 distinct
+    /// samples) of the device after its hello; the gateway is still running.
+    private static func storeHistory(_ chunks: [RecordedAccelerometerChunk]) async throws -> (TestBroker, String, GatewayRun) {
         let settings = try await TestPostgres.makeDatabase()
         let url = "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
         let broker = try await TestBroker.started()
-        let chunks = Self.chunks(12)
         let writer = try await GatewayRun.start(broker, configuration: try Self.configuration(broker, url: url))
         let device = try await TestClients.connected(try TestClients.configuration(broker))
         try await device.send(MQTTMessage(topic: "wearables/\(Self.device)/hello", string: Self.hello, qos: .atLeastOnce, retain: true))
-        try await Self.publish(chunks + chunks[3..<5], from: device)  // two chunks twice
+        try await Self.publish(chunks, from: device)
         await device.shutdown()
         try await writer.waitForMetric("gateway_recorder_samples_stored_total", atLeast: 1800)
+        return (broker, url, writer)
+    }
+
+    @Test("chunks stored in PostgreSQL by one gateway are answered by another with no files of its own")
+    func storesAndAnswersFromPostgres() async throws {
+        let chunks = Self.chunks(12)
+        let (broker, url, writer) = try await Self.storeHistory(chunks + chunks[3..<5])  // two chunks twice
         try await writer.waitForMetric("gateway_recorder_duplicate_samples_total", atLeast: 300)
         try await writer.stop()
 
@@ -78,16 +85,7 @@ struct PostgresGatewayTests {
 
     @Test("an instance whose wall clock runs 40 days ahead prunes on the store's clock: the history the others keep survives its pruning")
     func retentionOnTheStoresClock() async throws {
-        let settings = try await TestPostgres.makeDatabase()
-        let url = "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
-        let broker = try await TestBroker.started()
-        let chunks = Self.chunks(12)
-        let writer = try await GatewayRun.start(broker, configuration: try Self.configuration(broker, url: url))
-        let device = try await TestClients.connected(try TestClients.configuration(broker))
-        try await device.send(MQTTMessage(topic: "wearables/\(Self.device)/hello", string: Self.hello, qos: .atLeastOnce, retain: true))
-        try await Self.publish(chunks, from: device)
-        await device.shutdown()
-        try await writer.waitForMetric("gateway_recorder_samples_stored_total", atLeast: 1800)
+        let (broker, url, writer) = try await Self.storeHistory(Self.chunks(12))
 
         // Another instance on the same store, its wall clock 40 days ahead: on its own clock the
         // whole history is past recorder.retention (36 h). It prunes once at its start and then
