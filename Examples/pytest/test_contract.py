@@ -26,6 +26,7 @@ from pathlib import Path
 import jsonschema
 
 from conftest import REPOSITORY, WEARABLE_SIM
+from wg_contract import payload_schema
 
 FIXTURES = REPOSITORY / "Tests/TelemetryCoreTests/Fixtures/json"
 
@@ -72,7 +73,7 @@ def test_document_structure(contract):
         for parameter in re.findall(r"{(\w+)}", channel.address):
             assert parameter in document["channels"][channel.id].get("parameters", {}), f"{channel.id}: parameter {parameter} undeclared"
     for message in document["components"]["messages"].values():
-        for schema in message["payload"].get("anyOf", []):
+        for schema in payload_schema(message).get("anyOf", []):
             used.add(schema["$ref"].removeprefix("./"))
     for name, schema in contract.schemas.items():
         jsonschema.Draft202012Validator.check_schema(schema)
