@@ -144,6 +144,15 @@ venv="$WG_REPO_ROOT/.build/pytest-venv"
 WEARABLE_SIM="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})/wearable-sim" \
 	"$venv/bin/python" -m pytest -q -p no:cacheprovider Examples/pytest
 
+# contract/ as a whole, in about a second (same virtual environment): asyncapi.yaml against the
+# official AsyncAPI 3.0.0 JSON Schema (from a PyPI source distribution pinned by hash, cached in
+# .build/contract-cache), every schema against the 2020-12 meta-schema with its $id, every $ref,
+# the committed bundle, every message example against its schema and the docs.
+log "contract: AsyncAPI 3.0.0 and JSON Schema 2020-12, \$refs, bundle, examples (scripts/check-contract.py)"
+"$venv/bin/python" -m pip install -q -r scripts/contract-requirements.txt
+"$venv/bin/python" scripts/check-contract.py ||
+	die "contract/ is invalid (each problem's file and JSON path are listed above)"
+
 # OpenTelemetry export (tracing.*) on the real executable: a private mosquitto, wearable-gateway
 # and an OTLP/HTTP receiver decoding the spans with opentelemetry-proto (same virtual environment).
 log "trace export to an OTLP/HTTP receiver (Tests/TraceExport)"
