@@ -595,10 +595,13 @@ final class InboundJournal: @unchecked Sendable {
     /// Levels for metrics.
     var statistics: Statistics {
         condition.lock()
-        defer { condition.unlock() }
+        var levels = Statistics(usedBytes: Int(head - tail), capacityBytes: capacity, liveRecords: liveCount, bypassing: bypassing)
         // The entry at `first` is the oldest live one (released ones before it are skipped).
-        let age = first < entries.count ? max(0, clock.wallTime() - entries[first].receivedAt) : 0
-        return Statistics(usedBytes: Int(head - tail), capacityBytes: capacity, liveRecords: liveCount, bypassing: bypassing, oldestRecordAge: age)
+        let oldest = first < entries.count ? entries[first].receivedAt : nil
+        condition.unlock()
+        // The clock is read after the lock is let go: appends and releases never wait for it.
+        if let oldest { levels.oldestRecordAge = max(0, clock.wallTime() - oldest) }
+        return levels
     }
 }
 
