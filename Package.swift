@@ -74,6 +74,10 @@ let package = Package(
         // LockedState guards it; MonotonicCondition is only for a thread that blocks waiting for a
         // change, with deadlines no step of the wall clock moves.
         .target(name: "Locking"),
+        // Where the runtime reads the time and sleeps (GatewayClock): the system's clocks, or a
+        // manual clock a test moves. Below every part that keeps a schedule, the ownership
+        // leases included.
+        .target(name: "GatewayTime", dependencies: ["Locking"]),
         .target(
             name: "MQTTTransport",
             dependencies: [
@@ -104,6 +108,7 @@ let package = Package(
                 "TelemetryCore",
                 "MQTTTransport",
                 "Locking",
+                "GatewayTime",
                 "RecorderStore",
                 "PostgresStore",
                 "CXXHash",
