@@ -78,6 +78,13 @@ let package = Package(
         // manual clock a test moves. Below every part that keeps a schedule, the ownership
         // leases included.
         .target(name: "GatewayTime", dependencies: ["Locking"]),
+        // Who processes a device here (OwnershipPort): one owner in single mode, partitions
+        // leased in the shared store in the clustered modes. The store's statements are behind
+        // LeaseStoring, which PostgresStore implements.
+        .target(
+            name: "Ownership",
+            dependencies: ["GatewayTime", "Locking", "TelemetryCore", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "MQTTTransport",
             dependencies: [
@@ -96,7 +103,7 @@ let package = Package(
         .target(
             name: "PostgresStore",
             dependencies: [
-                "RecorderStore", "TelemetryCore", "Locking",
+                "RecorderStore", "TelemetryCore", "Locking", "Ownership",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -182,6 +189,14 @@ let package = Package(
             dependencies: ["RecorderStore", "PostgresStore", "PostgresTestSupport", "TelemetryCore", "TelemetrySimulation", "Locking"]
         ),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
+        // The lease state machine on a manual clock, and the leases against PostgreSQL.
+        .testTarget(
+            name: "OwnershipTests",
+            dependencies: [
+                "Ownership", "GatewayTime", "Locking", "PostgresStore", "PostgresTestSupport", "TelemetryCore",
+                .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         // Test helpers of the project's own broker-backed tests (TLS certificates, event
         // recorder); re-exports the testing kit, which holds the broker and gateway harness.
         .target(

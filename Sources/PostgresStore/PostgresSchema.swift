@@ -70,7 +70,64 @@ enum PostgresSchema {
             FOR EACH ROW EXECUTE FUNCTION wg_notify_device_claim()
             """,
         ],
+        // 3: ownership leases (docs/scale-out.md, *Ownership*). One row per live instance run and
+        // one per ownership partition, all 1,024 made here. Every expiry is judged by the
+        // server's clock_timestamp() inside the single statement that compares it. A change of a
+        // partition's holder (its epoch) notifies `wg_partition_changes` once, with the partition,
+        // epoch and holder as JSON; renewals and offers notify nothing.
+        [
+            """
+            CREATE TABLE gateway_instance (
+                name text PRIMARY KEY,
+                incarnation text NOT NULL,
+                draining boolean NOT NULL DEFAULT false,
+                started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                renewed_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE ownership_partition (
+                partition integer PRIMARY KEY,
+                owner text,
+                incarnation text,
+                epoch bigint NOT NULL DEFAULT 0,
+                expires_at timestamptz NOT NULL DEFAULT '-infinity',
+                offered_to text
+            )
+            """,
+            "INSERT INTO ownership_partition (partition) SELECT generate_series(0, 1023)",
+            // Device snapshots by partition: a gained partition's devices are listed from here,
+            // so no instance keeps a list of every device.
+            """
+            CREATE TABLE device_state (
+                device text PRIMARY KEY,
+                partition integer NOT NULL,
+                epoch bigint NOT NULL,
+                last_seen double precision NOT NULL,
+                snapshot bytea NOT NULL
+            )
+            """,
+            "CREATE INDEX device_state_by_partition ON device_state (partition)",
+            """
+            CREATE FUNCTION wg_notify_partition_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.epoch IS DISTINCT FROM OLD.epoch THEN
+                    PERFORM pg_notify('wg_partition_changes', json_build_object('partition', NEW.partition, 'epoch', NEW.epoch, 'owner', NEW.owner)::text);
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER ownership_partition_changed AFTER UPDATE ON ownership_partition
+            FOR EACH ROW EXECUTE FUNCTION wg_notify_partition_change()
+            """,
+        ],
     ]
+
+    /// The channel every change of a partition's holder is notified on (migration 3).
+    static let partitionChannel = "wg_partition_changes"
 
     /// The channel every claim is notified on (migration 2), as JSON
     /// `{"device": …, "epoch": …, "instance": …}` (``DeviceClaimNotice``).

@@ -18,6 +18,11 @@ public struct TestStoreSession: Sendable {
                 id: 3, logger: logger))
     }
 
+    /// Sends `payload` on `channel` (delivered to listeners after every earlier commit).
+    public func notify(_ channel: String, _ payload: String) async throws {
+        try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: Self.logger)
+    }
+
     /// Sends `payload` on the claim channel.
     public func notifyClaimChannel(_ payload: String) async throws {
         try await connection.query("SELECT pg_notify(\(PostgresClaimListener.channel), \(payload))", logger: Self.logger)

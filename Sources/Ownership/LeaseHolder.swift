@@ -1,0 +1,142 @@
+/// One instance's side of the partition leases, as a pure state machine: heartbeat results and
+/// store views in, the statements to send next and the role changes out. ``LeasedOwnership``
+/// sends the statements and applies the changes; nothing here reads a clock or the store.
+///
+/// The rules (docs/scale-out.md, *Ownership*):
+/// - a partition nobody holds, or whose lease ran out by the store's clock, or that an earlier
+///   run of this instance's name held, is taken by the instance the assignment names;
+/// - a partition a live instance holds is never taken from it: the holder offers it to the
+///   instance the assignment names, which warms up (processes without publishing) for
+///   `warmup` seconds and then accepts it by compare-and-set, under the next epoch;
+/// - the holder's own deadline is the send time of its last successful heartbeat + `ttl` −
+///   `margin` on the monotonic clock; past it the holder keeps its roles (it cannot tell a store
+///   outage from a cut) and says so (``isPastDeadline(at:)``).
+public struct LeaseHolder: Sendable {
+    /// The timing of the leases.
+    public struct Timing: Sendable, Equatable {
+        /// Seconds a lease and an instance row live after their last renewal.
+        public var ttl: Double
+        /// Seconds before the lease's end, on this instance's clock, at which it counts its
+        /// lease as possibly lost (transit time, clock rate differences).
+        public var margin: Double
+        /// Seconds the next holder processes a partition without publishing before it takes it
+        /// from a live holder.
+        public var warmup: Double
+
+        /// A timing.
+        public init(ttl: Double, margin: Double, warmup: Double) {
+            self.ttl = ttl
+            self.margin = margin
+            self.warmup = warmup
+        }
+    }
+
+    /// What to send to the store after a view.
+    public struct Plan: Sendable, Equatable {
+        /// Partitions to take (unheld, expired, or an earlier run's).
+        public var take: [Int] = []
+        /// Partitions to offer, by successor: partition → the epoch held.
+        public var offers: [String: [Int: Int64]] = [:]
+        /// Offered partitions to accept: partition → the epoch of the offer.
+        public var accept: [Int: Int64] = [:]
+        /// Role changes the view itself made (a warm-up begun or abandoned).
+        public var changes: [OwnershipChange] = []
+
+        /// Whether there is nothing to send.
+        public var isEmpty: Bool { take.isEmpty && offers.isEmpty && accept.isEmpty }
+    }
+
+    /// This instance.
+    public let member: LeaseMember
+    /// The split of device ids into partitions.
+    public let partitions: OwnershipPartitions
+    /// The timing.
+    public let timing: Timing
+    /// Partitions held, with their epochs.
+    public private(set) var held: [Int: Int64] = [:]
+    /// Partitions being warmed up, with when the warm-up began.
+    public private(set) var warming: [Int: SuspendingClock.Instant] = [:]
+    /// The end of the holder's own lease on its clock; nil before the first heartbeat.
+    public private(set) var deadline: SuspendingClock.Instant?
+
+    /// A holder holding nothing.
+    public init(member: LeaseMember, partitions: OwnershipPartitions, timing: Timing) {
+        self.member = member
+        self.partitions = partitions
+        self.timing = timing
+    }
+
+    /// Whether the holder's lease may have run out: its last successful heartbeat was sent
+    /// longer than `ttl − margin` ago (or it never had one while holding something).
+    public func isPastDeadline(at now: SuspendingClock.Instant) -> Bool {
+        guard let deadline else { return !held.isEmpty }
+        return now >= deadline
+    }
+
+    /// The answer to a heartbeat sent at `sentAt`: the partitions the store says this run holds.
+    /// A held partition missing from it was taken by another instance (a cut long enough for
+    /// the lease to run out); one it holds without knowing is an accept or take whose answer
+    /// was lost.
+    public mutating func renewed(_ leases: [Int: Int64], sentAt: SuspendingClock.Instant) -> [OwnershipChange] {
+        deadline = sentAt + .nanoseconds(Int64(((timing.ttl - timing.margin) * 1e9).rounded()))
+        var changes: [OwnershipChange] = []
+        for partition in held.keys.sorted() where leases[partition] != held[partition] {
+            held[partition] = nil
+            changes.append(.lost(partition: partition))
+        }
+        changes += took(leases.filter { held[$0.key] == nil })
+        return changes
+    }
+
+    /// Records partitions taken or accepted under the given epochs.
+    public mutating func took(_ leases: [Int: Int64]) -> [OwnershipChange] {
+        var changes: [OwnershipChange] = []
+        for (partition, epoch) in leases.sorted(by: { $0.key < $1.key }) where held[partition] != epoch {
+            held[partition] = epoch
+            warming[partition] = nil
+            changes.append(.gained(partition: partition, epoch: epoch))
+        }
+        return changes
+    }
+
+    /// What to send after reading `view` at `now`, and the warm-ups it begins or abandons.
+    public mutating func plan(_ view: LeaseView, at now: SuspendingClock.Instant) -> Plan {
+        let assignment = PartitionAssignment(partitions: partitions, instances: view.assignable)
+        var plan = Plan()
+        for partition in partitions.all {
+            let target = assignment.instance(for: partition)
+            let lease = view.leases[partition]
+            if let epoch = held[partition] {
+                if let target, target != member.name, lease?.offeredTo != target {
+                    plan.offers[target, default: [:]][partition] = epoch
+                }
+                continue
+            }
+            guard target == member.name else {
+                if warming.removeValue(forKey: partition) != nil { plan.changes.append(.lost(partition: partition)) }
+                continue
+            }
+            guard let lease, let owner = lease.owner, !lease.expired, owner != member.name || lease.incarnation == member.incarnation else {
+                plan.take.append(partition)
+                continue
+            }
+            guard let began = warming[partition] else {
+                warming[partition] = now
+                plan.changes.append(.warming(partition: partition))
+                continue
+            }
+            if lease.offeredTo == member.name, now - began >= .nanoseconds(Int64((timing.warmup * 1e9).rounded())) {
+                plan.accept[partition] = lease.epoch
+            }
+        }
+        return plan
+    }
+
+    /// Forgets every lease (after ``LeaseStoring/leave(_:)``): every held or warming partition is lost.
+    public mutating func left() -> [OwnershipChange] {
+        let changes = Set(held.keys).union(warming.keys).sorted().map { OwnershipChange.lost(partition: $0) }
+        held = [:]
+        warming = [:]
+        return changes
+    }
+}

@@ -1,0 +1,18 @@
+/// An instance as the store knows it.
+public struct LeaseMember: Sendable, Equatable {
+    /// The instance's name (`cluster.instance`), unique in the fleet.
+    public var name: String
+    /// This process's run of that name: leases taken by an earlier run of the same name (a
+    /// process killed and restarted) are not renewed by this one; it takes them under a new epoch.
+    public var incarnation: String
+    /// Whether it is draining (a graceful stop): then it is left out of the assignment, so its
+    /// partitions go to the others make-before-break.
+    public var draining: Bool
+
+    /// An instance run.
+    public init(name: String, incarnation: String, draining: Bool = false) {
+        self.name = name
+        self.incarnation = incarnation
+        self.draining = draining
+    }
+}

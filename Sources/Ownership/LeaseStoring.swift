@@ -1,0 +1,32 @@
+/// The statements the leased ownership needs from the shared store (``LeasedOwnership``).
+/// Expiry is judged by the store's clock, never an instance's: every statement that compares a
+/// lease's end with now is one statement (one transaction) reading the server's
+/// `clock_timestamp()`. PostgreSQL implements it (`PostgresLeaseStore`).
+public protocol LeaseStoring: Sendable {
+    /// Registers or refreshes `member`'s row with a time to live of `ttl` seconds and renews, in
+    /// the same statement, every lease it holds under its incarnation (expired or not, as long
+    /// as nobody took it).
+    /// - Returns: the partitions it holds now, with their epochs.
+    func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64]
+
+    /// The live instances and every partition's lease, read in one statement.
+    func view() async throws -> LeaseView
+
+    /// Takes those of `partitions` that nobody holds or whose lease expired, under the next epoch.
+    /// - Returns: the partitions taken, with their new epochs.
+    func take(_ partitions: [Int], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64]
+
+    /// Offers partitions `member` holds (partition → the epoch it holds) to `successor`, which
+    /// takes them with ``accept(_:by:ttl:)`` once it has warmed up.
+    func offer(_ partitions: [Int: Int64], to successor: String, by member: LeaseMember) async throws
+
+    /// Takes partitions offered to `member` by compare-and-set: (holder, epoch, offered to
+    /// `member`) → (`member`, epoch + 1). A partition whose epoch moved on is not taken.
+    /// - Parameter partitions: partition → the epoch the offer was made under.
+    /// - Returns: the partitions taken, with their new epochs.
+    func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64]
+
+    /// Ends every lease `member` holds now (another instance may take them at once) and removes
+    /// its row.
+    func leave(_ member: LeaseMember) async throws
+}

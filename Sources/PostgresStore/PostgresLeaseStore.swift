@@ -1,0 +1,187 @@
+import Ownership
+import PostgresNIO
+
+/// The ownership leases in PostgreSQL (schema migration 3; docs/scale-out.md, *Ownership*):
+/// `gateway_instance` rows renewed by heartbeats, 1,024 `ownership_partition` leases, and the
+/// device snapshots fenced by their partition's epoch. Every statement is a transaction of its
+/// own and judges expiry by the server's `clock_timestamp()`, so no instance's clock decides who
+/// holds what.
+public final class PostgresLeaseStore: LeaseStoring {
+    private let store: PostgresStoreClient
+
+    /// The leases in the store behind `store`.
+    public init(_ store: PostgresStoreClient) {
+        self.store = store
+    }
+
+    /// The channel a change of a partition's holder is notified on, as JSON
+    /// `{"partition": …, "epoch": …, "owner": …}`.
+    public static var channel: String { PostgresSchema.partitionChannel }
+
+    public func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
+        try await store.withConnection { connection in
+            // The instance row and the renewal in one statement: a data-modifying WITH runs to
+            // completion whether or not the outer query reads it.
+            try await Self.leases(
+                connection.query(
+                    """
+                    WITH me AS (
+                        INSERT INTO gateway_instance (name, incarnation, draining, renewed_at, expires_at)
+                        VALUES (\(member.name), \(member.incarnation), \(member.draining), clock_timestamp(), clock_timestamp() + make_interval(secs => \(ttl)))
+                        ON CONFLICT (name) DO UPDATE SET
+                            started_at = CASE WHEN gateway_instance.incarnation = excluded.incarnation THEN gateway_instance.started_at ELSE clock_timestamp() END,
+                            incarnation = excluded.incarnation, draining = excluded.draining, renewed_at = excluded.renewed_at, expires_at = excluded.expires_at
+                        RETURNING 1
+                    ), renewed AS (
+                        UPDATE ownership_partition SET expires_at = clock_timestamp() + make_interval(secs => \(ttl))
+                        WHERE owner = \(member.name) AND incarnation = \(member.incarnation)
+                        RETURNING partition, epoch
+                    )
+                    SELECT partition, epoch FROM renewed
+                    """, logger: store.logger))
+        }
+    }
+
+    public func view() async throws -> LeaseView {
+        try await store.withConnection { connection in
+            var view = LeaseView(instances: [:], leases: [:])
+            for try await (kind, name, incarnation, epoch, flag, offeredTo, partition) in try await connection.query(
+                """
+                WITH t AS (SELECT clock_timestamp() AS now)
+                SELECT 'i', name, NULL::text, 0::int8, draining, NULL::text, -1 FROM gateway_instance, t WHERE expires_at > t.now
+                UNION ALL
+                SELECT 'p', owner, incarnation, epoch, expires_at <= t.now, offered_to, partition FROM ownership_partition, t
+                """, logger: store.logger
+            ).decode((String, String?, String?, Int64, Bool, String?, Int32).self) {
+                if kind == "i", let name {
+                    view.instances[name] = flag
+                } else {
+                    view.leases[Int(partition)] = LeaseView.Lease(
+                        partition: Int(partition), owner: name, incarnation: incarnation, epoch: epoch, expired: flag, offeredTo: offeredTo)
+                }
+            }
+            return view
+        }
+    }
+
+    public func take(_ partitions: [Int], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
+        guard !partitions.isEmpty else { return [:] }
+        let numbers = partitions.map { Int32($0) }
+        return try await store.withConnection { connection in
+            // An earlier run of the same name is dead (names are unique): its leases go at once.
+            try await Self.leases(
+                connection.query(
+                    """
+                    UPDATE ownership_partition SET owner = \(member.name), incarnation = \(member.incarnation), epoch = epoch + 1, offered_to = NULL,
+                        expires_at = clock_timestamp() + make_interval(secs => \(ttl))
+                    WHERE partition = ANY(\(numbers)::int4[])
+                        AND (owner IS NULL OR expires_at < clock_timestamp() OR (owner = \(member.name) AND incarnation <> \(member.incarnation)))
+                    RETURNING partition, epoch
+                    """, logger: store.logger))
+        }
+    }
+
+    public func offer(_ partitions: [Int: Int64], to successor: String, by member: LeaseMember) async throws {
+        guard !partitions.isEmpty else { return }
+        let (numbers, epochs) = Self.columns(partitions)
+        _ = try await store.withConnection { connection in
+            try await connection.query(
+                """
+                UPDATE ownership_partition p SET offered_to = \(successor)
+                FROM unnest(\(numbers)::int4[], \(epochs)::int8[]) AS o(partition, epoch)
+                WHERE p.partition = o.partition AND p.epoch = o.epoch AND p.owner = \(member.name) AND p.incarnation = \(member.incarnation)
+                """, logger: store.logger)
+        }
+    }
+
+    public func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
+        guard !partitions.isEmpty else { return [:] }
+        let (numbers, epochs) = Self.columns(partitions)
+        return try await store.withConnection { connection in
+            try await Self.leases(
+                connection.query(
+                    """
+                    UPDATE ownership_partition p SET owner = \(member.name), incarnation = \(member.incarnation), epoch = p.epoch + 1, offered_to = NULL,
+                        expires_at = clock_timestamp() + make_interval(secs => \(ttl))
+                    FROM unnest(\(numbers)::int4[], \(epochs)::int8[]) AS o(partition, epoch)
+                    WHERE p.partition = o.partition AND p.epoch = o.epoch AND p.offered_to = \(member.name)
+                    RETURNING p.partition, p.epoch
+                    """, logger: store.logger))
+        }
+    }
+
+    public func leave(_ member: LeaseMember) async throws {
+        _ = try await store.withConnection { connection in
+            try await connection.query(
+                """
+                WITH gone AS (
+                    DELETE FROM gateway_instance WHERE name = \(member.name) AND incarnation = \(member.incarnation) RETURNING 1
+                )
+                UPDATE ownership_partition SET expires_at = '-infinity', offered_to = NULL
+                WHERE owner = \(member.name) AND incarnation = \(member.incarnation)
+                """, logger: store.logger)
+        }
+    }
+
+    /// Writes the snapshots whose partition `member` still holds under the epoch each carries, in
+    /// one statement that locks those leases (`FOR SHARE`): a hand-over or take-over of the
+    /// partition waits for the write, or the write finds the new epoch and writes nothing.
+    /// - Returns: the devices written.
+    public func save(_ snapshots: [LeasedSnapshot], by member: LeaseMember) async throws -> Set<String> {
+        guard !snapshots.isEmpty else { return [] }
+        let devices = snapshots.map(\.device)
+        let partitions = snapshots.map { Int32($0.partition) }
+        let epochs = snapshots.map(\.epoch)
+        let dates = snapshots.map(\.lastSeen)
+        let texts = snapshots.map(\.snapshot)
+        return try await store.withConnection { connection in
+            var written: Set<String> = []
+            for try await device in try await connection.query(
+                """
+                WITH w AS (
+                    SELECT * FROM unnest(\(devices)::text[], \(partitions)::int4[], \(epochs)::int8[], \(dates)::float8[], \(texts)::text[])
+                        AS w(device, partition, epoch, last_seen, snapshot)
+                ), lease AS (
+                    SELECT partition, epoch FROM ownership_partition
+                    WHERE owner = \(member.name) AND incarnation = \(member.incarnation) AND partition = ANY(\(partitions)::int4[])
+                    FOR SHARE
+                )
+                INSERT INTO device_state (device, partition, epoch, last_seen, snapshot)
+                SELECT w.device, w.partition, w.epoch, w.last_seen, convert_to(w.snapshot, 'UTF8')
+                FROM w JOIN lease ON lease.partition = w.partition AND lease.epoch = w.epoch
+                ON CONFLICT (device) DO UPDATE SET partition = excluded.partition, epoch = excluded.epoch, last_seen = excluded.last_seen,
+                    snapshot = excluded.snapshot
+                RETURNING device
+                """, logger: store.logger
+            ).decode(String.self) {
+                written.insert(device)
+            }
+            return written
+        }
+    }
+
+    /// The snapshots stored for the devices of `partition` (a gained partition's state), as
+    /// device → JSON text.
+    public func snapshots(in partition: Int) async throws -> [String: String] {
+        try await store.withConnection { connection in
+            var snapshots: [String: String] = [:]
+            for try await (device, text) in try await connection.query(
+                "SELECT device, convert_from(snapshot, 'UTF8') FROM device_state WHERE partition = \(Int32(partition))", logger: store.logger
+            ).decode((String, String).self) {
+                snapshots[device] = text
+            }
+            return snapshots
+        }
+    }
+
+    private static func leases(_ rows: PostgresRowSequence) async throws -> [Int: Int64] {
+        var leases: [Int: Int64] = [:]
+        for try await (partition, epoch) in rows.decode((Int32, Int64).self) { leases[Int(partition)] = epoch }
+        return leases
+    }
+
+    private static func columns(_ partitions: [Int: Int64]) -> ([Int32], [Int64]) {
+        let sorted = partitions.sorted { $0.key < $1.key }
+        return (sorted.map { Int32($0.key) }, sorted.map(\.value))
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import GatewayTime
+import Locking
+import Logging
+import Ownership
+import PostgresNIO
+import PostgresStore
+import PostgresTestSupport
+import Testing
+
+/// The leases on a real PostgreSQL (`WG_TEST_POSTGRES_URL`): expiry by the server's clock, no
+/// take from a live holder, hand-over by compare-and-set after an offer, one notification per
+/// moved partition, snapshot writes fenced by the partition's epoch, and two
+/// ``LeasedOwnership``s stepping on a manual clock.
+@Suite("Ownership leases on PostgreSQL", .enabled(if: TestPostgres.url != nil, Comment(rawValue: TestPostgres.skipReason)))
+struct PostgresLeaseTests {
+    let a = LeaseMember(name: "gw-a", incarnation: "a-1")
+    let b = LeaseMember(name: "gw-b", incarnation: "b-1")
+
+    /// Collects the notifications of the partition channel on a connection of its own.
+    final class PartitionNotices: Sendable {
+        let payloads = LockedState<[String]>([])
+        private let task: Task<Void, any Error>
+        private let listening = LockedState(false)
+
+        init(_ settings: PostgresStoreSettings) {
+            let (payloads, listening) = (payloads, listening)
+            task = Task {
+                let connection = try await PostgresConnection.connect(
+                    configuration: .init(
+                        host: settings.host, port: settings.port, username: settings.user, password: settings.password, database: settings.database,
+                        tls: .disable),
+                    id: 7, logger: Logger(label: "test-notices"))
+                do {
+                    try await connection.listen(on: PostgresLeaseStore.channel) { notifications in
+                        listening.withLock { $0 = true }
+                        for try await notification in notifications { payloads.withLock { $0.append(notification.payload) } }
+                    }
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            }
+        }
+
+        /// Waits until LISTEN is in effect (polled, bounded).
+        func started() async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !listening.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(listening.withLock { $0 })
+        }
+
+        /// The payloads once the one containing `marker` arrived: every earlier commit's are in.
+        func until(_ marker: String) async throws -> [String] {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !payloads.withLock({ $0.contains { $0.contains(marker) } }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            return payloads.withLock { $0.filter { !$0.contains(marker) } }
+        }
+
+        func stop() { task.cancel() }
+    }
+
+    @Test("a live holder's lease is not taken; an expired one is, by the server's clock; renewal keeps an expired lease nobody took")
+    func expiryOnTheServersClock() async throws {
+        try await TestPostgres.withStore { client in
+            let store = PostgresLeaseStore(client)
+            _ = try await store.heartbeat(a, ttl: 1.5)
+            let taken = try await store.take([0, 1, 2], by: a, ttl: 1.5)
+            #expect(taken == [0: 1, 1: 1, 2: 1])
+            #expect(try await store.heartbeat(a, ttl: 1.5) == taken)
+            #expect(try await store.take([0, 1, 2], by: b, ttl: 1.5).isEmpty, "a live holder's lease was taken")
+            // Expired by the server's clock: read the server's time of the expiry and poll.
+            let renewedAt = try await client.serverTime()
+            var view = try await store.view()
+            #expect(view.instances == ["gw-a": false])
+            #expect(view.leases[0] == LeaseView.Lease(partition: 0, owner: "gw-a", incarnation: "a-1", epoch: 1, expired: false))
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !(try await store.view()).leases[0]!.expired, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(try await client.serverTime() - renewedAt >= 1.4)
+            view = try await store.view()
+            #expect(view.instances.isEmpty, "the instance row expired with its leases")
+            // Nobody took it: the holder's next heartbeat renews it under the same epoch (a
+            // store outage moves nothing).
+            #expect(try await store.heartbeat(a, ttl: 1.5) == [0: 1, 1: 1, 2: 1])
+            #expect(try await store.take([0], by: b, ttl: 1.5).isEmpty)
+            // Let it run out again; now another instance takes it under the next epoch.
+            while !(try await store.view()).leases[1]!.expired, ContinuousClock.now < deadline + .seconds(10) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try await store.take([1], by: b, ttl: 1.5) == [1: 2])
+            #expect(try await store.heartbeat(a, ttl: 1.5) == [0: 1, 2: 1], "the holder learns of the loss at its next heartbeat")
+        }
+    }
+
+    @Test("hand-over: only an offered partition is accepted, by compare-and-set under the next epoch; one notification per moved partition")
+    func handOver() async throws {
+        let settings = try await TestPostgres.makeDatabase()
+        let client = TestPostgres.client(settings)
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        let store = PostgresLeaseStore(client)
+        _ = try await store.heartbeat(a, ttl: 30)
+        let notices = PartitionNotices(settings)
+        defer { notices.stop() }
+        try await notices.started()
+        #expect(try await store.take(Array(0..<8), by: a, ttl: 30).count == 8)
+        _ = try await store.heartbeat(b, ttl: 30)
+        #expect(try await store.accept([0: 1, 1: 1], by: b, ttl: 30).isEmpty, "accepted without an offer")
+        try await store.offer([0: 1, 1: 1, 2: 1], to: "gw-b", by: a)
+        try await store.offer([3: 99], to: "gw-b", by: a)
+        try await store.offer([4: 1], to: "gw-b", by: b)
+        let view = try await store.view()
+        #expect((0...2).allSatisfy { view.leases[$0]?.offeredTo == "gw-b" })
+        #expect(view.leases[3]?.offeredTo == nil, "an offer under a stale epoch was made")
+        #expect(view.leases[4]?.offeredTo == nil, "a non-holder offered")
+        #expect(try await store.accept([0: 1, 1: 1, 2: 0], by: b, ttl: 30) == [0: 2, 1: 2], "a stale epoch was accepted")
+        #expect(try await store.heartbeat(a, ttl: 30).keys.sorted() == [2, 3, 4, 5, 6, 7])
+        #expect(try await store.heartbeat(b, ttl: 30) == [0: 2, 1: 2])
+        let session = try await TestStoreSession.connect(settings)
+        try await session.notify(PostgresLeaseStore.channel, "marker")
+        await session.close()
+        let payloads = try await notices.until("marker")
+        // 8 takes and 2 accepts: one notification each; renewals and offers none.
+        #expect(payloads.count == 10, "\(payloads)")
+        #expect(payloads.suffix(2).allSatisfy { $0.contains(#""owner" : "gw-b""#) && $0.contains(#""epoch" : 2"#) }, "\(payloads)")
+    }
+
+    @Test("leave ends the leases at once (taken without waiting for the time to live); a restart under the same name takes its earlier run's at once")
+    func leaveAndRestart() async throws {
+        try await TestPostgres.withStore { client in
+            let store = PostgresLeaseStore(client)
+            _ = try await store.heartbeat(a, ttl: 300)
+            _ = try await store.take([0, 1], by: a, ttl: 300)
+            let again = LeaseMember(name: "gw-a", incarnation: "a-2")
+            #expect(try await store.heartbeat(again, ttl: 300).isEmpty, "a new run renewed the earlier run's leases")
+            #expect(try await store.take([0], by: b, ttl: 300).isEmpty)
+            #expect(try await store.take([0], by: again, ttl: 300) == [0: 2])
+            try await store.leave(again)
+            #expect(try await store.view().instances["gw-a"] == nil)
+            #expect(try await store.take([0], by: b, ttl: 300) == [0: 3])
+            // The earlier run's other lease is still its own (it did not leave): it waits for expiry.
+            #expect(try await store.take([1], by: b, ttl: 300).isEmpty)
+        }
+    }
+
+    @Test("snapshot writes are fenced by the partition's epoch: the old holder writes nothing after a hand-over, the new one writes")
+    func fencedSnapshots() async throws {
+        try await TestPostgres.withStore { client in
+            let store = PostgresLeaseStore(client)
+            let partitions = OwnershipPartitions()
+            let device = "watch-1"
+            let partition = partitions.partition(of: device)
+            _ = try await store.heartbeat(a, ttl: 300)
+            _ = try await store.heartbeat(b, ttl: 300)
+            #expect(try await store.take([partition], by: a, ttl: 300) == [partition: 1])
+            func snapshot(_ epoch: Int64, _ text: String) -> LeasedSnapshot {
+                LeasedSnapshot(device: device, partition: partition, epoch: epoch, lastSeen: 1_800_000_000, snapshot: #"{"v":"\#(text)"}"#)
+            }
+            #expect(try await store.save([snapshot(1, "a1")], by: a) == [device])
+            #expect(try await store.save([snapshot(1, "b?")], by: b).isEmpty, "a non-holder wrote")
+            try await store.offer([partition: 1], to: "gw-b", by: a)
+            #expect(try await store.accept([partition: 1], by: b, ttl: 300) == [partition: 2])
+            #expect(try await store.save([snapshot(1, "a2")], by: a).isEmpty, "the old holder wrote after the hand-over")
+            #expect(try await store.snapshots(in: partition) == [device: #"{"v":"a1"}"#])
+            #expect(try await store.save([snapshot(2, "b1")], by: b) == [device])
+            #expect(try await store.snapshots(in: partition)[device]?.contains("b1") == true)
+        }
+    }
+
+    @Test("two LeasedOwnerships on a manual clock: the first takes all, the second joins and gets its share after the warm-up, roles and events follow")
+    func twoInstancesJoin() async throws {
+        try await TestPostgres.withStore { client in
+            let clock = ManualGatewayClock(wallTime: 1_800_000_000)
+            let timing = LeaseHolder.Timing(ttl: 300, margin: 5, warmup: 3)
+            let partitions = OwnershipPartitions()
+            let first = LeasedOwnership(
+                store: PostgresLeaseStore(client), member: a, partitions: partitions, timing: timing, heartbeat: 1, clock: clock, logger: Logger(label: "a"))
+            let second = LeasedOwnership(
+                store: PostgresLeaseStore(client), member: b, partitions: partitions, timing: timing, heartbeat: 1, clock: clock, logger: Logger(label: "b"))
+            let events = LockedState<[String: [OwnershipChange]]>([:])
+            first.observe { change in events.withLock { $0["a", default: []].append(change) } }
+            second.observe { change in events.withLock { $0["b", default: []].append(change) } }
+
+            await first.beat()
+            #expect(first.held.count == 1_024)
+            #expect(first.role(of: "watch-1") == .owner(epoch: 1))
+            #expect(second.role(of: "watch-1") == .none)
+
+            let theirs = Set(PartitionAssignment(partitions: partitions, instances: ["gw-a", "gw-b"]).partitions(of: "gw-b"))
+            let moving = (0..<10_000).map { "device-\($0)" }.first { theirs.contains(partitions.partition(of: $0)) }!
+            await second.beat()  // registers, warms its share
+            #expect(second.role(of: moving) == .warming)
+            #expect(first.role(of: moving) == .owner(epoch: 1))
+            await first.beat()  // offers
+            await second.beat()  // offered, but not warmed up for 3 s yet
+            #expect(second.held.isEmpty)
+            clock.advance(by: 3)
+            await second.beat()  // accepts
+            #expect(Set(second.held.keys) == theirs)
+            #expect(second.role(of: moving) == .owner(epoch: 2))
+            #expect(first.role(of: moving) == .owner(epoch: 1), "the old holder hears of it at its next heartbeat")
+            await first.beat()
+            #expect(first.role(of: moving) == .none)
+            #expect(first.held.count == 1_024 - theirs.count)
+            let seen = events.withLock { $0 }
+            #expect(seen["b"]?.filter { if case .gained = $0 { true } else { false } }.count == theirs.count)
+            #expect(seen["a"]?.filter { if case .lost = $0 { true } else { false } }.count == theirs.count)
+
+            // Past its deadline without a heartbeat, the holder keeps its roles and says so.
+            #expect(!first.status.pastDeadline)
+            clock.advance(by: 296)
+            #expect(first.status.pastDeadline)
+            #expect(first.role(of: "watch-1") != .none || theirs.contains(partitions.partition(of: "watch-1")))
+            await second.leave()
+            #expect(second.held.isEmpty)
+            #expect(second.role(of: moving) == .none)
+            await first.beat()
+            #expect(first.held.count == 1_024, "the leaver's leases were taken at once")
+        }
+    }
+}
