@@ -1,4 +1,5 @@
 import Glibc
+import Locking
 
 /// Where the runtime reads the time and waits. Timestamps (a frame's `receivedAt`, the date a
 /// tick or a policy reload carries, prune cut-offs) come from the wall clock; schedules that must
@@ -19,13 +20,12 @@ extension GatewayClock {
     /// Suspends the calling task for `seconds` on the monotonic clock (not at all for 0 or less).
     /// - Throws: `CancellationError` when the task is cancelled first.
     public func sleep(for seconds: Double) async throws {
-        try await sleep(until: monotonicNow() + .nanoseconds(Int64((max(0, seconds) * 1e9).rounded())))
+        try await sleep(until: monotonicNow() + .seconds(max(0, seconds)))
     }
 
     /// Seconds on the monotonic clock since `instant`.
     public func secondsSince(_ instant: SuspendingClock.Instant) -> Double {
-        let elapsed = (monotonicNow() - instant).components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        (monotonicNow() - instant).inSeconds
     }
 }
 

@@ -35,7 +35,7 @@ public final class ManualGatewayClock: GatewayClock {
     public func advance(by seconds: Double) {
         let woken = state.withLock { state -> [Sleeper] in
             state.wall += seconds
-            state.monotonic = state.monotonic + .nanoseconds(Int64((seconds * 1e9).rounded()))
+            state.monotonic = state.monotonic + .seconds(seconds)
             let due = state.sleepers.filter { $0.value.deadline <= state.monotonic }
             for key in due.keys { state.sleepers[key] = nil }
             return Array(due.values)

@@ -78,7 +78,7 @@ public struct LeaseHolder: Sendable {
     /// the lease to run out); one it holds without knowing is an accept or take whose answer
     /// was lost.
     public mutating func renewed(_ leases: [Int: Int64], sentAt: SuspendingClock.Instant) -> [OwnershipChange] {
-        deadline = sentAt + .nanoseconds(Int64(((timing.ttl - timing.margin) * 1e9).rounded()))
+        deadline = sentAt + .seconds(timing.ttl - timing.margin)
         var changes: [OwnershipChange] = []
         for partition in held.keys.sorted() where leases[partition] != held[partition] {
             held[partition] = nil
@@ -125,7 +125,7 @@ public struct LeaseHolder: Sendable {
                 plan.changes.append(.warming(partition: partition))
                 continue
             }
-            if lease.offeredTo == member.name, now - began >= .nanoseconds(Int64((timing.warmup * 1e9).rounded())) {
+            if lease.offeredTo == member.name, now - began >= .seconds(timing.warmup) {
                 plan.accept[partition] = lease.epoch
             }
         }
