@@ -1,4 +1,5 @@
 import CoreMetrics
+import Ownership
 import Foundation
 import Logging
 import MQTTTransport
@@ -33,7 +34,8 @@ struct InboundRouterTests {
                 journal: journal, journalMaximumWait: 0.01,
                 recorder: RecorderRuntime(configuration: configuration, scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), logger: logger, metrics: RecorderMetrics(factory: factory)),
                 queries: HandoffQueue<RecorderRequest>(capacity: 16), metrics: GatewayMetrics(factory: factory, shards: shards),
-                health: RuntimeHealth(stallTimeout: 30), cluster: nil, logger: logger)
+                health: RuntimeHealth(stallTimeout: 30), ownership: SoleOwner(), subscriptions: FleetSubscription(),
+                ownershipMetrics: OwnershipMetrics(factory: factory), logger: logger)
         }
 
         /// Every frame queued so far, per shard (closes the queues).

@@ -27,9 +27,6 @@ struct StoreListingFailureTests {
             return try await base.devices()
         }
         func prune(lastSeenBefore cutoff: Double) async throws -> Int { try await base.prune(lastSeenBefore: cutoff) }
-        func claim(_ device: DeviceID, instance: String) async throws -> DeviceClaim { try await base.claim(device, instance: instance) }
-        func save(fenced snapshots: [FencedSnapshot]) async throws -> [DeviceID: DeviceOwnership] { try await base.save(fenced: snapshots) }
-        func owner(of device: DeviceID) async throws -> DeviceOwnership? { try await base.owner(of: device) }
     }
 
     /// Runs one worker over `store` on the status frames given, until they are processed.

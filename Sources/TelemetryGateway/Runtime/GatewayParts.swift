@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import Logging
 import MQTTTransport
+import Ownership
 import PostgresStore
 import Prometheus
 import ServiceLifecycle
@@ -10,7 +11,7 @@ import RecorderStore
 import TelemetryCore
 
 /// The parts one gateway run is made of: connections, queues, journal, recorder, metrics.
-/// Built once by ``buildGateway(configuration:logger:metricsFactory:prometheus:accessPolicy:shutdownSignals:shutdownReport:exitOnShutdownOverrun:handover:clock:connections:)``,
+/// Built once by ``buildGateway(configuration:logger:metricsFactory:prometheus:accessPolicy:shutdownSignals:shutdownReport:exitOnShutdownOverrun:clock:connections:)``,
 /// which hands each service exactly the parts it uses; no service holds this.
 struct GatewayParts: Sendable {
     let configuration: GatewayConfiguration
@@ -36,9 +37,6 @@ struct GatewayParts: Sendable {
     let deviceStates: (any DeviceSnapshotStoring)?
     /// The connection pool of the shared store (`store.backend: postgres`), run as a service.
     let storeClient: PostgresStoreClient?
-    /// Clustered on the shared store: the devices this instance holds claimed, for the claim
-    /// listener's owner check (``ClaimNoticeService``); nil otherwise.
-    let claimedDevices: ClaimedDevices?
     /// The configuration key of the device state store, as logs and `/readyz` name it.
     var deviceStateKey: String { storeClient == nil ? "state.path" : "store.url" }
     let deviceStateMetrics: DeviceStateMetrics
@@ -54,10 +52,16 @@ struct GatewayParts: Sendable {
     private let inboundSubscribedSink: AsyncStream<Never>.Continuation
     /// Health, readiness, the fleet view and latency histograms (read by the HTTP service).
     let operations: GatewayOperations
-    /// Membership and ownership of clustered modes; nil in single mode.
-    let cluster: ClusterRuntime?
-    /// What workers do when partitioned mode moves a device here or away.
-    let handover: any DeviceHandover
+    /// Who processes which device: the sole owner (single mode) or partition leases in the
+    /// shared store (clustered).
+    let ownership: any OwnershipPort
+    let ownershipMetrics: OwnershipMetrics
+    /// How device frames reach the subscriber: one filter, or per device of held partitions.
+    let subscriptions: any InboundSubscriptions
+    /// The devices with stored state in the given partitions (clustered; none in single mode).
+    let listDevices: @Sendable ([Int]) async throws -> [DeviceID]
+    /// This instance's name in clustered modes; nil for a single gateway.
+    let instance: String?
     /// Spans of processed frames, and the service exporting them; nil while
     /// `tracing.otlpEndpoint` is off.
     let tracing: FrameTracing?
@@ -67,10 +71,9 @@ struct GatewayParts: Sendable {
 
     init(
         configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
-        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, handover: any DeviceHandover, clock: any GatewayClock,
+        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, clock: any GatewayClock,
         connections: BrokerConnections
     ) throws {
-        self.handover = handover
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
@@ -110,17 +113,21 @@ struct GatewayParts: Sendable {
         }
         let deviceStateMetrics = DeviceStateMetrics(factory: metricsFactory, shards: shardCount)
         self.deviceStateMetrics = deviceStateMetrics
+        // Device snapshots of a single gateway (state.path); clustered ones are made below.
+        var singleStates: (any DeviceSnapshotStoring)? = nil
+        let ownershipMetrics = OwnershipMetrics(factory: metricsFactory)
+        self.ownershipMetrics = ownershipMetrics
+        instance = configuration.cluster.isClustered ? configuration.cluster.instanceName : nil
         if let settings = configuration.store.postgresSettings {
             let client = PostgresStoreClient(settings: settings, logger: logger)
             storeClient = client
-            deviceStates = PostgresDeviceStateStore(client)
             recorder = RecorderRuntime(
                 configuration: configuration, store: PostgresRecorderStore(client), scheme: scheme, logger: logger, metrics: recorderMetrics,
                 clock: clock)
         } else if let path = configuration.state.path {
             storeClient = nil
             do {
-                deviceStates = try DeviceStateStore(
+                singleStates = try DeviceStateStore(
                     path: path, now: { Date(timeIntervalSince1970: clock.wallTime()) },
                     onMovedAside: { movedTo, error in
                         deviceStateMetrics.movedAside.increment()
@@ -134,18 +141,36 @@ struct GatewayParts: Sendable {
             recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
         } else {
             storeClient = nil
-            deviceStates = nil
+            singleStates = nil
             recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
         }
 
-        claimedDevices = configuration.cluster.isClustered && storeClient != nil ? ClaimedDevices() : nil
+        // On the shared store (every clustered instance, and a single one that uses it):
+        // partitions leased there and snapshots fenced by them; a single gateway on it is a
+        // cluster of one, which takes every partition at its first heartbeat. Clustered, devices
+        // are subscribed one by one.
+        if let client = storeClient {
+            let cluster = configuration.cluster
+            let leased = LeasedOwnership(
+                store: PostgresLeaseStore(client), member: LeaseMember(name: cluster.instanceName, incarnation: String(UUID().uuidString.prefix(8))),
+                timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
+                heartbeat: cluster.heartbeatInterval, clock: clock, logger: logger)
+            let states = PostgresLeasedStateStore(client, ownership: leased)
+            ownership = leased
+            deviceStates = states
+            listDevices = { try await states.devices(in: $0) }
+        } else {
+            ownership = SoleOwner()
+            deviceStates = singleStates
+            listDevices = { _ in [] }
+        }
+        subscriptions =
+            configuration.cluster.isClustered
+            ? PartitionSubscriptions(scheme: scheme, partitions: ownership.partitions, metrics: ownershipMetrics) : FleetSubscription()
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
         (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
-        cluster =
-            configuration.cluster.isClustered
-            ? ClusterRuntime(configuration: configuration, scheme: scheme, metrics: ClusterMetrics(factory: metricsFactory), startedAt: startedAt, clock: clock) : nil
-        let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: cluster?.instance).message(online: false, reason: "connectionLost")
+        let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: instance).message(online: false, reason: "connectionLost")
         let client = try connections.makePublisher(
             configuration.publisherConfiguration(will: will), logger,
             { event in
@@ -180,7 +205,7 @@ struct GatewayParts: Sendable {
     func markInboundSubscribed() { inboundSubscribedSink.finish() }
 
     /// The status message of this gateway (or instance).
-    var status: StatusMessage { StatusMessage(scheme: scheme, startedAt: startedAt, instance: cluster?.instance) }
+    var status: StatusMessage { StatusMessage(scheme: scheme, startedAt: startedAt, instance: instance) }
 
     /// What every shard's worker works with.
     var workerDependencies: ShardWorker.Dependencies {
@@ -191,23 +216,14 @@ struct GatewayParts: Sendable {
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
             scheme: scheme, publisher: publisher, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
-            handover: handover, cluster: cluster, tracing: tracing)
+            ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing)
     }
 
     /// Makes shard `n`'s keeper of device state.
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance,
-            claimedDevices: claimedDevices, restoresHandedOverState: cluster?.restoresHandedOverState ?? true)
-    }
-
-    /// Clustered on the shared store: the service that listens to the store's claim notifications.
-    var claimNoticeService: ClaimNoticeService? {
-        guard let storeClient, let claimedDevices, let cluster else { return nil }
-        return ClaimNoticeService(
-            listener: PostgresClaimListener(storeClient), instance: cluster.instance, claimed: claimedDevices, queues: queues, metrics: deviceStateMetrics,
-            logger: logger)
+            health: operations.health, logger: logger, settings: configuration.state, shared: storeClient != nil)
     }
 
     /// The subscriber's message handler.
@@ -215,7 +231,7 @@ struct GatewayParts: Sendable {
         InboundRouter(
             scheme: scheme, clock: clock, queues: queues, maximumHandoffWait: configuration.pipeline.maximumHandoffWait, journal: journal,
             journalMaximumWait: configuration.journal.maximumWait, recorder: recorder, queries: queries, metrics: metrics, health: operations.health,
-            cluster: cluster, logger: logger)
+            ownership: ownership, subscriptions: subscriptions, ownershipMetrics: ownershipMetrics, logger: logger)
     }
 }
 
