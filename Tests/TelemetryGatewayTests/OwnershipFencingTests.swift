@@ -19,7 +19,7 @@ struct OwnershipFencingTests {
     /// One worker of instance `instance` over `store`, with its journal, broker and metrics.
     struct Setup {
         let broker = ScriptedBroker(acknowledgeAtOnce: true)
-        let queue = HandoffQueue<WorkItem>(capacity: 64)
+        let queue = HandoffQueue<WorkItem>(capacity: 64, clock: SystemGatewayClock())
         let registry = PrometheusCollectorRegistry()
         let journal: InboundJournal
         let store: DeviceStateStore
@@ -30,7 +30,7 @@ struct OwnershipFencingTests {
         init(instance: String = "a", cluster: ClusterRuntime? = nil) throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fencing-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
+            journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20, clock: SystemGatewayClock())
             let path = directory.appendingPathComponent("state.sqlite").path
             store = try DeviceStateStore(path: path)
             other = try DeviceStateStore(path: path)

@@ -23,7 +23,7 @@ final class RecorderRuntime: Sendable {
     private let admission: LockedState<RecorderQueryAdmission>
     /// Refused queries waiting for their error answer; filled without waiting (``submit(_:to:)``,
     /// bounded by the admission's refusal capacity), emptied by the answerer's refusal task.
-    let refusals = HandoffQueue<RecorderRequest>(capacity: RecorderRuntime.refusalCapacity)
+    let refusals: HandoffQueue<RecorderRequest>
     /// The publish budget every answer and refusal goes through.
     let answerBudget: RecorderAnswerBudget
 
@@ -49,6 +49,7 @@ final class RecorderRuntime: Sendable {
         clock: any GatewayClock = SystemGatewayClock()
     ) {
         self.clock = clock
+        refusals = HandoffQueue(capacity: Self.refusalCapacity, clock: clock)
         database = store
         self.configuration = configuration.recorder
         self.scheme = scheme

@@ -86,9 +86,9 @@ struct GatewayParts: Sendable {
         let metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
         self.metrics = metrics
         recorderMetrics = RecorderMetrics(factory: metricsFactory)
-        budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes)
-        queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget) }
-        queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity)
+        budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes, clock: clock)
+        queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget, clock: clock) }
+        queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity, clock: clock)
         let operations = GatewayOperations(configuration: configuration, metricsFactory: metricsFactory, logger: logger, clock: clock)
         self.operations = operations
         operations.watchQueues(queues, queries: queries, configuration: configuration)
