@@ -142,7 +142,7 @@ struct JournalSyncTests {
         let metrics = GatewayMetrics(factory: PrometheusMetricsFactory(registry: registry), shards: 1)
         let logger = Logger(label: "journal-sync-test")
         // An hour between syncs: the only sync is the one at shutdown.
-        let group = ServiceGroup(services: [JournalSyncService(journal: journal, interval: 3600, metrics: metrics, logger: logger)], logger: logger)
+        let group = ServiceGroup(services: [JournalSyncService(journal: journal, interval: 3600, metrics: metrics, clock: SystemGatewayClock(), logger: logger)], logger: logger)
         let running = Task { try await group.run() }
         await group.triggerGracefulShutdown()
         try await running.value

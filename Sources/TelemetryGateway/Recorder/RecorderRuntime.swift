@@ -18,7 +18,7 @@ final class RecorderRuntime: Sendable {
     private let scheme: TopicScheme
     private let logger: Logger
     let metrics: RecorderMetrics
-    private let failureLog = RateLimitedLog(interval: 10)
+    private let failureLog: RateLimitedLog
     /// Which queries are queued or running, per requester (taken on the network thread).
     private let admission: LockedState<RecorderQueryAdmission>
     /// Refused queries waiting for their error answer; filled without waiting (``submit(_:to:)``,
@@ -49,6 +49,7 @@ final class RecorderRuntime: Sendable {
         clock: any GatewayClock = SystemGatewayClock()
     ) {
         self.clock = clock
+        failureLog = RateLimitedLog(interval: 10, clock: clock)
         refusals = HandoffQueue(capacity: Self.refusalCapacity, clock: clock)
         database = store
         self.configuration = configuration.recorder

@@ -27,6 +27,8 @@ struct DeviceStateKeeper {
     private let metrics: DeviceStateMetrics
     /// Where the store's write failures show (`/readyz`).
     private let health: RuntimeHealth
+    /// Where failure logs are spaced.
+    private let clock: any GatewayClock
     private let logger: Logger
     private let settings: GatewayConfiguration.DeviceState
     /// This shard's share of `state.maxResidentDevices`.
@@ -49,7 +51,7 @@ struct DeviceStateKeeper {
     /// next snapshots, and kept in memory until then.
     private(set) var unsaved: Set<DeviceID> = []
     /// One write failure logged per interval, however many ticks fail.
-    private let failureLog = RateLimitedLog(interval: 30)
+    private let failureLog: RateLimitedLog
     /// Clustered modes (always on the shared PostgreSQL store): the claims of this shard's
     /// devices, whose snapshots are the hand-over state; nil in single mode (one owner by
     /// definition: snapshots are written unfenced).
@@ -63,7 +65,7 @@ struct DeviceStateKeeper {
     /// The latest tick's monotonic instant (when a refusal was learnt).
     private var lastTick: SuspendingClock.Instant?
     /// One claim failure logged per interval.
-    private let claimFailureLog = RateLimitedLog(interval: 30)
+    private let claimFailureLog: RateLimitedLog
     private var nextIdleScan = 0.0
     /// When the next snapshot write is due, on the monotonic clock (it releases held journal
     /// records, so a step of the wall clock must not delay it); nil until the first tick, which
@@ -76,7 +78,7 @@ struct DeviceStateKeeper {
     /// A keeper of shard `shard`'s devices (of `shardCount`).
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path",
-        metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState,
+        metrics: DeviceStateMetrics, health: RuntimeHealth, clock: any GatewayClock, logger: Logger, settings: GatewayConfiguration.DeviceState,
         claimsAs instance: String? = nil, claimedDevices: ClaimedDevices? = nil,
         restoresHandedOverState: Bool = true
     ) {
@@ -87,6 +89,9 @@ struct DeviceStateKeeper {
         self.store = store
         self.metrics = metrics
         self.health = health
+        self.clock = clock
+        failureLog = RateLimitedLog(interval: 30, clock: clock)
+        claimFailureLog = RateLimitedLog(interval: 30, clock: clock)
         self.logger = logger
         self.settings = settings
         residentShare = max(1, settings.maximumResidentDevices / shardCount)

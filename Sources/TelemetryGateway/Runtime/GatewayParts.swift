@@ -155,7 +155,7 @@ struct GatewayParts: Sendable {
             })
         publisher = OutboundPublisher(
             client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
-            logger: logger)
+            clock: clock, logger: logger)
     }
 
     /// Says what the journal's scan at open found: torn records skipped, a scan that stopped
@@ -191,14 +191,14 @@ struct GatewayParts: Sendable {
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
             scheme: scheme, publisher: publisher, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
-            handover: handover, cluster: cluster, tracing: tracing)
+            handover: handover, cluster: cluster, tracing: tracing, clock: clock)
     }
 
     /// Makes shard `n`'s keeper of device state.
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance,
+            health: operations.health, clock: clock, logger: logger, settings: configuration.state, claimsAs: cluster?.instance,
             claimedDevices: claimedDevices, restoresHandedOverState: cluster?.restoresHandedOverState ?? true)
     }
 

@@ -29,7 +29,7 @@ final class InboundRouter: Sendable {
     /// Partitioned mode's ownership; nil in single mode.
     private let cluster: ClusterRuntime?
     private let logger: Logger
-    private let overload = RateLimitedLog(interval: 10)
+    private let overload: RateLimitedLog
 
     /// A router over `queues` (one per shard).
     init(
@@ -39,6 +39,7 @@ final class InboundRouter: Sendable {
     ) {
         self.scheme = scheme
         self.clock = clock
+        overload = RateLimitedLog(interval: 10, clock: clock)
         self.queues = queues
         shards = ShardRouter(shardCount: queues.count)
         self.maximumHandoffWait = maximumHandoffWait

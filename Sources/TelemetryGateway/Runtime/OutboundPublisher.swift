@@ -13,16 +13,20 @@ final class OutboundPublisher: Sendable {
     private let metrics: GatewayMetrics
     private let operations: GatewayOperations
     private let logger: Logger
-    private let failureLog = RateLimitedLog(interval: 10)
+    private let failureLog: RateLimitedLog
 
     /// Attempts for one publish before it is given up (counted in `gateway_publish_failures_total`).
     static let maximumAttempts = 3
 
-    init(client: any OutboundConnection, retained: RetainedStateCache, metrics: GatewayMetrics, operations: GatewayOperations, logger: Logger) {
+    init(
+        client: any OutboundConnection, retained: RetainedStateCache, metrics: GatewayMetrics, operations: GatewayOperations, clock: any GatewayClock,
+        logger: Logger
+    ) {
         self.client = client
         self.retained = retained
         self.metrics = metrics
         self.operations = operations
+        failureLog = RateLimitedLog(interval: 10, clock: clock)
         self.logger = logger
     }
 

@@ -87,10 +87,12 @@ struct JournalSyncService: Service {
     /// Seconds between syncs (`journal.flushInterval`).
     let interval: Double
     let metrics: GatewayMetrics
+    /// Where failure logs are spaced.
+    let clock: any GatewayClock
     let logger: Logger
-    let failureLog = RateLimitedLog(interval: 30)
 
     func run() async {
+        let failureLog = RateLimitedLog(interval: 30, clock: clock)
         guard let journal else {
             try? await gracefulShutdown()
             return
@@ -98,14 +100,14 @@ struct JournalSyncService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(interval))
-                await sync(journal)
+                await sync(journal, failureLog: failureLog)
                 metrics.sample(journal: journal.statistics)
             }
         }
-        await sync(journal)
+        await sync(journal, failureLog: failureLog)
     }
 
-    private func sync(_ journal: InboundJournal) async {
+    private func sync(_ journal: InboundJournal, failureLog: RateLimitedLog) async {
         let (outcome, seconds) = await journal.syncOffPool()
         metrics.journalSyncedBytes.increment(by: outcome.bytes)
         metrics.journalSyncSeconds.increment(by: seconds)

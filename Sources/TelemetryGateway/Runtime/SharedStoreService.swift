@@ -11,6 +11,8 @@ import ServiceLifecycle
 struct SharedStoreService: Service {
     let client: PostgresStoreClient
     let health: RuntimeHealth
+    /// Where failure logs are spaced.
+    let clock: any GatewayClock
     let logger: Logger
     /// Seconds between checks.
     var interval = 2.0
@@ -18,7 +20,7 @@ struct SharedStoreService: Service {
     var checkDeadline = 3.0
 
     func run() async {
-        let failureLog = RateLimitedLog(interval: 30)
+        let failureLog = RateLimitedLog(interval: 30, clock: clock)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             group.addTask {
