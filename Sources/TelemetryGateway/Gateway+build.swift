@@ -81,7 +81,7 @@ public func buildGateway(
             topic: parts.cluster.map { .instanceMetrics($0.instance) } ?? .metrics, scheme: parts.scheme, connection: parts.connection,
             subscriber: parts.subscriberStatistics,
             metrics: parts.metrics, queues: parts.queues, budget: parts.budget, journal: parts.journal, queueCapacity: configuration.pipeline.queueCapacity,
-            health: parts.operations.health, logger: logger),
+            health: parts.operations.health, clock: clock, logger: logger),
         RoundTripProbeService(operations: parts.operations, connection: parts.connection),
         JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics, clock: clock, logger: logger),
         RecorderPruningService(recorder: parts.recorder),

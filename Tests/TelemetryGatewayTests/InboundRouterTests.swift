@@ -31,7 +31,8 @@ struct InboundRouterTests {
             router = InboundRouter(
                 scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), clock: clock, queues: queues, maximumHandoffWait: 0.01,
                 journal: journal, journalMaximumWait: 0.01,
-                recorder: RecorderRuntime(configuration: configuration, scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), logger: logger, metrics: RecorderMetrics(factory: factory)),
+                recorder: RecorderRuntime(configuration: configuration, scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), logger: logger, metrics: RecorderMetrics(factory: factory),
+                    clock: clock),
                 queries: HandoffQueue<RecorderRequest>(capacity: 16, clock: SystemGatewayClock()), metrics: GatewayMetrics(factory: factory, shards: shards),
                 health: RuntimeHealth(stallTimeout: 30), cluster: nil, logger: logger)
         }

@@ -30,13 +30,13 @@ final class RecorderRuntime: Sendable {
     /// Refusals waiting to be published at most; a flood beyond it is only counted (`dropped`).
     static let refusalCapacity = 1024
 
-    /// Where pruning reads the time.
+    /// Where pruning reads the time and waits, and store calls time out.
     private let clock: any GatewayClock
 
     /// Opens the SQLite store named by the configuration. A file that cannot be opened is logged
     /// and leaves the gateway running without a store (frames are still checked and derived from).
     convenience init(
-        configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock = SystemGatewayClock()
+        configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock
     ) {
         self.init(
             configuration: configuration, store: Self.openSQLite(configuration.recorder, logger: logger), scheme: scheme, logger: logger,
@@ -46,7 +46,7 @@ final class RecorderRuntime: Sendable {
     /// A runtime over `store` (nil: chunks are checked, not stored; queries answer `storeUnavailable`).
     init(
         configuration: GatewayConfiguration, store: (any RecorderStoring)?, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics,
-        clock: any GatewayClock = SystemGatewayClock()
+        clock: any GatewayClock
     ) {
         self.clock = clock
         failureLog = RateLimitedLog(interval: 10, clock: clock)
@@ -112,7 +112,7 @@ final class RecorderRuntime: Sendable {
                     schedule.restore(device, highWater: max(state?.newestSampleDate ?? next, next), nextMinute: next, now: receivedAt)
                 }
             }
-            let outcome = try await withStoreDeadline(storeDeadline) { try await database.insert(chunk, device: device) }
+            let outcome = try await withStoreDeadline(storeDeadline, clock: clock) { try await database.insert(chunk, device: device) }
             metrics.samplesStored.increment(by: outcome.inserted)
             metrics.duplicateSamples.increment(by: outcome.duplicates)
         } catch {
@@ -345,7 +345,7 @@ final class RecorderRuntime: Sendable {
             } catch {
                 logger.error("recorder store pruning failed: \(error)")
             }
-            try? await Task.sleep(for: .seconds(configuration.pruneInterval))
+            try? await clock.sleep(for: configuration.pruneInterval)
         }
     }
 }

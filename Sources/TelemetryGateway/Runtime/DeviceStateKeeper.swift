@@ -27,7 +27,7 @@ struct DeviceStateKeeper {
     private let metrics: DeviceStateMetrics
     /// Where the store's write failures show (`/readyz`).
     private let health: RuntimeHealth
-    /// Where failure logs are spaced.
+    /// Where store calls time out and failure logs are spaced.
     private let clock: any GatewayClock
     private let logger: Logger
     private let settings: GatewayConfiguration.DeviceState
@@ -106,7 +106,8 @@ struct DeviceStateKeeper {
         guard let store, claims == nil else { return }
         self.router = router
         do {
-            dormant = Set(try await withStoreDeadline(Self.saveDeadline) { try await store.devices() }.filter { router.shard(forRoutingKey: $0.rawValue) == shard })
+            let stored = try await withStoreDeadline(Self.saveDeadline, clock: clock) { try await store.devices() }
+            dormant = Set(stored.filter { router.shard(forRoutingKey: $0.rawValue) == shard })
             if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
         } catch {
             listUnknown = true
@@ -121,7 +122,7 @@ struct DeviceStateKeeper {
     /// memory yet become dormant, restored at their first frame as usual.
     private mutating func relist(_ processor: FrameProcessor) async {
         guard listUnknown, let store, let router else { return }
-        guard let stored = try? await withStoreDeadline(Self.saveDeadline, { try await store.devices() }) else { return }
+        guard let stored = try? await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.devices() }) else { return }
         listUnknown = false
         dormant = Set(stored.filter { router.shard(forRoutingKey: $0.rawValue) == shard && !processor.isResident($0) })
         logger.notice("\(storeKey): the device state store answers again; \(dormant.count) devices of shard \(shard) have stored state")
@@ -137,7 +138,7 @@ struct DeviceStateKeeper {
         guard dormant.remove(device) != nil || (listUnknown && !processor.isResident(device)) else { return nil }
         let snapshot: DeviceSnapshot
         do {
-            guard let stored = try await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return nil }
+            guard let stored = try await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.snapshot(of: device) }) else { return nil }
             snapshot = stored
         } catch {
             metrics.restoreDiscarded.increment()
@@ -178,7 +179,7 @@ struct DeviceStateKeeper {
         guard let store, let instance = claims?.instance else { return (false, nil) }
         let claim: DeviceClaim
         do {
-            claim = try await withStoreDeadline(Self.saveDeadline) { try await store.claim(device, instance: instance) }
+            claim = try await withStoreDeadline(Self.saveDeadline, clock: clock) { try await store.claim(device, instance: instance) }
         } catch {
             claims?.claimFailed(device)
             metrics.claimFailures.increment()
@@ -203,7 +204,7 @@ struct DeviceStateKeeper {
     mutating func warmUp(_ device: DeviceID, into processor: inout FrameProcessor) async -> Bool {
         guard restoresHandedOverState, claims != nil, let store, !processor.isResident(device) else { return false }
         do {
-            guard let snapshot = try await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return false }
+            guard let snapshot = try await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.snapshot(of: device) }) else { return false }
             _ = processor.restore(snapshot, of: device)
             return processor.isResident(device)
         } catch {
@@ -218,7 +219,7 @@ struct DeviceStateKeeper {
     /// does not answer (then it is claimed like any other device).
     mutating func supersedingOwner(of device: DeviceID) async -> DeviceOwnership? {
         guard let store, let me = claims?.instance else { return nil }
-        guard let owner = try? await withStoreDeadline(Self.saveDeadline, { try await store.owner(of: device) }), owner.instance != me else {
+        guard let owner = try? await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.owner(of: device) }), owner.instance != me else {
             return nil
         }
         claims?.supersede(device)
@@ -233,7 +234,7 @@ struct DeviceStateKeeper {
         guard let store, let epoch = claims?.epoch(of: device), let snapshot = processor.snapshot(of: device) else { return }
         let write = unacknowledged.attach(to: [(device: device, snapshot: snapshot)]).map { FencedSnapshot(device: $0.device, epoch: epoch, snapshot: $0.snapshot) }
         do {
-            let refused = try await withStoreDeadline(Self.saveDeadline) { try await store.save(fenced: write) }
+            let refused = try await withStoreDeadline(Self.saveDeadline, clock: clock) { try await store.save(fenced: write) }
             if refused.isEmpty { metrics.snapshotsWritten.increment() }
         } catch {
             metrics.storeFailures.increment()
@@ -321,7 +322,7 @@ struct DeviceStateKeeper {
     /// superseded device's replayed upload); the caller forgets the device after. Nothing is
     /// claimed; without a readable snapshot the frame is judged as a new device's.
     func restoreForJudging(_ device: DeviceID, into processor: inout FrameProcessor) async {
-        guard let store, let snapshot = try? await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return }
+        guard let store, let snapshot = try? await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.snapshot(of: device) }) else { return }
         _ = processor.restore(snapshot, of: device)
     }
 
@@ -336,7 +337,7 @@ struct DeviceStateKeeper {
     private mutating func retryClaims() async {
         guard let store, let claims, !claims.pending.isEmpty else { return }
         for device in claims.pending.sorted(by: { $0.rawValue < $1.rawValue }) {
-            guard let claim = try? await withStoreDeadline(Self.saveDeadline, { try await store.claim(device, instance: claims.instance) }) else {
+            guard let claim = try? await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.claim(device, instance: claims.instance) }) else {
                 metrics.claimFailures.increment()
                 return
             }
@@ -456,7 +457,7 @@ struct DeviceStateKeeper {
         do {
             if let claims {
                 let writes = snapshots.compactMap { item in claims.epoch(of: item.device).map { FencedSnapshot(device: item.device, epoch: $0, snapshot: item.snapshot) } }
-                let refused = writes.isEmpty ? [:] : try await withStoreDeadline(Self.saveDeadline) { try await store.save(fenced: writes) }
+                let refused = writes.isEmpty ? [:] : try await withStoreDeadline(Self.saveDeadline, clock: clock) { try await store.save(fenced: writes) }
                 metrics.snapshotsWritten.increment(by: writes.count - refused.count)
                 for write in writes { unsaved.remove(write.device) }
                 for (device, owner) in refused {
@@ -472,7 +473,7 @@ struct DeviceStateKeeper {
                 }
             } else {
                 // Bounded, so a store that does not answer holds up this shard's frames for seconds, not for ever.
-                try await withStoreDeadline(Self.saveDeadline) { try await store.save(snapshots) }
+                try await withStoreDeadline(Self.saveDeadline, clock: clock) { try await store.save(snapshots) }
                 metrics.snapshotsWritten.increment(by: snapshots.count)
                 for (device, _) in snapshots { unsaved.remove(device) }
             }

@@ -26,7 +26,7 @@ struct TickerService: Service {
     func run() async {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(period))
+                try await clock.sleep(for: period)
                 health.beat("ticker", every: period)
                 let now = clock.wallTime()
                 let instant = clock.monotonicNow()
@@ -87,7 +87,7 @@ struct JournalSyncService: Service {
     /// Seconds between syncs (`journal.flushInterval`).
     let interval: Double
     let metrics: GatewayMetrics
-    /// Where failure logs are spaced.
+    /// Where the interval is waited for and failure logs are spaced.
     let clock: any GatewayClock
     let logger: Logger
 
@@ -99,7 +99,7 @@ struct JournalSyncService: Service {
         }
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(interval))
+                try await clock.sleep(for: interval)
                 await sync(journal, failureLog: failureLog)
                 metrics.sample(journal: journal.statistics)
             }
@@ -163,7 +163,7 @@ struct DeviceStatePruningService: Service {
                     metrics.storeFailures.increment()
                     logger.error("pruning the device state store \(store.location) failed: \(error)")
                 }
-                try await Task.sleep(for: .seconds(3600))
+                try await clock.sleep(for: 3600)
             }
         }
     }

@@ -30,7 +30,7 @@ struct ShardWorker {
         let cluster: ClusterRuntime?
         /// Spans of processed frames; nil while export is off (`tracing.otlpEndpoint`).
         let tracing: FrameTracing?
-        /// Where held recorder chunks' retries are scheduled.
+        /// Where held recorder chunks' retries are scheduled and the drain deadline is waited for.
         let clock: any GatewayClock
     }
 

@@ -11,7 +11,7 @@ import ServiceLifecycle
 struct SharedStoreService: Service {
     let client: PostgresStoreClient
     let health: RuntimeHealth
-    /// Where failure logs are spaced.
+    /// Where checks time out, the next one is waited for and failure logs are spaced.
     let clock: any GatewayClock
     let logger: Logger
     /// Seconds between checks.
@@ -27,7 +27,7 @@ struct SharedStoreService: Service {
                 var failing = false
                 while !Task.isCancelled {
                     do {
-                        try await withStoreDeadline(checkDeadline) { try await client.check() }
+                        try await withStoreDeadline(checkDeadline, clock: clock) { try await client.check() }
                         health.recordStore("store.url", error: nil, decidesReadiness: true)
                         if failing { logger.notice("store.url: PostgreSQL at \(client.location) answers again; held recorder writes are retried") }
                         failing = false
@@ -43,7 +43,7 @@ struct SharedStoreService: Service {
                         }
                         failing = true
                     }
-                    try? await Task.sleep(for: .seconds(interval))
+                    try? await clock.sleep(for: interval)
                 }
             }
             try? await gracefulShutdown()
