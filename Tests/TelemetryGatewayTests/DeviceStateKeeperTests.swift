@@ -21,7 +21,7 @@ struct DeviceStateKeeperTests {
 
         var settings = GatewayConfiguration.DeviceState()
         settings.maximumResidentDevices = 1
-        let health = RuntimeHealth(stallTimeout: 30)
+        let health = RuntimeHealth(stallTimeout: 30, now: { 0 })
         var keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
             health: health, clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"), settings: settings)

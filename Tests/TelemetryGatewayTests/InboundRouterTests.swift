@@ -34,7 +34,7 @@ struct InboundRouterTests {
                 recorder: RecorderRuntime(configuration: configuration, scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), logger: logger, metrics: RecorderMetrics(factory: factory),
                     clock: clock),
                 queries: HandoffQueue<RecorderRequest>(capacity: 16, clock: SystemGatewayClock()), metrics: GatewayMetrics(factory: factory, shards: shards),
-                health: RuntimeHealth(stallTimeout: 30), cluster: nil, logger: logger)
+                health: RuntimeHealth(stallTimeout: 30, now: { 0 }), cluster: nil, logger: logger)
         }
 
         /// Every frame queued so far, per shard (closes the queues).

@@ -23,7 +23,9 @@ public final class GatewayOperations: Sendable {
     /// Creates the operations state for a gateway with `configuration`, on `clock`.
     public init(configuration: GatewayConfiguration, metricsFactory: any MetricsFactory, logger: Logger, clock: any GatewayClock) {
         self.clock = clock
-        health = RuntimeHealth(stallTimeout: configuration.http.stallTimeout)
+        // Seconds since the start on the clock's monotonic side: only differences count.
+        let origin = clock.monotonicNow()
+        health = RuntimeHealth(stallTimeout: configuration.http.stallTimeout, now: { clock.secondsSince(origin) })
         fleet = FleetView(
             maxBytes: configuration.http.fleetViewBytes, maxLiveClients: configuration.http.maxLiveClients, metricsFactory: metricsFactory)
         latency = EventLatencyMetrics(factory: metricsFactory)
