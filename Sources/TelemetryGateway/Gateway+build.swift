@@ -52,7 +52,7 @@ public func buildGateway(
     let parts = try GatewayParts(
         configuration: configuration, accessPolicy: accessPolicy, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus,
         shutdownReport: shutdownReport, clock: clock, connections: connections)
-    let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout)
+    let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout, clock: clock)
     logger.info(
         "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(configuration.inboundFilters(parts.scheme).joined(separator: " "))\(configuration.cluster.mode == .partitioned ? " + \(parts.scheme.deviceInboundFilter(rawDevice: "{id}")) per owned device" : ""), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
     )
@@ -61,7 +61,7 @@ public func buildGateway(
         parts.tracingService,
         JournalReleaseService(journal: parts.journal),
         // Stops after every part that writes to the shared store.
-        parts.storeClient.map { SharedStoreService(client: $0, health: parts.operations.health, logger: logger) },
+        parts.storeClient.map { SharedStoreService(client: $0, health: parts.operations.health, clock: clock, logger: logger) },
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
             reannounceRate: configuration.retained.reannounceRate, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
@@ -77,9 +77,9 @@ public func buildGateway(
             topic: parts.instance.map { .instanceMetrics($0) } ?? .metrics, scheme: parts.scheme, connection: parts.connection,
             subscriber: parts.subscriberStatistics,
             metrics: parts.metrics, queues: parts.queues, budget: parts.budget, journal: parts.journal, queueCapacity: configuration.pipeline.queueCapacity,
-            health: parts.operations.health, logger: logger),
+            health: parts.operations.health, clock: clock, logger: logger),
         RoundTripProbeService(operations: parts.operations, connection: parts.connection),
-        JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics, logger: logger),
+        JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics, clock: clock, logger: logger),
         RecorderPruningService(recorder: parts.recorder),
         DeviceStatePruningService(
             store: parts.deviceStates, retention: configuration.state.retention, metrics: parts.deviceStateMetrics, clock: clock, logger: logger),

@@ -32,8 +32,8 @@ struct StoreListingFailureTests {
     /// Runs one worker over `store` on the status frames given, until they are processed.
     static func run(store: any DeviceSnapshotStoring, directory: URL, run: Int, states: [String]) async throws -> PrometheusCollectorRegistry {
         let registry = PrometheusCollectorRegistry()
-        let journal = try InboundJournal(path: directory.appendingPathComponent("journal-\(run).bin").path, capacity: 1 << 20)
-        let queue = HandoffQueue<WorkItem>(capacity: 64)
+        let journal = try InboundJournal(path: directory.appendingPathComponent("journal-\(run).bin").path, capacity: 1 << 20, clock: SystemGatewayClock())
+        let queue = HandoffQueue<WorkItem>(capacity: 64, clock: SystemGatewayClock())
         var worker = try WorkerHarness.worker(
             broker: ScriptedBroker(acknowledgeAtOnce: true), journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry),
             store: store)

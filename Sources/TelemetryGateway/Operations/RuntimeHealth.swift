@@ -1,4 +1,3 @@
-import Foundation
 import Locking
 import MQTTTransport
 
@@ -35,8 +34,9 @@ public final class RuntimeHealth: Sendable {
     /// - Parameters:
     ///   - stallTimeout: seconds without a heartbeat (or inside the handler, or waiting for a
     ///     probe's acknowledgement) that make the process unhealthy (`http.stallTimeout`).
-    ///   - now: a monotonic clock in seconds (tests pass their own).
-    public init(stallTimeout: Double, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+    ///   - now: a monotonic clock in seconds (the gateway's clock, see ``GatewayOperations``;
+    ///     tests pass their own).
+    public init(stallTimeout: Double, now: @escaping @Sendable () -> Double) {
         self.stallTimeout = stallTimeout
         self.now = now
     }

@@ -18,25 +18,25 @@ final class RecorderRuntime: Sendable {
     private let scheme: TopicScheme
     private let logger: Logger
     let metrics: RecorderMetrics
-    private let failureLog = RateLimitedLog(interval: 10)
+    private let failureLog: RateLimitedLog
     /// Which queries are queued or running, per requester (taken on the network thread).
     private let admission: LockedState<RecorderQueryAdmission>
     /// Refused queries waiting for their error answer; filled without waiting (``submit(_:to:)``,
     /// bounded by the admission's refusal capacity), emptied by the answerer's refusal task.
-    let refusals = HandoffQueue<RecorderRequest>(capacity: RecorderRuntime.refusalCapacity)
+    let refusals: HandoffQueue<RecorderRequest>
     /// The publish budget every answer and refusal goes through.
     let answerBudget: RecorderAnswerBudget
 
     /// Refusals waiting to be published at most; a flood beyond it is only counted (`dropped`).
     static let refusalCapacity = 1024
 
-    /// Where pruning reads the time.
+    /// Where pruning reads the time and waits, and store calls time out.
     private let clock: any GatewayClock
 
     /// Opens the SQLite store named by the configuration. A file that cannot be opened is logged
     /// and leaves the gateway running without a store (frames are still checked and derived from).
     convenience init(
-        configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock = SystemGatewayClock()
+        configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock
     ) {
         self.init(
             configuration: configuration, store: Self.openSQLite(configuration.recorder, logger: logger), scheme: scheme, logger: logger,
@@ -46,9 +46,11 @@ final class RecorderRuntime: Sendable {
     /// A runtime over `store` (nil: chunks are checked, not stored; queries answer `storeUnavailable`).
     init(
         configuration: GatewayConfiguration, store: (any RecorderStoring)?, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics,
-        clock: any GatewayClock = SystemGatewayClock()
+        clock: any GatewayClock
     ) {
         self.clock = clock
+        failureLog = RateLimitedLog(interval: 10, clock: clock)
+        refusals = HandoffQueue(capacity: Self.refusalCapacity, clock: clock)
         database = store
         self.configuration = configuration.recorder
         self.scheme = scheme
@@ -110,7 +112,7 @@ final class RecorderRuntime: Sendable {
                     schedule.restore(device, highWater: max(state?.newestSampleDate ?? next, next), nextMinute: next, now: receivedAt)
                 }
             }
-            let outcome = try await withStoreDeadline(storeDeadline) { try await database.insert(chunk, device: device) }
+            let outcome = try await withStoreDeadline(storeDeadline, clock: clock) { try await database.insert(chunk, device: device) }
             metrics.samplesStored.increment(by: outcome.inserted)
             metrics.duplicateSamples.increment(by: outcome.duplicates)
         } catch {
@@ -343,7 +345,7 @@ final class RecorderRuntime: Sendable {
             } catch {
                 logger.error("recorder store pruning failed: \(error)")
             }
-            try? await Task.sleep(for: .seconds(configuration.pruneInterval))
+            try? await clock.sleep(for: configuration.pruneInterval)
         }
     }
 }

@@ -52,7 +52,9 @@ struct DeviceStateKeeper {
     /// next snapshots, and kept in memory until then.
     private(set) var unsaved: Set<DeviceID> = []
     /// One write failure logged per interval, however many ticks fail.
-    private let failureLog = RateLimitedLog(interval: 30)
+    private let failureLog: RateLimitedLog
+    /// Where store deadlines and the log's rate count time.
+    private let clock: any GatewayClock
     private var nextIdleScan = 0.0
     /// When the next snapshot write is due, on the monotonic clock (it releases held journal
     /// records, so a step of the wall clock must not delay it); nil until the first tick, which
@@ -65,9 +67,12 @@ struct DeviceStateKeeper {
     /// A keeper of shard `shard`'s devices (of `shardCount`).
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path",
-        metrics: DeviceStateMetrics, health: RuntimeHealth, logger: Logger, settings: GatewayConfiguration.DeviceState, shared: Bool = false
+        metrics: DeviceStateMetrics, health: RuntimeHealth, clock: any GatewayClock, logger: Logger, settings: GatewayConfiguration.DeviceState,
+        shared: Bool = false
     ) {
         self.shared = shared
+        self.clock = clock
+        failureLog = RateLimitedLog(interval: 30, clock: clock)
         self.storeKey = storeKey
         self.shard = shard
         self.store = store
@@ -91,7 +96,7 @@ struct DeviceStateKeeper {
         }
         self.router = router
         do {
-            dormant = Set(try await withStoreDeadline(Self.saveDeadline) { try await store.devices() }.filter { router.shard(forRoutingKey: $0.rawValue) == shard })
+            dormant = Set(try await withStoreDeadline(Self.saveDeadline, clock: clock) { try await store.devices() }.filter { router.shard(forRoutingKey: $0.rawValue) == shard })
             if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
         } catch {
             listUnknown = true
@@ -106,7 +111,7 @@ struct DeviceStateKeeper {
     /// memory yet become dormant, restored at their first frame as usual.
     private mutating func relist(_ processor: FrameProcessor) async {
         guard listUnknown, !shared, let store, let router else { return }
-        guard let stored = try? await withStoreDeadline(Self.saveDeadline, { try await store.devices() }) else { return }
+        guard let stored = try? await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.devices() }) else { return }
         listUnknown = false
         dormant = Set(stored.filter { router.shard(forRoutingKey: $0.rawValue) == shard && !processor.isResident($0) })
         logger.notice("\(storeKey): the device state store answers again; \(dormant.count) devices of shard \(shard) have stored state")
@@ -122,7 +127,7 @@ struct DeviceStateKeeper {
         guard dormant.remove(device) != nil || (listUnknown && !processor.isResident(device)) else { return nil }
         let snapshot: DeviceSnapshot
         do {
-            guard let stored = try await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return nil }
+            guard let stored = try await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.snapshot(of: device) }) else { return nil }
             snapshot = stored
         } catch {
             metrics.restoreDiscarded.increment()
@@ -158,7 +163,7 @@ struct DeviceStateKeeper {
     /// upload of a device another instance holds); the caller forgets the device after. Without
     /// a readable snapshot the frame is judged as a new device's.
     func restoreForJudging(_ device: DeviceID, into processor: inout FrameProcessor) async {
-        guard let store, let snapshot = try? await withStoreDeadline(Self.saveDeadline, { try await store.snapshot(of: device) }) else { return }
+        guard let store, let snapshot = try? await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.snapshot(of: device) }) else { return }
         _ = processor.restore(snapshot, of: device)
     }
 
@@ -278,7 +283,7 @@ struct DeviceStateKeeper {
         guard let store, !snapshots.isEmpty else { return true }
         do {
             // Bounded, so a store that does not answer holds up this shard's frames for seconds, not for ever.
-            try await withStoreDeadline(Self.saveDeadline) { try await store.save(snapshots) }
+            try await withStoreDeadline(Self.saveDeadline, clock: clock) { try await store.save(snapshots) }
             metrics.snapshotsWritten.increment(by: snapshots.count)
             for (device, _) in snapshots { unsaved.remove(device) }
             health.recordStore(storeKey, error: nil, decidesReadiness: storeKey == "store.url")

@@ -89,9 +89,9 @@ struct GatewayParts: Sendable {
         let metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
         self.metrics = metrics
         recorderMetrics = RecorderMetrics(factory: metricsFactory)
-        budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes)
-        queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget) }
-        queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity)
+        budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes, clock: clock)
+        queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget, clock: clock) }
+        queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity, clock: clock)
         let operations = GatewayOperations(configuration: configuration, metricsFactory: metricsFactory, logger: logger, clock: clock)
         self.operations = operations
         operations.watchQueues(queues, queries: queries, configuration: configuration)
@@ -180,7 +180,7 @@ struct GatewayParts: Sendable {
             })
         publisher = OutboundPublisher(
             client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
-            logger: logger)
+            clock: clock, logger: logger)
     }
 
     /// Says what the journal's scan at open found: torn records skipped, a scan that stopped
@@ -216,14 +216,14 @@ struct GatewayParts: Sendable {
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
             scheme: scheme, publisher: publisher, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
-            ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing)
+            ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock)
     }
 
     /// Makes shard `n`'s keeper of device state.
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, logger: logger, settings: configuration.state, shared: storeClient != nil)
+            health: operations.health, clock: clock, logger: logger, settings: configuration.state, shared: storeClient != nil)
     }
 
     /// The subscriber's message handler.

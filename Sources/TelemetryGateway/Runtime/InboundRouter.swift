@@ -33,7 +33,7 @@ final class InboundRouter: Sendable {
     private let subscriptions: any InboundSubscriptions
     private let ownershipMetrics: OwnershipMetrics
     private let logger: Logger
-    private let overload = RateLimitedLog(interval: 10)
+    private let overload: RateLimitedLog
 
     /// A router over `queues` (one per shard).
     init(
@@ -44,6 +44,7 @@ final class InboundRouter: Sendable {
     ) {
         self.scheme = scheme
         self.clock = clock
+        overload = RateLimitedLog(interval: 10, clock: clock)
         self.queues = queues
         shards = ShardRouter(shardCount: queues.count)
         self.maximumHandoffWait = maximumHandoffWait

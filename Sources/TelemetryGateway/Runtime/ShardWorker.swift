@@ -30,6 +30,8 @@ struct ShardWorker {
         let ownershipMetrics: OwnershipMetrics
         /// Spans of processed frames; nil while export is off (`tracing.otlpEndpoint`).
         let tracing: FrameTracing?
+        /// Where held recorder chunks' retries are scheduled and the drain deadline is waited for.
+        let clock: any GatewayClock
     }
 
     let shard: Int
@@ -274,7 +276,7 @@ struct ShardWorker {
     private mutating func hold(_ chunk: RecorderRetryQueue.Held) {
         let metrics = dependencies.recorder.metrics
         metrics.heldChunks.increment()
-        for dropped in recorderRetries.hold(chunk) {
+        for dropped in recorderRetries.hold(chunk, at: dependencies.clock.monotonicNow()) {
             metrics.heldChunks.decrement()
             metrics.chunksLeftInJournal.increment()
             dependencies.logger.warning(
