@@ -11,7 +11,8 @@ import UnixSignals
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle): (with
 /// `tracing.otlpEndpoint`) the span exporter, journal release, (`store.backend: postgres`) the
 /// shared store's client and (clustered) its claim listener, publisher, the HTTP servers,
-/// metrics, round-trip probe, journal sync, recorder pruning, device-state pruning, shard workers,
+/// metrics, round-trip probe, journal sync, recorder pruning, (`history.enabled`) the event
+/// history's writer, device-state pruning, shard workers,
 /// ticker, policy reload, subscriber, and in clustered modes the membership (docs/scale-out.md).
 /// So at SIGTERM the subscriber stops receiving first, the workers drain what is queued (bounded
 /// by `pipeline.drainTimeout`), the final metrics go out, the journal is synced, the publisher
@@ -71,7 +72,7 @@ public func buildGateway(
             reannounceRate: configuration.retained.reannounceRate, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
-            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), logger: logger)
+            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus, history: parts.historyStore), logger: logger)
         },
         configuration.http.metricsListen.map {
             HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), routes: .metricsOnly, logger: logger)
@@ -85,6 +86,8 @@ public func buildGateway(
         RoundTripProbeService(operations: parts.operations, connection: parts.connection),
         JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics, logger: logger),
         RecorderPruningService(recorder: parts.recorder),
+        // Listed before the workers, so it stops after them and writes what they left.
+        parts.historyService,
         DeviceStatePruningService(
             store: parts.deviceStates, retention: configuration.state.retention, metrics: parts.deviceStateMetrics, clock: clock, logger: logger),
         ShardWorkerService(

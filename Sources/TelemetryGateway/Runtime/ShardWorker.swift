@@ -30,6 +30,8 @@ struct ShardWorker {
         let cluster: ClusterRuntime?
         /// Spans of processed frames; nil while export is off (`tracing.otlpEndpoint`).
         let tracing: FrameTracing?
+        /// Where derived events go for the event history (docs/history.md).
+        var history: any EventHistory = NoEventHistory()
     }
 
     let shard: Int
@@ -91,7 +93,7 @@ struct ShardWorker {
                 case .replayed(let frame, let ticket):
                     await process(frame, ticket: ticket, replayed: true, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now, let instant):
-                    await flush(deviceStates.stamp(shadows.visible(processor.flush(now: now))))
+                    await flush(deviceStates.stamp(shadows.visible(processor.flush(now: now))), at: now)
                     await deviceStates.persist(&processor, now: now, at: instant)
                     released.formUnion(fence(processor: &processor, shadows: &shadows))
                     if let cluster = dependencies.cluster {
@@ -100,7 +102,7 @@ struct ShardWorker {
                         }
                     }
                     await retryRecorder(at: instant, schedule: &tremorSchedule)
-                    await dependencies.publisher.publish(deviceStates.stamp(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule)))
+                    await flush(deviceStates.stamp(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule)), at: now)
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     let reset = processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained)
                     if reset { dependencies.logger.debug("reset the head pose reference of \(device)") }
@@ -331,6 +333,8 @@ struct ShardWorker {
         }
         span?.end(result, messages: messages)
         dependencies.operations.derived(messages, receivedAt: frame.receivedAt)
+        // Before the frame's own part is done: the history may hold the record until written.
+        dependencies.history.record(messages, receivedAt: frame.receivedAt, holding: countdown)
         // A rejected frame is done once processed: its error may sit in an aggregate until the
         // window's report, but holding its record for that would let one device's garbage pin
         // the journal (docs/reliability.md: a crash costs at most one window's error counts).
@@ -398,14 +402,16 @@ struct ShardWorker {
             }
             recorderRetries.storedFirst()
             recorder.metrics.heldChunks.decrement()
-            await dependencies.publisher.publish(deviceStates.stamp(tremor.map { $0.carrying(next.traceParent) }))
+            await flush(deviceStates.stamp(tremor.map { $0.carrying(next.traceParent) }), at: next.receivedAt)
             next.countdown?.partDone()
         }
     }
 
     /// Publishes what a clock tick (or the final flush at shutdown) produced: aggregated error
-    /// reports, timeouts.
-    private func flush(_ messages: [OutboundMessage]) async {
+    /// reports, timeouts, tremor minutes; with the tick's time `now` they go to the event
+    /// history too (no journal record to hold).
+    private func flush(_ messages: [OutboundMessage], at now: Double? = nil) async {
         await dependencies.publisher.publish(messages)
+        if let now { dependencies.history.record(messages, receivedAt: now, holding: nil) }
     }
 }
