@@ -186,7 +186,10 @@ let package = Package(
         // The store conformance suite runs against SQLite and, with WG_TEST_POSTGRES_URL, PostgreSQL.
         .testTarget(
             name: "RecorderStoreTests",
-            dependencies: ["RecorderStore", "PostgresStore", "PostgresTestSupport", "TelemetryCore", "TelemetrySimulation", "Locking"]
+            dependencies: [
+                "RecorderStore", "PostgresStore", "PostgresTestSupport", "TelemetryCore", "TelemetrySimulation", "Locking",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
         // The lease state machine on a manual clock, and the leases against PostgreSQL.
@@ -236,6 +239,7 @@ let package = Package(
                 "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport", "RecorderStore",
                 "WearableGatewayTesting", "Locking", "PostgresStore", "PostgresTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -53,7 +53,7 @@ struct EventHistoryService: Service {
                 guard await wakeups.next() != nil else { return }
                 continue
             }
-            if await store(batch) == nil {
+            if await writeBatch(batch) == nil {
                 backoff = min(max(backoff * 2, 0.5), Self.maximumBackoff)
                 try? await clock.sleep(for: backoff)
             } else {
@@ -65,7 +65,7 @@ struct EventHistoryService: Service {
     /// Writes one batch.
     /// - Returns: how many rows were new; nil when the write failed (or was cut by shutdown:
     ///   then the batch stays as it was, holds included, for the shutdown's attempt).
-    private func store(_ batch: [EventHistoryBuffer.Entry]) async -> Int? {
+    func writeBatch(_ batch: [EventHistoryBuffer.Entry]) async -> Int? {
         let rows = BufferedEventHistory.rows(of: batch)
         do {
             let inserted = try await store.insertEvents(rows)
@@ -91,7 +91,7 @@ struct EventHistoryService: Service {
         while true {
             let batch = history.nextBatch(maximumEvents: Self.batchEvents)
             if batch.isEmpty { return }
-            guard await store(batch) != nil else {
+            guard await writeBatch(batch) != nil else {
                 let dropped = history.dropRemaining()
                 logger.error(
                     "event history: the store failed at shutdown; \(dropped) buffered events are dropped (gateway_history_dropped_total); frames whose records they held are replayed at the next start")

@@ -25,19 +25,38 @@ struct HistoryEventFields: Equatable {
             scanner.skipSpace()
             guard scanner.take(UInt8(ascii: ":")) else { return }
             scanner.skipSpace()
-            switch key {
-            case "eventId":
+            if payload[key].elementsEqual(Self.eventIdKey) {
                 guard let value = scanner.string() else { return }
-                eventId = value
-            case "date":
+                eventId = Self.text(payload[value])
+            } else if payload[key].elementsEqual(Self.dateKey) {
                 guard let value = scanner.number() else { return }
                 date = value
-            default:
+            } else {
                 guard scanner.skipValue() else { return }
             }
             scanner.skipSpace()
             guard scanner.take(UInt8(ascii: ",")) else { return }
         }
+    }
+
+    private static let eventIdKey = Array("eventId".utf8)
+    private static let dateKey = Array("date".utf8)
+
+    /// A string's text with its `\"` and `\\` escapes undone (ids have none; the rest is kept).
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        guard bytes.contains(UInt8(ascii: "\\")) else { return String(decoding: bytes, as: UTF8.self) }
+        var text: [UInt8] = []
+        var escaped = false
+        for byte in bytes {
+            if !escaped && byte == UInt8(ascii: "\\") {
+                escaped = true
+                continue
+            }
+            if escaped && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { text.append(UInt8(ascii: "\\")) }
+            text.append(byte)
+            escaped = false
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     private struct Scanner {
@@ -58,21 +77,16 @@ struct HistoryEventFields: Equatable {
             return true
         }
 
-        /// A string; escapes other than `\"` and `\\` are kept as written (ids and keys have none).
-        mutating func string() -> String? {
+        /// A string's bytes between its quotes, as written (escapes are skipped over, not undone).
+        mutating func string() -> Range<Int>? {
             guard take(UInt8(ascii: "\"")) else { return nil }
-            var text: [UInt8] = []
+            let start = index
             while let byte = current {
-                index += 1
-                switch byte {
-                case UInt8(ascii: "\""): return String(decoding: text, as: UTF8.self)
-                case UInt8(ascii: "\\"):
-                    guard let escaped = current else { return nil }
+                if byte == UInt8(ascii: "\"") {
                     index += 1
-                    if escaped != UInt8(ascii: "\"") && escaped != UInt8(ascii: "\\") { text.append(byte) }
-                    text.append(escaped)
-                default: text.append(byte)
+                    return start..<(index - 1)
                 }
+                index += byte == UInt8(ascii: "\\") ? 2 : 1
             }
             return nil
         }
