@@ -112,6 +112,17 @@ struct EventHistoryWriteBenchmark {
     func postgres() async throws {
         try await TestPostgres.withStore { client in
             try await Self.measure(PostgresEventHistoryStore(client), name: "postgres")
+            // Bytes on disk per row of the contract's mix: the partitions with their indexes.
+            let perRow = try await client.withConnection { connection in
+                try await PostgresRecorderStore.single(
+                    Int64.self,
+                    connection.query(
+                        """
+                        SELECT ((SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits WHERE inhparent = 'event_history'::regclass) / count(*))::bigint
+                        FROM event_history
+                        """, logger: client.logger))
+            }
+            print("history-write:", #"{"store":"postgres on disk","bytesPerRow":\#(perRow ?? 0)}"#)
             // What the server alone takes: the same rows made by the server in 1000-row statements
             // (swing-sized payloads parsed to jsonb, the key and the device index kept), no client.
             let store = PostgresEventHistoryStore(client)
