@@ -189,6 +189,8 @@ let package = Package(
             dependencies: [
                 "RecorderStore", "PostgresStore", "PostgresTestSupport", "TelemetryCore", "TelemetrySimulation", "Locking",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The event history's documented SQLite queries run on the recorder's file.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
