@@ -1,10 +1,15 @@
 import BrokerTestSupport
 import Foundation
 import MQTTTransport
+import RecorderStore
 import TelemetryCore
 import TelemetryGateway
 import TelemetrySimulation
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The event history end to end: an in-process gateway on a real mosquitto writes the derived
 /// events it publishes into the recorder's SQLite file, and `GET /api/devices/{id}/events`
@@ -154,6 +159,71 @@ import Testing
         #expect(text.sum("gateway_history_rows_written_total") + dropped == Double(kept))
         await device.shutdown()
         try await run.stop()
+    }
+}
+
+extension EventHistoryTests {
+    @Test("kill -9 while the history's writer waits for its store: the frames' records were held, so after a restart the history holds every presence change once")
+    func killLosesNothing() async throws {
+        let broker = try await TestBroker.started()
+        let stream = PresenceStream(device: "hist-crash-1", count: 1_000)
+        let counter = PresenceCounter(stream)
+        let observer = try await counter.observe(broker)
+        let (metricsObserver, metrics) = try await TestClients.observer(broker, subscribedTo: ["gateway/metrics"])
+        let data = broker.directory.appendingPathComponent("gateway-data")
+        let launch = {
+            try GatewayProcess(
+                broker: broker,
+                arguments: [
+                    "--set", "mqtt.clientId=gw-hist-crash", "--set", "registry.file=null", "--set", "metrics.publishInterval=0.2",
+                    // Device state in memory: no snapshot says a frame was applied, so every
+                    // record kept is replayed and derived again (docs/history.md, kill -9).
+                    "--set", "state.path=null",
+                ],
+                dataDirectory: data)
+        }
+        let first = try launch()
+        try await first.waitUntilSubscribed()
+        // The history's writer is kept waiting (SQLite's lock, taken by another process, within
+        // its 10 s busy timeout), so the frames' events sit in its buffer when the process dies.
+        let locker = try SQLiteWriteLock(path: data.appendingPathComponent("recorder.sqlite").path)
+        defer { locker.release() }
+        let device = try await TestClients.connected(try TestClients.configuration(broker))
+        try await stream.publish(with: device)
+        try await counter.wait(forDistinct: stream.count, timeout: 8)
+        // Every frame processed and its output delivered; one more metrics interval for the
+        // broker's acknowledgements: nothing but the history holds their journal records now.
+        @Sendable func value(_ name: String, _ messages: [MQTTMessage]) -> Double { PrometheusText.latest(in: messages)?.sum(name) ?? 0 }
+        let processed = try await metrics.wait(timeout: 8, "all frames processed") { value("gateway_frames_processed_total", $0) >= Double(stream.count) }
+        try await metrics.wait(timeout: 8, "the next metrics") { $0.count > processed.count }
+        first.signal(SIGKILL)
+        _ = try await first.waitForExit(timeout: 10)
+        locker.release()
+
+        let second = try launch()
+        // The replayed frames' events reach the store (the first run wrote none).
+        try await metrics.wait(timeout: 60, "the replayed frames' events written") { messages in
+            value("gateway_history_rows_written_total", messages) + value("gateway_history_duplicate_rows_total", messages) >= Double(stream.count)
+        }
+        #expect(second.log.contains("replaying"), "no frame was kept in the journal for the history; log:\n\(second.log)")
+        // A graceful stop writes what the history still buffers.
+        second.signal(SIGTERM)
+        #expect(try await second.waitForExit(timeout: 40) == 0, "log:\n\(second.log)")
+
+        let store = try RecorderDatabase(path: data.appendingPathComponent("recorder.sqlite").path)
+        var dates: [Double] = []
+        var cursor: EventHistoryCursor?
+        while true {
+            let page = try await store.events(of: DeviceID("hist-crash-1")!, family: "connection", from: -.infinity, to: .infinity, after: cursor, limit: 1000)
+            if page.isEmpty { break }
+            dates += page.map(\.eventTime)
+            cursor = page.last?.cursor
+        }
+        #expect(dates.count == stream.count, "\(stream.count - dates.count) presence changes missing from the history")
+        #expect(Set(dates).count == dates.count, "a replayed event was written twice")
+        await device.shutdown()
+        await observer.shutdown()
+        await metricsObserver.shutdown()
     }
 }
 
