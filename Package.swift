@@ -190,6 +190,9 @@ let package = Package(
             dependencies: [
                 "RecorderStore", "PostgresStore", "PostgresTestSupport", "TelemetryCore", "TelemetrySimulation", "Locking", "Ownership", "GatewayTime",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The event history's documented SQLite queries run on the recorder's file.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
@@ -240,6 +243,7 @@ let package = Package(
                 "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport", "RecorderStore",
                 "WearableGatewayTesting", "Locking", "PostgresStore", "PostgresTestSupport", "Ownership",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -43,7 +43,7 @@ WG_PACKAGES=("${WG_BUILD_PACKAGES[@]}" "${WG_TEST_PACKAGES[@]}")
 # shellcheck disable=SC2034 # used by the scripts that source this file
 WG_PARALLEL_PARTS=("--skip IntegrationTests" "--filter IntegrationTests\.[A-L]" "--filter IntegrationTests\.[M-Z]")
 # shellcheck disable=SC2034
-WG_POSTGRES_PARTS=("PostgresStoreConformanceTests|ClaimNotificationTests|PostgresLeaseTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PerDeviceSubscriptionTests"
+WG_POSTGRES_PARTS=("PostgresStoreConformanceTests|PostgresEventHistoryTests|HistoryQueryDocTests|PostgresLeaseTests|PostgresGatewayTests|FencingPostgresTests|PerDeviceSubscriptionTests"
 	"PostgresClusterTests|ClusterStateHandoverTests|IntegrationTests\.ClusterTests|IntegrationTests\.ClusterFaultTests")
 WG_POSTGRES_SUITES=$(
 	IFS='|'

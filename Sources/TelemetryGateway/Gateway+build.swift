@@ -11,7 +11,8 @@ import UnixSignals
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle): (with
 /// `tracing.otlpEndpoint`) the span exporter, journal release, (`store.backend: postgres`) the
 /// shared store's client, publisher, the HTTP servers,
-/// metrics, round-trip probe, journal sync, recorder pruning, device-state pruning, shard workers,
+/// metrics, round-trip probe, journal sync, recorder pruning, (`history.enabled`) the event
+/// history's writer, device-state pruning, shard workers,
 /// ticker, policy reload, subscriber, and the ownership (docs/scale-out.md). So at SIGTERM a
 /// clustered instance first hands its partitions over (make-before-break, bounded by
 /// `pipeline.drainTimeout`) and gives up the rest, then the subscriber stops receiving, the workers drain what is queued (bounded
@@ -67,7 +68,7 @@ public func buildGateway(
             reannounceRate: configuration.retained.reannounceRate, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
-            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), logger: logger)
+            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus, history: parts.historyStore), logger: logger)
         },
         configuration.http.metricsListen.map {
             HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), routes: .metricsOnly, logger: logger)
@@ -81,6 +82,8 @@ public func buildGateway(
         RoundTripProbeService(operations: parts.operations, connection: parts.connection),
         JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics, clock: clock, logger: logger),
         RecorderPruningService(recorder: parts.recorder),
+        // Listed before the workers, so it stops after them and writes what they left.
+        parts.historyService,
         DeviceStatePruningService(
             store: parts.deviceStates, retention: configuration.state.retention, metrics: parts.deviceStateMetrics, clock: clock, logger: logger),
         ShardWorkerService(

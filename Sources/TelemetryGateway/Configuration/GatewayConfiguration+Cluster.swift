@@ -150,8 +150,8 @@ extension GatewayConfiguration.Cluster {
         "cluster.sharedRouting":
             "removed with cluster.mode shared (docs/scale-out.md, Ownership). Delete the key",
         "cluster.shareState":
-            "removed: device snapshots are no longer shipped between instances as retained messages; clustered modes run on store.backend postgres, whose ownership claims hand each device's snapshot to its next owner (docs/scale-out.md, Fencing). Delete the key",
+            "removed: device snapshots are no longer shipped between instances as retained messages; clustered instances run on store.backend postgres, where each device's snapshot is written under its partition's lease for the next holder (docs/scale-out.md, Ownership on partition leases). Delete the key",
         "cluster.stateCacheBytes":
-            "removed with cluster.shareState: instances no longer keep each other's snapshots in memory; the shared store holds them (docs/scale-out.md, Fencing). Delete the key",
+            "removed with cluster.shareState: instances no longer keep each other's snapshots in memory; the shared store holds them (docs/scale-out.md, Ownership on partition leases). Delete the key",
     ]
 }

@@ -91,6 +91,13 @@ public enum MetricCatalog {
         .init("gateway_device_snapshots_written_total", .counter, "Device snapshots written to the store."),
         .init("gateway_device_state_failures_total", .counter, "Store reads or writes of device state that failed."),
         .init("gateway_device_state_moved_aside_total", .counter, "Store files that could not be opened and were moved aside for a fresh one (state.path)."),
+        // The event history.
+        .init("gateway_history_rows_written_total", .counter, "Derived events written to the event history's store (new rows)."),
+        .init("gateway_history_duplicate_rows_total", .counter, "Derived events the event history's store held already (a replayed frame's events), not written again."),
+        .init("gateway_history_dropped_total", .counter, "Derived events not written to the event history: refused by the full buffer (history.bufferBytes), or left when the store failed at shutdown."),
+        .init("gateway_history_buffered_bytes", .gauge, "Bytes of derived events waiting for the event history's store (bounded by history.bufferBytes)."),
+        .init("gateway_history_write_failures_total", .counter, "Batch writes to the event history's store that failed (kept and retried with backoff)."),
+        .init("gateway_history_pruned_total", .counter, "What history.retention removed from the event history: day partitions on PostgreSQL, rows on SQLite."),
         // The recorder.
         .init("gateway_recorder_samples_stored_total", .counter, "Recorder samples stored (new)."),
         .init("gateway_recorder_duplicate_samples_total", .counter, "Recorder samples skipped because already stored (same identifier and timestamp)."),

@@ -2,6 +2,7 @@ import CoreMetrics
 import Logging
 import MQTTTransport
 import Prometheus
+import RecorderStore
 import TelemetryCore
 
 /// What the gateway tells operators besides its MQTT events: health and readiness
@@ -55,11 +56,13 @@ public final class GatewayOperations: Sendable {
         }
     }
 
-    /// The HTTP endpoints over this state and `prometheus` (nil: `/metrics` is empty).
-    public func endpoints(prometheus: PrometheusCollectorRegistry?) -> HTTPEndpoints {
+    /// The HTTP endpoints over this state, `prometheus` (nil: `/metrics` is empty) and the
+    /// event history's store (nil: the history is off).
+    public func endpoints(prometheus: PrometheusCollectorRegistry?, history: (any EventHistoryStoring)? = nil) -> HTTPEndpoints {
         let health = health
         return HTTPEndpoints(
-            metrics: { prometheus?.emitToBuffer() ?? [] }, liveness: { health.liveness() }, readiness: { health.readiness() }, fleet: fleet)
+            metrics: { prometheus?.emitToBuffer() ?? [] }, liveness: { health.liveness() }, readiness: { health.readiness() }, fleet: fleet,
+            history: history)
     }
 
     /// Until cancelled: every `metrics.publishInterval` (5 s when that is 0) publishes a QoS 1

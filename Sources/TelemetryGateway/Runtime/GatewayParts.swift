@@ -66,6 +66,11 @@ struct GatewayParts: Sendable {
     /// `tracing.otlpEndpoint` is off.
     let tracing: FrameTracing?
     let tracingService: (any Service)?
+    /// Where workers hand derived events for the event history (``NoEventHistory`` when off).
+    let eventHistory: any EventHistory
+    /// The event history's store and writer; nil when the history is off or there is no store.
+    let historyStore: (any EventHistoryStoring)?
+    let historyService: EventHistoryService?
     /// The subscribe-only connection's counters, once it exists.
     let subscriberStatistics = SubscriberStatistics()
 
@@ -167,6 +172,9 @@ struct GatewayParts: Sendable {
         subscriptions =
             configuration.cluster.isClustered
             ? PartitionSubscriptions(scheme: scheme, partitions: ownership.partitions, metrics: ownershipMetrics) : FleetSubscription()
+        (eventHistory, historyStore, historyService) = Self.history(
+            configuration: configuration, store: storeClient.map(PostgresEventHistoryStore.init) ?? recorder.database as? any EventHistoryStoring,
+            metricsFactory: metricsFactory, health: operations.health, clock: clock, logger: logger)
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
         (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
@@ -199,6 +207,24 @@ struct GatewayParts: Sendable {
         }
     }
 
+    /// The event history of `configuration` over `store` (the shared store's, or the recorder's
+    /// SQLite file): its adapter, store and writer, or ``NoEventHistory`` when it is off.
+    private static func history(
+        configuration: GatewayConfiguration, store: (any EventHistoryStoring)?, metricsFactory: any MetricsFactory, health: RuntimeHealth,
+        clock: any GatewayClock, logger: Logger
+    ) -> (any EventHistory, (any EventHistoryStoring)?, EventHistoryService?) {
+        guard configuration.historyIsEnabled else { return (NoEventHistory(), nil, nil) }
+        guard let store else {
+            logger.warning("history.enabled: the recorder's store could not be opened, so no event history is written")
+            return (NoEventHistory(), nil, nil)
+        }
+        let history = BufferedEventHistory(
+            families: configuration.history.families, maximumBytes: configuration.history.bufferBytes, metrics: HistoryMetrics(factory: metricsFactory),
+            clock: clock, logger: logger)
+        health.watchHistory { history.health }
+        return (history, store, EventHistoryService(history: history, store: store, retention: configuration.history.retention, clock: clock, logger: logger))
+    }
+
     var shardCount: Int { queues.count }
 
     /// The broker answered the subscriber's first subscription (see ``inboundSubscribed``).
@@ -216,7 +242,7 @@ struct GatewayParts: Sendable {
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
             scheme: scheme, publisher: publisher, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
-            ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock)
+            ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock, history: eventHistory)
     }
 
     /// Makes shard `n`'s keeper of device state.

@@ -129,7 +129,7 @@ final class InboundRouter: Sendable {
                 var frame = InboundFrame(
                     topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained, receivedAt: record.receivedAt)
                 frame.journalSequence = ticket.sequence
-                push(.replayedHistory(frame, ticket), bytes: record.payload.count, shard: shards.shard(forRoutingKey: routingKey(of: record.topic)), topic: record.topic, ticket: ticket)
+                push(.replayedUpload(frame, ticket), bytes: record.payload.count, shard: shards.shard(forRoutingKey: routingKey(of: record.topic)), topic: record.topic, ticket: ticket)
                 return
             }
             ownershipMetrics.framesNotOwned.increment()

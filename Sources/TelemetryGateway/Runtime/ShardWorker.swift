@@ -32,6 +32,8 @@ struct ShardWorker {
         let tracing: FrameTracing?
         /// Where held recorder chunks' retries are scheduled and the drain deadline is waited for.
         let clock: any GatewayClock
+        /// Where derived events go for the event history (docs/history.md).
+        var history: any EventHistory = NoEventHistory()
     }
 
     let shard: Int
@@ -71,7 +73,7 @@ struct ShardWorker {
             for item in batch {
                 if Task.isCancelled {
                     switch item {
-                    case .frame, .replayed, .replayedHistory: dependencies.metrics.framesLeftInJournal.increment()
+                    case .frame, .replayed, .replayedUpload: dependencies.metrics.framesLeftInJournal.increment()
                     default: break
                     }
                     continue
@@ -81,13 +83,13 @@ struct ShardWorker {
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .replayed(let frame, let ticket):
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
-                case .replayedHistory(let frame, let ticket):
-                    await storeHistory(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
+                case .replayedUpload(let frame, let ticket):
+                    await storeReplayedUpload(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now, let instant):
-                    await flush(dependencies.ownership.visible(processor.flush(now: now)))
+                    await flush(dependencies.ownership.visible(processor.flush(now: now)), at: now)
                     await deviceStates.persist(&processor, now: now, at: instant)
                     await retryRecorder(at: instant, schedule: &tremorSchedule)
-                    await dependencies.publisher.publish(dependencies.ownership.visible(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule)))
+                    await flush(dependencies.ownership.visible(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule)), at: now)
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     let reset = processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained)
                     if reset { dependencies.logger.debug("reset the head pose reference of \(device)") }
@@ -238,6 +240,8 @@ struct ShardWorker {
         }
         span?.end(result, messages: messages)
         dependencies.operations.derived(messages, receivedAt: frame.receivedAt)
+        // Before the frame's own part is done: the history may hold the record until written.
+        dependencies.history.record(messages, receivedAt: frame.receivedAt, holding: countdown)
         // A rejected frame is done once processed: its error may sit in an aggregate until the
         // window's report, but holding its record for that would let one device's garbage pin
         // the journal (docs/reliability.md: a crash costs at most one window's error counts).
@@ -252,7 +256,7 @@ struct ShardWorker {
     /// already), judged against the device's stored state (its access and authorization), and
     /// nothing is published (the holder publishes for the device). Its record is let go once
     /// stored, or held with it for a retry like any chunk.
-    private mutating func storeHistory(_ frame: InboundFrame, ticket: JournalTicket, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule) async {
+    private mutating func storeReplayedUpload(_ frame: InboundFrame, ticket: JournalTicket, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule) async {
         guard case .device(let device, _) = dependencies.scheme.parseInbound(frame.topic) else { return }
         let resident = processor.isResident(device)
         if !resident { await deviceStates.restoreForJudging(device, into: &processor) }
@@ -298,14 +302,16 @@ struct ShardWorker {
             }
             recorderRetries.storedFirst()
             recorder.metrics.heldChunks.decrement()
-            await dependencies.publisher.publish(dependencies.ownership.visible(tremor.map { $0.carrying(next.traceParent) }))
+            await flush(dependencies.ownership.visible(tremor.map { $0.carrying(next.traceParent) }), at: next.receivedAt)
             next.countdown?.partDone()
         }
     }
 
     /// Publishes what a clock tick (or the final flush at shutdown) produced: aggregated error
-    /// reports, timeouts.
-    private func flush(_ messages: [OutboundMessage]) async {
+    /// reports, timeouts, tremor minutes; with the tick's time `now` they go to the event
+    /// history too (no journal record to hold).
+    private func flush(_ messages: [OutboundMessage], at now: Double? = nil) async {
         await dependencies.publisher.publish(messages)
+        if let now { dependencies.history.record(messages, receivedAt: now, holding: nil) }
     }
 }

@@ -11,7 +11,7 @@ enum WorkItem: Sendable {
     case replayed(InboundFrame, JournalTicket)
     /// A replayed recorder upload of a device whose partition another instance holds by now:
     /// history, not device state, so it is stored all the same and nothing is published.
-    case replayedHistory(InboundFrame, JournalTicket)
+    case replayedUpload(InboundFrame, JournalTicket)
     /// The current time, Unix epoch seconds (for the core's timers, which compare devices'
     /// dates), and the same instant on the monotonic clock (for the worker's own schedules,
     /// which no step of the wall clock may stretch or cut short).
