@@ -12,10 +12,13 @@ import TelemetryCore
 public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
     private let store: PostgresStoreClient
     private let leases: PostgresLeaseStore
-    private let ownership: LeasedOwnership
+    /// The leases that fence the writes; nil for a single gateway on PostgreSQL, which owns
+    /// every device and writes unfenced (like its SQLite file).
+    private let ownership: LeasedOwnership?
 
-    /// The snapshots in the store behind `store`, fenced by `ownership`'s leases.
-    public init(_ store: PostgresStoreClient, ownership: LeasedOwnership) {
+    /// The snapshots in the store behind `store`, fenced by `ownership`'s leases (nil: unfenced,
+    /// a single gateway).
+    public init(_ store: PostgresStoreClient, ownership: LeasedOwnership?) {
         self.store = store
         leases = PostgresLeaseStore(store)
         self.ownership = ownership
@@ -30,9 +33,18 @@ public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
     /// Writes the snapshots of devices whose partition this instance holds, each under the
     /// partition's epoch, in one statement that locks those leases (``PostgresLeaseStore/save(_:by:)``).
     public func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async throws {
-        let (member, held) = ownership.leases
-        let partitions = ownership.partitions
+        let partitions = ownership?.partitions ?? OwnershipPartitions()
         let encoder = JSONEncoder()
+        guard let ownership else {
+            let writes = try snapshots.map { device, snapshot in
+                LeasedSnapshot(
+                    device: device.rawValue, partition: partitions.partition(of: device.rawValue), epoch: 0, lastSeen: snapshot.lastSeen,
+                    snapshot: String(decoding: try encoder.encode(snapshot), as: UTF8.self))
+            }
+            try await leases.saveUnfenced(writes)
+            return
+        }
+        let (member, held) = ownership.leases
         var writes: [LeasedSnapshot] = []
         for (device, snapshot) in snapshots {
             let partition = partitions.partition(of: device.rawValue)
@@ -58,8 +70,18 @@ public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
         }
     }
 
-    /// None: clustered, a partition's devices are listed when it is gained (``devices(in:)``).
-    public func devices() async throws -> [DeviceID] { [] }
+    /// Clustered none: a partition's devices are listed when it is gained (``devices(in:)``).
+    /// A single gateway: every device with a stored snapshot.
+    public func devices() async throws -> [DeviceID] {
+        guard ownership == nil else { return [] }
+        return try await store.withConnection { connection in
+            var devices: [DeviceID] = []
+            for try await name in try await connection.query("SELECT device FROM device_state", logger: store.logger).decode(String.self) {
+                if let device = DeviceID(name) { devices.append(device) }
+            }
+            return devices
+        }
+    }
 
     /// The devices with a stored snapshot in `partitions`.
     public func devices(in partitions: [Int]) async throws -> [DeviceID] {

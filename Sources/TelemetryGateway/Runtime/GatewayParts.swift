@@ -150,11 +150,10 @@ struct GatewayParts: Sendable {
             recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
         }
 
-        // On the shared store (every clustered instance, and a single one that uses it):
-        // partitions leased there and snapshots fenced by them; a single gateway on it is a
-        // cluster of one, which takes every partition at its first heartbeat. Clustered, devices
-        // are subscribed one by one.
-        if let client = storeClient {
+        // Clustered (always on the shared store): partitions leased there, snapshots fenced by
+        // them, devices subscribed one by one. A single gateway owns every device, on SQLite or
+        // on PostgreSQL (unfenced snapshots there), and needs no store to start.
+        if configuration.cluster.isClustered, let client = storeClient {
             let cluster = configuration.cluster
             let leased = LeasedOwnership(
                 store: PostgresLeaseStore(client), member: LeaseMember(name: cluster.instanceName, incarnation: String(UUID().uuidString.prefix(8))),
@@ -166,7 +165,7 @@ struct GatewayParts: Sendable {
             listDevices = { try await states.devices(in: $0) }
         } else {
             ownership = SoleOwner()
-            deviceStates = singleStates
+            deviceStates = storeClient.map { PostgresLeasedStateStore($0, ownership: nil) } ?? singleStates
             listDevices = { _ in [] }
         }
         subscriptions =
@@ -249,7 +248,7 @@ struct GatewayParts: Sendable {
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, clock: clock, logger: logger, settings: configuration.state, shared: storeClient != nil)
+            health: operations.health, clock: clock, logger: logger, settings: configuration.state, shared: instance != nil)
     }
 
     /// The subscriber's message handler.
