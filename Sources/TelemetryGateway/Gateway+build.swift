@@ -105,9 +105,12 @@ public func buildGateway(
             ownership: parts.ownership, listDevices: parts.listDevices, subscriptions: parts.subscriptions, queues: parts.queues,
             metrics: parts.ownershipMetrics, drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger),
     ]
-    return ServiceGroup(
-        configuration: .init(
-            services: services.compactMap { $0.map { .init(service: $0) } },
-            gracefulShutdownSignals: shutdownSignals,
-            logger: logger))
+    var groupConfiguration = ServiceGroupConfiguration(
+        services: services.compactMap { $0.map { .init(service: $0) } },
+        gracefulShutdownSignals: shutdownSignals,
+        logger: logger)
+    // A service that does not end within the shutdown's bound is cancelled (the executable ends
+    // itself at the bound; this also bounds a gateway run in-process, as the testing kit does).
+    groupConfiguration.maximumGracefulShutdownDuration = .seconds(2 * configuration.pipeline.drainTimeout + 2)
+    return ServiceGroup(configuration: groupConfiguration)
 }

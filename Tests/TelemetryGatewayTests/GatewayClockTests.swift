@@ -163,4 +163,20 @@ struct GatewayClockTests {
         #expect(try await withStoreDeadline(2, clock: clock) { 42 } == 42)
         #expect(await Self.eventually { clock.sleepers == 0 }, "the answered call's timer was cancelled")
     }
+
+    @Test("a store call whose caller is cancelled ends at once with CancellationError, before its deadline; the store call runs on")
+    func storeDeadlineCancelled() async throws {
+        let clock = ManualGatewayClock(wallTime: 1_700_000_000)
+        let call = Task { try await withStoreDeadline(30, clock: clock) { try await clock.sleep(for: 60) } }
+        try #require(await Self.asleep(clock, count: 2))
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+        clock.advance(by: 60)
+        #expect(await Self.eventually { clock.sleepers == 0 })
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await withStoreDeadline(30, clock: clock) { 42 }
+        }
+        await #expect(throws: CancellationError.self) { try await cancelledFirst.value }
+    }
 }

@@ -14,6 +14,10 @@ import TelemetryCore
 ///   failing in `/readyz`, and is retried after a backoff on the gateway's clock (0.5 s doubling
 ///   to 30 s); meanwhile the buffer fills up to its bound and then drops new events, counted.
 /// - Every hour (and at start) it cuts the history at the store's clock minus the retention.
+/// - Every store call has a deadline (``writeDeadline``, ``pruneDeadline``) on the gateway's
+///   clock: a pool that never hands out a connection again (seen after a server restart) must
+///   not stop the service, nor the shutdown behind it. A write that commits after its deadline
+///   is found stored by its retry (rows are keyed by event time and id).
 /// - At graceful shutdown (after the workers stopped: it is listed before them) it writes what
 ///   is buffered, one attempt per batch; if the store fails then, the rest is dropped and
 ///   counted (frames whose records it still held are replayed at the next start).
@@ -31,6 +35,10 @@ struct EventHistoryService: Service {
     static let pruneInterval = 3600.0
     /// The longest backoff after failed writes, seconds.
     static let maximumBackoff = 30.0
+    /// Seconds one batch's insert may take before it counts as failed.
+    static let writeDeadline = 10.0
+    /// Seconds each step of a pruning pass may take (a detach waits up to its lock timeout).
+    static let pruneDeadline = 60.0
 
     func run() async {
         logger.info("event history: \(store.location) (retention \(retention) s)")
@@ -68,7 +76,7 @@ struct EventHistoryService: Service {
     func writeBatch(_ batch: [EventHistoryBuffer.Entry]) async -> Int? {
         let rows = BufferedEventHistory.rows(of: batch)
         do {
-            let inserted = try await store.insertEvents(rows)
+            let inserted = try await withStoreDeadline(Self.writeDeadline, clock: clock) { [store] in try await store.insertEvents(rows) }
             history.metrics.rowsWritten.increment(by: Int64(inserted))
             history.metrics.duplicateRows.increment(by: Int64(rows.count - inserted))
             history.written(batch.count)
@@ -105,9 +113,10 @@ struct EventHistoryService: Service {
         while !Task.isCancelled {
             do {
                 // The store's clock when it has one (PostgreSQL, shared), else this gateway's.
-                let now = try await store.storeTime() ?? clock.wallTime()
-                try await store.preparePartitions(around: now)
-                let removed = try await store.pruneEvents(before: now - retention)
+                let now = try await withStoreDeadline(Self.pruneDeadline, clock: clock) { [store] in try await store.storeTime() } ?? clock.wallTime()
+                try await withStoreDeadline(Self.pruneDeadline, clock: clock) { [store] in try await store.preparePartitions(around: now) }
+                let cutoff = now - retention
+                let removed = try await withStoreDeadline(Self.pruneDeadline, clock: clock) { [store] in try await store.pruneEvents(before: cutoff) }
                 history.metrics.pruned.increment(by: Int64(removed))
                 if removed > 0 { logger.info("event history: pruned \(removed) older than \(retention) s (gateway_history_pruned_total)") }
             } catch {

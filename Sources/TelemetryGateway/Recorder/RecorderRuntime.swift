@@ -107,7 +107,7 @@ final class RecorderRuntime: Sendable {
         do {
             if !schedule.knows(device) {
                 // First chunk of the device in this process: resume where an earlier run stopped.
-                let state = try await database.deviceState(of: device)
+                let state = try await withStoreDeadline(storeDeadline, clock: clock) { try await database.deviceState(of: device) }
                 if let next = state?.nextTremorMinute {
                     schedule.restore(device, highWater: max(state?.newestSampleDate ?? next, next), nextMinute: next, now: receivedAt)
                 }
@@ -143,13 +143,13 @@ final class RecorderRuntime: Sendable {
         guard let database else { return [] }
         do {
             var messages: [OutboundMessage] = []
-            for minute in try await database.minutesWithData(of: device, from: minutes.lowerBound, before: minutes.upperBound) {
-                let samples = try await database.samples(of: device, from: minute, before: minute + 60)
+            for minute in try await withCancellableStoreCall({ try await database.minutesWithData(of: device, from: minutes.lowerBound, before: minutes.upperBound) }) {
+                let samples = try await withCancellableStoreCall { try await database.samples(of: device, from: minute, before: minute + 60) }
                 let result = analyzer.analyze(samples: samples, from: minute, to: minute + 60)
                 messages.append(result.message(device: device, scheme: scheme))
                 metrics.tremorResults.increment()
             }
-            try await database.setNextTremorMinute(minutes.upperBound, device: device)
+            try await withCancellableStoreCall { try await database.setNextTremorMinute(minutes.upperBound, device: device) }
             return messages
         } catch {
             metrics.storeFailures.increment()
@@ -333,15 +333,18 @@ final class RecorderRuntime: Sendable {
             do {
                 // On the shared store's clock when there is one: an instance whose clock runs
                 // ahead must not delete what the others still keep.
-                let cutoff = (try await database.storeTime() ?? clock.wallTime()) - configuration.retention
-                let outcome = try await database.prune(before: cutoff, maximumSamples: configuration.maximumSamples)
+                let cutoff = (try await withCancellableStoreCall { try await database.storeTime() } ?? clock.wallTime()) - configuration.retention
+                let maximumSamples = configuration.maximumSamples
+                let outcome = try await withCancellableStoreCall { try await database.prune(before: cutoff, maximumSamples: maximumSamples) }
                 metrics.samplesExpired.increment(by: outcome.expired)
                 metrics.samplesOverCapacity.increment(by: outcome.overCapacity)
                 if outcome.overCapacity > 0 {
                     logger.warning(
                         "recorder store over recorder.maxSamples (\(configuration.maximumSamples)): deleted the \(outcome.overCapacity) oldest samples of the fullest devices")
                 }
-                metrics.record(try await database.statistics())
+                metrics.record(try await withCancellableStoreCall { try await database.statistics() })
+            } catch is CancellationError {
+                return
             } catch {
                 logger.error("recorder store pruning failed: \(error)")
             }

@@ -156,9 +156,12 @@ struct DeviceStatePruningService: Service {
             while !Task.isCancelled {
                 do {
                     // On the shared store's clock when there is one (see RecorderRuntime.runPruning).
-                    let now = try await store.storeTime() ?? clock.wallTime()
-                    let removed = try await store.prune(lastSeenBefore: now - retention)
+                    let now = try await withCancellableStoreCall { try await store.storeTime() } ?? clock.wallTime()
+                    let cutoff = now - retention
+                    let removed = try await withCancellableStoreCall { try await store.prune(lastSeenBefore: cutoff) }
                     if removed > 0 { logger.info("removed \(removed) device snapshots older than state.retention (\(retention) s)") }
+                } catch is CancellationError {
+                    return
                 } catch {
                     metrics.storeFailures.increment()
                     logger.error("pruning the device state store \(store.location) failed: \(error)")
