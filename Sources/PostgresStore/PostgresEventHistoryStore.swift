@@ -22,12 +22,17 @@ public final class PostgresEventHistoryStore: EventHistoryStoring {
 
     /// Seconds of `event_time` per partition.
     public static let partitionSeconds: Int64 = 86_400
-    /// How long a detach, drop or attach waits for a lock before giving up until the next pass.
-    public static let lockTimeout = "2s"
+    /// How long a detach, drop or attach waits for a lock by default before giving up until the
+    /// next pass, seconds.
+    public static let defaultLockTimeout = 2.0
+    /// `lock_timeout` of a detach, drop or attach.
+    private let lockTimeout: String
 
     /// The store behind `store`.
-    public init(_ store: PostgresStoreClient) {
+    /// - Parameter lockTimeout: seconds a detach, drop or attach waits for a lock.
+    public init(_ store: PostgresStoreClient, lockTimeout: Double = PostgresEventHistoryStore.defaultLockTimeout) {
         self.store = store
+        self.lockTimeout = "\(Int((lockTimeout * 1000).rounded()))ms"
     }
 
     /// The URL without its password.
@@ -116,7 +121,7 @@ public final class PostgresEventHistoryStore: EventHistoryStoring {
             attached.append((name, pending))
         }
         // Statements of their own, not in a transaction block: DETACH … CONCURRENTLY refuses one.
-        try await connection.query(PostgresQuery(unsafeSQL: "SET lock_timeout = '\(Self.lockTimeout)'"), logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: "SET lock_timeout = '\(lockTimeout)'"), logger: logger)
         for partition in attached {
             guard let day = Self.day(ofPartition: partition.name) else { continue }
             if partition.pending {
@@ -184,7 +189,7 @@ public final class PostgresEventHistoryStore: EventHistoryStoring {
         let logger = store.logger
         try await connection.query("BEGIN", logger: logger)
         do {
-            try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(Self.lockTimeout)'"), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(lockTimeout)'"), logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.partitionLock))", logger: logger)
             for day in missing.sorted() {
                 let name = Self.partitionName(day)

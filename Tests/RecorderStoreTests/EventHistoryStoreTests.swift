@@ -55,7 +55,9 @@ struct PostgresEventHistoryTests {
 
     @Test("inserts go on while a detach waits for a long reader of the partition")
     func detachDoesNotStallInserts() async throws {
-        try await Self.withDatabase { store, session in
+        // A lock timeout far beyond the test's steps, so the detach still waits when the insert
+        // returns unless the insert waited for it.
+        try await Self.withDatabase(lockTimeout: 60) { store, session in
             let day = EventHistoryConformance.day
             _ = try await store.insertEvents([EventHistoryConformance.row(at: day - 100, id: EventHistoryConformance.id(1))])
             _ = try await store.insertEvents([EventHistoryConformance.row(at: day + 100, id: EventHistoryConformance.id(2))])
@@ -65,10 +67,10 @@ struct PostgresEventHistoryTests {
             // The detach waits for the reader (until its lock timeout, or until the reader ends)...
             let pruning = Task { try await store.pruneEvents(before: day) }
             #expect(try await Self.detachWaits(session), "the detach never waited for the reader")
-            // ...and an insert made meanwhile is not held up by it.
-            let insert = ContinuousClock.now
+            // ...and an insert made meanwhile is not held up by it: it returns while the detach
+            // still waits (held up, it would return only once the reader ended).
             #expect(try await store.insertEvents([EventHistoryConformance.row(at: day + 200, id: EventHistoryConformance.id(3))]) == 1)
-            #expect(ContinuousClock.now - insert < .seconds(1))
+            #expect(try await Self.detachWaits(session, within: 0), "the insert returned only after the detach stopped waiting")
             try await session.query("COMMIT", logger: Self.logger)
             _ = try? await pruning.value
             // With the reader gone the next pass finishes the detach and drops the day.
@@ -87,17 +89,17 @@ struct PostgresEventHistoryTests {
     /// Every day table, attached or not.
     static let dayTables: PostgresQuery = #"SELECT relname FROM pg_class WHERE relkind = 'r' AND relname LIKE 'event\_history\_d%' ORDER BY 1"#
 
-    /// Whether a `DETACH PARTITION` is seen waiting within 5 s (polled; the statistics snapshot
-    /// of the session's transaction is cleared before each look).
-    static func detachWaits(_ session: PostgresConnection) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
+    /// Whether a `DETACH PARTITION` is seen waiting within `seconds` (polled, at least once; the
+    /// statistics snapshot of the session's transaction is cleared before each look).
+    static func detachWaits(_ session: PostgresConnection, within seconds: Double = 5) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        repeat {
             try await session.query("SELECT pg_stat_clear_snapshot()", logger: logger)
             let waiting = try await names(
                 session, "SELECT query FROM pg_stat_activity WHERE query LIKE 'ALTER TABLE event_history DETACH%' AND wait_event_type IS NOT NULL")
             if !waiting.isEmpty { return true }
             try await Task.sleep(for: .milliseconds(20))
-        }
+        } while ContinuousClock.now < deadline
         return false
     }
 
@@ -109,7 +111,10 @@ struct PostgresEventHistoryTests {
     }
 
     /// Runs `body` with the history store of a new database and a connection of its own to it.
-    static func withDatabase(_ body: @Sendable @escaping (PostgresEventHistoryStore, PostgresConnection) async throws -> Void) async throws {
+    static func withDatabase(
+        lockTimeout: Double = PostgresEventHistoryStore.defaultLockTimeout,
+        _ body: @Sendable @escaping (PostgresEventHistoryStore, PostgresConnection) async throws -> Void
+    ) async throws {
         let settings = try await TestPostgres.makeDatabase()
         let client = TestPostgres.client(settings)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -120,7 +125,7 @@ struct PostgresEventHistoryTests {
                     host: settings.host, port: settings.port, username: settings.user, password: settings.password, database: settings.database, tls: .disable),
                 id: 7, logger: logger)
             do {
-                try await body(PostgresEventHistoryStore(client), session)
+                try await body(PostgresEventHistoryStore(client, lockTimeout: lockTimeout), session)
                 try await session.close()
             } catch {
                 try? await session.close()

@@ -172,7 +172,7 @@ struct GatewayParts: Sendable {
             configuration.cluster.isClustered
             ? PartitionSubscriptions(scheme: scheme, partitions: ownership.partitions, metrics: ownershipMetrics) : FleetSubscription()
         (eventHistory, historyStore, historyService) = Self.history(
-            configuration: configuration, store: storeClient.map(PostgresEventHistoryStore.init) ?? recorder.database as? any EventHistoryStoring,
+            configuration: configuration, store: storeClient.map { PostgresEventHistoryStore($0) } ?? recorder.database as? any EventHistoryStoring,
             metricsFactory: metricsFactory, health: operations.health, clock: clock, logger: logger)
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
