@@ -83,6 +83,7 @@ import Testing
     func holdUntilAcknowledged() {
         let (subscriptions, connection) = make()
         let device = devices(in: 3, count: 1)[0]
+        subscriptions.partitionChanged(.gained(partition: 3, epoch: 1), devices: [])
         #expect(subscriptions.hold(Self.held(device, "hello"), device: Substring(device)))
         #expect(connection.take() == ["+wearables/\(device)/# id 2"], "subscribed at its first discovery frame")
         #expect(subscriptions.hold(Self.held(device, "status"), device: Substring(device)))
@@ -101,10 +102,29 @@ import Testing
     func heldBound() {
         let (subscriptions, _) = make(heldBytes: 60)
         let device = devices(in: 5, count: 1)[0]
+        subscriptions.partitionChanged(.warming(partition: 5), devices: [])
         var held = 0
         while subscriptions.hold(Self.held(device, "status"), device: Substring(device)) { held += 1 }
         #expect(held >= 1 && held * Self.held(device, "status").bytes <= 60)
         subscriptions.partitionChanged(.lost(partition: 5), devices: [])
         #expect(subscriptions.connectionEvent(.subscribed(filters: ["wearables/\(device)/#"])).isEmpty, "dropped with the partition")
+    }
+
+    @Test("a frame of a partition lost after the router asked subscribes nothing, until the partition is gained again; a listed device of another partition is not subscribed")
+    func lostPartitionsStayUnsubscribed() {
+        let (subscriptions, connection) = make()
+        let kept = devices(in: 9, count: 1)[0]
+        let lost = devices(in: 10, count: 1)[0]
+        subscriptions.partitionChanged(.gained(partition: 10, epoch: 1), devices: [])
+        subscriptions.partitionChanged(.lost(partition: 10), devices: [])
+        // The router saw the device's partition held; it was lost before the frame got here.
+        #expect(!subscriptions.hold(Self.held(lost, "hello"), device: Substring(lost)), "not held: it goes on as routed")
+        #expect(subscriptions.hold(Self.held(kept, "hello"), device: Substring(kept)), "a partition never lost here: subscribed")
+        #expect(connection.take() == ["+wearables/\(kept)/# id 2"])
+        subscriptions.partitionChanged(.gained(partition: 11, epoch: 1), devices: [kept, lost].compactMap(DeviceID.init))
+        #expect(connection.take().isEmpty, "neither listed device is in partition 11")
+        subscriptions.partitionChanged(.warming(partition: 10), devices: [])
+        #expect(subscriptions.hold(Self.held(lost, "hello"), device: Substring(lost)), "warming again: subscribed")
+        #expect(connection.take() == ["+wearables/\(lost)/# id 2"])
     }
 }

@@ -24,7 +24,13 @@ struct OwnershipService: Service {
 
     func run() async throws {
         let (changes, sink) = AsyncStream.makeStream(of: OwnershipChange.self)
-        ownership.observe { sink.yield($0) }
+        ownership.observe { [subscriptions] change in
+            // At once, in the port's order: a lost partition's subscriptions go before a frame the
+            // router let through as owner can subscribe one of its devices again; the listing
+            // of a gained one's devices follows (apply).
+            subscriptions.partitionChanged(change, devices: [])
+            sink.yield(change)
+        }
         let applying = Task { for await change in changes { await apply(change) } }
         let beating = Task { try await ownership.run() }
         let watching = Task { await watchStatus() }

@@ -43,6 +43,8 @@ final class PartitionSubscriptions: InboundSubscriptions {
         var subscribed: [String: Phase] = [:]
         /// The subscribed devices of each partition.
         var byPartition: [Int: Set<String>] = [:]
+        /// Partitions lost and not gained again since: their devices are not subscribed.
+        var released: Set<Int> = []
         var heldBytes = 0
         /// Subscriptions whose SUBACK has not arrived (kept, not counted, so a new device costs O(1)).
         var pending = 0
@@ -80,7 +82,12 @@ final class PartitionSubscriptions: InboundSubscriptions {
         guard discoveryStream(of: frame.record.topic) != nil else { return false }
         let key = String(device)
         return state.withLock { state in
-            if state.subscribed[key] == nil { subscribe(&state, [key]) }
+            if state.subscribed[key] == nil {
+                // The router asked the ownership before the lock: a partition lost since must not
+                // leave a subscription behind (the frame goes on as the router decided).
+                guard !state.released.contains(partitions.partition(of: key)) else { return false }
+                subscribe(&state, [key])
+            }
             guard case .pending(var frames)? = state.subscribed[key] else { return false }
             guard state.heldBytes + frame.bytes <= heldBytesLimit else {
                 metrics.heldOverflow.increment()
@@ -105,10 +112,14 @@ final class PartitionSubscriptions: InboundSubscriptions {
 
     func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) {
         switch change {
-        case .gained, .warming:
-            state.withLock { state in subscribe(&state, devices.map(\.rawValue).filter { state.subscribed[$0] == nil }) }
+        case .gained(let partition, _), .warming(let partition):
+            state.withLock { state in
+                state.released.remove(partition)
+                subscribe(&state, devices.map(\.rawValue).filter { state.subscribed[$0] == nil && partitions.partition(of: $0) == partition })
+            }
         case .lost(let partition):
             let dropped = state.withLock { state -> Int in
+                state.released.insert(partition)
                 let keys = state.byPartition.removeValue(forKey: partition) ?? []
                 return unsubscribe(&state, Array(keys)).count
             }
