@@ -109,8 +109,11 @@ public func buildGateway(
         services: services.compactMap { $0.map { .init(service: $0) } },
         gracefulShutdownSignals: shutdownSignals,
         logger: logger)
-    // A service that does not end within the shutdown's bound is cancelled (the executable ends
-    // itself at the bound; this also bounds a gateway run in-process, as the testing kit does).
-    groupConfiguration.maximumGracefulShutdownDuration = .seconds(2 * configuration.pipeline.drainTimeout + 2)
+    // A service that does not end 2 s past the shutdown's bound is cancelled (the executable
+    // ends itself at the bound; this also bounds a gateway run in-process, as the testing kit
+    // does). The bound: 2 × pipeline.drainTimeout, after a clustered instance's hand-over (at
+    // most one more).
+    let drainTimeouts = configuration.cluster.isClustered ? 3.0 : 2.0
+    groupConfiguration.maximumGracefulShutdownDuration = .seconds(drainTimeouts * configuration.pipeline.drainTimeout + 2)
     return ServiceGroup(configuration: groupConfiguration)
 }
