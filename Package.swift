@@ -116,6 +116,7 @@ let package = Package(
                 "MQTTTransport",
                 "Locking",
                 "GatewayTime",
+                "Ownership",
                 "RecorderStore",
                 "PostgresStore",
                 "CXXHash",
@@ -186,7 +187,13 @@ let package = Package(
         // The store conformance suite runs against SQLite and, with WG_TEST_POSTGRES_URL, PostgreSQL.
         .testTarget(
             name: "RecorderStoreTests",
-            dependencies: ["RecorderStore", "PostgresStore", "PostgresTestSupport", "TelemetryCore", "TelemetrySimulation", "Locking"]
+            dependencies: [
+                "RecorderStore", "PostgresStore", "PostgresTestSupport", "TelemetryCore", "TelemetrySimulation", "Locking", "Ownership", "GatewayTime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The event history's documented SQLite queries run on the recorder's file.
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "TelemetrySimulationTests", dependencies: ["TelemetrySimulation", "TelemetryCore"]),
         // The lease state machine on a manual clock, and the leases against PostgreSQL.
@@ -234,8 +241,9 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "TelemetryGateway", "TelemetryCore", "TelemetrySimulation", "MQTTTransport", "BrokerTestSupport", "RecorderStore",
-                "WearableGatewayTesting", "Locking", "PostgresStore", "PostgresTestSupport",
+                "WearableGatewayTesting", "Locking", "PostgresStore", "PostgresTestSupport", "Ownership",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

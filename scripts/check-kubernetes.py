@@ -170,11 +170,10 @@ def check_references(resources, yaml):
     if not any(mounted.get(claim) == "/var/lib/wearable-gateway" for claim in claims):
         findings.append("StatefulSet: no volume claim template is mounted at /var/lib/wearable-gateway (the image's journal and state paths)")
 
-    # The grace outlasts the shutdown: hand-over (warm-up, claims up to the expiry, the offline
-    # echo and the membership connection's flush and close, 2 s each) plus 2 x drainTimeout.
+    # The grace outlasts the shutdown: the hand-over (bounded by drainTimeout) plus 2 x drainTimeout.
     gateway = yaml.safe_load(next(iter(config_maps.values()))["data"]["gateway.yml"]) if config_maps else {}
-    cluster, pipeline = gateway.get("cluster", {}), gateway.get("pipeline", {})
-    bound = 2 * pipeline.get("drainTimeout", 15) + cluster.get("handoverWarmup", 3) + cluster.get("expiry", 5) + 3 * 2
+    pipeline = gateway.get("pipeline", {})
+    bound = 3 * pipeline.get("drainTimeout", 15)
     grace = pod.get("terminationGracePeriodSeconds", 30)
     if grace <= bound:
         findings.append(f"StatefulSet: terminationGracePeriodSeconds {grace} is not above the shutdown bound of gateway.yml, {bound} s")

@@ -9,7 +9,7 @@
 #   - a garbage payload comes back byte for byte on gateway/{id}/dead-letter, with the
 #     MQTT 5 user properties code, detail, stream, sourceTopic;
 #   - headless Chromium renders the fleet page listing every device that said hello, with
-#     live updates applied (DOM asserted through the DevTools protocol by
+#     live updates applied, and its device view lists a dive and swings from the event history (DOM asserted through the DevTools protocol by
 #     scripts/fleet-page-check.py; screenshot and DOM kept in .build/test-artifacts/);
 #   - /readyz goes 503 within 10 s of the broker stopping and 200 after it is back, while
 #     /healthz stays 200;
@@ -194,6 +194,15 @@ ok "dead letter carries code, cmError, detail, stream, sourceTopic user properti
 ok "headless Chromium: the fleet page lists every device that said hello (model, connected), with live updates applied"
 [ -s "$ARTIFACTS/fleet-page.png" ] || fail "no screenshot written"
 ok "screenshot kept in .build/test-artifacts/fleet-page.png"
+
+# --- The fleet page's device view reads the event history (history.enabled is on with the
+# recorder's SQLite file): a dive played to its end on watch-ultra-2 (a second simulator,
+# 20x), and the swings of watch-s9-2 (baseball, one every 8 s).
+"$SIMULATOR" publish --broker "mqtt://127.0.0.1:$BROKER_PORT" --scenario dive --dive-device watch-ultra-2 --speed 20 >"$WORK/dive.log" 2>&1 ||
+	fail "the dive scenario did not play: $(tail -3 "$WORK/dive.log")"
+/usr/bin/python3 scripts/fleet-page-check.py --history "$BASE/" "$ARTIFACTS" watch-ultra-2 watch-s9-2 ||
+	fail "headless Chromium: the device view did not list a dive and a swing from the event history"
+ok "headless Chromium: the device view lists watch-ultra-2's dive and watch-s9-2's swings from GET /api/devices/{id}/events"
 
 # --- Readiness follows the broker; liveness does not.
 stop_pid "$SIM_PID"

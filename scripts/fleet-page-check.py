@@ -3,11 +3,16 @@
 protocol, and checks the rendered DOM after live data arrived.
 
 usage: fleet-page-check.py URL ARTIFACT_DIR DEVICE_ID...
+       fleet-page-check.py --history URL ARTIFACT_DIR DIVE_DEVICE SWING_DEVICE
 
 Passes when, within the deadline, the page's table has a row per DEVICE_ID with a model and
 "connected", the live badge says "live" and at least one server-sent update was applied.
 Then (waiting a little longer, without failing, for a swing and a depth state to show) it
 saves a screenshot (fleet-page.png) and the rendered DOM (fleet-page.html) in ARTIFACT_DIR.
+
+With --history it checks the device view instead: it clicks DIVE_DEVICE's row and waits until
+the view lists a dive read from the event history (an item with an event id), then does the same
+for SWING_DEVICE's swings, and saves fleet-page-history.png.
 
 `--dump-dom` with `--virtual-time-budget` cannot do this: virtual time stands still while the
 page's event stream is open, so the page would never be "ready". Uses Debian's
@@ -52,9 +57,11 @@ class DevTools:
 
 
 def main():
-    if len(sys.argv) < 4:
+    history = len(sys.argv) > 1 and sys.argv[1] == "--history"
+    arguments = sys.argv[2:] if history else sys.argv[1:]
+    if len(arguments) < 3 or (history and len(arguments) != 4):
         fail(__doc__)
-    url, artifacts, expected = sys.argv[1], sys.argv[2], sys.argv[3:]
+    url, artifacts, expected = arguments[0], arguments[1], arguments[2:]
     profile = tempfile.mkdtemp(prefix="wg-chromium.")
     browser = subprocess.Popen(
         ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
@@ -91,6 +98,10 @@ def main():
             listed = all(i in rows and rows[i][1] not in ("", "—") and rows[i][2] == "connected" for i in expected)
             return listed and page.get("live") == "live" and not (page.get("updates") or "0").startswith("0 ")
 
+        if history:
+            check_history(tools, session, artifacts, dive=expected[0], swing=expected[1])
+            return
+
         start = time.monotonic()
         page = {}
         while not ready(page):
@@ -124,6 +135,36 @@ def main():
         except subprocess.TimeoutExpired:
             browser.kill()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def check_history(tools, session, artifacts, dive, swing):
+    """Clicks each device's row and waits for the device view to list its dives or swings."""
+    def evaluate(expression):
+        result = tools.call("Runtime.evaluate", session, expression=expression, returnByValue=True)
+        return result.get("result", {}).get("value")
+
+    for device, kind in ((dive, "dives"), (swing, "swings")):
+        start = time.monotonic()
+        listed = []
+        while not listed:
+            if time.monotonic() - start > DEADLINE:
+                view = evaluate("JSON.stringify({device: document.getElementById('history-device').textContent, "
+                                "hint: document.getElementById('history-hint').textContent, "
+                                f"items: document.getElementById('history-{kind}').textContent}})")
+                fail(f"the device view of {device} listed no {kind[:-1]} from the event history within {DEADLINE} s; view: {view}")
+            # Clicked again on every look: the row is rebuilt by each render, and a click on a
+            # device already shown reads nothing new; the page reloads the list on a live event.
+            evaluate(f"(() => {{ const r = document.querySelector('#devices tbody tr[data-device=\"{device}\"]'); if (r) r.click(); }})()")
+            time.sleep(0.5)
+            value = evaluate(
+                f"document.getElementById('history-device').textContent === '{device}' ? "
+                f"JSON.stringify([...document.querySelectorAll('#history-{kind} li[data-event-id]')].map(li => [li.dataset.eventId, li.textContent])) : '[]'")
+            listed = json.loads(value or "[]")
+        print(f"fleet page: the device view of {device} lists {len(listed)} {kind} from the event history, first: {listed[0][1]}")
+    os.makedirs(artifacts, exist_ok=True)
+    shot = tools.call("Page.captureScreenshot", session, format="png")["data"]
+    with open(os.path.join(artifacts, "fleet-page-history.png"), "wb") as file:
+        file.write(base64.b64decode(shot))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 #   MOSQUITTO_BIN  the mosquitto broker binary (kept if already set)
 # Also sets the Debian package lists (WG_BUILD_PACKAGES, WG_TEST_PACKAGES, and WG_PACKAGES, both)
 # and the test split (WG_PARALLEL_PARTS, WG_POSTGRES_PARTS, WG_POSTGRES_SUITES).
-# Functions: log, die, mosquitto_bin, ensure_packages, benchmark_python, free_port,
+# Functions: log, die, swift_test_bounded, mosquitto_bin, ensure_packages, benchmark_python, free_port,
 # render_broker_config, detached, monotonic_ms, wait_for_port, start_broker, stop_pid,
 # terminate_pid, postgres_bin, as_postgres_user, start_postgres, stop_postgres.
 
@@ -43,7 +43,8 @@ WG_PACKAGES=("${WG_BUILD_PACKAGES[@]}" "${WG_TEST_PACKAGES[@]}")
 # shellcheck disable=SC2034 # used by the scripts that source this file
 WG_PARALLEL_PARTS=("--skip IntegrationTests" "--filter IntegrationTests\.[A-L]" "--filter IntegrationTests\.[M-Z]")
 # shellcheck disable=SC2034
-WG_POSTGRES_PARTS=("PostgresStoreConformanceTests|ClaimNotificationTests|PostgresLeaseTests|PostgresGatewayTests|FencingPostgresTests|ClaimNotifyPostgresTests|PerDeviceSubscriptionTests"
+WG_POSTGRES_PARTS=("PostgresStoreConformanceTests|PostgresEventHistoryTests|HistoryQueryDocTests|PostgresLeaseTests|FencingPostgresTests|PerDeviceSubscriptionTests"
+	"PostgresGatewayTests"
 	"PostgresClusterTests|ClusterStateHandoverTests|IntegrationTests\.ClusterTests|IntegrationTests\.ClusterFaultTests")
 WG_POSTGRES_SUITES=$(
 	IFS='|'
@@ -58,6 +59,34 @@ log() { printf '==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 die() {
 	printf 'error: %s\n' "$*" >&2
 	exit 1
+}
+
+# swift_test_bounded SECONDS LOG ARGS...: `swift test ARGS...`, its output line by line to the
+# terminal and appended to LOG, ended after SECONDS (a test that never returns must not hold CI
+# until its own timeout): then the tests that started and did not end are named, the test
+# process is killed, and it returns 124. Otherwise it returns swift test's status.
+swift_test_bounded() {
+	local seconds=$1 logfile=$2 status=0
+	shift 2
+	local part_log
+	part_log=$(mktemp)
+	timeout --kill-after=10 "$seconds" stdbuf -oL -eL swift test "$@" 2>&1 | tee "$part_log" || status=${PIPESTATUS[0]}
+	cat "$part_log" >>"$logfile"
+	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+		printf 'error: swift test %s did not end within %s s; still running:\n' "$*" "$seconds" >&2
+		python3 - "$part_log" >&2 <<'PY'
+import re, sys
+log = open(sys.argv[1], errors="replace").read()
+ended = set(re.findall(r'[✔✘] Test "(.*?)" (?:passed|failed)', log))
+for name in re.findall(r'◇ Test "(.*?)" started', log):
+    if name not in ended:
+        print("  " + name)
+PY
+		pkill -9 -f "$WG_REPO_ROOT/.build/.*PackageTests.xctest" 2>/dev/null || true
+		status=124
+	fi
+	rm -f "$part_log"
+	return "$status"
 }
 
 # mosquitto_bin: path of the broker binary.

@@ -26,12 +26,14 @@ struct RunCommand: AsyncParsableCommand {
         // A parent (e.g. Foundation's Process) may have left these blocked; the graceful
         // shutdown depends on receiving them.
         SignalMask.unblock([SIGTERM, SIGINT, SIGHUP])
+        // The one system clock of the run: the logs and the whole runtime read it.
+        let clock = SystemGatewayClock()
 
         LoggingSystem.bootstrap { label in
             switch configuration.logFormat {
             case .json:
                 // While a frame's span is current (tracing on), its trace_id and span_id too.
-                var handler = JSONLogHandler(label: label, metadataProvider: JSONLogHandler.spanMetadata)
+                var handler = JSONLogHandler(label: label, clock: clock, metadataProvider: JSONLogHandler.spanMetadata)
                 handler.logLevel = configuration.logLevel
                 return handler
             case .text:
@@ -64,7 +66,7 @@ struct RunCommand: AsyncParsableCommand {
         do {
             group = try buildGateway(
                 configuration: configuration, logger: logger, metricsFactory: factory, prometheus: metricsRegistry, accessPolicy: policy.policy,
-                shutdownReport: report, exitOnShutdownOverrun: true)
+                shutdownReport: report, exitOnShutdownOverrun: true, clock: clock)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(78)

@@ -47,7 +47,7 @@ public struct LeaseHolder: Sendable {
     }
 
     /// This instance.
-    public let member: LeaseMember
+    public private(set) var member: LeaseMember
     /// The split of device ids into partitions.
     public let partitions: OwnershipPartitions
     /// The timing.
@@ -130,6 +130,12 @@ public struct LeaseHolder: Sendable {
             }
         }
         return plan
+    }
+
+    /// Leaves the assignment (a graceful stop): from the next heartbeat the store shows this
+    /// instance draining, every partition is assigned to the others, and it offers them.
+    public mutating func startDraining() {
+        member.draining = true
     }
 
     /// Forgets every lease (after ``LeaseStoring/leave(_:)``): every held or warming partition is lost.

@@ -1,6 +1,7 @@
 import GatewayTime
 import Locking
 import Logging
+import TelemetryCore
 
 /// The ownership of the clustered modes: partitions of the device ids leased in the shared
 /// store (``LeaseStoring``), renewed by one statement per heartbeat, handed over make-before-break
@@ -10,25 +11,19 @@ import Logging
 /// per frame); ``run()`` keeps the table current: every `heartbeat` seconds on the gateway's
 /// clock it renews, reads the store's view, and sends what ``LeaseHolder`` plans.
 public final class LeasedOwnership: OwnershipPort {
-    /// What an operator sees of the leases (metrics, `/readyz`).
-    public struct Status: Sendable, Equatable {
-        /// Partitions held.
-        public var held: Int
-        /// Partitions warming up.
-        public var warming: Int
-        /// Whether the last heartbeat that reached the store is older than the lease's time to
-        /// live less the margin: the holder keeps publishing, but another instance may hold its
-        /// partitions by now.
-        public var pastDeadline: Bool
-        /// Heartbeats that failed since the last that reached the store.
-        public var failedHeartbeats: Int
-    }
-
     private struct State {
         var holder: LeaseHolder
         var roles: [DeviceRole]
         var failedHeartbeats = 0
         var observer: (@Sendable (OwnershipChange) -> Void)?
+        /// Whether a heartbeat and its plan went through once.
+        var ready = false
+        var readyWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+        /// Whether a partition it holds was offered to another instance at the last view.
+        var offering = false
+        /// Live instances other than this one that partitions can be assigned to, at the last view.
+        var successors = 0
     }
 
     private let store: any LeaseStoring
@@ -62,15 +57,50 @@ public final class LeasedOwnership: OwnershipPort {
         state.withLock { $0.roles[$0.holder.partitions.partition(of: device)] }
     }
 
+    public func visible(_ messages: [OutboundMessage]) -> [OutboundMessage] {
+        guard messages.contains(where: { $0.device != nil }) else { return messages }
+        return state.withLock { state in
+            messages.compactMap { message in
+                guard let device = message.device else { return message }
+                guard case .owner(let epoch) = state.roles[state.holder.partitions.partition(of: device.rawValue)] else { return nil }
+                var stamped = message
+                stamped.userProperties.append(UserProperty(name: "instance", value: state.holder.member.name))
+                stamped.userProperties.append(UserProperty(name: "epoch", value: String(epoch)))
+                return stamped
+            }
+        }
+    }
+
     public func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) {
         state.withLock { $0.observer = observer }
     }
 
-    /// The leases as an operator sees them now.
-    public var status: Status {
+    /// Seconds between heartbeats while a partition this instance holds is offered.
+    static let offeringHeartbeat = 0.05
+
+    public func ready() async {
+        let key = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.ready || Task.isCancelled { return true }
+                    state.readyWaiters[key] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.readyWaiters.removeValue(forKey: key) }?.resume()
+        }
+    }
+
+    public var status: OwnershipStatus {
         let now = clock.monotonicNow()
         return state.withLock {
-            Status(
+            OwnershipStatus(
                 held: $0.holder.held.count, warming: $0.holder.warming.count, pastDeadline: $0.holder.isPastDeadline(at: now),
                 failedHeartbeats: $0.failedHeartbeats)
         }
@@ -79,13 +109,22 @@ public final class LeasedOwnership: OwnershipPort {
     /// Partitions held now, with their epochs.
     public var held: [Int: Int64] { state.withLock { $0.holder.held } }
 
+    /// This instance as the store knows it, and the partitions it holds with their epochs, read together.
+    public var leases: (member: LeaseMember, held: [Int: Int64]) { state.withLock { ($0.holder.member, $0.holder.held) } }
+
+    /// The split of device ids into partitions.
+    public var partitions: OwnershipPartitions { state.withLock { $0.holder.partitions } }
+
     /// Heartbeats until the calling task is cancelled. A heartbeat the store does not answer
     /// changes no role: the instance keeps processing and publishing what it holds (the
     /// decision in docs/scale-out.md, *When the store is unreachable*).
     public func run() async throws {
         while !Task.isCancelled {
             await beat()
-            try await clock.sleep(for: heartbeat)
+            // While it offers a partition, the holder beats often: it learns at its next
+            // heartbeat that the offer was taken, and publishes beside the taker until then.
+            let offering = state.withLock { $0.offering }
+            try await clock.sleep(for: offering ? min(heartbeat, Self.offeringHeartbeat) : heartbeat)
         }
     }
 
@@ -99,6 +138,10 @@ public final class LeasedOwnership: OwnershipPort {
             apply { $0.renewed(renewed, sentAt: sentAt) }
             state.withLock { $0.failedHeartbeats = 0 }
             let view = try await store.view()
+            state.withLock { state in
+                state.successors = view.assignable.filter { $0 != member.name }.count
+                state.offering = state.holder.held.keys.contains { view.leases[$0]?.offeredTo != nil }
+            }
             let now = clock.monotonicNow()
             let plan = state.withLock { $0.holder.plan(view, at: now) }
             apply { _ in plan.changes }
@@ -113,6 +156,12 @@ public final class LeasedOwnership: OwnershipPort {
                 let accepted = try await store.accept(plan.accept, by: member, ttl: timing.ttl)
                 apply { $0.took(accepted) }
             }
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.ready = true
+                defer { state.readyWaiters.removeAll() }
+                return Array(state.readyWaiters.values)
+            }
+            waiters.forEach { $0.resume() }
         } catch {
             let failed = state.withLock {
                 $0.failedHeartbeats += 1
@@ -124,7 +173,16 @@ public final class LeasedOwnership: OwnershipPort {
         }
     }
 
-    public func leave() async {
+    public func leave(within seconds: Double) async {
+        state.withLock { $0.holder.startDraining() }
+        let end = clock.monotonicNow() + .nanoseconds(Int64((max(0, seconds) * 1e9).rounded()))
+        while clock.monotonicNow() < end, !state.withLock({ $0.holder.held.isEmpty }) {
+            await beat()
+            // Nobody to hand over to (the last instance, or a single gateway on the store).
+            if state.withLock({ $0.successors == 0 }) { break }
+            // Not cancellable: the drain is bounded by `seconds`, and a cancelled sleep returns at once.
+            try? await clock.sleep(for: min(heartbeat, Self.offeringHeartbeat, max(0, clock.secondsSince(end) * -1)))
+        }
         let member = state.withLock { $0.holder.member }
         do {
             try await store.leave(member)

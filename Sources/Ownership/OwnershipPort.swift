@@ -1,3 +1,5 @@
+import TelemetryCore
+
 /// Who processes and publishes a device's frames on this instance: the one question the router,
 /// the shard workers and the state keeper ask about ownership, whatever the mode.
 ///
@@ -5,21 +7,38 @@
 /// nothing changes) and ``LeasedOwnership`` (the clustered modes: partitions leased in the shared
 /// PostgreSQL store). Nothing outside configuration and assembly asks which one it has.
 public protocol OwnershipPort: Sendable {
+    /// The split of device ids into ownership partitions (the unit of ``OwnershipChange``).
+    var partitions: OwnershipPartitions { get }
+
     /// This instance's role for `device` now. Called on the network thread for every frame: O(1),
     /// no I/O, no waiting.
     /// - Parameter device: the device level of the frame's topic (its routing key).
     func role(of device: some StringProtocol) -> DeviceRole
+
+    /// `messages` as this instance may publish them: without those about devices it does not
+    /// own (a warm-up's outputs), and, clustered, with the owner's `instance` and `epoch` as
+    /// user properties on those about devices it owns.
+    func visible(_ messages: [OutboundMessage]) -> [OutboundMessage]
+
+    /// What an operator sees of the ownership now (metrics, `/readyz`).
+    var status: OwnershipStatus { get }
 
     /// Registers the one observer of role changes, called in the order the changes happen, on
     /// the task that noticed them (it must only hand them over). Call once, before
     /// ``run()``; an adapter that never changes never calls it.
     func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void)
 
+    /// Returns once this instance knows what it holds (the clustered adapter's first heartbeat
+    /// answered; at once for the sole owner), or when the calling task is cancelled: the journal
+    /// is replayed and the subscriber subscribes only then.
+    func ready() async
+
     /// Keeps the ownership current until the calling task is cancelled (the clustered adapter's
     /// heartbeat); returns at once for an adapter that has nothing to keep.
     func run() async throws
 
-    /// Gives up everything this instance holds so other instances take it now, not after a
-    /// lease runs out (a graceful stop, after the workers flushed their snapshots).
-    func leave() async
+    /// A graceful stop: hands what this instance holds to the others make-before-break for at
+    /// most `seconds` (they warm up and take it over), then gives up the rest so they take it
+    /// at once rather than after a lease runs out.
+    func leave(within seconds: Double) async
 }

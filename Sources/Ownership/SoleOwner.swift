@@ -1,11 +1,17 @@
+import TelemetryCore
+
 /// The ownership of `cluster.mode: single`: one instance owns every device, under epoch 0, for
 /// ever. No store, no heartbeat, no change.
 public struct SoleOwner: OwnershipPort {
     /// The only owner.
     public init() {}
 
+    public var partitions: OwnershipPartitions { OwnershipPartitions() }
     public func role(of device: some StringProtocol) -> DeviceRole { .owner(epoch: 0) }
+    public func visible(_ messages: [OutboundMessage]) -> [OutboundMessage] { messages }
     public func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) {}
+    public var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
+    public func ready() async {}
     public func run() async throws {}
-    public func leave() async {}
+    public func leave(within seconds: Double) async {}
 }

@@ -160,6 +160,25 @@ public final class PostgresLeaseStore: LeaseStoring {
         }
     }
 
+    /// Writes snapshots without a lease (a single gateway on PostgreSQL owns every device).
+    public func saveUnfenced(_ snapshots: [LeasedSnapshot]) async throws {
+        guard !snapshots.isEmpty else { return }
+        let devices = snapshots.map(\.device)
+        let partitions = snapshots.map { Int32($0.partition) }
+        let dates = snapshots.map(\.lastSeen)
+        let texts = snapshots.map(\.snapshot)
+        _ = try await store.withConnection { connection in
+            try await connection.query(
+                """
+                INSERT INTO device_state (device, partition, epoch, last_seen, snapshot)
+                SELECT w.device, w.partition, 0, w.last_seen, convert_to(w.snapshot, 'UTF8')
+                FROM unnest(\(devices)::text[], \(partitions)::int4[], \(dates)::float8[], \(texts)::text[]) AS w(device, partition, last_seen, snapshot)
+                ON CONFLICT (device) DO UPDATE SET partition = excluded.partition, epoch = excluded.epoch, last_seen = excluded.last_seen,
+                    snapshot = excluded.snapshot
+                """, logger: store.logger)
+        }
+    }
+
     /// The snapshots stored for the devices of `partition` (a gained partition's state), as
     /// device → JSON text.
     public func snapshots(in partition: Int) async throws -> [String: String] {

@@ -301,13 +301,9 @@ public final class PostgresRecorderStore: RecorderStoring {
     static func hour(of date: Double) -> Int64 { Int64((date / Double(partitionSeconds)).rounded(.down)) }
 
     /// `recorded_sample_h<hour>`, `recorded_sample_hm<hour>` before 1970.
-    static func partitionName(_ hour: Int64) -> String { hour < 0 ? "recorded_sample_hm\(-hour)" : "recorded_sample_h\(hour)" }
+    static func partitionName(_ hour: Int64) -> String { PostgresSchema.partitionName("recorded_sample_h", hour) }
 
-    static func hour(ofPartition name: String) -> Int64? {
-        if name.hasPrefix("recorded_sample_hm") { return Int64(name.dropFirst("recorded_sample_hm".count)).map { -$0 } }
-        if name.hasPrefix("recorded_sample_h") { return Int64(name.dropFirst("recorded_sample_h".count)) }
-        return nil
-    }
+    static func hour(ofPartition name: String) -> Int64? { PostgresSchema.partitionNumber("recorded_sample_h", name) }
 
     /// The first column of the first row, nil when there is none or it is NULL.
     static func single<Value: PostgresDecodable & Sendable>(_ type: Value.Type, _ rows: PostgresRowSequence) async throws -> Value?

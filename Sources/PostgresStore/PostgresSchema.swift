@@ -9,6 +9,8 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x5747_5343_4845_4D41
     static let partitionLock: Int64 = 0x5747_5041_5254_4954
     static let pruneLock: Int64 = 0x5747_5052_554E_455F
+    /// Held (per session, tried) by the instance pruning the event history ("WGHISTPR").
+    static let historyPruneLock: Int64 = 0x5747_4849_5354_5052
 
     /// Each migration's statements, version 1 first. Append only: an applied version never changes.
     static let migrations: [[String]] = [
@@ -124,6 +126,25 @@ enum PostgresSchema {
             FOR EACH ROW EXECUTE FUNCTION wg_notify_partition_change()
             """,
         ],
+        // 4: the event history (docs/history.md): derived events by day of event time (daily
+        // partitions attached on demand), keyed by (event time, event id) so a replayed frame's
+        // events are not written twice (the partition key must be part of the key). Partitions
+        // wholly before the horizon are detached concurrently and dropped; reads start at it.
+        [
+            """
+            CREATE TABLE event_history (
+                event_time timestamptz NOT NULL,
+                event_id text NOT NULL,
+                device text NOT NULL,
+                family text NOT NULL,
+                payload jsonb NOT NULL,
+                PRIMARY KEY (event_time, event_id)
+            ) PARTITION BY RANGE (event_time)
+            """,
+            "CREATE INDEX event_history_by_device ON event_history (device, family, event_time)",
+            "CREATE TABLE event_history_horizon (id integer PRIMARY KEY CHECK (id = 1), cutoff timestamptz NOT NULL)",
+            "INSERT INTO event_history_horizon VALUES (1, '-infinity')",
+        ],
     ]
 
     /// The channel every change of a partition's holder is notified on (migration 3).
@@ -132,6 +153,17 @@ enum PostgresSchema {
     /// The channel every claim is notified on (migration 2), as JSON
     /// `{"device": …, "epoch": …, "instance": …}` (``DeviceClaimNotice``).
     static let claimChannel = "wg_device_claims"
+
+    /// The name of partition `number` of a table partitioned by time: `<prefix><number>`, or
+    /// `<prefix>m<-number>` before 1970 (`recorded_sample_h<hour>`, `event_history_d<day>`).
+    static func partitionName(_ prefix: String, _ number: Int64) -> String { number < 0 ? "\(prefix)m\(-number)" : "\(prefix)\(number)" }
+
+    /// The number of the partition named `name` (see ``partitionName(_:_:)``), nil for another name.
+    static func partitionNumber(_ prefix: String, _ name: String) -> Int64? {
+        guard name.hasPrefix(prefix) else { return nil }
+        let rest = name.dropFirst(prefix.count)
+        return rest.hasPrefix("m") ? Int64(rest.dropFirst()).map { -$0 } : Int64(rest)
+    }
 
     /// Brings the schema up to date.
     static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {

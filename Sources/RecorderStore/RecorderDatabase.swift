@@ -17,7 +17,8 @@ import TelemetryCore
 /// WAL mode: queries read concurrently with the writer. Thread-safe (`Sendable`); the writes of
 /// all workers are serialised by GRDB's writer queue.
 public final class RecorderDatabase: RecorderStoring {
-    private let pool: DatabasePool
+    /// The file's pool (the event history's table lives in the same file).
+    let pool: DatabasePool
     /// The database file.
     public let path: String
     /// The database file, for logs.
@@ -53,6 +54,21 @@ public final class RecorderDatabase: RecorderStoring {
                         PRIMARY KEY (device, identifier, timestamp)
                     ) WITHOUT ROWID;
                     CREATE INDEX recorded_sample_by_date ON recorded_sample (device, startDate);
+                    """)
+        }
+        // The event history (docs/history.md), in the same file: one more table, no second file.
+        migrator.registerMigration("v2-event-history") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE event_history (
+                        event_time REAL NOT NULL,
+                        event_id TEXT NOT NULL,
+                        device TEXT NOT NULL,
+                        family TEXT NOT NULL,
+                        payload TEXT NOT NULL,
+                        PRIMARY KEY (event_time, event_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX event_history_by_device ON event_history (device, family, event_time);
                     """)
         }
         return migrator

@@ -33,6 +33,9 @@ struct PublishCommand: AsyncParsableCommand {
             """)
     var scenario: Scenario = .mixed
 
+    @Option(help: "Device id of the 'dive' scenario (one listed in the gateway's registry).")
+    var diveDevice = "watch-ultra-1"
+
     @Option(help: "Playback speed of the run scenarios: 10 plays a 25-minute run in 2.5 minutes.")
     var speed: Double = 1
 
@@ -80,7 +83,7 @@ struct PublishCommand: AsyncParsableCommand {
         case .ruleBreakers: fleet = SimulatedFleet.ruleBreakers() + [.appleWatchUltra2(id: "watch-ultra-1")]
         case .urbanRun: return try await play(.urbanRun(seed: seed), startDate: startDate, logger: logger)
         case .trailRun: return try await play(.trailRun(seed: seed), startDate: startDate, logger: logger)
-        case .dive: return try await play(DiveScenario.approachingMaxDepth(deviceId: "watch-ultra-1"), startDate: startDate, logger: logger)
+        case .dive: return try await play(DiveScenario.approachingMaxDepth(deviceId: diveDevice), startDate: startDate, logger: logger)
         case .tremor: return try await upload(TremorScenario(deviceId: "watch-tremor-1", seed: seed, startDate: startDate - 660), logger: logger)
         }
         var generator = TrafficGenerator(seed: seed, devices: fleet, startDate: startDate)

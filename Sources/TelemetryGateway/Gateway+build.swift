@@ -10,10 +10,12 @@ import UnixSignals
 ///
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle): (with
 /// `tracing.otlpEndpoint`) the span exporter, journal release, (`store.backend: postgres`) the
-/// shared store's client and (clustered) its claim listener, publisher, the HTTP servers,
-/// metrics, round-trip probe, journal sync, recorder pruning, device-state pruning, shard workers,
-/// ticker, policy reload, subscriber, and in clustered modes the membership (docs/scale-out.md).
-/// So at SIGTERM the subscriber stops receiving first, the workers drain what is queued (bounded
+/// shared store's client, publisher, the HTTP servers,
+/// metrics, round-trip probe, journal sync, recorder pruning, (`history.enabled`) the event
+/// history's writer, device-state pruning, shard workers,
+/// ticker, policy reload, subscriber, and the ownership (docs/scale-out.md). So at SIGTERM a
+/// clustered instance first hands its partitions over (make-before-break, bounded by
+/// `pipeline.drainTimeout`) and gives up the rest, then the subscriber stops receiving, the workers drain what is queued (bounded
 /// by `pipeline.drainTimeout`), the final metrics go out, the journal is synced, the publisher
 /// says offline and waits for its acknowledgements (the whole shutdown is bounded by twice the
 /// drain timeout), the journal's file is let go, and the last spans are exported.
@@ -27,8 +29,6 @@ import UnixSignals
 ///   - shutdownReport: filled during shutdown with what could not be drained (exit status).
 ///   - exitOnShutdownOverrun: end the process if shutdown overruns `2 × pipeline.drainTimeout`
 ///     (the executable; never in-process tests).
-///   - handover: what workers do when partitioned mode (`cluster.mode`) moves a device to this
-///     instance or away from it; ``ContextReplayHandover`` by default.
 ///   - clock: where the runtime reads the time (the machine's clocks by default).
 ///   - connections: makes the two broker connections (libmosquitto by default; tests may run
 ///     the whole runtime on connections without a broker).
@@ -43,7 +43,6 @@ public func buildGateway(
     shutdownSignals: [UnixSignal] = [.sigterm, .sigint],
     shutdownReport: ShutdownReport = ShutdownReport(),
     exitOnShutdownOverrun: Bool = false,
-    handover: any DeviceHandover = ContextReplayHandover(),
     clock: any GatewayClock = SystemGatewayClock(),
     connections: BrokerConnections = .mosquitto
 ) throws -> ServiceGroup {
@@ -53,8 +52,8 @@ public func buildGateway(
         configuration.cluster.isClustered ? InstanceLabelledMetricsFactory(base: metricsFactory, instance: configuration.cluster.instanceName) : metricsFactory
     let parts = try GatewayParts(
         configuration: configuration, accessPolicy: accessPolicy, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus,
-        shutdownReport: shutdownReport, handover: handover, clock: clock, connections: connections)
-    let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout)
+        shutdownReport: shutdownReport, clock: clock, connections: connections)
+    let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout, clock: clock)
     logger.info(
         "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(configuration.inboundFilters(parts.scheme).joined(separator: " "))\(configuration.cluster.mode == .partitioned ? " + \(parts.scheme.deviceInboundFilter(rawDevice: "{id}")) per owned device" : ""), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
     )
@@ -63,28 +62,28 @@ public func buildGateway(
         parts.tracingService,
         JournalReleaseService(journal: parts.journal),
         // Stops after every part that writes to the shared store.
-        parts.storeClient.map { SharedStoreService(client: $0, health: parts.operations.health, logger: logger) },
-        // Clustered on the shared store: claims of other instances fence this one's devices at once.
-        parts.claimNoticeService,
+        parts.storeClient.map { SharedStoreService(client: $0, health: parts.operations.health, clock: clock, logger: logger) },
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
             reannounceRate: configuration.retained.reannounceRate, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
-            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), logger: logger)
+            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus, history: parts.historyStore), logger: logger)
         },
         configuration.http.metricsListen.map {
             HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), routes: .metricsOnly, logger: logger)
         },
         MetricsService(
             prometheus: prometheus, interval: configuration.metrics.publishInterval,
-            topic: parts.cluster.map { .instanceMetrics($0.instance) } ?? .metrics, scheme: parts.scheme, connection: parts.connection,
+            topic: parts.instance.map { .instanceMetrics($0) } ?? .metrics, scheme: parts.scheme, connection: parts.connection,
             subscriber: parts.subscriberStatistics,
             metrics: parts.metrics, queues: parts.queues, budget: parts.budget, journal: parts.journal, queueCapacity: configuration.pipeline.queueCapacity,
-            health: parts.operations.health, logger: logger),
+            health: parts.operations.health, clock: clock, logger: logger),
         RoundTripProbeService(operations: parts.operations, connection: parts.connection),
-        JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics, logger: logger),
+        JournalSyncService(journal: parts.journal, interval: configuration.journal.flushInterval, metrics: parts.metrics, clock: clock, logger: logger),
         RecorderPruningService(recorder: parts.recorder),
+        // Listed before the workers, so it stops after them and writes what they left.
+        parts.historyService,
         DeviceStatePruningService(
             store: parts.deviceStates, retention: configuration.state.retention, metrics: parts.deviceStateMetrics, clock: clock, logger: logger),
         ShardWorkerService(
@@ -99,17 +98,22 @@ public func buildGateway(
             connections: connections, configuration: configuration.subscriberConfiguration(), filters: configuration.inboundFilters(parts.scheme),
             connectTimeout: configuration.mqtt.connectTimeout, router: parts.makeRouter(), journal: parts.journal, queues: parts.queues,
             queries: parts.queries, budget: parts.budget, deadline: deadline, metrics: parts.metrics, health: parts.operations.health,
-            statistics: parts.subscriberStatistics, cluster: parts.cluster, onSubscribed: parts.markInboundSubscribed, logger: logger, exitOnShutdownOverrun: exitOnShutdownOverrun),
-        // Last, so it stops first: the instance leaves the membership before it stops receiving.
-        parts.cluster.map {
-            MembershipService(
-                configuration: configuration, cluster: $0, connection: parts.connection, status: parts.status, metrics: parts.metrics,
-                health: parts.operations.health, logger: logger)
-        },
+            statistics: parts.subscriberStatistics, ownership: parts.ownership, subscriptions: parts.subscriptions, onSubscribed: parts.markInboundSubscribed,
+            logger: logger, exitOnShutdownOverrun: exitOnShutdownOverrun),
+        // Last, so it stops first: the instance hands its partitions over while it still processes.
+        OwnershipService(
+            ownership: parts.ownership, listDevices: parts.listDevices, subscriptions: parts.subscriptions, queues: parts.queues,
+            metrics: parts.ownershipMetrics, drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger),
     ]
-    return ServiceGroup(
-        configuration: .init(
-            services: services.compactMap { $0.map { .init(service: $0) } },
-            gracefulShutdownSignals: shutdownSignals,
-            logger: logger))
+    var groupConfiguration = ServiceGroupConfiguration(
+        services: services.compactMap { $0.map { .init(service: $0) } },
+        gracefulShutdownSignals: shutdownSignals,
+        logger: logger)
+    // A service that does not end 2 s past the shutdown's bound is cancelled (the executable
+    // ends itself at the bound; this also bounds a gateway run in-process, as the testing kit
+    // does). The bound: 2 × pipeline.drainTimeout, after a clustered instance's hand-over (at
+    // most one more).
+    let drainTimeouts = configuration.cluster.isClustered ? 3.0 : 2.0
+    groupConfiguration.maximumGracefulShutdownDuration = .seconds(drainTimeouts * configuration.pipeline.drainTimeout + 2)
+    return ServiceGroup(configuration: groupConfiguration)
 }

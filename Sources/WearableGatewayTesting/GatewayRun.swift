@@ -81,6 +81,21 @@ public struct GatewayRun: Sendable {
         }
     }
 
+    /// Waits until the gateway's own registry shows `name` (summed over series matching
+    /// `labels`) at `atLeast` or more, reading it every 10 ms. Unlike ``waitForMetric(_:labels:atLeast:timeout:)``
+    /// it does not wait for the publication on `gateway/metrics`, whose timer runs on the
+    /// gateway's clock: on a ``ManualGatewayClock`` that publishes only when the test advances it.
+    /// - Throws: ``TestFailure`` after `timeout` seconds (real time).
+    public func waitForRegisteredMetric(_ name: String, labels: [String: String] = [:], atLeast target: Double, timeout: Double = 60) async throws {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while gateway.metrics.sum(name, labels: labels) < target {
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("timed out after \(timeout) s waiting for \(name)\(labels.isEmpty ? "" : "\(labels)") to reach \(target) in the registry")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Stops the gateway gracefully and disconnects the observer.
     public func stop() async throws {
         try await gateway.stop()

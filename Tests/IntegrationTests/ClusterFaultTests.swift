@@ -11,7 +11,7 @@ import Glibc
 
 /// Partitioned mode under faults, through a real mosquitto with real `wearable-gateway`
 /// processes (`ClusterHarness`): an instance killed with SIGKILL or frozen with SIGSTOP past the
-/// expiry while 30 watches play seeded swing sessions; every published swing is matched to the
+/// lease time while 30 watches play seeded swing sessions; every published swing is matched to the
 /// ground truth, and a swing lost is allowed only in the documented window of the fault.
 @Suite(
     "Scale-out: partitioned instances killed and frozen", .serialized,
@@ -44,7 +44,7 @@ struct ClusterFaultTests {
         let tally = fleet.tally(messages)
         #expect(tally.published == run.expected && tally.duplicates == 0 && tally.unmatched.isEmpty, "\(tally)")
         let restored = survivors.map { ClusterHarness.metric(messages, $0, "gateway_devices_restored_total") ?? 0 }.reduce(0, +)
-        #expect(restored >= Double(victims.count), "the successors restored gw-b's \(victims.count) watches from their claims: \(restored)")
+        #expect(restored >= Double(victims.count), "the successors restored gw-b's \(victims.count) watches from the store: \(restored)")
         print("cluster context: \(victims.count) watches of gw-b, killed after their hello and workout were written (snapshot ticks 3600 s apart); restored by the survivors \(restored); \(tally)")
         await run.shutdown()
     }
@@ -69,8 +69,11 @@ struct ClusterFaultTests {
         }
         let takeoverSeconds = (ContinuousClock.now - takeover) / .seconds(1)
         let survivors = [gateways[0], gateways[2]]
-        // Settled: every swing outside the hand-over window of the victims' watches has arrived.
-        let window = (killedAt - 3)...(killedAt + 2)
+        // Settled: every swing outside the take-over window of the victims' watches has arrived.
+        // The window: gw-b's leases run out 3 s (cluster.leaseTime) after its last heartbeat, the
+        // survivors take its partitions at their next heartbeat (0.5 s) and subscribe its
+        // watches; what the watches sent meanwhile reached only gw-b's session.
+        let window = (killedAt - 3)...(killedAt + 5)
         let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await ClusterHarness.stop(survivors, collector: collector)
 
@@ -87,15 +90,15 @@ struct ClusterFaultTests {
             }
         }
         #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
-        #expect(collector.messages.contains { $0.topic == "gateway/instances/gw-b" && $0.payloadString.contains(#""reason":"connectionLost""#) })
         print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; \(lostInWindow) swings lost in the window \(window); \(tally)")
         await run.shutdown()
     }
 
-    @Test("SIGSTOP of one instance past the expiry, then SIGCONT: it publishes nothing of what queued meanwhile, joins again, every swing at most once")
+    @Test("SIGSTOP of one instance past its lease, then SIGCONT: the others took its partitions; it publishes only until its first heartbeat after the thaw, under its old epoch, then joins again")
     func freezeAndThaw() async throws {
-        // WG_FAULT_SELF_EXPIRY_OFF=1 (inherited by the instances) runs the control: the thawed
-        // instance does not notice it was expired, and publishes its backlog as owner.
+        // Past its deadline a holder keeps publishing (docs/scale-out.md, Ownership: the
+        // decision): thawed, gw-b processes what queued for it as the owner it was until its
+        // first heartbeat reports the loss. Those outputs carry its older epoch.
         let run = try await ClusterHarness.Run.start(swings: 12)
         let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
         defer { gateways[1].signal(SIGCONT) }  // never leave it stopped, whatever fails
@@ -104,8 +107,8 @@ struct ClusterFaultTests {
         try await run.waitForSwings(of: victims, 15, "15 swings of gw-b's watches")
         gateways[1].signal(SIGSTOP)
         let stoppedAt = (ContinuousClock.now - clockStart) / .seconds(1)
-        // Frozen until the others expired it (cluster.expiry, 3 s) and published a swing of its
-        // watches that started after the freeze: the broker queued those frames for gw-b too.
+        // Frozen until the others took its partitions (its leases ran out, cluster.leaseTime 3 s)
+        // and published a swing of its watches that started after the freeze.
         try await ClusterHarness.waitLive(collector, ["gw-a", "gw-c"], count: 2)
         try await collector.wait(timeout: 15, "a swing of gw-b's watches that started after the freeze, from the others") { messages in
             let tally = fleet.tally(messages)
@@ -116,36 +119,47 @@ struct ClusterFaultTests {
         gateways[1].signal(SIGCONT)
         let thawedAt = (ContinuousClock.now - clockStart) / .seconds(1)
         try await ClusterHarness.waitLive(collector, run.names, count: 3)
-        // Swings of gw-b's watches starting while nobody processed them (from the freeze until
-        // the others expired gw-b) may be lost; nothing may be published twice.
-        let window = (stoppedAt - 3)...(stoppedAt + 6)
+        // Swings of gw-b's watches starting while nobody else processed them (from the freeze
+        // until the others took its partitions) may be lost, or published twice: by the others
+        // and by gw-b from its backlog before its first heartbeat after the thaw.
+        let window = (stoppedAt - 3)...(stoppedAt + 7)
         let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await ClusterHarness.stop(gateways, collector: collector)
 
         let messages = collector.messages
         let tally = fleet.tally(messages)
         var lostInWindow = 0
+        var twiceInWindow = 0
         var afterThaw = 0
         for device in fleet.devices {
             for index in device.expected.indices {
                 let start = device.sessionTime(device.expected[index])
                 if atRisk(device, index) {
                     lostInWindow += tally.count(device.id, index) == 0 ? 1 : 0
-                    #expect(tally.count(device.id, index) <= 1, "\(device.id) swing \(index) at \(start) s published twice (freeze at \(stoppedAt) s)")
+                    twiceInWindow += tally.count(device.id, index) > 1 ? 1 : 0
+                    #expect(tally.count(device.id, index) <= 2, "\(device.id) swing \(index) at \(start) s published \(tally.count(device.id, index)) times")
+                } else if victims.contains(device.id) && start > thawedAt {
+                    // Its partitions come back to gw-b by hand-over: the known overlap (ClusterTests).
+                    #expect((1...2).contains(tally.count(device.id, index)), "\(device.id) swing \(index) at \(start) s; thaw at \(thawedAt) s")
                 } else {
                     #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(start) s; freeze at \(stoppedAt) s, thaw at \(thawedAt) s")
                 }
                 if victims.contains(device.id), start > thawedAt + 4 { afterThaw += 1 }
             }
         }
-        #expect(tally.duplicates == 0, "\(tally)")
+        // A swing published twice: one copy from gw-b under its epoch before the freeze, the other
+        // from the instance that took its partition, under a greater one.
+        for message in messages where message.topic.hasSuffix("/swing") {
+            let instance = message.properties.userProperties.first { $0.name == "instance" }?.value
+            #expect(instance != nil && message.properties.userProperties.contains { $0.name == "epoch" }, "outputs carry instance and epoch")
+        }
         #expect(afterThaw > 0, "gw-b's watches swung after it joined again")
         #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
-        #expect(ClusterHarness.metric(messages, "gw-b", "gateway_cluster_self_lapses_total") ?? 0 >= 1, "gw-b found itself expired")
+        #expect(ClusterHarness.metric(messages, "gw-b", "gateway_cluster_partition_changes_total", labels: ["change": "lost"]) ?? 0 >= Double(ClusterHarness.share(of: "gw-b", among: run.names)), "gw-b learnt of the loss")
         #expect(
-            ClusterHarness.metric(messages, "gw-b", "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(2 * victims.count),
-            "gw-b gained its watches at the start and again after joining anew")
-        print("cluster freeze: \(victims.count) watches of gw-b; SIGSTOP at \(stoppedAt) s, SIGCONT at \(thawedAt) s; \(lostInWindow) swings lost in the window \(window); \(afterThaw) of its swings started after the thaw + 4 s; \(tally)")
+            ClusterHarness.metric(messages, "gw-b", "gateway_cluster_partition_changes_total", labels: ["change": "gained"]) ?? 0 >= Double(2 * ClusterHarness.share(of: "gw-b", among: run.names)),
+            "gw-b held its share at the start and again after joining anew")
+        print("cluster freeze: \(victims.count) watches of gw-b; SIGSTOP at \(stoppedAt) s, SIGCONT at \(thawedAt) s; in the window \(window) \(lostInWindow) swings lost, \(twiceInWindow) published twice; \(afterThaw) of its swings started after the thaw + 4 s; \(tally)")
         await run.shutdown()
     }
 }

@@ -1,5 +1,6 @@
 import BrokerTestSupport
 import MQTTTransport
+import Ownership
 import PostgresStore
 import PostgresTestSupport
 import TelemetryCore
@@ -18,7 +19,7 @@ enum ClusterHarness {
     static func arguments(_ name: String, store: String) -> [String] {
         [
             "--set", "cluster.mode=partitioned", "--set", "cluster.instance=\(name)", "--set", "registry.file=null",
-            "--set", "cluster.heartbeatInterval=0.5", "--set", "cluster.expiry=3", "--set", "metrics.publishInterval=0.2",
+            "--set", "cluster.heartbeatInterval=0.5", "--set", "cluster.leaseTime=3", "--set", "metrics.publishInterval=0.2",
             "--set", "store.backend=postgres", "--set", "store.url=\(store)",
         ]
     }
@@ -30,10 +31,27 @@ enum ClusterHarness {
         return "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
     }
 
-    /// The observer: swings, instance announcements and metrics, and the fleet status.
+    /// The observer: swings, availability, the instances' metrics, and the fleet status.
     static func observe(_ broker: TestBroker) async throws -> (client: MQTTClient, collector: MessageCollector) {
-        try await TestClients.observer(
-            broker, subscribedTo: ["gateway/+/swing", "gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
+        try await TestClients.observer(broker, subscribedTo: ["gateway/+/swing", "gateway/+/availability", "gateway/instances/+/metrics", "gateway/status"])
+    }
+
+    /// The partitions `instance` holds once the ownership of `instances` has settled.
+    static func share(of instance: String, among instances: [String]) -> Int {
+        PartitionAssignment(partitions: OwnershipPartitions(), instances: instances).partitions(of: instance).count
+    }
+
+    /// The instance among `instances` that holds `device`'s partition once they have settled.
+    static func owner(of device: String, among instances: [String]) -> String? {
+        let partitions = OwnershipPartitions()
+        return PartitionAssignment(partitions: partitions, instances: instances).instance(for: partitions.partition(of: device))
+    }
+
+    /// The devices among `devices` whose partition `instance` holds once `instances` have settled.
+    static func devices(_ devices: [String], of instance: String, among instances: [String]) -> Set<String> {
+        let partitions = OwnershipPartitions()
+        let assignment = PartitionAssignment(partitions: partitions, instances: instances)
+        return Set(devices.filter { assignment.instance(for: partitions.partition(of: $0)) == instance })
     }
 
     /// The sum of metric `name` (with `labels`) in the newest metrics `instance` published.
@@ -41,10 +59,14 @@ enum ClusterHarness {
         PrometheusText.latest(in: messages, topic: "gateway/instances/\(instance)/metrics")?.sum(name, labels: labels)
     }
 
-    /// Waits until each of `names` reports `count` live instances in its published metrics.
+    /// Waits until the ownership of `names` has settled: each holds exactly its share of the
+    /// partitions (the assignment over `names`) and warms up none.
     static func waitLive(_ collector: MessageCollector, _ names: [String], count: Int) async throws {
-        try await collector.wait(timeout: 30, "\(names) to see \(count) live instances") { messages in
-            names.allSatisfy { metric(messages, $0, "gateway_cluster_live_instances") == Double(count) }
+        try await collector.wait(timeout: 30, "\(names) to hold their shares of the partitions") { messages in
+            names.allSatisfy { name in
+                metric(messages, name, "gateway_cluster_partitions", labels: ["state": "held"]) == Double(share(of: name, among: names))
+                    && metric(messages, name, "gateway_cluster_partitions", labels: ["state": "warming"]) == 0
+            }
         }
     }
 
@@ -93,10 +115,9 @@ enum ClusterHarness {
             return Run(broker: broker, store: store, observer: observer, collector: collector, names: names, fleet: fleet, gateways: gateways, devices: devices)
         }
 
-        /// The watches `instance` owns among `instances`.
+        /// The watches whose partition `instance` holds among `instances`.
         func watches(of instance: String, among instances: [String]) -> Set<String> {
-            let ownership = RendezvousOwnership(instances: instances)
-            return Set(fleet.devices.map(\.id).filter { ownership.owner(of: $0) == instance })
+            ClusterHarness.devices(fleet.devices.map(\.id), of: instance, among: instances)
         }
 
         /// Plays the sessions in the background on a clock starting now.

@@ -122,8 +122,9 @@ struct CoreMotionFidelityTests {
         #expect(await device.flush(timeout: 30))
         // The condition under test is time on the gateway's clock: 3 s past the end, 1 s past the grace.
         // Moved only once the gateway has processed the end (both workout frames counted), so
-        // the end is received at the start time and the batch 3 s after it.
-        try await run.waitForMetric("gateway_frames_accepted_total", labels: ["stream": "workout"], atLeast: 2)
+        // the end is received at the start time and the batch 3 s after it. Read in the registry:
+        // the metrics publishing timer runs on the manual clock too.
+        try await run.waitForRegisteredMetric("gateway_frames_accepted_total", labels: ["stream": "workout"], atLeast: 2)
         clock.advance(by: 3)
         // Samples from after the end (timestamp 5020 ≈ startDate + 20).
         try await device.send(Self.message(id, "batched/accelerometer", FrameEncoder.encode(Self.restingBatch(from: 5_020))))

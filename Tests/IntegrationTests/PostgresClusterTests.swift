@@ -85,10 +85,6 @@ struct PostgresClusterTests {
 
     @Test("kill -9 of the owner of a diver and a recording watch, then its return: the whole history from any instance, one dive summary, no regressed depth state")
     func killAndReturnOnSharedStore() async throws {
-        // Control, expected to FAIL: WG_FAULT_HANDOVER_STATE_OFF=1 (inherited by the instances)
-        // stops the hand-over of state: a claim's stored snapshot is not restored, so the heir
-        // starts the dive again. (Per-instance SQLite files, the other control before, are now
-        // refused by the configuration: clustered modes need store.backend postgres.)
         let storeSettings = try await TestPostgres.makeDatabase()
         let storeURL = "postgres://\(storeSettings.user)@\(storeSettings.host):\(storeSettings.port)/\(storeSettings.database)?sslmode=disable"
 
@@ -97,14 +93,14 @@ struct PostgresClusterTests {
         let diver = scenario.deviceId
         let frames = scenario.frames(startDate: Self.diveStart)
         let names = ["gw-a", "gw-b", "gw-c"]
-        let victim = try #require(RendezvousOwnership(instances: names).owner(of: diver))
+        let victim = try #require(ClusterHarness.owner(of: diver, among: names))
         // The recording watch: the first id the diver's owner owns too.
-        let recorder = try #require((0..<1000).map { "rec-watch-\($0)" }.first { RendezvousOwnership(instances: names).owner(of: $0) == victim })
+        let recorder = try #require((0..<1000).map { "rec-watch-\($0)" }.first { ClusterHarness.owner(of: $0, among: names) == victim })
         let survivors = names.filter { $0 != victim }
-        let heirs = [diver, recorder].map { RendezvousOwnership(instances: survivors).owner(of: $0)! }
+        let heirs = [diver, recorder].map { ClusterHarness.owner(of: $0, among: survivors)! }
 
         let (observer, collector) = try await TestClients.observer(
-            broker, subscribedTo: ["gateway/\(diver)/submersion/#", "gateway/+/availability", "gateway/instances/+", "gateway/instances/+/metrics", "gateway/status"])
+            broker, subscribedTo: ["gateway/\(diver)/submersion/#", "gateway/+/availability", "gateway/instances/+/metrics", "gateway/status"])
 
         let data = Dictionary(uniqueKeysWithValues: names.map { ($0, broker.directory.appendingPathComponent("data-\($0)")) })
         var gateways = try Dictionary(
@@ -214,14 +210,12 @@ struct PostgresClusterTests {
         let latestBefore = try #require(collector.messages.filter { $0.topic == "gateway/\(diver)/submersion/depth-state" }.compactMap(PublishedDepthState.init).max { $0.date < $1.date })
         let restartMark = collector.messages.count
         gateways[victim] = try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments(victim, store: storeURL), dataDirectory: data[victim])
-        try await collector.wait(timeout: 30, "\(victim) online again") { messages in
-            messages[restartMark...].contains { $0.topic == "gateway/instances/\(victim)" && $0.payloadString.contains(#""state":"online""#) }
+        try await collector.wait(timeout: 30, "the partitions settled over the three instances again") { messages in
+            Array(messages[restartMark...]).contains { $0.topic == "gateway/instances/\(victim)/metrics" }
         }
-        try await collector.wait(timeout: 30, "every instance seeing three live ones again") { messages in
-            Self.metricSum(messages, from: restartMark, names, "gateway_cluster_live_instances").allSatisfy { $0 == 3 }
-        }
+        try await ClusterHarness.waitLive(collector, names, count: 3)
         let replayed = Self.metricSum(collector.messages, from: restartMark, [victim], "gateway_journal_replayed_total")[0]
-        let superseded = Self.metricSum(collector.messages, from: restartMark, [victim], "gateway_cluster_replay_superseded_total")[0]
+        let superseded = Self.metricSum(collector.messages, from: restartMark, [victim], "gateway_cluster_frames_not_owned_total")[0]
         #expect(replayed > 0, "the returning instance's journal replayed nothing: its return proved nothing")
 
         // (a) The whole history, from any instance: the first complete answer is awaited (the
@@ -277,7 +271,7 @@ struct PostgresClusterTests {
         #expect(retained?.eventId == latestBefore.eventId, "the broker retains the dive's final state \(latestBefore), not \(retained.map(String.init(describing:)) ?? "nothing")")
 
         print(
-            "postgres cluster: \(victim) owned \(diver) and \(recorder), killed at \(Int(killDiveTime - scenario.submergeTime)) s of dive time (+\(killAt - plannedKill) frames waiting for the upload's acceptance, \(deferred.count) upload(s) deferred) after \(chunksBefore) of \(Self.chunkCount) uploads, the last held (store locked; \(endedWaiters) waiting sessions ended); heirs \(heirs); returned replaying \(Int(replayed)) journal frames (\(Int(superseded)) superseded: owned elsewhere in the store); \(asked) queries answered by \(zip(names, answeredByEach).map { "\($0) \(Int($1))" }) (\(first.count) of \(expected.count) samples in the awaited answer); \(dives.count) dive summary, start \(startDate - Self.diveStart) s, max \(maxDepth) m; \(afterReturn.count) depth states after the return, \(regressed.count) regressed; retained \(retained.map(String.init(describing:)) ?? "none")"
+            "postgres cluster: \(victim) owned \(diver) and \(recorder), killed at \(Int(killDiveTime - scenario.submergeTime)) s of dive time (+\(killAt - plannedKill) frames waiting for the upload's acceptance, \(deferred.count) upload(s) deferred) after \(chunksBefore) of \(Self.chunkCount) uploads, the last held (store locked; \(endedWaiters) waiting sessions ended); heirs \(heirs); returned replaying \(Int(replayed)) journal frames (\(Int(superseded)) not applied: held elsewhere by then); \(asked) queries answered by \(zip(names, answeredByEach).map { "\($0) \(Int($1))" }) (\(first.count) of \(expected.count) samples in the awaited answer); \(dives.count) dive summary, start \(startDate - Self.diveStart) s, max \(maxDepth) m; \(afterReturn.count) depth states after the return, \(regressed.count) regressed; retained \(retained.map(String.init(describing:)) ?? "none")"
         )
         await reader.shutdown()
         await requester.shutdown()

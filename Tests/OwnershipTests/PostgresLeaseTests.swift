@@ -214,7 +214,7 @@ struct PostgresLeaseTests {
             clock.advance(by: 296)
             #expect(first.status.pastDeadline)
             #expect(first.role(of: "watch-1") != .none || theirs.contains(partitions.partition(of: "watch-1")))
-            await second.leave()
+            await second.leave(within: 0)
             #expect(second.held.isEmpty)
             #expect(second.role(of: moving) == .none)
             await first.beat()

@@ -1,4 +1,7 @@
 import Foundation
+import GatewayTime
+import Logging
+import Ownership
 import PostgresStore
 import PostgresTestSupport
 import RecorderStore
@@ -19,36 +22,29 @@ struct SQLiteStoreConformanceTests {
     @Test("pruning inside an hour") func pruneInside() async throws { try await StoreConformance.prunesInsideAnHour(Self.recorder()) }
     @Test("tremor minutes, device state, statistics") func minutes() async throws { try await StoreConformance.tremorMinutesAndState(Self.recorder()) }
     @Test("snapshots saved, loaded, pruned") func snapshots() async throws { try await StoreConformance.snapshotsSaveAndLoad(Self.states()) }
-    @Test("claims and fenced saves") func fencing() async throws { try await StoreConformance.claimsAndFencing(Self.states()) }
     @Test("no clock of its own: retention is cut on the gateway's")
     func noStoreClock() async throws {
         #expect(try await Self.recorder().storeTime() == nil)
         #expect(try await Self.states().storeTime() == nil)
     }
-
-    @Test("concurrent claims from two store objects on one file: one winner per round")
-    func concurrentClaims() async throws {
-        let file = Self.path("state")
-        try await StoreConformance.concurrentClaims(DeviceStateStore(path: file), DeviceStateStore(path: file))
-    }
-
-    @Test("epochs keep increasing across reopening the file")
-    func epochsSurviveReopening() async throws {
-        let file = Self.path("state")
-        let before = try await DeviceStateStore(path: file).claim(StoreConformance.watch, instance: "a").epoch
-        #expect(try await DeviceStateStore(path: file).claim(StoreConformance.watch, instance: "a").epoch > before)
-    }
 }
 
-/// The same checks against PostgreSQL (`WG_TEST_POSTGRES_URL`), a new database each; two
-/// pools (two sets of connections) for the concurrent claims.
+/// The same checks against PostgreSQL (`WG_TEST_POSTGRES_URL`), a new database each. The
+/// device snapshots go through an instance that holds every ownership partition (a cluster of
+/// one after its first heartbeat); their fencing is `PostgresLeaseTests`'.
 @Suite("PostgreSQL store conformance", .enabled(if: TestPostgres.url != nil, Comment(rawValue: TestPostgres.skipReason)))
 struct PostgresStoreConformanceTests {
     private static func recorder(_ check: @Sendable @escaping (any RecorderStoring) async throws -> Void) async throws {
         try await TestPostgres.withStore { try await check(PostgresRecorderStore($0)) }
     }
     private static func states(_ check: @Sendable @escaping (any DeviceSnapshotStoring) async throws -> Void) async throws {
-        try await TestPostgres.withStore { try await check(PostgresDeviceStateStore($0)) }
+        try await TestPostgres.withStore { client in
+            let ownership = LeasedOwnership(
+                store: PostgresLeaseStore(client), member: LeaseMember(name: "conformance", incarnation: "1"),
+                timing: LeaseHolder.Timing(ttl: 300, margin: 1, warmup: 0), heartbeat: 1, clock: SystemGatewayClock(), logger: Logger(label: "conformance"))
+            await ownership.beat()
+            try await check(PostgresLeasedStateStore(client, ownership: ownership))
+        }
     }
 
     @Test("duplicates and overlaps stored once") func deduplicates() async throws { try await Self.recorder(StoreConformance.deduplicates) }
@@ -58,8 +54,9 @@ struct PostgresStoreConformanceTests {
         try await Self.recorder(StoreConformance.prunesInsideAnHour)
     }
     @Test("tremor minutes, device state, statistics") func minutes() async throws { try await Self.recorder(StoreConformance.tremorMinutesAndState) }
-    @Test("snapshots saved, loaded, pruned") func snapshots() async throws { try await Self.states(StoreConformance.snapshotsSaveAndLoad) }
-    @Test("claims and fenced saves") func fencing() async throws { try await Self.states(StoreConformance.claimsAndFencing) }
+    @Test("snapshots saved, loaded, pruned") func snapshots() async throws {
+        try await Self.states { try await StoreConformance.snapshotsSaveAndLoad($0, listsDevices: false) }
+    }
     @Test("the store's clock is the server's, for both stores")
     func serverClock() async throws {
         try await Self.recorder { store in
@@ -70,19 +67,6 @@ struct PostgresStoreConformanceTests {
         try await Self.states { store in
             let time = try #require(try await store.storeTime())
             #expect(abs(time - Date().timeIntervalSince1970) < 5, "\(time)")
-        }
-    }
-
-    @Test("concurrent claims from two connection pools: one winner per round, epochs decided by the database")
-    func concurrentClaims() async throws {
-        let settings = try await TestPostgres.makeDatabase()
-        let first = TestPostgres.client(settings, label: "a")
-        let second = TestPostgres.client(settings, label: "b")
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await first.run() }
-            group.addTask { await second.run() }
-            defer { group.cancelAll() }
-            try await StoreConformance.concurrentClaims(PostgresDeviceStateStore(first), PostgresDeviceStateStore(second))
         }
     }
 

@@ -29,30 +29,30 @@ import Testing
     @Test("partitioned: the instance joins client ids and file names; the subscriber starts clean")
     func partitioned() throws {
         let configuration = try Self.load(
-            [("cluster.mode", "partitioned"), ("cluster.heartbeatInterval", "0.5"), ("cluster.expiry", "2")] + Self.postgres, environment: ["WG_CLUSTER_INSTANCE": "gw-b.2"])
+            [("cluster.mode", "partitioned"), ("cluster.heartbeatInterval", "0.5"), ("cluster.leaseTime", "2")] + Self.postgres,
+            environment: ["WG_CLUSTER_INSTANCE": "gw-b.2"])
         #expect(configuration.cluster.instanceName == "gw-b.2")
         #expect(configuration.subscriberConfiguration().clientID == "wearable-gateway-gw-b.2-in")
         #expect(configuration.subscriberConfiguration().sessionExpiry == 0 && configuration.subscriberConfiguration().cleanStart)
-        #expect(configuration.clusterConfiguration(will: .init(topic: "t", string: "")).clientID == "wearable-gateway-gw-b.2-cluster")
         let named = configuration.withInstancePaths()
         #expect(named.journal.path == "data/journal-gw-b.2.bin")
         #expect(named.recorder.database == "data/recorder-gw-b.2.sqlite")
-        #expect(configuration.cluster.heartbeatInterval == 0.5 && configuration.cluster.expiry == 2)
-        // Only the discovery streams: each owned device's own filter comes from DeviceSubscriptions.
+        #expect(configuration.cluster.heartbeatInterval == 0.5 && configuration.cluster.leaseTime == 2)
+        // Only the discovery streams: the devices of held partitions come from PartitionSubscriptions.
         #expect(
             configuration.inboundFilters(TopicScheme()) == [
                 "wearables/+/hello", "wearables/+/status", "gateway/+/headphone/reset-pose", "$share/wearable-gateway/gateway/+/recorder/query/#",
             ])
     }
 
-    @Test("shared: device frames go through the group; app commands (routed by the app's client id) reach every instance")
-    func shared() throws {
-        let configuration = try Self.load(
-            [("cluster.mode", "shared"), ("cluster.sharedRouting", "publisher"), ("cluster.group", "fleet-1"), ("cluster.instance", "a")] + Self.postgres)
-        #expect(
-            configuration.inboundFilters(TopicScheme()) == [
-                "$share/fleet-1/wearables/+/#", "gateway/+/headphone/reset-pose", "$share/fleet-1/gateway/+/recorder/query/#",
-            ])
+    @Test("shared mode is refused under cluster.mode, saying it was removed and what to use")
+    func sharedRemoved() throws {
+        do {
+            _ = try Self.load([("cluster.mode", "shared"), ("cluster.instance", "a")] + Self.postgres)
+            Issue.record("shared mode was accepted")
+        } catch {
+            #expect(error.issues.contains { $0.key == "cluster.mode" && $0.message.contains("shared was removed") && $0.message.contains("partitioned") }, "\(error)")
+        }
     }
 
     @Test("with the shared PostgreSQL store one instance answers each recorder query: the query filter goes through the group")
@@ -67,38 +67,26 @@ import Testing
             ])
     }
 
-    @Test("shared mode without the broker's routing stated is refused under cluster.sharedRouting")
-    func sharedNeedsRouting() throws {
-        do {
-            _ = try Self.load([("cluster.mode", "shared"), ("cluster.instance", "a")] + Self.postgres)
-            Issue.record("shared mode started without cluster.sharedRouting")
-        } catch {
-            #expect(error.issues.contains { $0.key == "cluster.sharedRouting" && $0.message.contains("cluster.sharedRouting: publisher") }, "\(error)")
-        }
-        #expect(try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a")] + Self.postgres).cluster.sharedRouting == .unstated, "only shared mode needs it")
-    }
-
-    @Test("clustered modes on SQLite are refused under store.backend, saying why; single mode keeps SQLite", arguments: ["partitioned", "shared"])
-    func clusteredNeedsPostgres(mode: String) throws {
-        let routing = mode == "shared" ? [("cluster.sharedRouting", "publisher")] : []
+    @Test("partitioned mode on SQLite is refused under store.backend, saying why; single mode keeps SQLite")
+    func clusteredNeedsPostgres() throws {
         for backend in [[], [("store.backend", "sqlite")]] {
             do {
-                _ = try Self.load([("cluster.mode", mode), ("cluster.instance", "a")] + routing + backend)
-                Issue.record("cluster.mode \(mode) started on SQLite")
+                _ = try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a")] + backend)
+                Issue.record("cluster.mode partitioned started on SQLite")
             } catch {
                 let issue = try #require(error.issues.first { $0.key == "store.backend" }, "\(error)")
-                #expect(issue.message.contains("cluster.mode \(mode) needs store.backend: postgres") && issue.message.contains("ownership claims"), "\(issue)")
+                #expect(issue.message.contains("cluster.mode partitioned needs store.backend: postgres") && issue.message.contains("leases"), "\(issue)")
                 #expect(error.issues.count == 1, "\(error)")
             }
         }
-        #expect(try Self.load([("cluster.mode", mode), ("cluster.instance", "a")] + routing + Self.postgres).store.backend == .postgres)
+        #expect(try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a")] + Self.postgres).store.backend == .postgres)
         #expect(try Self.load([]).store.backend == .sqlite, "single mode stays on SQLite, no server")
     }
 
     @Test("bad values name the key", arguments: [
         ("cluster.mode", "sharded", "must be single, partitioned or shared"), ("cluster.instance", "gw/a", "may hold only"),
         ("cluster.instance", "gw+", "may hold only"), ("cluster.instance", ".hidden", "must not start"), ("cluster.group", "a#b", "may hold only"),
-        ("cluster.heartbeatInterval", "0", "must be a number"), ("cluster.sharedRouting", "roundRobin", "must be unstated or publisher"),
+        ("cluster.heartbeatInterval", "0", "must be a number"), ("cluster.leaseTime", "0.1", "must be a number"),
     ])
     func invalid(key: String, value: String, message: String) {
         do {
@@ -109,14 +97,17 @@ import Testing
         }
     }
 
-    @Test("the removed cluster.shareState and cluster.stateCacheBytes are refused, saying they were removed and why, from a file and from the environment")
+    @Test("removed cluster keys are refused, saying they were removed and why, from a file and from the environment")
     func removedKeys() throws {
-        for (key, value) in [("cluster.shareState", "true"), ("cluster.stateCacheBytes", "1048576")] {
+        for (key, value) in [
+            ("cluster.shareState", "true"), ("cluster.stateCacheBytes", "1048576"), ("cluster.expiry", "5"), ("cluster.contextDevices", "10"),
+            ("cluster.sharedRouting", "publisher"),
+        ] {
             do {
                 _ = try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a"), (key, value)] + Self.postgres)
                 Issue.record("\(key) was accepted")
             } catch {
-                #expect(error.issues.count == 1 && error.issues[0].key == key && error.issues[0].message.hasPrefix("removed") && error.issues[0].message.contains("store"), "\(error)")
+                #expect(error.issues.count == 1 && error.issues[0].key == key && error.issues[0].message.hasPrefix("removed"), "\(error)")
             }
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("wg-removed-\(UUID().uuidString).yml").path
@@ -131,13 +122,13 @@ import Testing
         }
     }
 
-    @Test("an expiry under two heartbeats is refused")
-    func expiryAgainstHeartbeat() {
+    @Test("a lease time under three heartbeats is refused")
+    func leaseAgainstHeartbeat() {
         do {
-            _ = try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a"), ("cluster.heartbeatInterval", "2"), ("cluster.expiry", "3")])
+            _ = try Self.load([("cluster.mode", "partitioned"), ("cluster.instance", "a"), ("cluster.heartbeatInterval", "2"), ("cluster.leaseTime", "5")] + Self.postgres)
             Issue.record("accepted")
         } catch {
-            #expect(error.issues.contains { $0.key == "cluster.expiry" })
+            #expect(error.issues.contains { $0.key == "cluster.leaseTime" && $0.message.contains("three times") }, "\(error)")
         }
     }
 

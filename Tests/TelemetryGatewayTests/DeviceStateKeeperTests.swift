@@ -21,10 +21,10 @@ struct DeviceStateKeeperTests {
 
         var settings = GatewayConfiguration.DeviceState()
         settings.maximumResidentDevices = 1
-        let health = RuntimeHealth(stallTimeout: 30)
+        let health = RuntimeHealth(stallTimeout: 30, now: { 0 })
         var keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
-            health: health, logger: Logger(label: "keeper-test"), settings: settings)
+            health: health, clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"), settings: settings)
         var processor = FrameProcessor()
         let devices = ["state-a", "state-b", "state-c"].compactMap(DeviceID.init)
         for device in devices {

@@ -8,7 +8,7 @@ import Testing
 struct HandoffQueueTests {
     @Test("delivers everything in order, in batches, then nil after close")
     func ordered() async {
-        let queue = HandoffQueue<Int>(capacity: 8)
+        let queue = HandoffQueue<Int>(capacity: 8, clock: SystemGatewayClock())
         let producer = Thread {
             for value in 0..<1_000 { _ = queue.push(value, maxWait: 10) }
             queue.close()
@@ -26,7 +26,7 @@ struct HandoffQueueTests {
 
     @Test("a full queue blocks the producer until the consumer makes room")
     func blocksWhenFull() async {
-        let queue = HandoffQueue<Int>(capacity: 2)
+        let queue = HandoffQueue<Int>(capacity: 2, clock: SystemGatewayClock())
         #expect(queue.push(1, maxWait: 1) == .accepted(waited: 0))
         #expect(queue.push(2, maxWait: 1) == .accepted(waited: 0))
         let outcome = LockedState<HandoffQueue<Int>.PushOutcome?>(nil)
@@ -52,7 +52,7 @@ struct HandoffQueueTests {
 
     @Test("after the maximum wait the element is admitted over capacity, never dropped")
     func overCapacity() async {
-        let queue = HandoffQueue<Int>(capacity: 1)
+        let queue = HandoffQueue<Int>(capacity: 1, clock: SystemGatewayClock())
         _ = queue.push(1, maxWait: 1)
         let outcome = queue.push(2, maxWait: 0.05)
         guard case .acceptedOverCapacity(let waited) = outcome else {
@@ -66,7 +66,7 @@ struct HandoffQueueTests {
 
     @Test("control elements bypass capacity; pushes after close are refused")
     func controlAndClose() async {
-        let queue = HandoffQueue<Int>(capacity: 1)
+        let queue = HandoffQueue<Int>(capacity: 1, clock: SystemGatewayClock())
         _ = queue.push(1, maxWait: 1)
         #expect(queue.pushControl(99))
         queue.close()

@@ -34,13 +34,13 @@ struct InboundJournalTests {
         let records = (0..<50).map { Self.record($0, payloadBytes: 1 + $0 * 37) }
         var tickets: [JournalTicket] = []
         do {
-            let journal = try InboundJournal(path: path, capacity: 1 << 20)
+            let journal = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
             #expect(journal.recovered.isEmpty)
             for record in records { tickets.append(try Self.ticket(journal.append(record, maxWait: 0))) }
             // Release every third record, and the first few (so the tail moves).
             for (index, ticket) in tickets.enumerated() where index % 3 == 0 || index < 4 { journal.release(ticket) }
         }
-        let reopened = try InboundJournal(path: path, capacity: 1 << 20)
+        let reopened = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
         let expected = records.enumerated().filter { !($0.offset % 3 == 0 || $0.offset < 4) }.map(\.element)
         #expect(reopened.recovered.map(\.record) == expected)
         #expect(reopened.statistics.liveRecords == expected.count)
@@ -53,10 +53,10 @@ struct InboundJournalTests {
     func identity() throws {
         let path = Self.temporaryPath()
         var first: UInt64 = 0
-        do { first = try InboundJournal(path: path, capacity: 1 << 16).identity }
+        do { first = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock()).identity }
         var again: UInt64 = 0
-        do { again = try InboundJournal(path: path, capacity: 1 << 16).identity }
-        let other = try InboundJournal(path: Self.temporaryPath(), capacity: 1 << 16).identity
+        do { again = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock()).identity }
+        let other = try InboundJournal(path: Self.temporaryPath(), capacity: 1 << 16, clock: SystemGatewayClock()).identity
         #expect(first != 0 && first == again && other != first)
     }
 
@@ -66,11 +66,11 @@ struct InboundJournalTests {
         var traced = Self.record(1)
         traced.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
         do {
-            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            let journal = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
             _ = try Self.ticket(journal.append(traced, maxWait: 0))
             _ = try Self.ticket(journal.append(Self.record(2), maxWait: 0))
         }
-        let reopened = try InboundJournal(path: path, capacity: 1 << 16)
+        let reopened = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
         #expect(reopened.recovered.map(\.record) == [traced, Self.record(2)])
     }
 
@@ -78,7 +78,7 @@ struct InboundJournalTests {
     func tornRecord() throws {
         let path = Self.temporaryPath()
         do {
-            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            let journal = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
             _ = try Self.ticket(journal.append(Self.record(1), maxWait: 0))
             _ = try Self.ticket(journal.append(Self.record(2), maxWait: 0))
         }
@@ -90,7 +90,7 @@ struct InboundJournalTests {
         try handle.seek(toOffset: UInt64(JournalLayout.fileHeaderSize + first + second - 8))
         handle.write(Data(repeating: 0, count: 8))
         try handle.close()
-        let reopened = try InboundJournal(path: path, capacity: 1 << 16)
+        let reopened = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
         #expect(reopened.recovered.map(\.record) == [Self.record(1)])
     }
 
@@ -98,7 +98,7 @@ struct InboundJournalTests {
     func wrapAndFull() throws {
         let path = Self.temporaryPath()
         let capacity = 1 << 15
-        let journal = try InboundJournal(path: path, capacity: capacity)
+        let journal = try InboundJournal(path: path, capacity: capacity, clock: SystemGatewayClock())
         let size = Self.record(0, payloadBytes: 1000).journalSize
         // Several laps of append-then-release.
         var live: [JournalTicket] = []
@@ -134,7 +134,7 @@ struct InboundJournalTests {
         let capacity = 1 << 15
         var expected: [JournalRecord] = []
         do {
-            let journal = try InboundJournal(path: path, capacity: capacity)
+            let journal = try InboundJournal(path: path, capacity: capacity, clock: SystemGatewayClock())
             var window: [(JournalTicket, JournalRecord)] = []
             for index in 0..<200 {
                 let record = Self.record(index, payloadBytes: 300 + (index * 53) % 700)
@@ -143,13 +143,13 @@ struct InboundJournalTests {
             }
             expected = window.map(\.1)
         }
-        let reopened = try InboundJournal(path: path, capacity: capacity)
+        let reopened = try InboundJournal(path: path, capacity: capacity, clock: SystemGatewayClock())
         #expect(reopened.recovered.map(\.record) == expected)
     }
 
     @Test("a waiting producer gets room as soon as a record is released")
     func waitsForRoom() async throws {
-        let journal = try InboundJournal(path: Self.temporaryPath(), capacity: 1 << 14)
+        let journal = try InboundJournal(path: Self.temporaryPath(), capacity: 1 << 14, clock: SystemGatewayClock())
         var tickets: [JournalTicket] = []
         while case .stored(let ticket, _) = journal.append(Self.record(0, payloadBytes: 2000), maxWait: 0) { tickets.append(ticket) }
         let first = tickets[0]
@@ -168,12 +168,12 @@ struct InboundJournalTests {
     @Test("one journal, one process: a second open is refused, and so is a file of another size")
     func exclusiveAndSized() throws {
         let path = Self.temporaryPath()
-        let journal = try InboundJournal(path: path, capacity: 1 << 16)
-        #expect(throws: JournalError.self) { try InboundJournal(path: path, capacity: 1 << 16) }
+        let journal = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
+        #expect(throws: JournalError.self) { try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock()) }
         _ = journal.statistics
         let other = Self.temporaryPath()
-        _ = try InboundJournal(path: other, capacity: 1 << 16)
-        #expect(throws: JournalError.self) { try InboundJournal(path: other, capacity: 1 << 17) }
+        _ = try InboundJournal(path: other, capacity: 1 << 16, clock: SystemGatewayClock())
+        #expect(throws: JournalError.self) { try InboundJournal(path: other, capacity: 1 << 17, clock: SystemGatewayClock()) }
     }
 
     /// Appends `count` records through a small ring (many laps), releasing each a few records
@@ -207,7 +207,7 @@ struct InboundJournalTests {
         let path = Self.temporaryPath()
         var highest = JournalTicket(sequence: 0)
         for run in 0..<3 {
-            let journal = try InboundJournal(path: path, capacity: 1 << 20)
+            let journal = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
             // The failure: stale records of earlier laps replayed after a clean stop.
             #expect(journal.recovered.count == 0, "run \(run) replayed \(journal.recovered.count) records that were done with")
             #expect(journal.openReport.stoppedAt == nil)
@@ -223,11 +223,11 @@ struct InboundJournalTests {
         let path = Self.temporaryPath()
         var kept: [JournalRecord] = []
         do {
-            let journal = try InboundJournal(path: path, capacity: 1 << 20)
+            let journal = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
             // Keep (never release) a handful of records near the end, as a crash would leave them.
             kept = try Self.churn(journal, count: 20_000, seed: 7, fixedSize: fixedSize) { $0 >= 19_900 && $0 % 9 == 0 }.kept
         }
-        let reopened = try InboundJournal(path: path, capacity: 1 << 20)
+        let reopened = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
         #expect(reopened.recovered.map(\.record) == kept)
         #expect(reopened.openReport.corruptRecords == 0 && reopened.openReport.stoppedAt == nil)
     }
@@ -249,13 +249,13 @@ struct InboundJournalTests {
         let path = Self.temporaryPath()
         let records = (0..<6).map { Self.record($0, payloadBytes: 500) }
         do {
-            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            let journal = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
             for record in records { _ = try Self.ticket(journal.append(record, maxWait: 0)) }
         }
         // Flip payload bytes of the third record: its header and commit word stay whole.
         let payloadStart = Self.fileOffset(of: 2, in: records) + UInt64(JournalLayout.recordHeaderSize + records[2].topic.utf8.count + 100)
         try Self.overwrite(path, at: payloadStart, with: [0xDE, 0xAD, 0xBE, 0xEF])
-        let reopened = try InboundJournal(path: path, capacity: 1 << 16)
+        let reopened = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
         #expect(reopened.recovered.map(\.record) == records.enumerated().filter { $0.offset != 2 }.map(\.element))
         #expect(reopened.openReport.corruptRecords == 1)
         #expect(reopened.openReport.stoppedAt == nil)
@@ -266,12 +266,12 @@ struct InboundJournalTests {
         let path = Self.temporaryPath()
         let records = (0..<6).map { Self.record($0, payloadBytes: 200) }
         do {
-            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            let journal = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
             for record in records { _ = try Self.ticket(journal.append(record, maxWait: 0)) }
         }
         // Change the fourth record's payload length field: its header check no longer matches.
         try Self.overwrite(path, at: Self.fileOffset(of: 3, in: records) + 12, with: [0x77])
-        let reopened = try InboundJournal(path: path, capacity: 1 << 16)
+        let reopened = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
         #expect(reopened.recovered.map(\.record) == Array(records[..<3]))
         let stopped = try #require(reopened.openReport.stoppedAt)
         #expect(stopped.reason.contains("check"))
@@ -285,13 +285,13 @@ struct InboundJournalTests {
         let path = Self.temporaryPath()
         var copy: Int32 = -1
         do {
-            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            let journal = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
             try withExtendedLifetime(journal) { copy = try #require(Self.duplicateDescriptor(of: path)) }
         }
         defer { Glibc.close(copy) }
         // The lock belongs to the open file, which `copy` keeps open, as a child does between its
         // spawn and its exec: the journal's close must let go of the lock itself.
-        #expect(throws: Never.self) { _ = try InboundJournal(path: path, capacity: 1 << 16) }
+        #expect(throws: Never.self) { _ = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock()) }
     }
 
     /// A duplicate of this process's descriptor open on `path` (found in /proc/self/fd).
@@ -314,18 +314,18 @@ struct InboundJournalTests {
     func impossibleTailIsRefused(field: Int, value: UInt64) throws {
         let path = Self.temporaryPath()
         do {
-            let journal = try InboundJournal(path: path, capacity: 1 << 16)
+            let journal = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
             _ = try Self.ticket(journal.append(Self.record(1), maxWait: 0))
         }
         try Self.overwrite(path, at: UInt64(field), with: withUnsafeBytes(of: value.littleEndian) { Array($0) })
         #expect {
-            _ = try InboundJournal(path: path, capacity: 1 << 16)
+            _ = try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock())
         } throws: { error in
             "\(error)".contains(path) && "\(error)".contains("damaged header")
         }
         // Moved away, a new journal starts empty at the same path.
         try FileManager.default.removeItem(atPath: path)
-        #expect(try InboundJournal(path: path, capacity: 1 << 16).recovered.isEmpty)
+        #expect(try InboundJournal(path: path, capacity: 1 << 16, clock: SystemGatewayClock()).recovered.isEmpty)
     }
 
     @Test("seeded damage anywhere in the file: opening never traps, and replays only records that were written, in sequence")
@@ -340,7 +340,7 @@ struct InboundJournalTests {
             // About a lap and a half of records; a few stay live, as a crash leaves them.
             var written: [UInt64: JournalRecord] = [:]  // by sequence number (a skip record takes one too)
             do {
-                let journal = try InboundJournal(path: path, capacity: capacity)
+                let journal = try InboundJournal(path: path, capacity: capacity, clock: SystemGatewayClock())
                 for index in 0..<Int.random(in: 20...120, using: &generator) {
                     let record = Self.record(trial * 1_000 + index, payloadBytes: Int.random(in: 1...1_500, using: &generator))
                     // The oldest live record holds the ring's tail: once it is full, stop.
@@ -354,7 +354,7 @@ struct InboundJournalTests {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
 
             // A refusal is an answer (the operator moves the file away); a trap would end the run.
-            guard let reopened = try? InboundJournal(path: path, capacity: capacity) else { continue }
+            guard let reopened = try? InboundJournal(path: path, capacity: capacity, clock: SystemGatewayClock()) else { continue }
             opened += 1
             let recovered = reopened.recovered
             for (ticket, record) in recovered {
@@ -407,7 +407,7 @@ struct InboundJournalTests {
         let keep: (Int) -> Bool = { $0 >= count - 100 && $0 % 7 == 0 }
         var kept: [JournalRecord] = []
         do {
-            let journal = try InboundJournal(path: path, capacity: 1 << 18)
+            let journal = try InboundJournal(path: path, capacity: 1 << 18, clock: SystemGatewayClock())
             let feed = TicketFeed()
             // Two releasers, each releasing what it takes newest first: most releases are of a
             // record past the oldest (the state-byte write), while the producer writes the next.
@@ -433,7 +433,7 @@ struct InboundJournalTests {
             feed.waitUntilReleased()
             #expect(journal.statistics.liveRecords == kept.count)
         }
-        let reopened = try InboundJournal(path: path, capacity: 1 << 18)
+        let reopened = try InboundJournal(path: path, capacity: 1 << 18, clock: SystemGatewayClock())
         #expect(reopened.openReport.corruptRecords == 0 && reopened.openReport.stoppedAt == nil)
         #expect(reopened.recovered.map(\.record) == kept)
     }
@@ -441,7 +441,7 @@ struct InboundJournalTests {
     @Test("after a wait for room times out, appends bypass at once until the ring is half empty")
     func bypassUntilLowWater() throws {
         let capacity = 1 << 15
-        let journal = try InboundJournal(path: Self.temporaryPath(), capacity: capacity)
+        let journal = try InboundJournal(path: Self.temporaryPath(), capacity: capacity, clock: SystemGatewayClock())
         var tickets: [JournalTicket] = []
         while case .stored(let ticket, _) = journal.append(Self.record(0, payloadBytes: 1000), maxWait: 0) { tickets.append(ticket) }
         // The ring is full: one append waits and gives up...

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Ownership
 import Foundation
 import Logging
 import MQTTTransport
@@ -22,8 +23,8 @@ struct InboundRouterTests {
         init(shards: Int = 4) throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("router-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
-            queues = (0..<shards).map { _ in HandoffQueue<WorkItem>(capacity: 256) }
+            journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20, clock: SystemGatewayClock())
+            queues = (0..<shards).map { _ in HandoffQueue<WorkItem>(capacity: 256, clock: SystemGatewayClock()) }
             var configuration = GatewayConfiguration()
             configuration.recorder.database = nil
             let logger = Logger(label: "router-test")
@@ -31,9 +32,11 @@ struct InboundRouterTests {
             router = InboundRouter(
                 scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), clock: clock, queues: queues, maximumHandoffWait: 0.01,
                 journal: journal, journalMaximumWait: 0.01,
-                recorder: RecorderRuntime(configuration: configuration, scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), logger: logger, metrics: RecorderMetrics(factory: factory)),
-                queries: HandoffQueue<RecorderRequest>(capacity: 16), metrics: GatewayMetrics(factory: factory, shards: shards),
-                health: RuntimeHealth(stallTimeout: 30), cluster: nil, logger: logger)
+                recorder: RecorderRuntime(configuration: configuration, scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), logger: logger, metrics: RecorderMetrics(factory: factory),
+                    clock: clock),
+                queries: HandoffQueue<RecorderRequest>(capacity: 16, clock: SystemGatewayClock()), metrics: GatewayMetrics(factory: factory, shards: shards),
+                health: RuntimeHealth(stallTimeout: 30, now: { 0 }), ownership: SoleOwner(), subscriptions: FleetSubscription(),
+                ownershipMetrics: OwnershipMetrics(factory: factory), logger: logger)
         }
 
         /// Every frame queued so far, per shard (closes the queues).

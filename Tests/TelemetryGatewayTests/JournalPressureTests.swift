@@ -102,7 +102,7 @@ struct JournalPressureTests {
     @Test("a producer waiting for room asks the shard whose records reach the tail as the tail moves")
     func waitingProducerAsksTheNextTailShard() throws {
         let asked = LockedState<[Int]>([])
-        let journal = try InboundJournal(path: Self.temporaryPath(), capacity: 1 << 16) { shard in asked.withLock { $0.append(shard) } }
+        let journal = try InboundJournal(path: Self.temporaryPath(), capacity: 1 << 16, clock: SystemGatewayClock()) { shard in asked.withLock { $0.append(shard) } }
         func small(_ index: Int) -> JournalRecord {
             JournalRecord(topic: "wearables/w-\(index)/status", payload: [], contentType: nil, retained: false, receivedAt: 1_700_000_000)
         }

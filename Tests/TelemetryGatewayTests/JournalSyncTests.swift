@@ -100,7 +100,7 @@ struct JournalSyncTests {
         let folder = Self.diskFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("journal.bin").path
-        let journal = try InboundJournal(path: path, capacity: 1 << 20)
+        let journal = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
         let tickets = try Self.append(200, payloadBytes: 4000, to: journal)
         // The first 150 are done with; the tail moves past them.
         for ticket in tickets.prefix(150) { journal.release(ticket) }
@@ -123,7 +123,7 @@ struct JournalSyncTests {
     func syncOutcome() throws {
         let folder = Self.diskFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let journal = try InboundJournal(path: folder.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
+        let journal = try InboundJournal(path: folder.appendingPathComponent("journal.bin").path, capacity: 1 << 20, clock: SystemGatewayClock())
         #expect(journal.sync() == .init(bytes: Self.header, failure: nil), "nothing live: the header alone")
         let tickets = try Self.append(10, payloadBytes: 3000, to: journal)
         for ticket in tickets.prefix(5) { journal.release(ticket) }
@@ -136,13 +136,13 @@ struct JournalSyncTests {
     func syncServiceMetrics() async throws {
         let folder = Self.diskFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let journal = try InboundJournal(path: folder.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
+        let journal = try InboundJournal(path: folder.appendingPathComponent("journal.bin").path, capacity: 1 << 20, clock: SystemGatewayClock())
         _ = try Self.append(1, payloadBytes: 5000, to: journal)
         let registry = PrometheusCollectorRegistry()
         let metrics = GatewayMetrics(factory: PrometheusMetricsFactory(registry: registry), shards: 1)
         let logger = Logger(label: "journal-sync-test")
         // An hour between syncs: the only sync is the one at shutdown.
-        let group = ServiceGroup(services: [JournalSyncService(journal: journal, interval: 3600, metrics: metrics, logger: logger)], logger: logger)
+        let group = ServiceGroup(services: [JournalSyncService(journal: journal, interval: 3600, metrics: metrics, clock: SystemGatewayClock(), logger: logger)], logger: logger)
         let running = Task { try await group.run() }
         await group.triggerGracefulShutdown()
         try await running.value

@@ -43,13 +43,14 @@ import Testing
     @Test("beyond the bytes' bound the oldest are let go, never the newest")
     func bounded() {
         let one = Self.held(0).bytes
+        let now = SuspendingClock.now
         var queue = RecorderRetryQueue(maximumBytes: one * 3)
         var dropped: [UInt64] = []
-        for identifier in 1...5 { dropped += queue.hold(Self.held(UInt64(identifier))).map(\.chunk.identifier) }
+        for identifier in 1...5 { dropped += queue.hold(Self.held(UInt64(identifier)), at: now).map(\.chunk.identifier) }
         #expect(dropped == [1, 2])
         #expect(queue.held.map(\.chunk.identifier) == [3, 4, 5])
         // One chunk larger than the bound is still held (alone).
         var small = RecorderRetryQueue(maximumBytes: 10)
-        #expect(small.hold(Self.held(9)).isEmpty && small.held.count == 1)
+        #expect(small.hold(Self.held(9), at: now).isEmpty && small.held.count == 1)
     }
 }

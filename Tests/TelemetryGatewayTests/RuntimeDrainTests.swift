@@ -97,7 +97,7 @@ struct RuntimeDrainTests {
         #expect(Array(timeline.suffix(from: offline).dropFirst()) == [.flushed(complete: true), .publisherShutDown])
 
         // Every output acknowledged: nothing is left for the next start.
-        let journal = try InboundJournal(path: path, capacity: 1 << 20)
+        let journal = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
         #expect(journal.takeRecovered().isEmpty)
     }
 
@@ -120,7 +120,7 @@ struct RuntimeDrainTests {
         // Nothing was delivered to the second run: what it published for the devices is the replay's.
         let topics = next.sentTopics
         #expect(Self.devices.allSatisfy { topics.contains("gateway/\($0)/connection") }, "every kept frame replayed and processed")
-        let journal = try InboundJournal(path: path, capacity: 1 << 20)
+        let journal = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
         #expect(journal.takeRecovered().isEmpty, "acknowledged after the replay: released")
     }
 }

@@ -57,7 +57,7 @@ import Testing
 
     @Test("ready only while both connections are up and every queue is below its limit; the body says why")
     func readiness() throws {
-        let health = RuntimeHealth(stallTimeout: 30)
+        let health = RuntimeHealth(stallTimeout: 30, now: { 0 })
         let depth = LockedState(0)
         health.watchQueues { [HealthReport.QueueLoad(name: "worker-0", depth: depth.withLock { $0 }, capacity: 4)] }
         var report = health.readiness()
@@ -89,7 +89,7 @@ import Testing
 
     @Test("a failing shared store (store.url) makes /readyz fail naming it; a failing SQLite file only shows in the body")
     func sharedStoreDecidesReadiness() {
-        let health = RuntimeHealth(stallTimeout: 30)
+        let health = RuntimeHealth(stallTimeout: 30, now: { 0 })
         health.record(.connected(sessionPresent: false), connection: "publisher")
         health.record(.connected(sessionPresent: true), connection: "subscriber")
         health.recordStore("state.path", error: "disk full")

@@ -15,9 +15,9 @@ struct ShardWorkerTests {
     func releaseOnAcknowledgement() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20)
+        let journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20, clock: SystemGatewayClock())
         let broker = ScriptedBroker(acknowledgeAtOnce: false)
-        let queue = HandoffQueue<WorkItem>(capacity: 64)
+        let queue = HandoffQueue<WorkItem>(capacity: 64, clock: SystemGatewayClock())
         let devices = (0..<5).map { "worker-\($0)" }
         for device in devices {
             let record = JournalRecord(

@@ -27,16 +27,13 @@ struct StoreListingFailureTests {
             return try await base.devices()
         }
         func prune(lastSeenBefore cutoff: Double) async throws -> Int { try await base.prune(lastSeenBefore: cutoff) }
-        func claim(_ device: DeviceID, instance: String) async throws -> DeviceClaim { try await base.claim(device, instance: instance) }
-        func save(fenced snapshots: [FencedSnapshot]) async throws -> [DeviceID: DeviceOwnership] { try await base.save(fenced: snapshots) }
-        func owner(of device: DeviceID) async throws -> DeviceOwnership? { try await base.owner(of: device) }
     }
 
     /// Runs one worker over `store` on the status frames given, until they are processed.
     static func run(store: any DeviceSnapshotStoring, directory: URL, run: Int, states: [String]) async throws -> PrometheusCollectorRegistry {
         let registry = PrometheusCollectorRegistry()
-        let journal = try InboundJournal(path: directory.appendingPathComponent("journal-\(run).bin").path, capacity: 1 << 20)
-        let queue = HandoffQueue<WorkItem>(capacity: 64)
+        let journal = try InboundJournal(path: directory.appendingPathComponent("journal-\(run).bin").path, capacity: 1 << 20, clock: SystemGatewayClock())
+        let queue = HandoffQueue<WorkItem>(capacity: 64, clock: SystemGatewayClock())
         var worker = try WorkerHarness.worker(
             broker: ScriptedBroker(acknowledgeAtOnce: true), journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry),
             store: store)

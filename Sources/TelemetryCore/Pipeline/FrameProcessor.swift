@@ -254,6 +254,9 @@ public struct FrameProcessor: Sendable {
     /// Whether a device has state here.
     public func isResident(_ id: DeviceID) -> Bool { lastSeen[id] != nil }
 
+    /// The devices with state in memory.
+    public var residentDevices: [DeviceID] { Array(lastSeen.keys) }
+
     /// What is kept of a device across a restart or an eviction, or nil when it has no state.
     public func snapshot(of id: DeviceID) -> DeviceSnapshot? {
         guard let seen = lastSeen[id] else { return nil }

@@ -7,45 +7,32 @@ extension GatewayConfiguration {
         public enum Mode: String, Sendable, CaseIterable {
             /// One gateway: no instance name anywhere, every device processed here.
             case single
-            /// Every instance receives every frame and processes the devices rendezvous hashing
-            /// assigns it among the live instances (any broker).
+            /// Instances lease ownership partitions of the device ids in the shared store and
+            /// each receives the devices of the partitions it holds (any broker).
             case partitioned
-            /// The broker spreads frames over a shared subscription
-            /// (`$share/{group}/...`); it must route by publisher for per-device order.
+            /// Removed: the broker spreading devices over a shared subscription. Refused by the
+            /// configuration with the reason (docs/scale-out.md, *Ownership*).
             case shared
-        }
-
-        /// How the broker routes shared subscriptions, as the operator states it (`shared` mode
-        /// refuses to start without `publisher`).
-        public enum SharedRouting: String, Sendable, CaseIterable {
-            /// Not stated.
-            case unstated
-            /// The broker hands all of a publisher's messages to one member of the group (EMQX
-            /// `hash_clientid`).
-            case publisher
         }
 
         /// The mode; `single` by default.
         public var mode = Mode.single
-        /// The broker's shared-subscription routing (`shared` mode).
-        public var sharedRouting = SharedRouting.unstated
         /// This instance's name; nil takes the host name (made topic-safe).
         public var instance: String?
-        /// The shared-subscription group (`shared` mode).
+        /// The shared-subscription group recorder queries are spread over (any instance answers
+        /// from the shared store).
         public var group = "wearable-gateway"
-        /// Seconds between re-announcements of `gateway/instances/{name}` (the heartbeat).
+        /// Seconds between heartbeats: one statement renews the instance's row and every lease
+        /// it holds, and the instance reads the store's view.
         public var heartbeatInterval = 1.0
-        /// Seconds without an announcement after which an instance counts as gone (a frozen
-        /// process whose connection the broker still holds).
-        public var expiry = 5.0
-        /// Seconds a device's next owner processes its frames without publishing before it takes
-        /// over from an instance that is still there (a join, or a leaving instance draining),
-        /// so it holds the recent state (swing windows) at the switch; 0 switches at once.
+        /// Seconds a lease and an instance row live after their last renewal: a dead instance's
+        /// partitions are taken over after at most this plus one heartbeat; a cut shorter than
+        /// it moves nothing.
+        public var leaseTime = 6.0
+        /// Seconds a partition's next holder processes its devices' frames without publishing
+        /// before it takes the partition from a live holder (a join, or a graceful stop), so it
+        /// holds the recent state (swing windows) at the switch; 0 switches at once.
         public var handoverWarmup = 3.0
-        /// Devices whose latest context frames (hello, status, authorization, workout, headphone
-        /// connection) are kept for a take-over (partitioned mode); the oldest device is dropped
-        /// beyond it.
-        public var contextDevices = 200_000
 
         /// Creates the defaults.
         public init() {}
@@ -106,11 +93,17 @@ extension GatewayConfiguration.Cluster {
     static let keys: [ConfigurationKey] = [
         .choice(
             "cluster.mode",
-            "single (one gateway), partitioned (instances split devices by rendezvous hashing; any broker) or shared (the broker's shared subscription spreads devices).",
-            \.cluster.mode),
+            "single (one gateway) or partitioned (instances lease ownership partitions of the device ids in the shared PostgreSQL store; any broker). shared is refused (removed).",
+            \.cluster.mode
+        )
+        .checked { configuration in
+            configuration.cluster.mode == .shared
+                ? "shared was removed: ownership now rests on partition leases in the shared store, which a broker choosing the instance per message would contradict; use cluster.mode partitioned, which works on every broker (docs/scale-out.md, Ownership)"
+                : nil
+        },
         .optionalText(
             "cluster.instance",
-            "This instance's name (letters, digits, . _ -; at most 64), unique in the fleet; it joins client ids, journal and recorder file names, metrics labels and gateway/instances/{name}.",
+            "This instance's name (letters, digits, . _ -; at most 64), unique in the fleet; it joins client ids, journal and recorder file names, metrics labels, gateway/instances/{name} and the store's instance row.",
             none: "(host name)", validate: nameProblem, \.cluster.instance
         )
         .checked { configuration in
@@ -123,49 +116,42 @@ extension GatewayConfiguration.Cluster {
             return cluster.isClustered && configuration.mqtt.clientID.utf8.count + cluster.instanceName.utf8.count > 100
                 ? "mqtt.clientId and cluster.instance together must stay within 100 characters" : nil
         },
-        .choice(
-            "cluster.sharedRouting",
-            "How the broker routes shared subscriptions: shared mode starts only with publisher (every message of a device to one member: EMQX hash_clientid).",
-            \.cluster.sharedRouting
-        )
-        .checked { configuration in
-            configuration.cluster.mode == .shared && configuration.cluster.sharedRouting != .publisher
-                ? "cluster.mode shared keeps a device's frames together only on a broker that routes shared subscriptions by publisher: state it with cluster.sharedRouting: publisher (EMQX shared_subscription_strategy = hash_clientid), or use cluster.mode partitioned"
-                : nil
-        },
         .text(
-            "cluster.group", "Shared-subscription group of shared mode: the gateway subscribes $share/{group}/{inboundRoot}/+/#.", validate: nameProblem,
-            \.cluster.group),
+            "cluster.group", "Shared-subscription group recorder queries are spread over ($share/{group}/…): any instance answers from the shared store.",
+            validate: nameProblem, \.cluster.group),
         .number(
-            "cluster.heartbeatInterval", "Seconds between re-announcements of gateway/instances/{name} (the heartbeat other instances watch).",
+            "cluster.heartbeatInterval",
+            "Seconds between heartbeats to the store: one statement renews the instance's row and every lease it holds, then the instance reads who is live and what is offered.",
             in: 0.05...3600, \.cluster.heartbeatInterval),
         .number(
-            "cluster.expiry",
-            "Seconds without an announcement after which an instance counts as gone and its devices move (a frozen process; a dead one leaves at once through its will); an instance whose own announcements did not come back for as long drops what it reads and joins again.",
-            in: 0.1...86_400, \.cluster.expiry
+            "cluster.leaseTime",
+            "Seconds a lease and an instance row live after their last renewal, judged by the store's clock: a dead instance's partitions are taken over after at most this plus one heartbeat, and a cut from the store shorter than it moves nothing.",
+            in: 0.2...86_400, \.cluster.leaseTime
         )
         .checked { configuration in
             let cluster = configuration.cluster
-            return cluster.isClustered && cluster.expiry < 2 * cluster.heartbeatInterval
-                ? "must be at least twice cluster.heartbeatInterval (\(cluster.heartbeatInterval) s), got \(cluster.expiry): one late heartbeat would drop a live instance"
+            return cluster.isClustered && cluster.leaseTime < 3 * cluster.heartbeatInterval
+                ? "must be at least three times cluster.heartbeatInterval (\(cluster.heartbeatInterval) s), got \(cluster.leaseTime): one slow heartbeat would let the leases run out"
                 : nil
         },
         .number(
             "cluster.handoverWarmup",
-            "Seconds the next owner of a device processes its frames unpublished before it claims the device from a joining or draining peer, which publishes until that claim is notified (a graceful stop waits as long, then for the claims, at most cluster.expiry); counted on each instance's monotonic clock from when it read the change; 0: switch at once.",
+            "Seconds the next holder of a partition processes its devices' frames unpublished before it takes the partition from a live holder (a join or a graceful stop), which publishes until then; counted on the next holder's monotonic clock; 0: switch at once.",
             in: 0...600, \.cluster.handoverWarmup),
-        .integer(
-            "cluster.contextDevices",
-            "Devices whose latest hello/status/authorization/workout/headphone-connection frames are kept to restore a device arriving at this instance (partitioned mode).",
-            in: 1...100_000_000, \.cluster.contextDevices),
     ]
 
     /// Keys that existed once, with why they went: a configuration that still sets one is refused
     /// with this reason, not merely called unknown, so an upgrade says what changed.
     static let removedKeys: [String: String] = [
+        "cluster.expiry":
+            "removed: instances no longer watch each other's announcements; an instance's liveness is its lease in the shared store (cluster.leaseTime). Delete the key",
+        "cluster.contextDevices":
+            "removed: a gained partition's devices and their state are read from the shared store, so no instance keeps context frames of devices it does not own. Delete the key",
+        "cluster.sharedRouting":
+            "removed with cluster.mode shared (docs/scale-out.md, Ownership). Delete the key",
         "cluster.shareState":
-            "removed: device snapshots are no longer shipped between instances as retained messages; clustered modes run on store.backend postgres, whose ownership claims hand each device's snapshot to its next owner (docs/scale-out.md, Fencing). Delete the key",
+            "removed: device snapshots are no longer shipped between instances as retained messages; clustered instances run on store.backend postgres, where each device's snapshot is written under its partition's lease for the next holder (docs/scale-out.md, Ownership on partition leases). Delete the key",
         "cluster.stateCacheBytes":
-            "removed with cluster.shareState: instances no longer keep each other's snapshots in memory; the shared store holds them (docs/scale-out.md, Fencing). Delete the key",
+            "removed with cluster.shareState: instances no longer keep each other's snapshots in memory; the shared store holds them (docs/scale-out.md, Ownership on partition leases). Delete the key",
     ]
 }

@@ -5,7 +5,7 @@ extension GatewayConfiguration {
     /// Every configuration key, in documentation order: each configuration type declares its
     /// own next to itself, this is their concatenation.
     public static let keys: [ConfigurationKey] =
-        accessPolicyKeys + MQTT.keys + Topics.keys + Pipeline.keys + Metrics.keys + Recorder.keys + Store.keys + DerivationConfiguration.keys
+        accessPolicyKeys + MQTT.keys + Topics.keys + Pipeline.keys + Metrics.keys + Recorder.keys + Store.keys + History.keys + DerivationConfiguration.keys
         + loggingKeys + Journal.keys + Retained.keys + DeviceState.keys + HTTP.keys + DeadLetters.keys + Cluster.keys + Tracing.keys
 
     /// Keys that were removed, each with the reason a configuration still setting it is refused.

@@ -8,8 +8,9 @@ extension GatewayConfiguration {
     public func subscriberConfiguration() -> MQTTClientConfiguration {
         var configuration = base(clientID: "\(clientIDPrefix)-in")
         configuration.threadName = "mqtt-in"
-        // Clustered instances start clean: while one is away the others cover its devices, and a
-        // queued backlog would arrive after they did (processed twice).
+        // Clustered instances start clean: the recorder queries' shared subscription of a dead
+        // instance's kept session would hold queries until it came back (docs/scale-out.md, Not
+        // done yet: a blip therefore still loses what it carried).
         let sessionExpiry = cluster.isClustered ? 0 : mqtt.sessionExpiry
         configuration.cleanStart = sessionExpiry == 0
         configuration.sessionExpiry = sessionExpiry
@@ -33,18 +34,6 @@ extension GatewayConfiguration {
         return configuration
     }
 
-    /// The membership connection of clustered modes: announces `gateway/instances/{name}`
-    /// (its will marks the instance offline) and watches the other instances. Clean session:
-    /// the retained announcements are all it needs after a reconnect.
-    func clusterConfiguration(will: MQTTMessage) -> MQTTClientConfiguration {
-        var configuration = base(clientID: "\(clientIDPrefix)-cluster")
-        configuration.threadName = "mqtt-cluster"
-        configuration.cleanStart = true
-        configuration.sessionExpiry = 0
-        configuration.will = will
-        return configuration
-    }
-
     /// `mqtt.clientId`, plus `-{cluster.instance}` in clustered modes (instances must not take
     /// over each other's sessions).
     public var clientIDPrefix: String {
@@ -52,23 +41,14 @@ extension GatewayConfiguration {
     }
 
     /// The filters the subscriber subscribes: device frames, head-pose resets and recorder
-    /// queries; in shared mode each through the shared-subscription group; in partitioned mode
-    /// the discovery streams only.
+    /// queries; clustered, the discovery streams instead of every device's frames.
     func inboundFilters(_ scheme: TopicScheme) -> [String] {
         // Clustered, the instances share the recorder store (clustered modes run on PostgreSQL):
         // any instance answers any query, so one of the group gets each.
         let query = cluster.isClustered ? TopicScheme.sharedFilter(scheme.recorderQueryFilter, group: cluster.group) : scheme.recorderQueryFilter
-        switch cluster.mode {
-        case .single:
-            return [scheme.inboundFilter, scheme.headphoneResetPoseFilter, query]
-        case .partitioned:
-            // Only the discovery streams; each owned device's own filter comes from DeviceSubscriptions.
-            return scheme.discoveryFilters + [scheme.headphoneResetPoseFilter, query]
-        case .shared:
-            // Commands from apps are routed by the app's client id, not the device's: every
-            // instance reads them and the one holding the device's state applies them.
-            return [TopicScheme.sharedFilter(scheme.inboundFilter, group: cluster.group), scheme.headphoneResetPoseFilter, query]
-        }
+        guard cluster.isClustered else { return [scheme.inboundFilter, scheme.headphoneResetPoseFilter, query] }
+        // Only the discovery streams; the devices of held partitions come from PartitionSubscriptions.
+        return scheme.discoveryFilters + [scheme.headphoneResetPoseFilter, query]
     }
 
     private func base(clientID: String) -> MQTTClientConfiguration {

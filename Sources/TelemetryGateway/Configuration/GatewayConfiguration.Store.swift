@@ -39,13 +39,13 @@ extension GatewayConfiguration.Store {
     static let keys: [ConfigurationKey] = [
         .choice(
             "store.backend",
-            "Where the recorder and device snapshots live: sqlite (recorder.database, state.path: files of this instance) or postgres (store.url, shared by every instance; required by cluster.mode partitioned and shared).",
+            "Where the recorder and device snapshots live: sqlite (recorder.database, state.path: files of this instance) or postgres (store.url, shared by every instance; required by cluster.mode partitioned).",
             \.store.backend
         )
         .checked { configuration in
             let mode = configuration.cluster.mode
             return mode != .single && configuration.store.backend != .postgres
-                ? "cluster.mode \(mode.rawValue) needs store.backend: postgres (with store.url): the instances hand devices over through the shared store's ownership claims and snapshots, and answer recorder queries from its shared history; per-instance SQLite files can do neither. Keep cluster.mode single for one gateway on SQLite"
+                ? "cluster.mode \(mode.rawValue) needs store.backend: postgres (with store.url): the instances hold leases on partitions of the fleet and hand device snapshots over in the shared store, and answer recorder queries from its shared history; per-instance SQLite files can do neither. Keep cluster.mode single for one gateway on SQLite"
                 : nil
         },
         .parsed(

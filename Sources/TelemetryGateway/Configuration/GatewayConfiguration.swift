@@ -46,6 +46,8 @@ public struct GatewayConfiguration: Sendable {
     public var cluster = Cluster()
     /// The backend of the recorder and the device snapshots (keys under `store.*`).
     public var store = Store()
+    /// The event history: derived events kept in the store (keys under `history.*`).
+    public var history = History()
     /// OpenTelemetry export of frame spans (keys under `tracing.*`; off by default).
     public var tracing = Tracing()
 

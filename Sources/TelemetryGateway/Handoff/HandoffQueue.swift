@@ -26,6 +26,10 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     let capacity: Int
     /// The byte bound shared by all queues (nil: counted elements only).
     let budget: BufferBudget?
+    /// Where a producer's wait is measured. The thread still blocks on the condition, in real
+    /// time: its deadline is this clock's monotonic now plus the wait, which on the system clock
+    /// is `CLOCK_MONOTONIC`, the condition's own.
+    private let clock: any GatewayClock
     private let condition = MonotonicCondition()
     private var buffer: [Element] = []
     /// Bytes of the queued elements, given back to the budget when the consumer takes them.
@@ -34,11 +38,13 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     private var consumer: CheckedContinuation<[Element]?, Never>?
 
     /// Creates a queue holding at most `capacity` elements (and, with a budget, at most the
-    /// budget's bytes over all queues sharing it) before producers block.
-    init(capacity: Int, budget: BufferBudget? = nil) {
+    /// budget's bytes over all queues sharing it) before producers block; waits are measured on
+    /// `clock`.
+    init(capacity: Int, budget: BufferBudget? = nil, clock: any GatewayClock) {
         precondition(capacity > 0, "queue capacity must be positive")
         self.capacity = capacity
         self.budget = budget
+        self.clock = clock
     }
 
     /// Adds an element of `bytes` bytes, blocking while the queue (or the shared byte budget)
@@ -50,7 +56,7 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         var waited = reserved.waited
         var overCapacity = reserved.overLimit
         if buffer.count >= capacity && !closed {
-            let start = SuspendingClock.now
+            let start = clock.monotonicNow()
             let deadline = start + .seconds(max(0, maxWait - waited))
             while buffer.count >= capacity && !closed {
                 if !condition.wait(until: deadline) {
@@ -58,7 +64,7 @@ final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
                     break
                 }
             }
-            waited += (SuspendingClock.now - start).inSeconds
+            waited += clock.secondsSince(start)
         }
         if closed {
             condition.unlock()

@@ -130,18 +130,19 @@ final class InboundJournal: @unchecked Sendable {
     /// Asks a shard's worker to write its snapshots now (called with the journal's lock held:
     /// it must not block or call back into the journal).
     private let askShard: @Sendable (Int) -> Void
-    /// Where the pressure's spacing reads the time.
+    /// Where the pressure's spacing, the oldest record's age and the waits read the time.
     private let clock: any GatewayClock
 
     /// Opens (or creates) the journal at `path` with a ring of `capacity` bytes. An existing
     /// file of another capacity or format is an error (it may hold frames: never overwritten).
     /// - Parameters:
-    ///   - clock: where the spacing of early snapshot requests reads the time.
+    ///   - clock: where the spacing of early snapshot requests, the oldest record's age and the
+    ///     waits (for room, for a sync) read the time.
     ///   - askShard: asks a shard's worker to write its device snapshots now: the ring is past
     ///     its high-water mark and that shard holds records at its tail (``JournalPressure``).
     ///     Called with the journal's lock held, so it must neither block nor call the journal;
     ///     the worker answers with ``relieved(shard:)``.
-    init(path: String, capacity: Int, clock: any GatewayClock = SystemGatewayClock(), askShard: @escaping @Sendable (Int) -> Void = { _ in }) throws {
+    init(path: String, capacity: Int, clock: any GatewayClock, askShard: @escaping @Sendable (Int) -> Void = { _ in }) throws {
         precondition(capacity >= 4 * JournalLayout.fileHeaderSize && capacity % 8 == 0, "journal capacity must be a multiple of 8, at least 16 KiB")
         self.path = path
         self.capacity = capacity
@@ -280,14 +281,16 @@ final class InboundJournal: @unchecked Sendable {
         }
         var waited = 0.0
         if !hasRoom(for: size) {
-            let start = SuspendingClock.now
+            // Measured on the journal's clock; the thread blocks on the condition until that
+            // clock's monotonic now plus the wait (on the system clock, CLOCK_MONOTONIC: the condition's).
+            let start = clock.monotonicNow()
             let deadline = start + .seconds(maxWait)
             while !hasRoom(for: size) && !closed {
                 if !condition.wait(until: deadline) { break }
                 // The tail moved (or not): the records now at it may be another shard's.
                 relieveIfPressed(adding: size)
             }
-            waited = (SuspendingClock.now - start).inSeconds
+            waited = clock.secondsSince(start)
             guard !closed else { return .closed }
             guard hasRoom(for: size) else {
                 // Only a wait that timed out starts bypassing (maxWait 0 never waits anyway).
@@ -568,9 +571,9 @@ final class InboundJournal: @unchecked Sendable {
             // (the test suite) that blocked the pool and stalled the whole process for ~30 s.
             // The file lock is let go at a definite point by JournalReleaseService instead.
             Self.syncQueue.async {
-                let start = SuspendingClock.now
+                let start = self.clock.monotonicNow()
                 let outcome = self.sync()
-                continuation.resume(returning: (outcome, (SuspendingClock.now - start).inSeconds))
+                continuation.resume(returning: (outcome, self.clock.secondsSince(start)))
             }
         }
     }

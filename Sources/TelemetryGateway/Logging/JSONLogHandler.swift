@@ -41,6 +41,8 @@ public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     private let output: Output
+    /// Where a line's time is read (wall clock).
+    private let clock: any GatewayClock
     /// UTC with milliseconds and `Z`, e.g. `2026-11-22T12:00:00.123Z`.
     private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
 
@@ -49,9 +51,10 @@ public struct JSONLogHandler: LogHandler {
     /// a frame, its span's; nothing otherwise. The executable passes it as `metadataProvider`.
     public static let spanMetadata: Logger.MetadataProvider = OTel.makeLoggingMetadataProvider()
 
-    /// Creates a handler for `label` writing to `output`.
-    public init(label: String, output: Output = .standardError, metadataProvider: Logger.MetadataProvider? = nil) {
+    /// Creates a handler for `label` writing to `output`, its lines timed on `clock`.
+    public init(label: String, clock: any GatewayClock, output: Output = .standardError, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
+        self.clock = clock
         self.output = output
         self.metadataProvider = metadataProvider
     }
@@ -67,7 +70,7 @@ public struct JSONLogHandler: LogHandler {
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
         var writer = JSONWriter(capacity: 256)
         writer.object {
-            $0.field("time", Self.timeFormat.format(Date()))
+            $0.field("time", Self.timeFormat.format(Date(timeIntervalSince1970: clock.wallTime())))
             $0.field("level", event.level.rawValue)
             $0.field("label", label)
             $0.field("message", event.message.description)

@@ -1,8 +1,7 @@
 import CoreMetrics
 import TelemetryCore
 
-/// Metrics of device snapshots, restores and eviction, and (clustered modes) of the store's
-/// ownership claims and fencing.
+/// Metrics of device snapshots, restores and eviction.
 final class DeviceStateMetrics: Sendable {
     /// Devices whose state came back from the store (after a restart or an eviction).
     let restored: Counter
@@ -21,34 +20,9 @@ final class DeviceStateMetrics: Sendable {
     let storeFailures: Counter
     /// Store files that could not be opened and were moved aside for a fresh one (`state.path`).
     let movedAside: Counter
-    /// Clustered modes: devices claimed in the store (each claim a new epoch).
-    let claims: Counter
-    /// Clustered modes: snapshots written at once after a context frame of a claimed device
-    /// (hello, status, authorization, workout, headphone connection), not at the next interval.
+    /// Clustered: snapshots written at once after a context frame (hello, status,
+    /// authorization, workout, headphone connection), not at the next interval.
     let contextWrites: Counter
-    /// Claims that failed (store down): the device is processed and published unfenced, the
-    /// claim retried at the next snapshot write.
-    let claimFailures: Counter
-    /// Devices this instance stopped publishing for because another instance claimed them since,
-    /// by how it learnt it: `cause="refusedWrite"` (its fenced snapshot write was refused) or
-    /// `cause="notified"` (the store notified the claim, or the owner check after the claim
-    /// listener's reconnect found it).
-    let fenced: Counter
-    let fencedNotified: Counter
-    /// Claims read by the claim listener (`store.backend: postgres`), by `source`: `notified`
-    /// (a notification of the store) or `ownerCheck` (another instance's ownership found by the
-    /// check after each (re)connect). Own claims included.
-    let claimNotices: Counter
-    let claimNoticesChecked: Counter
-    /// Notifications on the claim channel that are not a claim (logged, ignored).
-    let claimNoticesMalformed: Counter
-    /// Times the claim listener's connection could not be made or went away (one per outage).
-    let claimListenerOutages: Counter
-    /// Frames of fenced devices, not applied nor published.
-    let fencedFrames: Counter
-    /// Journal records replayed at a start for a device another instance owned by then: not
-    /// applied nor published.
-    let replaySuperseded: Counter
     /// Devices with state in memory, per shard.
     let resident: [Gauge]
     /// Devices with state in memory by connection state (`connected`, `disconnected`, `unknown`), per shard.
@@ -63,17 +37,7 @@ final class DeviceStateMetrics: Sendable {
         pressureWrites = Counter(label: "gateway_journal_pressure_writes_total", factory: factory)
         storeFailures = Counter(label: "gateway_device_state_failures_total", factory: factory)
         movedAside = Counter(label: "gateway_device_state_moved_aside_total", factory: factory)
-        claims = Counter(label: "gateway_cluster_claims_total", factory: factory)
         contextWrites = Counter(label: "gateway_cluster_context_writes_total", factory: factory)
-        claimFailures = Counter(label: "gateway_cluster_claim_failures_total", factory: factory)
-        fenced = Counter(label: "gateway_cluster_fenced_total", dimensions: [("cause", "refusedWrite")], factory: factory)
-        fencedNotified = Counter(label: "gateway_cluster_fenced_total", dimensions: [("cause", "notified")], factory: factory)
-        claimNotices = Counter(label: "gateway_cluster_claim_notices_total", dimensions: [("source", "notified")], factory: factory)
-        claimNoticesChecked = Counter(label: "gateway_cluster_claim_notices_total", dimensions: [("source", "ownerCheck")], factory: factory)
-        claimNoticesMalformed = Counter(label: "gateway_cluster_claim_notices_malformed_total", factory: factory)
-        claimListenerOutages = Counter(label: "gateway_cluster_claim_listener_outages_total", factory: factory)
-        fencedFrames = Counter(label: "gateway_cluster_fenced_frames_total", factory: factory)
-        replaySuperseded = Counter(label: "gateway_cluster_replay_superseded_total", factory: factory)
         resident = (0..<shards).map { Gauge(label: "gateway_devices_resident", dimensions: [("shard", "\($0)")], factory: factory) }
         connection = (0..<shards).map { shard in
             func gauge(_ state: String) -> Gauge {

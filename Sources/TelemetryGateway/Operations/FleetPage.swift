@@ -43,6 +43,14 @@ enum FleetPage {
             <h2>Head pose <span id="pose-device" class="sub"></span></h2>
             <svg id="pose-dial" viewBox="0 0 220 220" role="img" aria-label="head pose dial: yaw and pitch"></svg>
           </section>
+          <section class="panel wide" id="history">
+            <h2>History <span id="history-device" class="sub"></span></h2>
+            <p id="history-hint" class="hint">Click a device to list its last dives and swings from the event history.</p>
+            <div class="columns">
+              <div><h3>Last dives</h3><ol id="history-dives" class="events"></ol></div>
+              <div><h3>Last swings</h3><ol id="history-swings" class="events"></ol></div>
+            </div>
+          </section>
         </main>
         <footer>Click a device to plot it. Data: <a href="/api/fleet">/api/fleet</a> · <a href="/metrics">/metrics</a> · <a href="/readyz">/readyz</a></footer>
         <script src="/fleet.js"></script>
@@ -73,6 +81,9 @@ enum FleetPage {
         #pose-dial { max-height:240px; }
         svg text { fill:var(--muted); font-size:10px; }
         footer { padding:0 20px 16px; color:var(--muted); } a { color:var(--accent); }
+        h3 { font-size:12px; margin:0 0 6px; color:var(--muted); text-transform:uppercase; }
+        .columns { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
+        ol.events { margin:0; padding-left:18px; } ol.events li { padding:2px 0; } ol.events li.hint { list-style:none; margin-left:-18px; }
         """
 
     static let script = """
@@ -115,7 +126,8 @@ enum FleetPage {
             const d = fleet.get(id), l = d.latest, tr = document.createElement("tr");
             tr.dataset.device = id;
             if (id === selected) tr.classList.add("selected");
-            tr.addEventListener("click", () => { selected = id; render(); });
+            // A click also reads the device's history again.
+            tr.addEventListener("click", () => { selected = id; historyShown = null; render(); });
             cell(tr, id, "device-id");
             cell(tr, l.availability ? l.availability.model + (l.availability.osVersion ? " · " + l.availability.platform + " " + l.availability.osVersion : "") : "—", "model");
             const c = l.connection ? l.connection.state : "—";
@@ -205,7 +217,47 @@ enum FleetPage {
           svgEl("line", { x1:110, y1:110, x2:110 + reach * Math.sin(yawRad), y2:110 - reach * Math.cos(yawRad), stroke:"#3ecf8e", "stroke-width":4, "stroke-linecap":"round", id:"pose-needle" }, svg);
           label(svg, 110, 206, "yaw " + yaw.toFixed(0) + "°, pitch " + pitch.toFixed(0) + "°", "middle");
         }
-        function render() { renderTable(); renderDepth(); renderTTC(); renderPose(); }
+        // The selected device's last dives and swings, read from the event history
+        // (/api/devices/{id}/events), again when one of them arrives live.
+        const historyFamilies = { dives:"submersion/dive", swings:"swing" };
+        let historyShown = null, historyTimer = null;
+        function when(seconds) { return new Date(seconds * 1000).toISOString().replace("T", " ").slice(0, 19) + " UTC"; }
+        function diveText(d) {
+          return Number(d.maxDepth || 0).toFixed(1) + " m · " + Math.round(d.duration || 0) + " s · " + (d.endReason || "") + (d.safetyStop ? " · safety stop " + d.safetyStop : "");
+        }
+        async function loadHistory(id) {
+          const hint = document.getElementById("history-hint");
+          for (const [name, family] of Object.entries(historyFamilies)) {
+            const list = document.getElementById("history-" + name);
+            try {
+              const answer = await fetch("/api/devices/" + encodeURIComponent(id) + "/events?limit=10&family=" + encodeURIComponent(family), { cache:"no-store" });
+              const page = await answer.json();
+              if (!answer.ok) { hint.textContent = page.error || ("event history: HTTP " + answer.status); list.replaceChildren(); continue; }
+              if (id !== selected) return;
+              hint.textContent = "";
+              list.replaceChildren(...page.events.map(e => {
+                const li = document.createElement("li");
+                li.dataset.eventId = e.eventId;
+                li.textContent = when(e.eventTime) + " · " + (family === "swing" ? swingText(e.payload) : diveText(e.payload));
+                return li;
+              }));
+              if (page.events.length === 0) { const li = document.createElement("li"); li.className = "hint"; li.textContent = "none kept"; list.replaceChildren(li); }
+            } catch (e) { hint.textContent = "event history: " + e; }
+          }
+        }
+        function renderHistory() {
+          if (!selected || selected === historyShown) return;
+          historyShown = selected;
+          document.getElementById("history-device").textContent = selected;
+          loadHistory(selected);
+        }
+        function historyChanged(id, family) {
+          if (id !== selected || (family !== "submersion" && family !== "swing")) return;
+          // Several live events in a row make one read, once the writer has had time to store them.
+          clearTimeout(historyTimer);
+          historyTimer = setTimeout(() => loadHistory(selected), 1000);
+        }
+        function render() { renderTable(); renderDepth(); renderTTC(); renderPose(); renderHistory(); }
         let pending = false;
         function schedule() { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; render(); }); } }
 
@@ -227,6 +279,7 @@ enum FleetPage {
           source.onmessage = m => {
             const u = JSON.parse(m.data);
             apply(u.deviceId, u.family, u.event);
+            historyChanged(u.deviceId, u.family);
             updates += 1;
             document.getElementById("updates").textContent = updates + (updates === 1 ? " update" : " updates");
             schedule();

@@ -2,6 +2,7 @@ import CoreMetrics
 import Logging
 import MQTTTransport
 import Prometheus
+import RecorderStore
 import TelemetryCore
 
 /// What the gateway tells operators besides its MQTT events: health and readiness
@@ -17,14 +18,15 @@ public final class GatewayOperations: Sendable {
     private let scheme: TopicScheme
     private let probeInterval: Double
     private let logger: Logger
-
-    /// Creates the operations state for a gateway with `configuration`.
-    /// Where derived events' latencies and the probe's date read the time.
+    /// Where derived events' latencies and the probe read the time, and the probe waits.
     private let clock: any GatewayClock
 
-    public init(configuration: GatewayConfiguration, metricsFactory: any MetricsFactory, logger: Logger, clock: any GatewayClock = SystemGatewayClock()) {
+    /// Creates the operations state for a gateway with `configuration`, on `clock`.
+    public init(configuration: GatewayConfiguration, metricsFactory: any MetricsFactory, logger: Logger, clock: any GatewayClock) {
         self.clock = clock
-        health = RuntimeHealth(stallTimeout: configuration.http.stallTimeout)
+        // Seconds since the start on the clock's monotonic side: only differences count.
+        let origin = clock.monotonicNow()
+        health = RuntimeHealth(stallTimeout: configuration.http.stallTimeout, now: { clock.secondsSince(origin) })
         fleet = FleetView(
             maxBytes: configuration.http.fleetViewBytes, maxLiveClients: configuration.http.maxLiveClients, metricsFactory: metricsFactory)
         latency = EventLatencyMetrics(factory: metricsFactory)
@@ -54,11 +56,13 @@ public final class GatewayOperations: Sendable {
         }
     }
 
-    /// The HTTP endpoints over this state and `prometheus` (nil: `/metrics` is empty).
-    public func endpoints(prometheus: PrometheusCollectorRegistry?) -> HTTPEndpoints {
+    /// The HTTP endpoints over this state, `prometheus` (nil: `/metrics` is empty) and the
+    /// event history's store (nil: the history is off).
+    public func endpoints(prometheus: PrometheusCollectorRegistry?, history: (any EventHistoryStoring)? = nil) -> HTTPEndpoints {
         let health = health
         return HTTPEndpoints(
-            metrics: { prometheus?.emitToBuffer() ?? [] }, liveness: { health.liveness() }, readiness: { health.readiness() }, fleet: fleet)
+            metrics: { prometheus?.emitToBuffer() ?? [] }, liveness: { health.liveness() }, readiness: { health.readiness() }, fleet: fleet,
+            history: history)
     }
 
     /// Until cancelled: every `metrics.publishInterval` (5 s when that is 0) publishes a QoS 1
@@ -67,7 +71,7 @@ public final class GatewayOperations: Sendable {
     /// ``RuntimeHealth`` whether the publisher's network thread still completes round trips.
     public func runRoundTripProbe(publisher: any OutboundConnection) async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(probeInterval))
+            try? await clock.sleep(for: probeInterval)
             if Task.isCancelled { break }
             var writer = JSONWriter(capacity: 48)
             writer.object { $0.field("date", clock.wallTime()) }

@@ -1,3 +1,5 @@
+import RecorderStore
+
 /// What the HTTP server serves, as small closures so it depends on no gateway internals.
 public struct HTTPEndpoints: Sendable {
     /// Prometheus text exposition of every metric (`GET /metrics`).
@@ -8,15 +10,18 @@ public struct HTTPEndpoints: Sendable {
     public var readiness: @Sendable () -> HealthReport
     /// The fleet page's data (`GET /api/fleet`, `GET /api/events`).
     public var fleet: FleetView
+    /// The event history (`GET /api/devices/{id}/events`); nil while it is off (404).
+    public var history: (any EventHistoryStoring)?
 
     /// Creates the endpoints.
     public init(
         metrics: @escaping @Sendable () -> [UInt8], liveness: @escaping @Sendable () -> HealthReport,
-        readiness: @escaping @Sendable () -> HealthReport, fleet: FleetView
+        readiness: @escaping @Sendable () -> HealthReport, fleet: FleetView, history: (any EventHistoryStoring)? = nil
     ) {
         self.metrics = metrics
         self.liveness = liveness
         self.readiness = readiness
         self.fleet = fleet
+        self.history = history
     }
 }

@@ -1,5 +1,7 @@
 import Hummingbird
 import Logging
+import RecorderStore
+import TelemetryCore
 import ServiceLifecycle
 
 /// The gateway's HTTP server (Hummingbird), one more service of the runtime:
@@ -12,6 +14,7 @@ import ServiceLifecycle
 /// | `GET /` | the fleet page (HTML, JS and CSS compiled into the binary, no CDN) |
 /// | `GET /api/fleet` | the fleet as JSON (``FleetView/snapshot()``), streamed in pieces |
 /// | `GET /api/events` | live fleet updates as server-sent events |
+/// | `GET /api/devices/{id}/events` | a page of the device's event history (``EventHistoryRequest``), JSON; 404 while the history is off |
 ///
 /// With ``Routes/metricsOnly`` (`http.metricsListen`) only `/metrics` is served; everything
 /// else is 404. At graceful shutdown the event streams end, so the server's own drain is not
@@ -99,7 +102,34 @@ public struct HTTPService: Service {
                     try await writer.finish(nil)
                 })
         }
+        router.get("api/devices/:id/events") { request, context in
+            await history(request, device: context.parameters.get("id") ?? "", store: endpoints.history)
+        }
         return router
+    }
+
+    /// A page of a device's event history, or why not (400, 404, 503), as JSON.
+    private static func history(_ request: Request, device: String, store: (any EventHistoryStoring)?) async -> Response {
+        guard let store else { return problem(.notFound, "the event history is off (history.enabled, docs/history.md)") }
+        let query = request.uri.queryParameters
+        switch EventHistoryRequest.parse(device: device, parameter: { query.get($0) }) {
+        case .failure(let error):
+            return problem(.badRequest, error.message)
+        case .success(let read):
+            do {
+                let rows = try await store.events(of: read.device, family: read.family, from: read.from, to: read.to, after: read.after, limit: read.limit)
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: read.page(rows))))
+            } catch {
+                return problem(.serviceUnavailable, "the event history's store failed: \(error)")
+            }
+        }
+    }
+
+    private static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        var writer = JSONWriter(capacity: 64 + message.utf8.count)
+        writer.object { $0.field("error", message) }
+        return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
     }
 
     private static func report(_ report: HealthReport) -> Response {

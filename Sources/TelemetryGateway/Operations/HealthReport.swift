@@ -40,6 +40,27 @@ public struct HealthReport: Sendable, Equatable {
         }
     }
 
+    /// The event history's writer, for the readiness body. Neither a failing store nor dropped
+    /// events make the gateway unready: frames go on, only the history has gaps (counted).
+    public struct HistoryHealth: Sendable, Equatable {
+        /// Bytes of events waiting for the store.
+        public var bufferedBytes: Int
+        /// The bound of those bytes (`history.bufferBytes`).
+        public var bufferBytes: Int
+        /// Events dropped since the start (`gateway_history_dropped_total`).
+        public var dropped: Int
+        /// The last write's error while the store is failing; nil when the last write succeeded.
+        public var lastError: String?
+
+        /// Creates the history's health.
+        public init(bufferedBytes: Int, bufferBytes: Int, dropped: Int, lastError: String?) {
+            self.bufferedBytes = bufferedBytes
+            self.bufferBytes = bufferBytes
+            self.dropped = dropped
+            self.lastError = lastError
+        }
+    }
+
     /// True when every check passed.
     public var ok: Bool { problems.isEmpty }
     /// Human-readable reasons, one per failed check.
@@ -50,17 +71,23 @@ public struct HealthReport: Sendable, Equatable {
     public var queues: [QueueLoad] = []
     /// The stores that reported writes, for the readiness body.
     public var stores: [StoreHealth] = []
+    /// The event history's writer, when the history is on.
+    public var history: HistoryHealth?
 
     /// Creates a report.
-    public init(problems: [String], connections: [String: Bool] = [:], queues: [QueueLoad] = [], stores: [StoreHealth] = []) {
+    public init(
+        problems: [String], connections: [String: Bool] = [:], queues: [QueueLoad] = [], stores: [StoreHealth] = [], history: HistoryHealth? = nil
+    ) {
         self.problems = problems
         self.connections = connections
         self.queues = queues
         self.stores = stores
+        self.history = history
     }
 
     /// The JSON body: `{"status":"ok"|"unavailable","reasons":[...],...}`; a failing store shows
-    /// as `"stores":[{"name":"state.path","status":"failing","failures":3,"lastError":"..."}]`.
+    /// as `"stores":[{"name":"state.path","status":"failing","failures":3,"lastError":"..."}]`, the
+    /// event history as `"history":{"status":"failing"|"dropping"|"ok","bufferedBytes":…,"bufferBytes":…,"dropped":…}`.
     public var json: [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.object {
@@ -94,6 +121,15 @@ public struct HealthReport: Sendable, Equatable {
                             if let error = store.lastError { $0.field("lastError", error) }
                         }
                     }
+                })
+            }
+            if let history {
+                $0.field("history", object: { object in
+                    object.field("status", history.lastError != nil ? "failing" : history.dropped > 0 ? "dropping" : "ok")
+                    object.field("bufferedBytes", history.bufferedBytes)
+                    object.field("bufferBytes", history.bufferBytes)
+                    object.field("dropped", history.dropped)
+                    if let error = history.lastError { object.field("lastError", error) }
                 })
             }
         }

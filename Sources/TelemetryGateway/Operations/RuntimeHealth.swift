@@ -1,4 +1,3 @@
-import Foundation
 import Locking
 import MQTTTransport
 
@@ -25,6 +24,8 @@ public final class RuntimeHealth: Sendable {
         var stores: [String: HealthReport.StoreHealth] = [:]
         /// Stores whose failure makes the gateway unready (the shared store, `store.url`).
         var readinessStores: Set<String> = []
+        /// The event history's writer, when the history is on.
+        var history: (@Sendable () -> HealthReport.HistoryHealth)?
     }
 
     private let state = LockedState(State())
@@ -35,8 +36,9 @@ public final class RuntimeHealth: Sendable {
     /// - Parameters:
     ///   - stallTimeout: seconds without a heartbeat (or inside the handler, or waiting for a
     ///     probe's acknowledgement) that make the process unhealthy (`http.stallTimeout`).
-    ///   - now: a monotonic clock in seconds (tests pass their own).
-    public init(stallTimeout: Double, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+    ///   - now: a monotonic clock in seconds (the gateway's clock, see ``GatewayOperations``;
+    ///     tests pass their own).
+    public init(stallTimeout: Double, now: @escaping @Sendable () -> Double) {
         self.stallTimeout = stallTimeout
         self.now = now
     }
@@ -91,6 +93,11 @@ public final class RuntimeHealth: Sendable {
         state.withLock { $0.queues = loads }
     }
 
+    /// Lets readiness describe the event history's writer (never decides it).
+    func watchHistory(_ health: @escaping @Sendable () -> HealthReport.HistoryHealth) {
+        state.withLock { $0.history = health }
+    }
+
     /// Records the outcome of a store's write (or open).
     /// - Parameters:
     ///   - store: the store's configuration key, e.g. `state.path`.
@@ -142,6 +149,6 @@ public final class RuntimeHealth: Sendable {
         for store in stores where store.failing && snapshot.readinessStores.contains(store.name) {
             problems.append("the store \(store.name) is failing: \(store.lastError ?? "unknown error")")
         }
-        return HealthReport(problems: problems, connections: snapshot.connected, queues: queues, stores: stores)
+        return HealthReport(problems: problems, connections: snapshot.connected, queues: queues, stores: stores, history: snapshot.history?())
     }
 }

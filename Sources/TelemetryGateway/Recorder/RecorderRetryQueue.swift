@@ -35,9 +35,10 @@ struct RecorderRetryQueue {
     var isEmpty: Bool { held.isEmpty }
     var first: Held? { held.first }
 
-    /// Holds a chunk behind the others; returns the chunks let go beyond the bound (their
-    /// countdowns never complete, so their journal records stay).
-    mutating func hold(_ chunk: Held, at instant: SuspendingClock.Instant = .now) -> [Held] {
+    /// Holds a chunk behind the others at `instant` (the gateway clock's monotonic now; the
+    /// first chunk held is retried one back-off later); returns the chunks let go beyond the
+    /// bound (their countdowns never complete, so their journal records stay).
+    mutating func hold(_ chunk: Held, at instant: SuspendingClock.Instant) -> [Held] {
         if held.isEmpty { nextAttempt = instant + backoff }
         held.append(chunk)
         heldBytes += chunk.bytes

@@ -18,25 +18,25 @@ final class RecorderRuntime: Sendable {
     private let scheme: TopicScheme
     private let logger: Logger
     let metrics: RecorderMetrics
-    private let failureLog = RateLimitedLog(interval: 10)
+    private let failureLog: RateLimitedLog
     /// Which queries are queued or running, per requester (taken on the network thread).
     private let admission: LockedState<RecorderQueryAdmission>
     /// Refused queries waiting for their error answer; filled without waiting (``submit(_:to:)``,
     /// bounded by the admission's refusal capacity), emptied by the answerer's refusal task.
-    let refusals = HandoffQueue<RecorderRequest>(capacity: RecorderRuntime.refusalCapacity)
+    let refusals: HandoffQueue<RecorderRequest>
     /// The publish budget every answer and refusal goes through.
     let answerBudget: RecorderAnswerBudget
 
     /// Refusals waiting to be published at most; a flood beyond it is only counted (`dropped`).
     static let refusalCapacity = 1024
 
-    /// Where pruning reads the time.
+    /// Where pruning reads the time and waits, and store calls time out.
     private let clock: any GatewayClock
 
     /// Opens the SQLite store named by the configuration. A file that cannot be opened is logged
     /// and leaves the gateway running without a store (frames are still checked and derived from).
     convenience init(
-        configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock = SystemGatewayClock()
+        configuration: GatewayConfiguration, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics, clock: any GatewayClock
     ) {
         self.init(
             configuration: configuration, store: Self.openSQLite(configuration.recorder, logger: logger), scheme: scheme, logger: logger,
@@ -46,9 +46,11 @@ final class RecorderRuntime: Sendable {
     /// A runtime over `store` (nil: chunks are checked, not stored; queries answer `storeUnavailable`).
     init(
         configuration: GatewayConfiguration, store: (any RecorderStoring)?, scheme: TopicScheme, logger: Logger, metrics: RecorderMetrics,
-        clock: any GatewayClock = SystemGatewayClock()
+        clock: any GatewayClock
     ) {
         self.clock = clock
+        failureLog = RateLimitedLog(interval: 10, clock: clock)
+        refusals = HandoffQueue(capacity: Self.refusalCapacity, clock: clock)
         database = store
         self.configuration = configuration.recorder
         self.scheme = scheme
@@ -105,12 +107,12 @@ final class RecorderRuntime: Sendable {
         do {
             if !schedule.knows(device) {
                 // First chunk of the device in this process: resume where an earlier run stopped.
-                let state = try await database.deviceState(of: device)
+                let state = try await withStoreDeadline(storeDeadline, clock: clock) { try await database.deviceState(of: device) }
                 if let next = state?.nextTremorMinute {
                     schedule.restore(device, highWater: max(state?.newestSampleDate ?? next, next), nextMinute: next, now: receivedAt)
                 }
             }
-            let outcome = try await withStoreDeadline(storeDeadline) { try await database.insert(chunk, device: device) }
+            let outcome = try await withStoreDeadline(storeDeadline, clock: clock) { try await database.insert(chunk, device: device) }
             metrics.samplesStored.increment(by: outcome.inserted)
             metrics.duplicateSamples.increment(by: outcome.duplicates)
         } catch {
@@ -141,13 +143,13 @@ final class RecorderRuntime: Sendable {
         guard let database else { return [] }
         do {
             var messages: [OutboundMessage] = []
-            for minute in try await database.minutesWithData(of: device, from: minutes.lowerBound, before: minutes.upperBound) {
-                let samples = try await database.samples(of: device, from: minute, before: minute + 60)
+            for minute in try await withCancellableStoreCall({ try await database.minutesWithData(of: device, from: minutes.lowerBound, before: minutes.upperBound) }) {
+                let samples = try await withCancellableStoreCall { try await database.samples(of: device, from: minute, before: minute + 60) }
                 let result = analyzer.analyze(samples: samples, from: minute, to: minute + 60)
                 messages.append(result.message(device: device, scheme: scheme))
                 metrics.tremorResults.increment()
             }
-            try await database.setNextTremorMinute(minutes.upperBound, device: device)
+            try await withCancellableStoreCall { try await database.setNextTremorMinute(minutes.upperBound, device: device) }
             return messages
         } catch {
             metrics.storeFailures.increment()
@@ -331,19 +333,22 @@ final class RecorderRuntime: Sendable {
             do {
                 // On the shared store's clock when there is one: an instance whose clock runs
                 // ahead must not delete what the others still keep.
-                let cutoff = (try await database.storeTime() ?? clock.wallTime()) - configuration.retention
-                let outcome = try await database.prune(before: cutoff, maximumSamples: configuration.maximumSamples)
+                let cutoff = (try await withCancellableStoreCall { try await database.storeTime() } ?? clock.wallTime()) - configuration.retention
+                let maximumSamples = configuration.maximumSamples
+                let outcome = try await withCancellableStoreCall { try await database.prune(before: cutoff, maximumSamples: maximumSamples) }
                 metrics.samplesExpired.increment(by: outcome.expired)
                 metrics.samplesOverCapacity.increment(by: outcome.overCapacity)
                 if outcome.overCapacity > 0 {
                     logger.warning(
                         "recorder store over recorder.maxSamples (\(configuration.maximumSamples)): deleted the \(outcome.overCapacity) oldest samples of the fullest devices")
                 }
-                metrics.record(try await database.statistics())
+                metrics.record(try await withCancellableStoreCall { try await database.statistics() })
+            } catch is CancellationError {
+                return
             } catch {
                 logger.error("recorder store pruning failed: \(error)")
             }
-            try? await Task.sleep(for: .seconds(configuration.pruneInterval))
+            try? await clock.sleep(for: configuration.pruneInterval)
         }
     }
 }

@@ -11,14 +11,18 @@ import Locking
 final class BufferBudget: @unchecked Sendable {
     /// The bound in bytes.
     let limit: Int
+    /// Where a wait is measured; the thread blocks on the condition until this clock's monotonic
+    /// now plus the wait (`CLOCK_MONOTONIC` on the system clock, the condition's own).
+    private let clock: any GatewayClock
     private let condition = MonotonicCondition()
     private var used = 0
     private var cancelled = false
 
-    /// Creates a budget of `limit` bytes.
-    init(limit: Int) {
+    /// Creates a budget of `limit` bytes whose waits are measured on `clock`.
+    init(limit: Int, clock: any GatewayClock) {
         precondition(limit > 0, "the buffer budget must be positive")
         self.limit = limit
+        self.clock = clock
     }
 
     /// Reserves `bytes`, waiting up to `maxWait` seconds for room. A frame larger than the whole
@@ -30,7 +34,7 @@ final class BufferBudget: @unchecked Sendable {
         var waited = 0.0
         var overLimit = false
         if !fits(bytes) {
-            let start = SuspendingClock.now
+            let start = clock.monotonicNow()
             let deadline = start + .seconds(maxWait)
             while !fits(bytes) && !cancelled {
                 if !condition.wait(until: deadline) {
@@ -38,7 +42,7 @@ final class BufferBudget: @unchecked Sendable {
                     break
                 }
             }
-            waited = (SuspendingClock.now - start).inSeconds
+            waited = clock.secondsSince(start)
         }
         used += bytes
         return (waited, overLimit)

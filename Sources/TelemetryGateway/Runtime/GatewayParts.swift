@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import Logging
 import MQTTTransport
+import Ownership
 import PostgresStore
 import Prometheus
 import ServiceLifecycle
@@ -10,7 +11,7 @@ import RecorderStore
 import TelemetryCore
 
 /// The parts one gateway run is made of: connections, queues, journal, recorder, metrics.
-/// Built once by ``buildGateway(configuration:logger:metricsFactory:prometheus:accessPolicy:shutdownSignals:shutdownReport:exitOnShutdownOverrun:handover:clock:connections:)``,
+/// Built once by ``buildGateway(configuration:logger:metricsFactory:prometheus:accessPolicy:shutdownSignals:shutdownReport:exitOnShutdownOverrun:clock:connections:)``,
 /// which hands each service exactly the parts it uses; no service holds this.
 struct GatewayParts: Sendable {
     let configuration: GatewayConfiguration
@@ -36,9 +37,6 @@ struct GatewayParts: Sendable {
     let deviceStates: (any DeviceSnapshotStoring)?
     /// The connection pool of the shared store (`store.backend: postgres`), run as a service.
     let storeClient: PostgresStoreClient?
-    /// Clustered on the shared store: the devices this instance holds claimed, for the claim
-    /// listener's owner check (``ClaimNoticeService``); nil otherwise.
-    let claimedDevices: ClaimedDevices?
     /// The configuration key of the device state store, as logs and `/readyz` name it.
     var deviceStateKey: String { storeClient == nil ? "state.path" : "store.url" }
     let deviceStateMetrics: DeviceStateMetrics
@@ -54,23 +52,33 @@ struct GatewayParts: Sendable {
     private let inboundSubscribedSink: AsyncStream<Never>.Continuation
     /// Health, readiness, the fleet view and latency histograms (read by the HTTP service).
     let operations: GatewayOperations
-    /// Membership and ownership of clustered modes; nil in single mode.
-    let cluster: ClusterRuntime?
-    /// What workers do when partitioned mode moves a device here or away.
-    let handover: any DeviceHandover
+    /// Who processes which device: the sole owner (single mode) or partition leases in the
+    /// shared store (clustered).
+    let ownership: any OwnershipPort
+    let ownershipMetrics: OwnershipMetrics
+    /// How device frames reach the subscriber: one filter, or per device of held partitions.
+    let subscriptions: any InboundSubscriptions
+    /// The devices with stored state in the given partitions (clustered; none in single mode).
+    let listDevices: @Sendable ([Int]) async throws -> [DeviceID]
+    /// This instance's name in clustered modes; nil for a single gateway.
+    let instance: String?
     /// Spans of processed frames, and the service exporting them; nil while
     /// `tracing.otlpEndpoint` is off.
     let tracing: FrameTracing?
     let tracingService: (any Service)?
+    /// Where workers hand derived events for the event history (``NoEventHistory`` when off).
+    let eventHistory: any EventHistory
+    /// The event history's store and writer; nil when the history is off or there is no store.
+    let historyStore: (any EventHistoryStoring)?
+    let historyService: EventHistoryService?
     /// The subscribe-only connection's counters, once it exists.
     let subscriberStatistics = SubscriberStatistics()
 
     init(
         configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
-        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, handover: any DeviceHandover, clock: any GatewayClock,
+        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, clock: any GatewayClock,
         connections: BrokerConnections
     ) throws {
-        self.handover = handover
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
@@ -86,9 +94,9 @@ struct GatewayParts: Sendable {
         let metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
         self.metrics = metrics
         recorderMetrics = RecorderMetrics(factory: metricsFactory)
-        budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes)
-        queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget) }
-        queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity)
+        budget = BufferBudget(limit: configuration.pipeline.maximumBufferedBytes, clock: clock)
+        queues = (0..<shardCount).map { [budget] _ in HandoffQueue<WorkItem>(capacity: configuration.pipeline.queueCapacity, budget: budget, clock: clock) }
+        queries = HandoffQueue<RecorderRequest>(capacity: configuration.recorder.queryQueueCapacity, clock: clock)
         let operations = GatewayOperations(configuration: configuration, metricsFactory: metricsFactory, logger: logger, clock: clock)
         self.operations = operations
         operations.watchQueues(queues, queries: queries, configuration: configuration)
@@ -110,17 +118,21 @@ struct GatewayParts: Sendable {
         }
         let deviceStateMetrics = DeviceStateMetrics(factory: metricsFactory, shards: shardCount)
         self.deviceStateMetrics = deviceStateMetrics
+        // Device snapshots of a single gateway (state.path); clustered ones are made below.
+        var singleStates: (any DeviceSnapshotStoring)? = nil
+        let ownershipMetrics = OwnershipMetrics(factory: metricsFactory)
+        self.ownershipMetrics = ownershipMetrics
+        instance = configuration.cluster.isClustered ? configuration.cluster.instanceName : nil
         if let settings = configuration.store.postgresSettings {
             let client = PostgresStoreClient(settings: settings, logger: logger)
             storeClient = client
-            deviceStates = PostgresDeviceStateStore(client)
             recorder = RecorderRuntime(
                 configuration: configuration, store: PostgresRecorderStore(client), scheme: scheme, logger: logger, metrics: recorderMetrics,
                 clock: clock)
         } else if let path = configuration.state.path {
             storeClient = nil
             do {
-                deviceStates = try DeviceStateStore(
+                singleStates = try DeviceStateStore(
                     path: path, now: { Date(timeIntervalSince1970: clock.wallTime()) },
                     onMovedAside: { movedTo, error in
                         deviceStateMetrics.movedAside.increment()
@@ -134,18 +146,38 @@ struct GatewayParts: Sendable {
             recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
         } else {
             storeClient = nil
-            deviceStates = nil
+            singleStates = nil
             recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
         }
 
-        claimedDevices = configuration.cluster.isClustered && storeClient != nil ? ClaimedDevices() : nil
+        // Clustered (always on the shared store): partitions leased there, snapshots fenced by
+        // them, devices subscribed one by one. A single gateway owns every device, on SQLite or
+        // on PostgreSQL (unfenced snapshots there), and needs no store to start.
+        if configuration.cluster.isClustered, let client = storeClient {
+            let cluster = configuration.cluster
+            let leased = LeasedOwnership(
+                store: PostgresLeaseStore(client), member: LeaseMember(name: cluster.instanceName, incarnation: String(UUID().uuidString.prefix(8))),
+                timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
+                heartbeat: cluster.heartbeatInterval, clock: clock, logger: logger)
+            let states = PostgresLeasedStateStore(client, ownership: leased)
+            ownership = leased
+            deviceStates = states
+            listDevices = { try await states.devices(in: $0) }
+        } else {
+            ownership = SoleOwner()
+            deviceStates = storeClient.map { PostgresLeasedStateStore($0, ownership: nil) } ?? singleStates
+            listDevices = { _ in [] }
+        }
+        subscriptions =
+            configuration.cluster.isClustered
+            ? PartitionSubscriptions(scheme: scheme, partitions: ownership.partitions, metrics: ownershipMetrics) : FleetSubscription()
+        (eventHistory, historyStore, historyService) = Self.history(
+            configuration: configuration, store: storeClient.map { PostgresEventHistoryStore($0) } ?? recorder.database as? any EventHistoryStoring,
+            metricsFactory: metricsFactory, health: operations.health, clock: clock, logger: logger)
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
         (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
-        cluster =
-            configuration.cluster.isClustered
-            ? ClusterRuntime(configuration: configuration, scheme: scheme, metrics: ClusterMetrics(factory: metricsFactory), startedAt: startedAt, clock: clock) : nil
-        let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: cluster?.instance).message(online: false, reason: "connectionLost")
+        let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: instance).message(online: false, reason: "connectionLost")
         let client = try connections.makePublisher(
             configuration.publisherConfiguration(will: will), logger,
             { event in
@@ -155,7 +187,7 @@ struct GatewayParts: Sendable {
             })
         publisher = OutboundPublisher(
             client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
-            logger: logger)
+            clock: clock, logger: logger)
     }
 
     /// Says what the journal's scan at open found: torn records skipped, a scan that stopped
@@ -174,13 +206,31 @@ struct GatewayParts: Sendable {
         }
     }
 
+    /// The event history of `configuration` over `store` (the shared store's, or the recorder's
+    /// SQLite file): its adapter, store and writer, or ``NoEventHistory`` when it is off.
+    private static func history(
+        configuration: GatewayConfiguration, store: (any EventHistoryStoring)?, metricsFactory: any MetricsFactory, health: RuntimeHealth,
+        clock: any GatewayClock, logger: Logger
+    ) -> (any EventHistory, (any EventHistoryStoring)?, EventHistoryService?) {
+        guard configuration.historyIsEnabled else { return (NoEventHistory(), nil, nil) }
+        guard let store else {
+            logger.warning("history.enabled: the recorder's store could not be opened, so no event history is written")
+            return (NoEventHistory(), nil, nil)
+        }
+        let history = BufferedEventHistory(
+            families: configuration.history.families, maximumBytes: configuration.history.bufferBytes, metrics: HistoryMetrics(factory: metricsFactory),
+            clock: clock, logger: logger)
+        health.watchHistory { history.health }
+        return (history, store, EventHistoryService(history: history, store: store, retention: configuration.history.retention, clock: clock, logger: logger))
+    }
+
     var shardCount: Int { queues.count }
 
     /// The broker answered the subscriber's first subscription (see ``inboundSubscribed``).
     func markInboundSubscribed() { inboundSubscribedSink.finish() }
 
     /// The status message of this gateway (or instance).
-    var status: StatusMessage { StatusMessage(scheme: scheme, startedAt: startedAt, instance: cluster?.instance) }
+    var status: StatusMessage { StatusMessage(scheme: scheme, startedAt: startedAt, instance: instance) }
 
     /// What every shard's worker works with.
     var workerDependencies: ShardWorker.Dependencies {
@@ -191,23 +241,14 @@ struct GatewayParts: Sendable {
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
             scheme: scheme, publisher: publisher, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
-            handover: handover, cluster: cluster, tracing: tracing)
+            ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock, history: eventHistory)
     }
 
     /// Makes shard `n`'s keeper of device state.
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, logger: logger, settings: configuration.state, claimsAs: cluster?.instance,
-            claimedDevices: claimedDevices, restoresHandedOverState: cluster?.restoresHandedOverState ?? true)
-    }
-
-    /// Clustered on the shared store: the service that listens to the store's claim notifications.
-    var claimNoticeService: ClaimNoticeService? {
-        guard let storeClient, let claimedDevices, let cluster else { return nil }
-        return ClaimNoticeService(
-            listener: PostgresClaimListener(storeClient), instance: cluster.instance, claimed: claimedDevices, queues: queues, metrics: deviceStateMetrics,
-            logger: logger)
+            health: operations.health, clock: clock, logger: logger, settings: configuration.state, shared: instance != nil)
     }
 
     /// The subscriber's message handler.
@@ -215,7 +256,7 @@ struct GatewayParts: Sendable {
         InboundRouter(
             scheme: scheme, clock: clock, queues: queues, maximumHandoffWait: configuration.pipeline.maximumHandoffWait, journal: journal,
             journalMaximumWait: configuration.journal.maximumWait, recorder: recorder, queries: queries, metrics: metrics, health: operations.health,
-            cluster: cluster, logger: logger)
+            ownership: ownership, subscriptions: subscriptions, ownershipMetrics: ownershipMetrics, logger: logger)
     }
 }
 

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Logging
 import MQTTTransport
+import Ownership
 import TelemetryCore
 
 /// The subscriber's message handler. Runs on libmosquitto's network thread: parses the topic
@@ -26,19 +27,24 @@ final class InboundRouter: Sendable {
     private let metrics: GatewayMetrics
     /// Where a network thread stuck in here shows (`/healthz`).
     private let health: RuntimeHealth
-    /// Partitioned mode's ownership; nil in single mode.
-    private let cluster: ClusterRuntime?
+    /// Who processes which device here (every device in single mode).
+    private let ownership: any OwnershipPort
+    /// How device frames reach the subscriber (per device in clustered mode).
+    private let subscriptions: any InboundSubscriptions
+    private let ownershipMetrics: OwnershipMetrics
     private let logger: Logger
-    private let overload = RateLimitedLog(interval: 10)
+    private let overload: RateLimitedLog
 
     /// A router over `queues` (one per shard).
     init(
         scheme: TopicScheme, clock: any GatewayClock, queues: [HandoffQueue<WorkItem>], maximumHandoffWait: Double, journal: InboundJournal?,
         journalMaximumWait: Double, recorder: RecorderRuntime, queries: HandoffQueue<RecorderRequest>, metrics: GatewayMetrics,
-        health: RuntimeHealth, cluster: ClusterRuntime?, logger: Logger
+        health: RuntimeHealth, ownership: any OwnershipPort, subscriptions: any InboundSubscriptions, ownershipMetrics: OwnershipMetrics,
+        logger: Logger
     ) {
         self.scheme = scheme
         self.clock = clock
+        overload = RateLimitedLog(interval: 10, clock: clock)
         self.queues = queues
         shards = ShardRouter(shardCount: queues.count)
         self.maximumHandoffWait = maximumHandoffWait
@@ -48,35 +54,16 @@ final class InboundRouter: Sendable {
         self.queries = queries
         self.metrics = metrics
         self.health = health
-        self.cluster = cluster
+        self.ownership = ownership
+        self.subscriptions = subscriptions
+        self.ownershipMetrics = ownershipMetrics
         self.logger = logger
-        if let subscriptions = cluster?.subscriptions {
-            // Plan changes (membership, a warm-up's end) move per-device subscriptions; frames
-            // held for a device no longer subscribed go on in order.
-            // The gate's releases go first: a device moved away sends nothing more here.
-            let gate = cluster?.gate
-            cluster?.view.observe { [weak self] plan in
-                self?.handOver(plan)
-                let released = subscriptions.planChanged(plan, keeping: gate?.handingOver ?? [])
-                if !released.isEmpty { self?.route(released) }
-            }
-        }
     }
 
     /// A connection event of the subscriber (on its network thread): a SUBACK releases the
-    /// discovery frames held for the devices it acknowledged; a lost connection makes them wait
-    /// for the SUBACKs of the resubscription.
+    /// discovery frames held for the devices it acknowledged.
     func connectionEvent(_ event: MQTTClientEvent) {
-        guard let subscriptions = cluster?.subscriptions else { return }
-        switch event {
-        case .subscribed(let filters): route(subscriptions.acknowledged(filters))
-        case .disconnected: subscriptions.connectionLost()
-        default: break
-        }
-    }
-
-    private func route(_ held: [DeviceSubscriptions.HeldFrame]) {
-        for frame in held { route(frame.record, ticket: frame.ticket, shadow: frame.shadow) }
+        for frame in subscriptions.connectionEvent(event) { route(frame.record, ticket: frame.ticket, shadow: frame.shadow) }
     }
 
     /// Handles a live message from the broker.
@@ -85,13 +72,9 @@ final class InboundRouter: Sendable {
         health.handlerEntered()
         defer { health.handlerLeft() }
         metrics.inboundBytes.increment(by: message.payload.count + message.topic.utf8.count)
-        // Partitioned: a hello or status of an owned device comes twice (it matches the
+        // Clustered: a hello or status of a subscribed device comes twice (it matches the
         // discovery filter and the device's own); the copy through the device's filter goes.
-        let discovery = cluster?.subscriptions == nil ? nil : discoveryStream(of: message.topic)
-        if let discovery, DeviceSubscriptions.isDuplicate(stream: discovery.stream, identifiers: message.properties.subscriptionIdentifiers) {
-            cluster?.metrics.duplicateDeliveries.increment()
-            return
-        }
+        if subscriptions.isDuplicate(topic: message.topic, identifiers: message.properties.subscriptionIdentifiers) { return }
         metrics.messagesReceived.increment()
         let receivedAt = clock.wallTime()
         if let address = scheme.parseRecorderQuery(message.topic) {
@@ -111,87 +94,49 @@ final class InboundRouter: Sendable {
         let record = JournalRecord(
             topic: message.topic, payload: message.payload, contentType: message.properties.contentType, retained: message.retain,
             receivedAt: receivedAt, traceparent: TraceParent.first(in: message.properties.userProperties.map { ($0.name, $0.value) })?.value)
-        // Partitioned: another instance's device is dropped here, before the journal; the next
-        // owner warming up processes it without a journal record (its owner keeps one).
-        let role = admit(record, replayed: false)
-        if let discovery, let subscriptions = cluster?.subscriptions {
-            // A discovery frame of a device whose subscription is not acknowledged yet waits for
-            // the SUBACK (its availability must not reach the device before its frames can).
-            guard role != .none else {
-                subscriptions.seen(discovery.key)
-                return
-            }
-            let ticket = role == .owner ? journal(record, shard: shard(of: record.topic)) : nil
-            let frame = DeviceSubscriptions.HeldFrame(record: record, ticket: ticket, shadow: role == .shadow)
-            if !subscriptions.hold(frame, key: String(discovery.key), role: role) { route(record, ticket: ticket, shadow: role == .shadow) }
-            return
-        }
+        // Another instance's device is dropped here, before the journal; a warming partition's
+        // frame is processed without a journal record (its holder keeps one).
+        let key = routingKey(of: record.topic)
+        let role = ownership.role(of: key)
+        let shard = shards.shard(forRoutingKey: key)
+        let ticket: JournalTicket?
         switch role {
-        case .owner:
-            let shard = shard(of: record.topic)
-            route(record, ticket: journal(record, shard: shard), shard: shard)
-        case .shadow: route(record, ticket: nil, shadow: true)
-        case .none: return
+        case .none:
+            ownershipMetrics.framesNotOwned.increment()
+            return
+        case .owner: ticket = journal(record, shard: shard)
+        case .warming:
+            ownershipMetrics.framesShadowed.increment()
+            ticket = nil
         }
+        // A discovery frame of a device whose subscription is not acknowledged yet waits for the
+        // SUBACK (its availability must not reach the device before its frames can).
+        if subscriptions.hold(HeldDiscoveryFrame(record: record, ticket: ticket, shadow: role == .warming), device: key) { return }
+        route(record, ticket: ticket, shard: shard, shadow: role == .warming)
     }
 
-    /// The device level and stream of a discovery-stream topic (hello, status); nil otherwise.
-    private func discoveryStream(of topic: String) -> (key: Substring, stream: InboundStream)? {
-        guard let key = TopicScheme.routingKey(of: topic, inboundRoot: scheme.inboundRoot),
-            let stream = ContextCache.inboundStream(of: topic, key: key, root: scheme.inboundRoot), TopicScheme.isDiscovery(stream)
-        else { return nil }
-        return (key, stream)
-    }
-
-    /// Hands a journaled record of an earlier run to its worker (replay at start).
+    /// Hands a journaled record of an earlier run to its worker (replay at start, once the
+    /// ownership is known). A record of a device whose partition another instance holds by now
+    /// is not applied here (counted; its record is let go); a recorder upload among them is
+    /// stored all the same (history).
     func replay(_ record: JournalRecord, ticket: JournalTicket) {
         metrics.journalReplayed.increment()
-        _ = admit(record, replayed: true)
+        // Only a held partition's records are applied: a warming one's device continues from
+        // what its holder stored, which these older frames must not be applied onto.
+        guard case .owner = ownership.role(of: routingKey(of: record.topic)) else {
+            if case .device(_, .recorderAccelerometer) = scheme.parseInbound(record.topic) {
+                // History whoever holds the device now: stored, not applied to its state.
+                var frame = InboundFrame(
+                    topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained, receivedAt: record.receivedAt)
+                frame.journalSequence = ticket.sequence
+                push(.replayedUpload(frame, ticket), bytes: record.payload.count, shard: shards.shard(forRoutingKey: routingKey(of: record.topic)), topic: record.topic, ticket: ticket)
+                return
+            }
+            ownershipMetrics.framesNotOwned.increment()
+            journal?.release(ticket)
+            return
+        }
         route(record, ticket: ticket, replayed: true)
-    }
-
-    /// Queues the promotions and releases of a plan change noticed outside the routing of a
-    /// message (on the thread that noticed it).
-    private func handOver(_ plan: OwnershipPlan) {
-        guard let gate = cluster?.gate else { return }
-        let (promoted, released) = gate.planChanged(plan)
-        for device in promoted {
-            push(.handover(.promoted(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: device.rawValue, ticket: nil)
-        }
-        for device in released {
-            push(.handover(.lost(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: device.rawValue, ticket: nil)
-        }
-    }
-
-    /// Partitioned mode's gate (always owner otherwise): this instance's role for the record;
-    /// queues the hand-over items its ownership check produced (promotions and releases first,
-    /// then the restore of a device gained right now) and the copy of an owned context frame.
-    private func admit(_ record: JournalRecord, replayed: Bool) -> OwnershipPlan.Role {
-        guard let cluster else { return .owner }
-        let gate = cluster.gate
-        let inboundKey = TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.inboundRoot)
-        let key = inboundKey ?? TopicScheme.routingKey(of: record.topic, inboundRoot: scheme.outboundRoot) ?? Substring(record.topic)
-        let frame = InboundFrame(
-            topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained, receivedAt: record.receivedAt)
-        let verdict = gate.admit(frame, key: key, inbound: inboundKey != nil, replayed: replayed, at: cluster.now())
-        for device in verdict.promoted {
-            push(.handover(.promoted(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: record.topic, ticket: nil)
-        }
-        for device in verdict.released {
-            push(.handover(.lost(device)), bytes: 0, shard: shards.shard(forRoutingKey: device.rawValue), topic: record.topic, ticket: nil)
-        }
-        guard verdict.role != .none else {
-            cluster.metrics.framesNotOwned.increment()
-            return .none
-        }
-        if let (device, kept) = verdict.restore {
-            let bytes = kept.context.reduce(0) { total, frame in total + frame.payload.count + frame.topic.utf8.count }
-            push(
-                .handover(.gained(device, kept, shadow: verdict.role == .shadow)), bytes: bytes, shard: shards.shard(forRoutingKey: key),
-                topic: record.topic, ticket: nil)
-        }
-        if verdict.role == .shadow { cluster.metrics.framesShadowed.increment() }
-        return verdict.role
     }
 
     /// Journals a record bound for `shard`'s worker; nil when it goes on unjournaled (counted).
@@ -227,18 +172,16 @@ final class InboundRouter: Sendable {
         }
     }
 
-    /// The shard whose worker owns the device of `topic`. Commands under the outbound root
-    /// (reset-pose) go to the worker that owns the device too, so they stay in order with its
+    /// The device level of `topic`, whose shard and partition its frames go by. Commands under
+    /// the outbound root (reset-pose) go by their device too, so they stay in order with its
     /// frames; the roots never overlap.
-    private func shard(of topic: String) -> Int {
-        let key =
-            TopicScheme.routingKey(of: topic, inboundRoot: scheme.inboundRoot)
+    private func routingKey(of topic: String) -> Substring {
+        TopicScheme.routingKey(of: topic, inboundRoot: scheme.inboundRoot)
             ?? TopicScheme.routingKey(of: topic, inboundRoot: scheme.outboundRoot) ?? Substring(topic)
-        return shards.shard(forRoutingKey: key)
     }
 
     private func route(_ record: JournalRecord, ticket: JournalTicket?, shard knownShard: Int? = nil, shadow: Bool = false, replayed: Bool = false) {
-        let shard = knownShard ?? shard(of: record.topic)
+        let shard = knownShard ?? shards.shard(forRoutingKey: routingKey(of: record.topic))
         let item: WorkItem
         if let device = scheme.parseHeadphoneResetPose(record.topic) {
             item = .resetPose(device, receivedAt: record.receivedAt, retained: record.retained, ticket)

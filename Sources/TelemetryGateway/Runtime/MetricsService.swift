@@ -29,6 +29,8 @@ struct MetricsService: Service {
     /// The queues' bound (`pipeline.queueCapacity`).
     let queueCapacity: Int
     let health: RuntimeHealth
+    /// Where the interval is waited for.
+    let clock: any GatewayClock
     let logger: Logger
 
     func run() async {
@@ -39,7 +41,7 @@ struct MetricsService: Service {
         process.sample()
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(interval > 0 ? interval : 1))
+                try await clock.sleep(for: interval > 0 ? interval : 1)
                 health.beat("metrics", every: interval > 0 ? interval : 1)
                 sample(previous)
                 process.sample()

@@ -13,16 +13,23 @@ final class OutboundPublisher: Sendable {
     private let metrics: GatewayMetrics
     private let operations: GatewayOperations
     private let logger: Logger
-    private let failureLog = RateLimitedLog(interval: 10)
+    private let failureLog: RateLimitedLog
+    /// Where retries back off and re-announcing keeps its rate.
+    private let clock: any GatewayClock
 
     /// Attempts for one publish before it is given up (counted in `gateway_publish_failures_total`).
     static let maximumAttempts = 3
 
-    init(client: any OutboundConnection, retained: RetainedStateCache, metrics: GatewayMetrics, operations: GatewayOperations, logger: Logger) {
+    init(
+        client: any OutboundConnection, retained: RetainedStateCache, metrics: GatewayMetrics, operations: GatewayOperations, clock: any GatewayClock,
+        logger: Logger
+    ) {
         self.client = client
         self.retained = retained
         self.metrics = metrics
         self.operations = operations
+        self.clock = clock
+        failureLog = RateLimitedLog(interval: 10, clock: clock)
         self.logger = logger
     }
 
@@ -53,7 +60,7 @@ final class OutboundPublisher: Sendable {
                 return true
             } catch let error as MQTTTransportError where error.code != .shutdown && attempt < Self.maximumAttempts && !Task.isCancelled {
                 metrics.publishRetries.increment()
-                try? await Task.sleep(for: .milliseconds(50 << attempt))
+                try? await clock.sleep(for: Double(50 << attempt) / 1000)
             } catch {
                 metrics.publishFailures.increment()
                 if failureLog.shouldLog() {
@@ -72,8 +79,7 @@ final class OutboundPublisher: Sendable {
         let messages = retained.snapshot()
         guard !messages.isEmpty else { return 0 }
         logger.notice("publisher connected without a session: re-announcing \(messages.count) retained device topics")
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = clock.monotonicNow()
         var sent = 0
         for message in messages {
             if Task.isCancelled { break }
@@ -83,7 +89,7 @@ final class OutboundPublisher: Sendable {
             }
             // Rate limit: never ahead of `rate` messages per second since the start.
             let due = start + .seconds(Double(sent) / rate)
-            if due > clock.now { try? await Task.sleep(until: due, clock: clock) }
+            if due > clock.monotonicNow() { try? await clock.sleep(until: due) }
         }
         return sent
     }

@@ -26,7 +26,7 @@ struct TickerService: Service {
     func run() async {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(period))
+                try await clock.sleep(for: period)
                 health.beat("ticker", every: period)
                 let now = clock.wallTime()
                 let instant = clock.monotonicNow()
@@ -87,25 +87,27 @@ struct JournalSyncService: Service {
     /// Seconds between syncs (`journal.flushInterval`).
     let interval: Double
     let metrics: GatewayMetrics
+    /// Where the interval is waited for and failure logs are spaced.
+    let clock: any GatewayClock
     let logger: Logger
-    let failureLog = RateLimitedLog(interval: 30)
 
     func run() async {
+        let failureLog = RateLimitedLog(interval: 30, clock: clock)
         guard let journal else {
             try? await gracefulShutdown()
             return
         }
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(interval))
-                await sync(journal)
+                try await clock.sleep(for: interval)
+                await sync(journal, failureLog: failureLog)
                 metrics.sample(journal: journal.statistics)
             }
         }
-        await sync(journal)
+        await sync(journal, failureLog: failureLog)
     }
 
-    private func sync(_ journal: InboundJournal) async {
+    private func sync(_ journal: InboundJournal, failureLog: RateLimitedLog) async {
         let (outcome, seconds) = await journal.syncOffPool()
         metrics.journalSyncedBytes.increment(by: outcome.bytes)
         metrics.journalSyncSeconds.increment(by: seconds)
@@ -154,14 +156,17 @@ struct DeviceStatePruningService: Service {
             while !Task.isCancelled {
                 do {
                     // On the shared store's clock when there is one (see RecorderRuntime.runPruning).
-                    let now = try await store.storeTime() ?? clock.wallTime()
-                    let removed = try await store.prune(lastSeenBefore: now - retention)
+                    let now = try await withCancellableStoreCall { try await store.storeTime() } ?? clock.wallTime()
+                    let cutoff = now - retention
+                    let removed = try await withCancellableStoreCall { try await store.prune(lastSeenBefore: cutoff) }
                     if removed > 0 { logger.info("removed \(removed) device snapshots older than state.retention (\(retention) s)") }
+                } catch is CancellationError {
+                    return
                 } catch {
                     metrics.storeFailures.increment()
                     logger.error("pruning the device state store \(store.location) failed: \(error)")
                 }
-                try await Task.sleep(for: .seconds(3600))
+                try await clock.sleep(for: 3600)
             }
         }
     }

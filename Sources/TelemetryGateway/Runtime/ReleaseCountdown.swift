@@ -20,6 +20,12 @@ final class ReleaseCountdown: Sendable {
         if parts == 0 { onDone() }
     }
 
+    /// One more part to wait for. Only while another part is surely unfinished (the frame's own
+    /// "processed" part, done last in `ShardWorker.apply`), so the count cannot have reached 0.
+    func addPart() {
+        remaining.add(1, ordering: .relaxed)
+    }
+
     /// One part finished well.
     func partDone() {
         // Acquiring and releasing: whoever finishes the last part sees what the others did.

@@ -24,6 +24,8 @@ final class RetainedStateCache: Sendable {
 
     private struct State {
         var messages: [String: Entry] = [:]
+        /// The topics of each device's messages, to forget a device in O(its topics).
+        var topics: [DeviceID: Set<String>] = [:]
         var bytes = 0
         var nextOrder: UInt64 = 0
         var evicted: UInt64 = 0
@@ -46,16 +48,23 @@ final class RetainedStateCache: Sendable {
     func record(_ message: OutboundMessage) {
         guard message.retain else { return }
         let evicted = state.withLock { state -> Int in
-            if let old = state.messages.removeValue(forKey: message.topic) {
-                state.bytes -= Self.size(old.message)
-            }
+            Self.remove(message.topic, from: &state)
             guard !message.payload.isEmpty else { return 0 }
             state.nextOrder += 1
             state.messages[message.topic] = Entry(message: Self.compacted(message), order: state.nextOrder)
+            if let device = message.device { state.topics[device, default: []].insert(message.topic) }
             state.bytes += Self.size(message)
             return state.bytes > limit ? evictOldest(&state) : 0
         }
         if evicted > 0 { evictions?.increment(by: Int64(evicted)) }
+    }
+
+    /// Forgets every message about `device` (another instance publishes for it now: re-announcing
+    /// this instance's older state after a broker restart would overwrite the newer).
+    func forget(_ device: DeviceID) {
+        state.withLock { state in
+            for topic in state.topics[device] ?? [] { Self.remove(topic, from: &state) }
+        }
     }
 
     /// Every remembered message, oldest first (the order they were last written).
@@ -75,12 +84,22 @@ final class RetainedStateCache: Sendable {
         var dropped = 0
         for (topic, entry) in state.messages.sorted(by: { $0.value.order < $1.value.order }) {
             guard state.bytes > limit else { break }
-            state.messages.removeValue(forKey: topic)
-            state.bytes -= Self.size(entry.message)
+            _ = entry
+            Self.remove(topic, from: &state)
             state.evicted += 1
             dropped += 1
         }
         return dropped
+    }
+
+    /// Removes a topic's message and its index entry.
+    private static func remove(_ topic: String, from state: inout State) {
+        guard let old = state.messages.removeValue(forKey: topic) else { return }
+        state.bytes -= size(old.message)
+        if let device = old.message.device {
+            state.topics[device]?.remove(topic)
+            if state.topics[device]?.isEmpty == true { state.topics[device] = nil }
+        }
     }
 
     private static func size(_ message: OutboundMessage) -> Int { message.topic.utf8.count + message.payload.count }

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Logging
 import MQTTTransport
+import Ownership
 import RecorderStore
 import TelemetryCore
 import Tracing
@@ -24,12 +25,15 @@ struct ShardWorker {
         /// Health beats, the fleet view and latency histograms.
         let operations: GatewayOperations
         let logger: Logger
-        /// What the worker does when partitioned mode moves a device here or away.
-        let handover: any DeviceHandover
-        /// Membership and ownership of clustered modes; nil in single mode.
-        let cluster: ClusterRuntime?
+        /// Who publishes for which device (every device in single mode): outputs pass through it.
+        let ownership: any OwnershipPort
+        let ownershipMetrics: OwnershipMetrics
         /// Spans of processed frames; nil while export is off (`tracing.otlpEndpoint`).
         let tracing: FrameTracing?
+        /// Where held recorder chunks' retries are scheduled and the drain deadline is waited for.
+        let clock: any GatewayClock
+        /// Where derived events go for the event history (docs/history.md).
+        var history: any EventHistory = NoEventHistory()
     }
 
     let shard: Int
@@ -63,44 +67,29 @@ struct ShardWorker {
         await deviceStates.load(router: router)
         // The tremor minutes of this shard's devices: owned here, like their derivation state.
         var tremorSchedule = dependencies.recorder.makeSchedule()
-        // Partitioned mode: devices processed for their state only (the next owner warming up).
-        var shadows = ShadowDevices()
-        // Partitioned mode: devices released here and not gained again. A frame of one routed
-        // just before its release (the plan can change on another thread than the router's)
-        // is not applied: the device's next owner receives it too.
-        var released = Set<DeviceID>()
         let health = dependencies.operations.health
         while let batch = await queue.next() {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
             for item in batch {
                 if Task.isCancelled {
                     switch item {
-                    case .frame, .replayed: dependencies.metrics.framesLeftInJournal.increment()
+                    case .frame, .replayed, .replayedUpload: dependencies.metrics.framesLeftInJournal.increment()
                     default: break
                     }
                     continue
                 }
                 switch item {
                 case .frame(let frame, let ticket):
-                    if !released.isEmpty, let device = device(of: frame), released.contains(device) {
-                        dependencies.cluster?.metrics.framesNotOwned.increment()
-                        if let ticket { dependencies.journal?.release(ticket) }
-                        continue
-                    }
                     await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .replayed(let frame, let ticket):
-                    await process(frame, ticket: ticket, replayed: true, processor: &processor, schedule: &tremorSchedule)
+                    await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
+                case .replayedUpload(let frame, let ticket):
+                    await storeReplayedUpload(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now, let instant):
-                    await flush(deviceStates.stamp(shadows.visible(processor.flush(now: now))))
+                    await flush(dependencies.ownership.visible(processor.flush(now: now)), at: now)
                     await deviceStates.persist(&processor, now: now, at: instant)
-                    released.formUnion(fence(processor: &processor, shadows: &shadows))
-                    if let cluster = dependencies.cluster {
-                        for device in deviceStates.unfence(after: cluster.reclaimDelay, at: instant, owned: { cluster.gate.owns($0) }) {
-                            dependencies.logger.notice("\(device): fenced for \(cluster.reclaimDelay) s and still this instance's by its ownership plan; claimed again at its next frame")
-                        }
-                    }
                     await retryRecorder(at: instant, schedule: &tremorSchedule)
-                    await dependencies.publisher.publish(deviceStates.stamp(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule)))
+                    await flush(dependencies.ownership.visible(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule)), at: now)
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     let reset = processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained)
                     if reset { dependencies.logger.debug("reset the head pose reference of \(device)") }
@@ -117,24 +106,13 @@ struct ShardWorker {
                     dependencies.journal?.relieved(shard: shard)
                 case .policy(let policy, let date):
                     await dependencies.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
-                case .handover(let change):
-                    switch change {
-                    case .gained(let device, _, _): released.remove(device)
-                    case .lost(let device): released.insert(device)
-                    case .promoted: break
-                    }
-                    await handOver(change, processor: &processor, shadows: &shadows)
-                case .claimNotice(let device, let owner):
-                    // The next owner's claim of a device this instance was handing over is the
-                    // switch: the device is let go here (released, not fenced).
-                    if deviceStates.verdict(on: device, claimedBy: owner) == .fence, dependencies.cluster?.handedOver(device) == true {
-                        handOver(device, to: owner, processor: &processor, shadows: &shadows)
-                        released.insert(device)
-                    } else if deviceStates.noticed(device, claimedBy: owner) == .fence {
-                        released.formUnion(fence(processor: &processor, shadows: &shadows))
-                    }
+                case .ownership(let change, let devices):
+                    changeOwnership(change, devices: devices, processor: &processor)
                 case .shadow(let frame):
-                    if !released.isEmpty, let device = device(of: frame), released.contains(device) { continue }
+                    // A warming partition's device: its stored state first, nothing published.
+                    if case .device(let device, _) = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic) {
+                        _ = await deviceStates.restoreIfDormant(device, into: &processor)
+                    }
                     _ = processor.process(frame)
                 }
             }
@@ -143,88 +121,32 @@ struct ShardWorker {
         }
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
-            await flush(deviceStates.stamp(shadows.visible(processor.finish())))
+            await flush(dependencies.ownership.visible(processor.finish()))
             await deviceStates.persist(&processor, now: nil, at: nil)
-            _ = fence(processor: &processor, shadows: &shadows)
         }
         health.retire("worker-\(shard)")
         dependencies.logger.debug("worker \(shard) stopped")
     }
 
-    /// Runs a hand-over item. Clustered with a store, a device is claimed before anything is
-    /// published for it: gained as owner (restored from the claim's snapshot with the shared
-    /// store), or promoted after its warm-up; a lost one's claim is let go. A device gained at a
-    /// replayed journal record that another instance owns by now is not claimed: its replayed
-    /// records are not applied.
-    private mutating func handOver(_ change: HandoverChange, processor: inout FrameProcessor, shadows: inout ShadowDevices) async {
-        var storeRestored = false
+    /// A partition changed hands. Gained or warming: its devices listed from the store are
+    /// restored at their first frame here (one already in memory, warmed up, keeps its state).
+    /// Lost: every device of the partition in memory is let go (its next holder continues from
+    /// the store), and its retained outputs are forgotten here.
+    private mutating func changeOwnership(_ change: OwnershipChange, devices: [DeviceID], processor: inout FrameProcessor) {
         switch change {
-        case .gained(let device, let kept, let shadow):
-            if deviceStates.claimsOwnership {
+        case .gained, .warming:
+            deviceStates.awaitRestore(devices.filter { !processor.isResident($0) })
+            if case .gained = change { dependencies.ownershipMetrics.devicesGained.increment(by: devices.count) }
+        case .lost(let partition):
+            let partitions = dependencies.ownership.partitions
+            let leaving = processor.residentDevices.filter { partitions.partition(of: $0.rawValue) == partition }
+            for device in leaving {
                 processor.forget(device)
-                if shadow {
-                    storeRestored = await deviceStates.warmUp(device, into: &processor)
-                } else if kept.replayed, let owner = await deviceStates.supersedingOwner(of: device) {
-                    dependencies.logger.notice(
-                        "\(device): the journal records replayed from the previous run are not applied: \(owner.instance) owns it since (epoch \(owner.epoch)) (gateway_cluster_replay_superseded_total)"
-                    )
-                    return
-                } else {
-                    let claimed = await deviceStates.claim(device, into: &processor)
-                    storeRestored = claimed.restored
-                    await republish(claimed.republish, of: device)
-                }
+                dependencies.publisher.retained.forget(device)
             }
-        case .promoted(let device):
-            if deviceStates.claimsOwnership { await republish(await deviceStates.claim(device, into: &processor).republish, of: device) }
-        case .lost(let device):
-            if deviceStates.claimsOwnership { await deviceStates.release(device, processor: processor) }
+            deviceStates.forgetPartition(partition, partitions: partitions)
+            dependencies.ownershipMetrics.devicesLost.increment(by: leaving.count)
         }
-        let messages = change.apply(dependencies.handover, to: &processor, shadows: &shadows, storeRestored: storeRestored)
-        await dependencies.publisher.publish(deviceStates.stamp(messages))
-    }
-
-    /// Stops publishing for the devices another instance claimed since (their fenced snapshot
-    /// write was refused, or the store notified the claim): their state is let go like a lost
-    /// device's, and nothing of them is applied here until the ownership plan gives them back
-    /// and they are claimed again. A device this instance was handing over to that instance (a
-    /// write refused between the next owner's claim and its notification) is handed over
-    /// instead, quietly.
-    /// - Returns: the devices handed over (their frames still queued are dropped).
-    private mutating func fence(processor: inout FrameProcessor, shadows: inout ShadowDevices) -> [DeviceID] {
-        var handed: [DeviceID] = []
-        for (device, fencing) in deviceStates.takeFenced().sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            if fencing.cause == .refusedWrite, dependencies.cluster?.handedOver(device) == true {
-                handOver(device, to: fencing.owner, processor: &processor, shadows: &shadows)
-                handed.append(device)
-                continue
-            }
-            forget(device, processor: &processor, shadows: &shadows)
-            let how =
-                switch fencing.cause {
-                case .refusedWrite: "the store refused this instance's snapshot write"
-                case .notified: "the store notified a claim"
-                }
-            dependencies.logger.warning(
-                "\(device): \(how), \(fencing.owner.instance) claimed the device since (epoch \(fencing.owner.epoch)); nothing more is published for it here until the ownership plan gives it back (gateway_cluster_fenced_total)"
-            )
-        }
-        return handed
-    }
-
-    /// The claim of `owner`, the device's next owner, ends this instance's part: the switch of a
-    /// join or a drain (``OwnershipGate``). Its state is let go; its claim here is dropped.
-    private mutating func handOver(_ device: DeviceID, to owner: DeviceOwnership, processor: inout FrameProcessor, shadows: inout ShadowDevices) {
-        deviceStates.handedOver(device)
-        forget(device, processor: &processor, shadows: &shadows)
-        dependencies.logger.debug("\(device): handed over to \(owner.instance), which claimed it (epoch \(owner.epoch))")
-    }
-
-    /// Lets go of a device's state like a lost device's, without publishing what that yields.
-    private func forget(_ device: DeviceID, processor: inout FrameProcessor, shadows: inout ShadowDevices) {
-        _ = dependencies.handover.lost(device, processor: &processor)  // what it returns is not published
-        processor.forget(device)
-        shadows.remove(device)
     }
 
     /// Publishes the outputs a restored snapshot carries that the broker had not acknowledged;
@@ -237,23 +159,10 @@ struct ShardWorker {
     }
 
     private mutating func process(
-        _ frame: InboundFrame, ticket: JournalTicket?, replayed: Bool = false, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
+        _ frame: InboundFrame, ticket: JournalTicket?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
     ) async {
         let topic = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic)
-        if case .device(let device, let stream) = topic {
-            // Clustered: a fenced device's frames (and a superseded device's replayed records)
-            // are neither applied nor published; they are counted and their records let go.
-            if deviceStates.blocks(device, replayed: replayed) {
-                if replayed && stream == .recorderAccelerometer {
-                    await storeSupersededUpload(frame, of: device, ticket: ticket, processor: &processor, schedule: &schedule)
-                } else if let ticket {
-                    dependencies.journal?.release(ticket)
-                }
-                return
-            }
-            // Claimed before anything is published for it (a device owned without a hand-over
-            // item: a superseded device's first live frame, a fenced device given back).
-            if deviceStates.needsClaim(device) { await republish(await deviceStates.claim(device, into: &processor).republish, of: device) }
+        if case .device(let device, _) = topic {
             // Outputs the stored state's frames made and the broker never acknowledged: those
             // frames are not applied again, so their outputs go out from here.
             await republish(await deviceStates.restoreIfDormant(device, into: &processor), of: device)
@@ -297,7 +206,7 @@ struct ShardWorker {
                 heldChunk = chunk
             }
         }
-        messages = deviceStates.stamp(messages)
+        messages = dependencies.ownership.visible(messages)
         let journal = dependencies.journal
         // Parts: the outputs acknowledged, the frame processed, for a frame that may change its
         // device's snapshot the snapshot written after it stored, and for a held recorder chunk
@@ -326,11 +235,13 @@ struct ShardWorker {
         await dependencies.publisher.publish(messages, countdown: outputs)
         // Clustered: a context frame's effect goes to the store at the end of this batch, for a
         // successor after a death.
-        if case .device(let device, let stream) = topic, ContextCache.streams.contains(stream) {
+        if case .device(let device, let stream) = topic, DeviceStateKeeper.contextStreams.contains(stream) {
             deviceStates.contextChanged(device)
         }
         span?.end(result, messages: messages)
         dependencies.operations.derived(messages, receivedAt: frame.receivedAt)
+        // Before the frame's own part is done: the history may hold the record until written.
+        dependencies.history.record(messages, receivedAt: frame.receivedAt, holding: countdown)
         // A rejected frame is done once processed: its error may sit in an aggregate until the
         // window's report, but holding its record for that would let one device's garbage pin
         // the journal (docs/reliability.md: a crash costs at most one window's error counts).
@@ -340,32 +251,25 @@ struct ShardWorker {
         dependencies.metrics.record(result)
     }
 
-    /// The device a frame is from, if it is a device's.
-    private func device(of frame: InboundFrame) -> DeviceID? {
-        guard case .device(let device, _) = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic) else { return nil }
-        return device
-    }
-
-    /// A recorder upload replayed from the journal of a device another instance owns by now:
+    /// A recorder upload replayed from the journal of a device another instance holds by now:
     /// history, not device state, so it is stored all the same (the store drops samples it holds
     /// already), judged against the device's stored state (its access and authorization), and
-    /// nothing is published (the owner publishes for the device). Its record is let go once
+    /// nothing is published (the holder publishes for the device). Its record is let go once
     /// stored, or held with it for a retry like any chunk.
-    private mutating func storeSupersededUpload(
-        _ frame: InboundFrame, of device: DeviceID, ticket: JournalTicket?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
-    ) async {
+    private mutating func storeReplayedUpload(_ frame: InboundFrame, ticket: JournalTicket, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule) async {
+        guard case .device(let device, _) = dependencies.scheme.parseInbound(frame.topic) else { return }
         let resident = processor.isResident(device)
         if !resident { await deviceStates.restoreForJudging(device, into: &processor) }
         let result = processor.process(frame)
         if !resident { processor.forget(device) }
         let journal = dependencies.journal
-        let countdown = ticket.map { ticket in ReleaseCountdown(parts: 1) { journal?.release(ticket) } }
+        let countdown = ReleaseCountdown(parts: 1) { journal?.release(ticket) }
         guard case .recorderAccelerometer(let chunk)? = result.frame else {
-            countdown?.partDone()
+            countdown.partDone()
             return
         }
         if recorderRetries.isEmpty, await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule) != nil {
-            countdown?.partDone()
+            countdown.partDone()
         } else {
             hold(.init(chunk: chunk, device: device, receivedAt: frame.receivedAt, traceParent: frame.traceParent, countdown: countdown))
         }
@@ -376,7 +280,7 @@ struct ShardWorker {
     private mutating func hold(_ chunk: RecorderRetryQueue.Held) {
         let metrics = dependencies.recorder.metrics
         metrics.heldChunks.increment()
-        for dropped in recorderRetries.hold(chunk) {
+        for dropped in recorderRetries.hold(chunk, at: dependencies.clock.monotonicNow()) {
             metrics.heldChunks.decrement()
             metrics.chunksLeftInJournal.increment()
             dependencies.logger.warning(
@@ -398,14 +302,16 @@ struct ShardWorker {
             }
             recorderRetries.storedFirst()
             recorder.metrics.heldChunks.decrement()
-            await dependencies.publisher.publish(deviceStates.stamp(tremor.map { $0.carrying(next.traceParent) }))
+            await flush(dependencies.ownership.visible(tremor.map { $0.carrying(next.traceParent) }), at: next.receivedAt)
             next.countdown?.partDone()
         }
     }
 
     /// Publishes what a clock tick (or the final flush at shutdown) produced: aggregated error
-    /// reports, timeouts.
-    private func flush(_ messages: [OutboundMessage]) async {
+    /// reports, timeouts, tremor minutes; with the tick's time `now` they go to the event
+    /// history too (no journal record to hold).
+    private func flush(_ messages: [OutboundMessage], at now: Double? = nil) async {
         await dependencies.publisher.publish(messages)
+        if let now { dependencies.history.record(messages, receivedAt: now, holding: nil) }
     }
 }

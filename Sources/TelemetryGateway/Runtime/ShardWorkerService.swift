@@ -44,9 +44,9 @@ struct ShardWorkerService: Service {
                 }
                 // Our turn comes after the subscriber has stopped and closed the queues.
                 try? await gracefulShutdown()
-                let remaining = deadline.drainRemaining
+                let (remaining, clock) = (deadline.drainRemaining, dependencies.clock)
                 group.addTask {
-                    try? await Task.sleep(for: .seconds(remaining))
+                    try? await clock.sleep(for: remaining)
                     return .drainDeadline
                 }
                 var running = queues.count + 1

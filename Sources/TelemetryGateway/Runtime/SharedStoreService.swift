@@ -11,6 +11,8 @@ import ServiceLifecycle
 struct SharedStoreService: Service {
     let client: PostgresStoreClient
     let health: RuntimeHealth
+    /// Where checks time out, the next one is waited for and failure logs are spaced.
+    let clock: any GatewayClock
     let logger: Logger
     /// Seconds between checks.
     var interval = 2.0
@@ -18,14 +20,14 @@ struct SharedStoreService: Service {
     var checkDeadline = 3.0
 
     func run() async {
-        let failureLog = RateLimitedLog(interval: 30)
+        let failureLog = RateLimitedLog(interval: 30, clock: clock)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             group.addTask {
                 var failing = false
                 while !Task.isCancelled {
                     do {
-                        try await withStoreDeadline(checkDeadline) { try await client.check() }
+                        try await withStoreDeadline(checkDeadline, clock: clock) { try await client.check() }
                         health.recordStore("store.url", error: nil, decidesReadiness: true)
                         if failing { logger.notice("store.url: PostgreSQL at \(client.location) answers again; held recorder writes are retried") }
                         failing = false
@@ -41,7 +43,7 @@ struct SharedStoreService: Service {
                         }
                         failing = true
                     }
-                    try? await Task.sleep(for: .seconds(interval))
+                    try? await clock.sleep(for: interval)
                 }
             }
             try? await gracefulShutdown()

@@ -15,19 +15,23 @@ final class ShutdownDeadline: Sendable {
     static let disconnectAllowance = 2.5
 
     let drainTimeout: Double
-    private let startedAt = LockedState<ContinuousClock.Instant?>(nil)
+    /// Where the budget is counted (monotonic side).
+    private let clock: any GatewayClock
+    private let startedAt = LockedState<SuspendingClock.Instant?>(nil)
 
-    init(drainTimeout: Double) {
+    init(drainTimeout: Double, clock: any GatewayClock) {
         self.drainTimeout = drainTimeout
+        self.clock = clock
     }
 
     /// Marks the start of the shutdown (first call wins).
     /// - Returns: whether this call started it.
     @discardableResult
     func start() -> Bool {
-        startedAt.withLock {
+        let now = clock.monotonicNow()
+        return startedAt.withLock {
             guard $0 == nil else { return false }
-            $0 = .now
+            $0 = now
             return true
         }
     }
@@ -43,7 +47,7 @@ final class ShutdownDeadline: Sendable {
 
     private func remaining(until offset: Double) -> Double {
         guard let start = startedAt.withLock({ $0 }) else { return offset }
-        return max(0, offset - (ContinuousClock.now - start).inSeconds)
+        return max(0, offset - clock.secondsSince(start))
     }
 
     /// Ends the process with `code` if it is still running `2 × drainTimeout` after the shutdown
@@ -51,6 +55,8 @@ final class ShutdownDeadline: Sendable {
     /// arms it; in-process tests do not).
     func armProcessWatchdog(exitCode: Int32, log: @escaping @Sendable () -> Void) {
         let limit = 2 * drainTimeout
+        // Real time on a thread of its own, not the gateway clock: the last guarantee must hold
+        // even when the task pool is stuck.
         let thread = Thread {
             CurrentThread.setName("shutdown-wd")
             Thread.sleep(forTimeInterval: limit)

@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import Logging
 import MQTTTransport
+import Ownership
 import ServiceLifecycle
 import TelemetryCore
 
@@ -30,8 +31,11 @@ struct SubscriberService: Service {
     let health: RuntimeHealth
     /// Where the metrics read the connection's counters.
     let statistics: SubscriberStatistics
-    /// Clustered modes: the membership to wait for before subscribing.
-    let cluster: ClusterRuntime?
+    /// Known (its first heartbeat answered, clustered) before the journal is replayed and the
+    /// subscriber subscribes.
+    let ownership: any OwnershipPort
+    /// How device frames reach the subscriber (per device of held partitions, clustered).
+    let subscriptions: any InboundSubscriptions
     /// Called once the broker answered the first subscription (the publisher announces online then).
     let onSubscribed: @Sendable () -> Void
     let logger: Logger
@@ -44,11 +48,9 @@ struct SubscriberService: Service {
         // Set once the subscriber exists; before that, a shutdown has nothing to stop receiving.
         let receiving = LockedState(false)
         let subscriber: (any InboundConnection)? = try await withGracefulShutdownHandler { () async throws -> (any InboundConnection)? in
-            // Clustered: read the membership first (who owns what) and subscribe before this
-            // instance announces itself online (so it receives every frame of the devices it gains).
-            if let cluster, !(await cluster.view.waitUntilKnown()) {
-                logger.notice("cluster: the membership ended before it was known; not subscribing")
-            }
+            // What this instance holds first (clustered: its first heartbeat), so the journal's
+            // records and the first frames go by it.
+            await ownership.ready()
             guard await replayJournal(into: router) else { return nil }
             let subscriber = try connections.makeSubscriber(
                 configuration, logger, router.receive,
@@ -57,7 +59,7 @@ struct SubscriberService: Service {
                     health.record(event, connection: "subscriber")
                     router.connectionEvent(event)
                 })
-            cluster?.subscriptions?.attach(subscriber)
+            subscriptions.attach(subscriber)
             statistics.attach(subscriber)
             receiving.withLock { $0 = true }
             subscriber.start()
@@ -65,7 +67,6 @@ struct SubscriberService: Service {
                 group.addTask {
                     await subscribe(subscriber)
                     onSubscribed()
-                    cluster?.view.markInboundReady()
                 }
                 try? await gracefulShutdown()
                 group.cancelAll()
@@ -116,10 +117,9 @@ struct SubscriberService: Service {
                 // protocol error, reconnect after reconnect. At QoS 1 the journal append before
                 // the PUBACK leaves the socket plus deterministic event ids give exactly-once in
                 // effect (docs/reliability.md).
-                // Partitioned: the identifier tells a discovery stream's copy through the
-                // discovery filter from the one through a device's filter (DeviceSubscriptions).
-                try await subscriber.subscribe(
-                    filters, qos: .atLeastOnce, identifier: cluster?.subscriptions == nil ? nil : DeviceSubscriptions.discoveryIdentifier)
+                // Clustered: the identifier tells a discovery stream's copy through the discovery
+                // filter from the one through a device's filter (PartitionSubscriptions).
+                try await subscriber.subscribe(filters, qos: .atLeastOnce, identifier: subscriptions.filterIdentifier)
                 logger.info("subscribed to \(filters.joined(separator: ", "))")
                 return
             } catch let error as MQTTTransportError where error.code == .rejectedByBroker {

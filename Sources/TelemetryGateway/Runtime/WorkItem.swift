@@ -1,4 +1,4 @@
-import RecorderStore
+import Ownership
 import TelemetryCore
 
 /// What a shard worker receives: frames from the subscriber, and clock ticks that let the pure
@@ -7,9 +7,11 @@ enum WorkItem: Sendable {
     /// A frame to check and process; the ticket (nil when the journal is off or was full)
     /// releases its journal record once everything it produced is acknowledged.
     case frame(InboundFrame, JournalTicket?)
-    /// A journal record of an earlier run, replayed at the start: processed like a frame, unless
-    /// (clustered) another instance owns its device by now.
+    /// A journal record of an earlier run, replayed at the start: processed like a frame.
     case replayed(InboundFrame, JournalTicket)
+    /// A replayed recorder upload of a device whose partition another instance holds by now:
+    /// history, not device state, so it is stored all the same and nothing is published.
+    case replayedUpload(InboundFrame, JournalTicket)
     /// The current time, Unix epoch seconds (for the core's timers, which compare devices'
     /// dates), and the same instant on the monotonic clock (for the worker's own schedules,
     /// which no step of the wall clock may stretch or cut short).
@@ -18,16 +20,12 @@ enum WorkItem: Sendable {
     case resetPose(DeviceID, receivedAt: Double, retained: Bool, JournalTicket?)
     /// A reloaded registry and capability table, effective at the given Unix time (SIGHUP).
     case policy(AccessPolicy, Double)
-    /// Partitioned mode: this instance gained a device (restore it from its previous owner's
-    /// snapshot or its context frames before its next frame), finished warming up for it, or
-    /// lost it; see ``DeviceHandover``.
-    case handover(HandoverChange)
-    /// Clustered on the shared store: another instance (or this one) claimed the device under
-    /// the epoch given, as the store notified it (``ClaimNoticeService``); in order with the
-    /// device's frames, so nothing queued after it is published under an older claim.
-    case claimNotice(DeviceID, DeviceOwnership)
-    /// Partitioned mode: a frame of a device this instance will own after the warm-up,
-    /// processed for its state only (nothing published, no journal record).
+    /// Clustered: a partition changed hands (``OwnershipService``), with the devices of it that
+    /// this shard has stored state for: gained or warming, they are restored at their first
+    /// frame; lost, every device of the partition is let go. In order with the frames.
+    case ownership(OwnershipChange, [DeviceID])
+    /// Clustered: a frame of a device whose partition is warming up here, processed for its
+    /// state only (nothing published, no journal record).
     case shadow(InboundFrame)
     /// The journal passed its high-water mark with records of this shard at its tail: write the
     /// device snapshots now, so the records held for them go (``JournalPressure``).

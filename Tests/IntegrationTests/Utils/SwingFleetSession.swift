@@ -112,6 +112,10 @@ struct SwingFleetSession: Sendable {
         func count(_ device: String, _ index: Int) -> Int { matches[device]?[index] ?? 0 }
         var duplicates: Int { matches.values.joined().filter { $0 > 1 }.count }
         var published: Int { matches.values.joined().filter { $0 >= 1 }.count }
+        /// The most copies of one expected swing.
+        var maximumCopies: Int { matches.values.joined().max() ?? 0 }
+        /// The devices with a swing published more than once.
+        var duplicatedDevices: Set<String> { Set(matches.filter { $0.value.contains { $0 > 1 } }.keys) }
 
         var description: String {
             let missing = matches.flatMap { device, counts in counts.enumerated().filter { $0.element == 0 }.map { "\(device)#\($0.offset)" } }.sorted()

@@ -1,34 +1,38 @@
 import CoreMetrics
 import Logging
+import Ownership
 import RecorderStore
 
 @testable import TelemetryCore
 @testable import TelemetryGateway
 
 /// One shard's worker without a broker: a publisher on a ``ScriptedBroker``, no recorder store,
-/// no cluster unless one is given; its device state kept in `store` (nil: memory only), claimed as `instance` when
-/// one is given (clustered modes).
+/// the sole owner unless another ownership is given; its device state kept in `store` (nil:
+/// memory only), `shared` as the clustered store is.
 enum WorkerHarness {
     static func worker(
         broker: ScriptedBroker, journal: InboundJournal, queue: HandoffQueue<WorkItem>, factory: any MetricsFactory = NOOPMetricsHandler.instance,
-        store: (any DeviceSnapshotStoring)? = nil, instance: String? = nil, cluster: ClusterRuntime? = nil
+        store: (any DeviceSnapshotStoring)? = nil, ownership: any OwnershipPort = SoleOwner(), shared: Bool = false,
+        clock: any GatewayClock = SystemGatewayClock()
     ) throws -> ShardWorker {
         var configuration = GatewayConfiguration()
         configuration.recorder.database = nil
         let logger = Logger(label: "worker-test")
         let metrics = GatewayMetrics(factory: factory, shards: 1)
-        let operations = GatewayOperations(configuration: configuration, metricsFactory: factory, logger: logger)
+        let operations = GatewayOperations(configuration: configuration, metricsFactory: factory, logger: logger, clock: clock)
         let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
         let publisher = OutboundPublisher(
             client: try broker.connections.makePublisher(configuration.subscriberConfiguration(), logger) { _ in },
-            retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations, logger: logger)
+            retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
+            clock: clock, logger: logger)
         let dependencies = ShardWorker.Dependencies(
             processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, journal: journal,
-            recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory)),
-            metrics: metrics, operations: operations, logger: logger, handover: ContextReplayHandover(), cluster: cluster, tracing: nil)
+            recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory), clock: clock),
+            metrics: metrics, operations: operations, logger: logger, ownership: ownership, ownershipMetrics: OwnershipMetrics(factory: factory),
+            tracing: nil, clock: clock)
         let keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
-            logger: logger, settings: configuration.state, claimsAs: instance)
+            clock: clock, logger: logger, settings: configuration.state, shared: shared)
         return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
     }
 }

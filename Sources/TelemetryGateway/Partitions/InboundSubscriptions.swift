@@ -1,0 +1,35 @@
+import MQTTTransport
+import Ownership
+import TelemetryCore
+
+/// How the subscriber connection receives device frames: the whole fleet through one filter
+/// (``FleetSubscription``, single mode), or device by device for the partitions this instance
+/// holds or warms up (``PartitionSubscriptions``, clustered). The router and the ownership
+/// service ask it; neither asks which one it is.
+protocol InboundSubscriptions: Sendable {
+    /// The subscription identifier of the subscriber's own filters, nil when none is needed.
+    var filterIdentifier: Int? { get }
+    /// The subscriber connection exists (before it connects): subscriptions go through it.
+    func attach(_ connection: any InboundConnection)
+    /// Whether a message is a second copy of one delivered through another filter, to drop.
+    func isDuplicate(topic: String, identifiers: [Int]) -> Bool
+    /// Holds a frame this instance processes until its device's subscription is acknowledged
+    /// (only discovery frames of devices not subscribed yet wait).
+    /// - Returns: true when held (handed back by ``connectionEvent(_:)``).
+    func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool
+    /// A connection event of the subscriber (on its network thread).
+    /// - Returns: held frames released by it, to route now, in order.
+    func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame]
+    /// A partition changed hands: subscribe its listed devices (gained, warming) or drop them (lost).
+    func partitionChanged(_ change: OwnershipChange, devices: [DeviceID])
+}
+
+/// Single mode: one filter brings every device; nothing is held, nothing is a duplicate.
+struct FleetSubscription: InboundSubscriptions {
+    var filterIdentifier: Int? { nil }
+    func attach(_ connection: any InboundConnection) {}
+    func isDuplicate(topic: String, identifiers: [Int]) -> Bool { false }
+    func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool { false }
+    func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame] { [] }
+    func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) {}
+}

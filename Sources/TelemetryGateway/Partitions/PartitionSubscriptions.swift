@@ -1,0 +1,201 @@
+import CoreMetrics
+import Locking
+import MQTTTransport
+import Ownership
+import TelemetryCore
+
+/// Clustered subscriptions: every instance subscribes the discovery streams
+/// (`wearables/+/hello`, `wearables/+/status`); the devices of the partitions it holds or warms
+/// up it subscribes one by one (`wearables/{id}/#`), listed from the store when the partition
+/// comes (and a new device at its first discovery frame), so an instance receives its share of
+/// the fleet's traffic, not all of it.
+///
+/// - **Make-before-break**: a partition's devices are subscribed from its warm-up on and
+///   unsubscribed only when it is lost, so at a hand-over both instances receive them.
+/// - **Availability after the SUBACK**: a discovery frame of a device not yet subscribed (its
+///   `hello` yields its `availability`) is held until the broker acknowledged the device's
+///   subscription, then routed ahead of the device's first frame through it.
+/// - **Duplicates**: mosquitto delivers a message once per matching subscription, and a
+///   `hello` matches both a discovery filter and the device's. Discovery filters carry
+///   subscription identifier ``discoveryIdentifier``, device filters ``deviceIdentifier``; a
+///   discovery-stream message that matched only a device filter is the copy to drop.
+///
+/// No list of every device: only the subscribed ones (those of held and warming partitions).
+/// Held frames are bounded in bytes (beyond it a frame is routed at once, counted).
+final class PartitionSubscriptions: InboundSubscriptions {
+    /// Subscription identifier of the discovery (and command) filters.
+    static let discoveryIdentifier = 1
+    /// Subscription identifier of the per-device filters.
+    static let deviceIdentifier = 2
+
+    private enum Phase {
+        /// SUBSCRIBE sent (or to be re-sent on the next connection); frames wait.
+        case pending([HeldDiscoveryFrame])
+        /// The broker acknowledged: frames flow.
+        case acknowledged
+
+        var isPending: Bool { if case .pending = self { true } else { false } }
+    }
+
+    private struct State {
+        var connection: (any InboundConnection)?
+        /// Devices subscribed, by routing key.
+        var subscribed: [String: Phase] = [:]
+        /// The subscribed devices of each partition.
+        var byPartition: [Int: Set<String>] = [:]
+        /// Partitions lost and not gained again since: their devices are not subscribed.
+        var released: Set<Int> = []
+        var heldBytes = 0
+        /// Subscriptions whose SUBACK has not arrived (kept, not counted, so a new device costs O(1)).
+        var pending = 0
+    }
+
+    private let scheme: TopicScheme
+    private let partitions: OwnershipPartitions
+    private let metrics: OwnershipMetrics
+    private let heldBytesLimit: Int
+    private let state = LockedState(State())
+
+    init(scheme: TopicScheme, partitions: OwnershipPartitions, metrics: OwnershipMetrics, heldBytesLimit: Int = 16 << 20) {
+        self.scheme = scheme
+        self.partitions = partitions
+        self.metrics = metrics
+        self.heldBytesLimit = heldBytesLimit
+    }
+
+    var filterIdentifier: Int? { Self.discoveryIdentifier }
+
+    func attach(_ connection: any InboundConnection) {
+        state.withLock { state in
+            state.connection = connection
+            connection.request(state.subscribed.keys.map { scheme.deviceInboundFilter(rawDevice: $0) }, qos: .atLeastOnce, identifier: Self.deviceIdentifier)
+        }
+    }
+
+    func isDuplicate(topic: String, identifiers: [Int]) -> Bool {
+        guard !identifiers.isEmpty, !identifiers.contains(Self.discoveryIdentifier), discoveryStream(of: topic) != nil else { return false }
+        metrics.duplicateDeliveries.increment()
+        return true
+    }
+
+    func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool {
+        guard discoveryStream(of: frame.record.topic) != nil else { return false }
+        let key = String(device)
+        return state.withLock { state in
+            if state.subscribed[key] == nil {
+                // The router asked the ownership before the lock: a partition lost since must not
+                // leave a subscription behind (the frame goes on as the router decided).
+                guard !state.released.contains(partitions.partition(of: key)) else { return false }
+                subscribe(&state, [key])
+            }
+            guard case .pending(var frames)? = state.subscribed[key] else { return false }
+            guard state.heldBytes + frame.bytes <= heldBytesLimit else {
+                metrics.heldOverflow.increment()
+                return false
+            }
+            frames.append(frame)
+            state.subscribed[key] = .pending(frames)
+            state.heldBytes += frame.bytes
+            return true
+        }
+    }
+
+    func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame] {
+        switch event {
+        case .subscribed(let filters): return acknowledged(filters)
+        case .disconnected:
+            connectionLost()
+            return []
+        default: return []
+        }
+    }
+
+    func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) {
+        switch change {
+        case .gained(let partition, _), .warming(let partition):
+            state.withLock { state in
+                state.released.remove(partition)
+                subscribe(&state, devices.map(\.rawValue).filter { state.subscribed[$0] == nil && partitions.partition(of: $0) == partition })
+            }
+        case .lost(let partition):
+            let dropped = state.withLock { state -> Int in
+                state.released.insert(partition)
+                let keys = state.byPartition.removeValue(forKey: partition) ?? []
+                return unsubscribe(&state, Array(keys)).count
+            }
+            // Frames still waiting for a SUBACK of a lost partition: another instance has them.
+            if dropped > 0 { metrics.framesNotOwned.increment(by: dropped) }
+        }
+    }
+
+    /// The discovery stream of `topic` (`{root}/{id}/hello` or `/status`), nil for any other.
+    private func discoveryStream(of topic: String) -> InboundStream? {
+        guard let key = TopicScheme.routingKey(of: topic, inboundRoot: scheme.inboundRoot) else { return nil }
+        let prefixLength = scheme.inboundRoot.utf8.count + key.utf8.count + 2
+        guard topic.utf8.count > prefixLength, let stream = InboundStream(path: Substring(topic.utf8.dropFirst(prefixLength))),
+            TopicScheme.isDiscovery(stream)
+        else { return nil }
+        return stream
+    }
+
+    /// The broker acknowledged `filters`: the frames held for those devices, in order.
+    private func acknowledged(_ filters: [String]) -> [HeldDiscoveryFrame] {
+        let (frames, pending) = state.withLock { state -> ([HeldDiscoveryFrame], Int) in
+            var released: [HeldDiscoveryFrame] = []
+            for filter in filters {
+                guard let key = scheme.device(ofInboundFilter: filter).map(String.init), case .pending(let frames)? = state.subscribed[key] else { continue }
+                released += frames
+                state.pending -= 1
+                state.subscribed[key] = .acknowledged
+            }
+            state.heldBytes -= released.reduce(0) { $0 + $1.bytes }
+            return (released, state.pending)
+        }
+        metrics.subscriptionsPending.record(pending)
+        return frames
+    }
+
+    /// The connection ended. Without a session left at the broker the subscriptions are gone
+    /// until the client re-sends them; frames wait for the new SUBACKs either way.
+    private func connectionLost() {
+        let pending = state.withLock { state in
+            for (key, phase) in state.subscribed where !phase.isPending { state.subscribed[key] = .pending([]) }
+            state.pending = state.subscribed.count
+            return state.pending
+        }
+        metrics.subscriptionsPending.record(pending)
+    }
+
+    /// Drops the subscriptions of `keys`; returns the frames still held for them.
+    private func unsubscribe(_ state: inout State, _ keys: [String]) -> [HeldDiscoveryFrame] {
+        let removed = keys.filter { state.subscribed[$0] != nil }
+        guard !removed.isEmpty else { return [] }
+        var released: [HeldDiscoveryFrame] = []
+        for key in removed {
+            if case .pending(let frames)? = state.subscribed.removeValue(forKey: key) {
+                released += frames
+                state.pending -= 1
+            }
+        }
+        state.heldBytes -= released.reduce(0) { $0 + $1.bytes }
+        state.connection?.unsubscribe(removed.map { scheme.deviceInboundFilter(rawDevice: $0) })
+        metrics.deviceSubscriptions.record(state.subscribed.count)
+        metrics.deviceUnsubscribes.increment(by: removed.count)
+        metrics.subscriptionsPending.record(state.pending)
+        return released
+    }
+
+    private func subscribe(_ state: inout State, _ keys: [String]) {
+        guard !keys.isEmpty else { return }
+        for key in keys {
+            state.subscribed[key] = .pending([])
+            state.pending += 1
+            state.byPartition[partitions.partition(of: key), default: []].insert(key)
+        }
+        // Without a connection yet, attach() sends them.
+        state.connection?.request(keys.map { scheme.deviceInboundFilter(rawDevice: $0) }, qos: .atLeastOnce, identifier: Self.deviceIdentifier)
+        metrics.deviceSubscriptions.record(state.subscribed.count)
+        metrics.deviceSubscribes.increment(by: keys.count)
+        metrics.subscriptionsPending.record(state.pending)
+    }
+}

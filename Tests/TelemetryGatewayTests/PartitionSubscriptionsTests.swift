@@ -1,0 +1,130 @@
+import CoreMetrics
+import Locking
+import MQTTTransport
+import Ownership
+import Testing
+
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// Clustered per-device subscriptions without a broker: what is subscribed when a partition
+/// comes and goes, discovery frames held until their SUBACK, duplicates, reconnects.
+@Suite struct PartitionSubscriptionsTests {
+    /// Records what the subscriptions ask of the connection.
+    final class Connection: InboundConnection {
+        let log = LockedState<[String]>([])
+        func start() {}
+        func waitUntilConnected(timeout: Double) async throws {}
+        func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) async throws {}
+        func request(_ filters: [String], qos: MQTTQoS, identifier: Int?) {
+            log.withLock { $0 += filters.map { "+\($0) id \(identifier ?? 0)" } }
+        }
+        func unsubscribe(_ filters: [String]) { log.withLock { $0 += filters.map { "-\($0)" } } }
+        func shutdown() async {}
+        var statistics: MQTTClientStatistics { MQTTClientStatistics() }
+        func take() -> [String] {
+            log.withLock { log in
+                defer { log = [] }
+                return log.sorted()
+            }
+        }
+    }
+
+    let partitions = OwnershipPartitions()
+
+    func make(heldBytes: Int = 1_000) -> (PartitionSubscriptions, Connection) {
+        let subscriptions = PartitionSubscriptions(
+            scheme: TopicScheme(), partitions: partitions, metrics: OwnershipMetrics(factory: NOOPMetricsHandler.instance), heldBytesLimit: heldBytes)
+        let connection = Connection()
+        subscriptions.attach(connection)
+        return (subscriptions, connection)
+    }
+
+    /// Device ids in `partition`, found by search (the hash is fixed).
+    func devices(in partition: Int, count: Int) -> [String] {
+        (0..<200_000).lazy.map { "watch-\($0)" }.filter { self.partitions.partition(of: $0) == partition }.prefix(count).map { $0 }
+    }
+
+    static func held(_ device: String, _ stream: String) -> HeldDiscoveryFrame {
+        .init(record: JournalRecord(topic: "wearables/\(device)/\(stream)", payload: Array("{}".utf8), retained: false, receivedAt: 1), ticket: nil, shadow: false)
+    }
+
+    @Test("a discovery stream's copy through a device's filter is the duplicate; a merged copy, one without identifiers or another stream is not")
+    func duplicates() {
+        let (subscriptions, _) = make()
+        #expect(subscriptions.isDuplicate(topic: "wearables/w-1/hello", identifiers: [2]))
+        #expect(subscriptions.isDuplicate(topic: "wearables/w-1/status", identifiers: [2]))
+        #expect(!subscriptions.isDuplicate(topic: "wearables/w-1/hello", identifiers: [1]))
+        #expect(!subscriptions.isDuplicate(topic: "wearables/w-1/status", identifiers: [2, 1]), "one merged copy is kept")
+        #expect(!subscriptions.isDuplicate(topic: "wearables/w-1/hello", identifiers: []))
+        #expect(!subscriptions.isDuplicate(topic: "wearables/w-1/imu/accelerometer", identifiers: [2]))
+        #expect(subscriptions.filterIdentifier == 1)
+        #expect(!FleetSubscription().isDuplicate(topic: "wearables/w-1/hello", identifiers: [2]), "single mode drops nothing")
+    }
+
+    @Test("a gained partition's listed devices are subscribed at once; a lost one's are unsubscribed; another partition's stay")
+    func partitionsComeAndGo() {
+        let (subscriptions, connection) = make()
+        let mine = devices(in: 7, count: 3)
+        let other = devices(in: 8, count: 1)
+        subscriptions.partitionChanged(.warming(partition: 7), devices: mine.compactMap(DeviceID.init))
+        #expect(connection.take() == mine.sorted().map { "+wearables/\($0)/# id 2" })
+        subscriptions.partitionChanged(.gained(partition: 7, epoch: 3), devices: mine.compactMap(DeviceID.init))
+        #expect(connection.take().isEmpty, "subscribed already while warming: nothing sent again")
+        subscriptions.partitionChanged(.gained(partition: 8, epoch: 1), devices: other.compactMap(DeviceID.init))
+        #expect(connection.take() == ["+wearables/\(other[0])/# id 2"])
+        subscriptions.partitionChanged(.lost(partition: 7), devices: [])
+        #expect(connection.take() == mine.sorted().map { "-wearables/\($0)/#" })
+        subscriptions.partitionChanged(.lost(partition: 7), devices: [])
+        #expect(connection.take().isEmpty)
+    }
+
+    @Test("a new device's discovery frames wait for its SUBACK and then go in order; a subscribed one's and other streams' go at once")
+    func holdUntilAcknowledged() {
+        let (subscriptions, connection) = make()
+        let device = devices(in: 3, count: 1)[0]
+        subscriptions.partitionChanged(.gained(partition: 3, epoch: 1), devices: [])
+        #expect(subscriptions.hold(Self.held(device, "hello"), device: Substring(device)))
+        #expect(connection.take() == ["+wearables/\(device)/# id 2"], "subscribed at its first discovery frame")
+        #expect(subscriptions.hold(Self.held(device, "status"), device: Substring(device)))
+        #expect(!subscriptions.hold(Self.held(device, "imu/accelerometer"), device: Substring(device)), "only discovery frames wait")
+        #expect(subscriptions.connectionEvent(.subscribed(filters: ["wearables/other/#"])).isEmpty)
+        let released = subscriptions.connectionEvent(.subscribed(filters: ["wearables/\(device)/#"]))
+        #expect(released.map(\.record.topic) == ["wearables/\(device)/hello", "wearables/\(device)/status"])
+        #expect(!subscriptions.hold(Self.held(device, "hello"), device: Substring(device)), "acknowledged: frames flow")
+        // A reconnect: frames wait for the re-sent subscriptions' SUBACKs again.
+        _ = subscriptions.connectionEvent(.disconnected(reason: "test"))
+        #expect(subscriptions.hold(Self.held(device, "status"), device: Substring(device)))
+        #expect(subscriptions.connectionEvent(.subscribed(filters: ["wearables/\(device)/#"])).count == 1)
+    }
+
+    @Test("held frames are bounded in bytes: beyond the bound a frame goes at once; a lost partition's held frames are dropped")
+    func heldBound() {
+        let (subscriptions, _) = make(heldBytes: 60)
+        let device = devices(in: 5, count: 1)[0]
+        subscriptions.partitionChanged(.warming(partition: 5), devices: [])
+        var held = 0
+        while subscriptions.hold(Self.held(device, "status"), device: Substring(device)) { held += 1 }
+        #expect(held >= 1 && held * Self.held(device, "status").bytes <= 60)
+        subscriptions.partitionChanged(.lost(partition: 5), devices: [])
+        #expect(subscriptions.connectionEvent(.subscribed(filters: ["wearables/\(device)/#"])).isEmpty, "dropped with the partition")
+    }
+
+    @Test("a frame of a partition lost after the router asked subscribes nothing, until the partition is gained again; a listed device of another partition is not subscribed")
+    func lostPartitionsStayUnsubscribed() {
+        let (subscriptions, connection) = make()
+        let kept = devices(in: 9, count: 1)[0]
+        let lost = devices(in: 10, count: 1)[0]
+        subscriptions.partitionChanged(.gained(partition: 10, epoch: 1), devices: [])
+        subscriptions.partitionChanged(.lost(partition: 10), devices: [])
+        // The router saw the device's partition held; it was lost before the frame got here.
+        #expect(!subscriptions.hold(Self.held(lost, "hello"), device: Substring(lost)), "not held: it goes on as routed")
+        #expect(subscriptions.hold(Self.held(kept, "hello"), device: Substring(kept)), "a partition never lost here: subscribed")
+        #expect(connection.take() == ["+wearables/\(kept)/# id 2"])
+        subscriptions.partitionChanged(.gained(partition: 11, epoch: 1), devices: [kept, lost].compactMap(DeviceID.init))
+        #expect(connection.take().isEmpty, "neither listed device is in partition 11")
+        subscriptions.partitionChanged(.warming(partition: 10), devices: [])
+        #expect(subscriptions.hold(Self.held(lost, "hello"), device: Substring(lost)), "warming again: subscribed")
+        #expect(connection.take() == ["+wearables/\(lost)/# id 2"])
+    }
+}
