@@ -20,7 +20,7 @@ extension GatewayClock {
     /// Suspends the calling task for `seconds` on the monotonic clock (not at all for 0 or less).
     /// - Throws: `CancellationError` when the task is cancelled first.
     public func sleep(for seconds: Double) async throws {
-        try await sleep(until: monotonicNow() + .seconds(max(0, seconds)))
+        try await sleep(until: monotonicNow() + .roundedSeconds(max(0, seconds)))
     }
 
     /// Seconds on the monotonic clock since `instant`.

@@ -35,7 +35,7 @@ public final class ManualGatewayClock: GatewayClock {
     public func advance(by seconds: Double) {
         let woken = state.withLock { state -> [Sleeper] in
             state.wall += seconds
-            state.monotonic = state.monotonic + .seconds(seconds)
+            state.monotonic = state.monotonic + .roundedSeconds(seconds)
             let due = state.sleepers.filter { $0.value.deadline <= state.monotonic }
             for key in due.keys { state.sleepers[key] = nil }
             return Array(due.values)

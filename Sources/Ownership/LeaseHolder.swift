@@ -1,3 +1,5 @@
+import Locking
+
 /// One instance's side of the partition leases, as a pure state machine: heartbeat results and
 /// store views in, the statements to send next and the role changes out. ``LeasedOwnership``
 /// sends the statements and applies the changes; nothing here reads a clock or the store.
@@ -78,7 +80,7 @@ public struct LeaseHolder: Sendable {
     /// the lease to run out); one it holds without knowing is an accept or take whose answer
     /// was lost.
     public mutating func renewed(_ leases: [Int: Int64], sentAt: SuspendingClock.Instant) -> [OwnershipChange] {
-        deadline = sentAt + .seconds(timing.ttl - timing.margin)
+        deadline = sentAt + .roundedSeconds(timing.ttl - timing.margin)
         var changes: [OwnershipChange] = []
         for partition in held.keys.sorted() where leases[partition] != held[partition] {
             held[partition] = nil
@@ -125,7 +127,7 @@ public struct LeaseHolder: Sendable {
                 plan.changes.append(.warming(partition: partition))
                 continue
             }
-            if lease.offeredTo == member.name, now - began >= .seconds(timing.warmup) {
+            if lease.offeredTo == member.name, now - began >= .roundedSeconds(timing.warmup) {
                 plan.accept[partition] = lease.epoch
             }
         }
