@@ -78,6 +78,17 @@ struct PostgresClusterTests {
     }
 
     /// The sum of `name` over the last metrics each of `names` published after message `from`.
+    /// Waits up to 30 s until the broker's log shows `client` subscribing to `filter` after its
+    /// first `afterLine` lines ("<time>: <client id> <qos> <filter>").
+    static func waitForSubscription(_ broker: TestBroker, client: String, filter: String, afterLine: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if broker.log.split(separator: "\n").dropFirst(afterLine).contains(where: { $0.contains(": \(client) ") && $0.hasSuffix(" " + filter) }) { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("\(client) did not subscribe to \(filter) within 30 s of the kill")
+    }
+
     static func metricSum(_ messages: [MQTTMessage], from: Int, _ names: [String], _ name: String, labels: [String: String] = [:]) -> [Double] {
         let recent = Array(messages[min(from, messages.count)...])
         return names.map { ClusterHarness.metric(recent, $0, name, labels: labels) ?? 0 }
@@ -152,6 +163,7 @@ struct PostgresClusterTests {
         // dies with the process; docs/scale-out.md), while the diver streams: its journal then
         // also holds the diver's frames its last snapshot does not cover.
         var lock: TestTableLock?
+        var killedAtLogLine = 0
         lock = try await TestTableLock.acquire(storeSettings, table: "recorded_sample")
         // 2. kill -9 of the owner of both (the lock is let go on any failure on the way: its
         //    connection must be closed); the heirs subscribe the devices (the broker's log shows
@@ -179,6 +191,7 @@ struct PostgresClusterTests {
             }
             gateways[victim]!.signal(SIGKILL)
             _ = try await gateways[victim]!.waitForExit(timeout: 10)
+            killedAtLogLine = broker.log.split(separator: "\n").count
         } catch {
             _ = try? await lock?.release(terminatingWaiters: false)
             throw error
@@ -187,8 +200,11 @@ struct PostgresClusterTests {
         let deepBeforeKill = collector.messages.contains { $0.topic.hasSuffix("/depth-state") && PublishedDepthState($0)?.state == "submergedDeep" }
         #expect(deepBeforeKill, "the owner published submergedDeep before it was killed")
 
+        // Subscribed after the kill: an heir may have subscribed the device before (a warm-up
+        // while the partitions settled at start), and frames sent before its take-over reach
+        // only the dead instance's session.
         for (device, heir) in zip([diver, recorder], heirs) {
-            try await broker.waitForSubscription(clientID: gateways[heir]!.subscriberClientID, filter: "wearables/\(device)/#", timeout: 30)
+            try await Self.waitForSubscription(broker, client: gateways[heir]!.subscriberClientID, filter: "wearables/\(device)/#", afterLine: killedAtLogLine)
         }
         try await Self.play(deferred[...])
         try await Self.play(schedule[killAt...])
