@@ -177,8 +177,11 @@ def check_references(resources, yaml):
     grace = pod.get("terminationGracePeriodSeconds", 30)
     if grace <= bound:
         findings.append(f"StatefulSet: terminationGracePeriodSeconds {grace} is not above the shutdown bound of gateway.yml, {bound} s")
-    if gateway.get("store", {}).get("backend") != "postgres" or cluster.get("mode") not in ("partitioned", "shared"):
-        findings.append("ConfigMap gateway.yml: a clustered mode needs store.backend postgres")
+    cluster = gateway.get("cluster", {})
+    if cluster.get("mode") != "partitioned":
+        findings.append("ConfigMap gateway.yml: the StatefulSet runs clustered instances: cluster.mode must be partitioned")
+    if gateway.get("store", {}).get("backend") != "postgres":
+        findings.append("ConfigMap gateway.yml: partitioned mode needs store.backend postgres")
 
     for monitor in by_kind(resources, "ServiceMonitor"):
         wanted = monitor["spec"].get("selector", {}).get("matchLabels", {})
