@@ -35,9 +35,7 @@ NOT_SAMPLED_OFFLINE = {
     "gatewayStatus": "the gateway's runtime publishes it; test_python_consumer receives it from the testbed",
     "gatewayMetrics": "Prometheus text from the runtime; test_python_consumer receives it from the testbed",
     "probe": "the runtime's round-trip probe; test_python_consumer validates it when the testbed sends one",
-    "instanceStatus": "clustered modes only (IntegrationTests' cluster suites)",
     "instanceMetrics": "clustered modes only (IntegrationTests' cluster suites)",
-    "clusterContext": "clustered modes only: byte-for-byte copies of inbound frames, whose schemas are tested here",
 }
 
 
