@@ -64,6 +64,8 @@ public final class LeasedOwnership: OwnershipPort {
                 guard let device = message.device else { return message }
                 guard case .owner(let epoch) = state.roles[state.holder.partitions.partition(of: device.rawValue)] else { return nil }
                 var stamped = message
+                // A message stamped before (a retained one announced again) carries the epoch it is published under now.
+                if !stamped.userProperties.isEmpty { stamped.userProperties.removeAll { $0.name == "instance" || $0.name == "epoch" } }
                 stamped.userProperties.append(UserProperty(name: "instance", value: state.holder.member.name))
                 stamped.userProperties.append(UserProperty(name: "epoch", value: String(epoch)))
                 return stamped

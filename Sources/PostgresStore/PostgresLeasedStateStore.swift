@@ -98,6 +98,28 @@ public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
         }
     }
 
+    /// The retained messages the stored snapshots of `partitions`' devices carry
+    /// (``DeviceSnapshot/retainedOutputs``), taken out of the snapshots by the server.
+    public func retainedOutputs(in partitions: [Int]) async throws -> [OutboundMessage] {
+        guard !partitions.isEmpty else { return [] }
+        let numbers = partitions.map { Int32($0) }
+        return try await store.withConnection { connection in
+            var messages: [OutboundMessage] = []
+            let decoder = JSONDecoder()
+            for try await text in try await connection.query(
+                """
+                SELECT retained::text FROM (
+                    SELECT convert_from(snapshot, 'UTF8')::jsonb -> 'retainedOutputs' AS retained FROM device_state
+                    WHERE partition = ANY(\(numbers)::int4[])
+                ) AS stored WHERE jsonb_typeof(retained) = 'array'
+                """, logger: store.logger
+            ).decode(String.self) {
+                messages += try decoder.decode([OutboundMessage].self, from: Data(text.utf8))
+            }
+            return messages
+        }
+    }
+
     /// Removes snapshots not updated since `cutoff`, whoever wrote them.
     @discardableResult
     public func prune(lastSeenBefore cutoff: Double) async throws -> Int {

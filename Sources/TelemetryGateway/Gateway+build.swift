@@ -65,7 +65,7 @@ public func buildGateway(
         parts.storeClient.map { SharedStoreService(client: $0, health: parts.operations.health, clock: clock, logger: logger) },
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
-            reannounceRate: configuration.retained.reannounceRate, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
+            reannounceRate: configuration.retained.reannounceRate, ownership: parts.ownership, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
             HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus, history: parts.historyStore), logger: logger)
@@ -102,7 +102,7 @@ public func buildGateway(
             logger: logger, exitOnShutdownOverrun: exitOnShutdownOverrun),
         // Last, so it stops first: the instance hands its partitions over while it still processes.
         OwnershipService(
-            ownership: parts.ownership, listDevices: parts.listDevices, subscriptions: parts.subscriptions, queues: parts.queues,
+            ownership: parts.ownership, listDevices: parts.listDevices, listRetained: parts.listRetained, subscriptions: parts.subscriptions, queues: parts.queues,
             metrics: parts.ownershipMetrics, drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger),
     ]
     var groupConfiguration = ServiceGroupConfiguration(

@@ -154,4 +154,93 @@ struct ClusterStateHandoverTests {
         await diver.shutdown()
         await observer.shutdown()
     }
+
+    @Test("a join moves about half the divers, they go deeper, the broker restarts without persistence: every retained topic of every diver is back, the newest, from its owner")
+    func retainedAfterMoveAndBrokerRestart() async throws {
+        let broker = try await TestBroker.started()
+        let store = try await ClusterHarness.makeStore()
+        let divers = (0..<24).map { "diver-\($0)" }
+        let retainedLeaves = ["availability", "connection", "submersion/depth-state"]
+        let (observer, collector) = try await TestClients.observer(
+            broker, subscribedTo: retainedLeaves.map { "gateway/+/\($0)" } + ["gateway/instances/+/metrics"])
+        var gateways = try await ClusterHarness.start(["gw-a"], on: broker, store: store)
+        try await ClusterHarness.waitLive(collector, ["gw-a"], count: 1)
+        let client = try await TestClients.connected(try TestClients.configuration(broker))
+        func send(_ diver: String, _ stream: String, _ json: String, retain: Bool = false) async throws {
+            try await client.publish(MQTTMessage(topic: "wearables/\(diver)/\(stream)", string: json, qos: .atLeastOnce, retain: retain))
+        }
+        @Sendable func latest(_ messages: [MQTTMessage], _ diver: String, _ leaf: String) -> MQTTMessage? {
+            messages.last { $0.topic == "gateway/\(diver)/\(leaf)" }
+        }
+        @Sendable func allDeeper(_ state: String) -> @Sendable ([MQTTMessage]) -> Bool {
+            { messages in divers.allSatisfy { latest(messages, $0, "submersion/depth-state")?.payloadString.contains(#""state":"\#(state)""#) == true } }
+        }
+
+        // 1. gw-a alone: every diver says hello (retained) and online; once subscribed (its
+        //    availability), it dives to 5 m (submergedDeep).
+        for diver in divers {
+            let hello = String(decoding: FrameEncoder.encode(SimulatedDevice.appleWatchUltra2(id: diver).descriptor), as: UTF8.self)
+            try await send(diver, "hello", hello, retain: true)
+            try await send(diver, "status", #"{"state":"online"}"#)
+        }
+        try await collector.wait(timeout: 30, "every diver's availability and connection") { messages in
+            divers.allSatisfy { latest(messages, $0, "availability") != nil && latest(messages, $0, "connection") != nil }
+        }
+        for diver in divers {
+            try await send(diver, "submersion/event", #"{"date":\#(Self.start + 1),"state":"submerged"}"#)
+            try await send(diver, "submersion/measurement", #"{"date":\#(Self.start + 2),"depth":5.0,"surfacePressure":101.3,"submersionState":"submergedDeep"}"#)
+        }
+        try await collector.wait(timeout: 30, "every diver submergedDeep", until: allDeeper("submergedDeep"))
+
+        // 2. gw-b joins and takes its share after the warm-up (about half the divers).
+        let names = ["gw-a", "gw-b"]
+        gateways += try await ClusterHarness.start(["gw-b"], on: broker, store: store)
+        try await ClusterHarness.waitLive(collector, names, count: 2)
+        let moved = ClusterHarness.devices(divers, of: "gw-b", among: names)
+        #expect(!moved.isEmpty && moved.count < divers.count, "the join moved some divers, not all: \(moved.count)")
+
+        // 3. Every diver goes deeper, past 0.9 × 40 m (approachingMaxDepth), at its owner now.
+        for diver in divers {
+            try await send(diver, "submersion/measurement", #"{"date":\#(Self.start + 3),"depth":37.0,"surfacePressure":101.3,"submersionState":"approachingMaxDepth"}"#)
+        }
+        try await collector.wait(timeout: 30, "every diver approachingMaxDepth", until: allDeeper("approachingMaxDepth"))
+
+        // 4. The broker restarts without persistence: its retained messages are gone. Each
+        //    instance announces again what it holds, and only that.
+        try await broker.restarted()
+        let (watcher, announced) = try await TestClients.observer(
+            broker, subscribedTo: retainedLeaves.map { "gateway/+/\($0)" } + ["gateway/instances/+/metrics", "gateway/status"])
+        let shares = Dictionary(uniqueKeysWithValues: names.map { name in (name, ClusterHarness.devices(divers, of: name, among: names).count) })
+        try await announced.wait(timeout: 30, "each instance's re-announcement of its divers' \(retainedLeaves.count) retained topics") { messages in
+            names.allSatisfy { name in
+                (ClusterHarness.metric(messages, name, "gateway_retained_reannounced_total") ?? 0) >= Double(retainedLeaves.count * shares[name]!)
+            }
+        }
+        // Nothing re-announced about a diver came from an instance that does not hold it.
+        for message in announced.messages where retainedLeaves.contains(where: { message.topic.hasSuffix("/\($0)") }) {
+            let diver = message.topic.split(separator: "/")[1]
+            let instance = message.properties.userProperties.first { $0.name == "instance" }?.value
+            #expect(instance == ClusterHarness.owner(of: String(diver), among: names), "\(message.topic) announced by \(instance ?? "nobody")")
+        }
+
+        // 5. A dashboard subscribing now reads every retained topic of every diver, the newest.
+        let (dashboard, retained) = try await TestClients.observer(broker, subscribedTo: retainedLeaves.map { "gateway/+/\($0)" })
+        do {
+            try await retained.wait(timeout: 10, "every retained topic of every diver") { messages in
+                divers.allSatisfy { diver in retainedLeaves.allSatisfy { latest(messages, diver, $0) != nil } }
+            }
+        } catch {
+            let missing = divers.flatMap { diver in retainedLeaves.filter { latest(retained.messages, diver, $0) == nil }.map { "\(diver)/\($0)\(moved.contains(diver) ? " (moved)" : "")" } }
+            throw TestFailure("\(error); missing: \(missing)")
+        }
+        let stale = divers.filter { latest(retained.messages, $0, "submersion/depth-state")?.payloadString.contains(#""state":"approachingMaxDepth""#) != true }
+        #expect(stale.isEmpty, "the retained depth state of \(stale) is not the newest (moved: \(stale.filter(moved.contains)))")
+        let offline = divers.filter { latest(retained.messages, $0, "connection")?.payloadString.contains(#""state":"connected""#) != true }
+        #expect(offline.isEmpty, "the retained connection of \(offline) is not connected")
+        print("cluster retained: \(moved.count) of \(divers.count) divers moved to gw-b; after the broker restart \(retained.messages.count) retained messages, \(stale.count) stale")
+
+        try await ClusterHarness.stop(gateways, collector: announced)
+        for connection in [client, observer, watcher, dashboard] { await connection.shutdown() }
+        _ = collector
+    }
 }

@@ -6,6 +6,7 @@ import Ownership
 import PostgresNIO
 import PostgresStore
 import PostgresTestSupport
+import TelemetryCore
 import Testing
 
 /// The leases on a real PostgreSQL (`WG_TEST_POSTGRES_URL`): expiry by the server's clock, no
@@ -202,8 +203,13 @@ struct PostgresLeaseTests {
             #expect(Set(second.held.keys) == theirs)
             #expect(second.role(of: moving) == .owner(epoch: 2))
             #expect(first.role(of: moving) == .owner(epoch: 1), "the old holder hears of it at its next heartbeat")
+            // A retained message the old holder stamped, announced again by the new one: stamped anew.
+            let stamped = try #require(first.visible([OutboundMessage(.connection, of: DeviceID(moving)!, in: TopicScheme(), payload: Array("{}".utf8))]).first)
+            #expect(stamped.userProperties.map { "\($0.name)=\($0.value)" } == ["instance=gw-a", "epoch=1"])
+            #expect(second.visible([stamped]).first?.userProperties.map { "\($0.name)=\($0.value)" } == ["instance=gw-b", "epoch=2"])
             await first.beat()
             #expect(first.role(of: moving) == .none)
+            #expect(first.visible([stamped]).isEmpty, "a lost device's message is not published")
             #expect(first.held.count == 1_024 - theirs.count)
             let seen = events.withLock { $0 }
             #expect(seen["b"]?.filter { if case .gained = $0 { true } else { false } }.count == theirs.count)

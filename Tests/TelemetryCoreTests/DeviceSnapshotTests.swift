@@ -170,6 +170,25 @@ struct DeviceSnapshotTests {
     }
 }
 
+extension DeviceSnapshotTests {
+    @Test("a message in a snapshot: a UTF-8 payload is written as text, any other as bytes; both, and the bytes earlier snapshots wrote, read back equal")
+    func messagePayloads() throws {
+        var text = OutboundMessage(.connection, of: DeviceID("watch-1")!, in: TopicScheme(), payload: Array(#"{"state":"connected","ü":"\"q\""}"#.utf8))
+        text.userProperties = [UserProperty(name: "epoch", value: "3")]
+        let binary = OutboundMessage(topic: "gateway/watch-1/raw", payload: [0xFF, 0x00, 0xC3], contentType: nil)
+        let encoded = try JSONEncoder().encode([text, binary])
+        let json = try #require(JSONSerialization.jsonObject(with: encoded) as? [[String: Any]])
+        #expect(json[0]["payload"] as? String == text.payloadString)
+        #expect((json[1]["payload"] as? [Int]) == [255, 0, 195])
+        #expect(try JSONDecoder().decode([OutboundMessage].self, from: encoded) == [text, binary])
+        // An earlier snapshot's message, its payload as an array of byte values.
+        let earlier = #"{"topic":"gateway/watch-1/connection","payload":[123,125],"qos":1,"retain":true,"userProperties":[],"device":"watch-1","leaf":"connection"}"#
+        let decoded = try JSONDecoder().decode(OutboundMessage.self, from: Data(earlier.utf8))
+        #expect(decoded.payload == Array("{}".utf8))
+        #expect(decoded.device == DeviceID("watch-1") && decoded.leaf == .connection && decoded.retain)
+    }
+}
+
 private struct SnapshotTestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

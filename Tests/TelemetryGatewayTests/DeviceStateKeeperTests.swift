@@ -24,7 +24,8 @@ struct DeviceStateKeeperTests {
         let health = RuntimeHealth(stallTimeout: 30, now: { 0 })
         var keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
-            health: health, clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"), settings: settings)
+            health: health, clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"), settings: settings,
+            retained: RetainedStateCache(limit: 1 << 20))
         var processor = FrameProcessor()
         let devices = ["state-a", "state-b", "state-c"].compactMap(DeviceID.init)
         for device in devices {
@@ -55,5 +56,42 @@ struct DeviceStateKeeperTests {
         #expect(processor.residentDeviceCount == 0, "stored, then evicted down to 90 % of the bound")
         #expect(Set(try await store.devices()) == Set(devices))
         #expect(health.readiness().stores.first?.failing == false)
+    }
+
+    @Test("a snapshot carries the device's retained messages; the next keeper to restore the device takes back those it has none of")
+    func retainedTravelWithSnapshots() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try DeviceStateStore(path: directory.appendingPathComponent("state.sqlite").path)
+        let health = RuntimeHealth(stallTimeout: 30, now: { 0 })
+        func keeper(_ cache: RetainedStateCache) -> DeviceStateKeeper {
+            DeviceStateKeeper(
+                shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1), health: health,
+                clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"), settings: GatewayConfiguration.DeviceState(), retained: cache)
+        }
+        let device = try #require(DeviceID("keeper-retained"))
+        // The first holder processes the device's status and publishes its connection, retained.
+        let first = RetainedStateCache(limit: 1 << 20)
+        var writer = keeper(first)
+        var processor = FrameProcessor()
+        let result = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), receivedAt: 1_000))
+        let connection = try #require(result.messages.first { $0.retain && $0.topic == "gateway/\(device)/connection" })
+        result.messages.forEach(first.record)
+        let start = SuspendingClock.now
+        await writer.persist(&processor, now: 1_000, at: start)
+        await writer.persist(&processor, now: 1_001, at: start + .seconds(60))
+        let stored = try #require(try await store.snapshot(of: device))
+        #expect(stored.retainedOutputs == [connection])
+
+        // The next holder already published one topic of the device itself (newer): that one stays.
+        let next = RetainedStateCache(limit: 1 << 20)
+        let newer = OutboundMessage(.availability, of: device, in: TopicScheme(), payload: Array(#"{"newer":true}"#.utf8))
+        next.record(newer)
+        var reader = keeper(next)
+        try await store.save([(device, { var old = stored; old.retainedOutputs = [connection, { var stale = newer; stale.payload = Array("{}".utf8); return stale }()]; return old }())])
+        var successor = FrameProcessor()
+        await reader.load(router: ShardRouter(shardCount: 1))
+        _ = await reader.restoreIfDormant(device, into: &successor)
+        #expect(Set(next.snapshot().map(\.payloadString)) == Set([connection.payloadString, newer.payloadString]))
     }
 }

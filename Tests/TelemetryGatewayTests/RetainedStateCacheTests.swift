@@ -1,4 +1,5 @@
 import CoreMetrics
+import Ownership
 import Testing
 
 @testable import TelemetryCore
@@ -48,5 +49,41 @@ struct RetainedStateCacheTests {
         let kept = cache.snapshot()[0].payload
         #expect(kept == payload)
         #expect(kept.capacity < 256)
+    }
+
+    private static func deviceMessage(_ device: String, _ leaf: TopicScheme.Leaf, _ text: String) -> OutboundMessage {
+        OutboundMessage(leaf, of: DeviceID(device)!, in: TopicScheme(), payload: Array(text.utf8))
+    }
+
+    @Test("restoring a snapshot's messages takes only topics with no message here; a device's messages come out oldest first")
+    func restoreTakesAbsentTopics() {
+        let cache = RetainedStateCache(limit: 1 << 20)
+        cache.record(Self.deviceMessage("diver-1", .submersionDepthState, "newest"))
+        let restored = cache.restore([
+            Self.deviceMessage("diver-1", .submersionDepthState, "stored, older"),
+            Self.deviceMessage("diver-1", .availability, "stored availability"),
+            Self.deviceMessage("diver-1", .swing, "not retained"),
+        ])
+        #expect(restored == 1)
+        let messages = cache.messages(of: DeviceID("diver-1")!) ?? []
+        #expect(messages.map(\.payloadString) == ["newest", "stored availability"])
+        #expect(cache.messages(of: DeviceID("diver-2")!) == nil)
+    }
+
+    @Test("a lost partition's devices are forgotten, only those the caller's shard accepts, resident or not")
+    func forgetPartition() throws {
+        let partitions = OwnershipPartitions(count: 4)
+        let cache = RetainedStateCache(limit: 1 << 20, partitions: partitions)
+        let devices = (0..<40).map { "fleet-\($0)" }
+        for device in devices { cache.record(Self.deviceMessage(device, .connection, "online")) }
+        let lost = partitions.partition(of: "fleet-0")
+        let inLost = devices.filter { partitions.partition(of: $0) == lost }
+        let kept = try #require(inLost.last)
+        cache.forget(partition: lost) { $0.rawValue != kept }
+        let left = Set(cache.snapshot().compactMap(\.device?.rawValue))
+        #expect(left == Set(devices).subtracting(inLost).union([kept]))
+        cache.forget(partition: lost) { _ in true }
+        #expect(cache.messages(of: DeviceID(kept)!) == nil)
+        #expect(cache.count == devices.count - inLost.count)
     }
 }

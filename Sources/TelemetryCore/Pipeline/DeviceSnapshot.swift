@@ -31,6 +31,11 @@ public struct DeviceSnapshot: Sendable, Codable {
     /// acknowledged when the snapshot was taken: published again on restore, since the frames
     /// that made them are not replayed (same event ids, so consumers deduplicate).
     public var unacknowledgedOutputs: [OutboundMessage]?
+    /// The retained messages last published about the device (availability, connection, depth
+    /// state, …): whoever restores the device next can publish them again after a broker lost
+    /// its retained messages, although it did not publish them itself (nil: none, or a snapshot
+    /// from before they were kept).
+    public var retainedOutputs: [OutboundMessage]?
 
     /// Whether a frame of this stream can change a device's snapshot. Batched samples only move
     /// sample windows, which snapshots leave out, so an 800 Hz stream never makes one stale.

@@ -31,6 +31,44 @@ public struct OutboundMessage: Sendable, Equatable, Codable {
         case topic, payload, qos, retain, contentType, messageExpiryInterval, userProperties, device, leaf
     }
 
+    /// Decodes a message; its payload as text (how this code writes a UTF-8 payload) or as an
+    /// array of bytes (any other, and every payload of earlier snapshots).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        topic = try container.decode(String.self, forKey: .topic)
+        if let text = try? container.decode(String.self, forKey: .payload) {
+            payload = Array(text.utf8)
+        } else {
+            payload = try container.decode([UInt8].self, forKey: .payload)
+        }
+        qos = try container.decode(MQTTQoS.self, forKey: .qos)
+        retain = try container.decode(Bool.self, forKey: .retain)
+        contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
+        messageExpiryInterval = try container.decodeIfPresent(UInt32.self, forKey: .messageExpiryInterval)
+        userProperties = try container.decode([UserProperty].self, forKey: .userProperties)
+        device = try container.decodeIfPresent(DeviceID.self, forKey: .device)
+        leaf = try container.decodeIfPresent(TopicScheme.Leaf.self, forKey: .leaf)
+    }
+
+    /// Encodes a message; a UTF-8 payload (JSON, the Prometheus text) as text, a third of the
+    /// size of an array of byte values, any other as bytes.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(topic, forKey: .topic)
+        if let text = String(validating: payload, as: UTF8.self) {
+            try container.encode(text, forKey: .payload)
+        } else {
+            try container.encode(payload, forKey: .payload)
+        }
+        try container.encode(qos, forKey: .qos)
+        try container.encode(retain, forKey: .retain)
+        try container.encodeIfPresent(contentType, forKey: .contentType)
+        try container.encodeIfPresent(messageExpiryInterval, forKey: .messageExpiryInterval)
+        try container.encode(userProperties, forKey: .userProperties)
+        try container.encodeIfPresent(device, forKey: .device)
+        try container.encodeIfPresent(leaf, forKey: .leaf)
+    }
+
     /// Creates a message.
     /// - Parameters:
     ///   - topic: the topic to publish on.

@@ -14,6 +14,8 @@ struct OwnershipService: Service {
     let ownership: any OwnershipPort
     /// The devices with stored state in the given partitions (none in single mode).
     let listDevices: @Sendable ([Int]) async throws -> [DeviceID]
+    /// The retained messages the stored snapshots of the given partitions' devices carry.
+    let listRetained: @Sendable ([Int]) async throws -> [OutboundMessage]
     let subscriptions: any InboundSubscriptions
     let queues: [HandoffQueue<WorkItem>]
     let metrics: OwnershipMetrics
@@ -47,34 +49,46 @@ struct OwnershipService: Service {
     /// Lists, subscribes and hands over one change, in the order the changes came.
     private func apply(_ change: OwnershipChange) async {
         var devices: [DeviceID] = []
+        var retained: [OutboundMessage] = []
         switch change {
-        case .gained(let partition, _), .warming(let partition):
-            devices = await list(partition)
-            if case .gained = change { metrics.partitionsGained.increment() } else { metrics.partitionsWarming.increment() }
+        case .gained(let partition, _):
+            devices = await list(partition, "devices", listDevices) ?? []
+            retained = await list(partition, "retained messages", listRetained) ?? []
+            metrics.partitionsGained.increment()
+        case .warming(let partition):
+            devices = await list(partition, "devices", listDevices) ?? []
+            metrics.partitionsWarming.increment()
         case .lost:
             metrics.partitionsLost.increment()
         }
         subscriptions.partitionChanged(change, devices: devices)
         let router = ShardRouter(shardCount: queues.count)
         var byShard = Array(repeating: [DeviceID](), count: queues.count)
+        var retainedByShard = Array(repeating: [OutboundMessage](), count: queues.count)
         for device in devices { byShard[router.shard(forRoutingKey: device.rawValue)].append(device) }
-        for (shard, queue) in queues.enumerated() { queue.pushControl(.ownership(change, byShard[shard])) }
+        for message in retained {
+            guard let device = message.device else { continue }
+            retainedByShard[router.shard(forRoutingKey: device.rawValue)].append(message)
+        }
+        for (shard, queue) in queues.enumerated() { queue.pushControl(.ownership(change, byShard[shard], retained: retainedByShard[shard])) }
         record(ownership.status)
     }
 
-    /// A partition's devices from the store, retried a few times; without them the devices
-    /// are subscribed at their next discovery frame and restored at their first frame anyway.
-    private func list(_ partition: Int) async -> [DeviceID] {
+    /// What the store holds of a partition's devices, retried a few times. Without the devices,
+    /// they are subscribed at their next discovery frame and restored at their first frame
+    /// anyway; without the retained messages, a device's are announced again after a broker
+    /// restart only once this instance published them (or restored the device).
+    private func list<Listed>(_ partition: Int, _ what: String, _ listing: @Sendable ([Int]) async throws -> [Listed]) async -> [Listed]? {
         for attempt in 0..<3 {
             do {
-                return try await listDevices([partition])
+                return try await listing([partition])
             } catch {
                 metrics.listingFailures.increment()
-                logger.warning("ownership: cannot list the devices of partition \(partition) (\(error)); attempt \(attempt + 1) of 3")
+                logger.warning("ownership: cannot list the \(what) of partition \(partition) (\(error)); attempt \(attempt + 1) of 3")
                 try? await clock.sleep(for: 0.2 * Double(attempt + 1))
             }
         }
-        return []
+        return nil
     }
 
     /// Records the ownership's status every second (heartbeat failures, the deadline).

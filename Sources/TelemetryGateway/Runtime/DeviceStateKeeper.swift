@@ -48,6 +48,8 @@ struct DeviceStateKeeper {
     /// Outputs of applied frames not acknowledged yet (the worker registers them as it publishes):
     /// snapshots carry them, restores republish them.
     let unacknowledged = UnacknowledgedOutputs()
+    /// The retained messages last published: snapshots carry each device's, restores take them back.
+    private let retained: RetainedStateCache
     /// Devices whose latest snapshot is not stored (its write failed): written again with the
     /// next snapshots, and kept in memory until then.
     private(set) var unsaved: Set<DeviceID> = []
@@ -68,9 +70,10 @@ struct DeviceStateKeeper {
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path",
         metrics: DeviceStateMetrics, health: RuntimeHealth, clock: any GatewayClock, logger: Logger, settings: GatewayConfiguration.DeviceState,
-        shared: Bool = false
+        retained: RetainedStateCache, shared: Bool = false
     ) {
         self.shared = shared
+        self.retained = retained
         self.clock = clock
         failureLog = RateLimitedLog(interval: 30, clock: clock)
         self.storeKey = storeKey
@@ -137,9 +140,11 @@ struct DeviceStateKeeper {
         return adopt(snapshot, of: device, into: &processor)
     }
 
-    /// Restores a stored snapshot; returns the outputs it carries that the broker had not
-    /// acknowledged (registered again until they are), under their journal sequence.
+    /// Restores a stored snapshot and the retained messages it carries; returns the outputs it
+    /// carries that the broker had not acknowledged (registered again until they are), under
+    /// their journal sequence.
     private func adopt(_ snapshot: DeviceSnapshot, of device: DeviceID, into processor: inout FrameProcessor) -> (sequence: UInt64, messages: [OutboundMessage])? {
+        retained.restore(snapshot.retainedOutputs ?? [])
         if processor.restore(snapshot, of: device) {
             metrics.restored.increment()
         } else {
@@ -265,9 +270,15 @@ struct DeviceStateKeeper {
         held.forEach { $0.partDone() }
     }
 
-    /// The snapshots of `devices` that have state, with their unacknowledged outputs.
+    /// The snapshots of `devices` that have state, with their unacknowledged outputs and their
+    /// retained messages.
     private func snapshots(of devices: ArraySlice<DeviceID>, in processor: FrameProcessor) -> [(device: DeviceID, snapshot: DeviceSnapshot)] {
-        unacknowledged.attach(to: devices.compactMap { device in processor.snapshot(of: device).map { (device: device, snapshot: $0) } })
+        unacknowledged.attach(
+            to: devices.compactMap { device in
+                guard var snapshot = processor.snapshot(of: device) else { return nil }
+                snapshot.retainedOutputs = retained.messages(of: device)
+                return (device: device, snapshot: snapshot)
+            })
     }
 
     /// Seconds one snapshot write may take before it counts as failed (and is written again).

@@ -60,6 +60,8 @@ struct GatewayParts: Sendable {
     let subscriptions: any InboundSubscriptions
     /// The devices with stored state in the given partitions (clustered; none in single mode).
     let listDevices: @Sendable ([Int]) async throws -> [DeviceID]
+    /// The retained messages the stored snapshots of the given partitions' devices carry (none in single mode).
+    let listRetained: @Sendable ([Int]) async throws -> [OutboundMessage]
     /// This instance's name in clustered modes; nil for a single gateway.
     let instance: String?
     /// Spans of processed frames, and the service exporting them; nil while
@@ -163,10 +165,12 @@ struct GatewayParts: Sendable {
             ownership = leased
             deviceStates = states
             listDevices = { try await states.devices(in: $0) }
+            listRetained = { try await states.retainedOutputs(in: $0) }
         } else {
             ownership = SoleOwner()
             deviceStates = storeClient.map { PostgresLeasedStateStore($0, ownership: nil) } ?? singleStates
             listDevices = { _ in [] }
+            listRetained = { _ in [] }
         }
         subscriptions =
             configuration.cluster.isClustered
@@ -186,7 +190,7 @@ struct GatewayParts: Sendable {
                 sink.yield(event)
             })
         publisher = OutboundPublisher(
-            client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
+            client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes, partitions: ownership.partitions, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             clock: clock, logger: logger)
     }
 
@@ -248,7 +252,7 @@ struct GatewayParts: Sendable {
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, clock: clock, logger: logger, settings: configuration.state, shared: instance != nil)
+            health: operations.health, clock: clock, logger: logger, settings: configuration.state, retained: publisher.retained, shared: instance != nil)
     }
 
     /// The subscriber's message handler.

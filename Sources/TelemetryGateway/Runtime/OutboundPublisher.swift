@@ -74,9 +74,10 @@ final class OutboundPublisher: Sendable {
 
     /// Publishes every remembered retained message again, at most `rate` per second: the broker
     /// restarted without persistence and a dashboard subscribing now would otherwise see no
-    /// device until each one changes.
-    func reannounceRetained(rate: Double) async -> Int {
-        let messages = retained.snapshot()
+    /// device until each one changes. Only what `visible` lets through (the ownership port: the
+    /// devices this instance publishes for now, stamped with its epoch).
+    func reannounceRetained(rate: Double, visible: ([OutboundMessage]) -> [OutboundMessage]) async -> Int {
+        let messages = visible(retained.snapshot())
         guard !messages.isEmpty else { return 0 }
         logger.notice("publisher connected without a session: re-announcing \(messages.count) retained device topics")
         let start = clock.monotonicNow()

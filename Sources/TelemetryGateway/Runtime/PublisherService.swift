@@ -1,6 +1,7 @@
 import CoreMetrics
 import Logging
 import MQTTTransport
+import Ownership
 import ServiceLifecycle
 import TelemetryCore
 
@@ -20,6 +21,8 @@ struct PublisherService: Service {
     let status: StatusMessage
     /// Retained messages re-announced per second at most (`retained.reannounceRate`).
     let reannounceRate: Double
+    /// Who publishes for which device: only its devices' retained messages are re-announced.
+    let ownership: any OwnershipPort
     let deadline: ShutdownDeadline
     let shutdownReport: ShutdownReport
     /// Dates the status messages.
@@ -28,7 +31,7 @@ struct PublisherService: Service {
 
     func run() async {
         let client = publisher.client
-        let (status, logger, publisher, reannounceRate, clock) = (status, logger, publisher, reannounceRate, clock)
+        let (status, logger, publisher, reannounceRate, clock, ownership) = (status, logger, publisher, reannounceRate, clock, ownership)
         let (events, inboundSubscribed) = (events, inboundSubscribed)
         let statusTopic = status.topic
         client.start()
@@ -46,7 +49,7 @@ struct PublisherService: Service {
                         logger.error("could not publish \(statusTopic): \(error)")
                     }
                     if !sessionPresent {
-                        _ = await publisher.reannounceRetained(rate: reannounceRate)
+                        _ = await publisher.reannounceRetained(rate: reannounceRate, visible: ownership.visible)
                     }
                 }
             }

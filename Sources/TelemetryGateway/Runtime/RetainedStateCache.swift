@@ -1,6 +1,7 @@
 import CoreMetrics
 import Locking
 import MQTTTransport
+import Ownership
 import TelemetryCore
 
 /// The latest retained message of every topic the gateway publishes retained (availability,
@@ -9,6 +10,12 @@ import TelemetryCore
 ///
 /// Bounded in bytes (`retained.cacheBytes`): past the bound the oldest-written topics are dropped
 /// and counted; they come back with the device's next change.
+///
+/// A device's messages travel with its snapshot (``DeviceSnapshot/retainedOutputs``): whoever
+/// restores the device next (this gateway after a restart, the next holder of its partition)
+/// takes them back with ``restore(_:)``, so it can announce them again although it never
+/// published them itself. What is re-announced passes the ownership port first: only the
+/// devices this instance publishes for now.
 final class RetainedStateCache: Sendable {
     /// One topic's message, out of line so that the hash table's empty slots (up to 5/8 of it)
     /// cost a pointer each rather than a whole message.
@@ -26,6 +33,9 @@ final class RetainedStateCache: Sendable {
         var messages: [String: Entry] = [:]
         /// The topics of each device's messages, to forget a device in O(its topics).
         var topics: [DeviceID: Set<String>] = [:]
+        /// The devices with messages, by ownership partition, to forget a lost partition's
+        /// devices in O(its devices).
+        var devices: [Int: Set<DeviceID>] = [:]
         var bytes = 0
         var nextOrder: UInt64 = 0
         var evicted: UInt64 = 0
@@ -36,10 +46,13 @@ final class RetainedStateCache: Sendable {
     private let state = LockedState(State())
     /// Counts the topics dropped to stay within the bound.
     private let evictions: Counter?
+    /// The split the ownership leases (the index of ``forget(partition:where:)``).
+    private let partitions: OwnershipPartitions
 
     /// Creates a cache bounded to `limit` bytes; `evictions` counts what the bound drops.
-    init(limit: Int, evictions: Counter? = nil) {
+    init(limit: Int, partitions: OwnershipPartitions = OwnershipPartitions(), evictions: Counter? = nil) {
         self.limit = limit
+        self.partitions = partitions
         self.evictions = evictions
     }
 
@@ -48,22 +61,56 @@ final class RetainedStateCache: Sendable {
     func record(_ message: OutboundMessage) {
         guard message.retain else { return }
         let evicted = state.withLock { state -> Int in
-            Self.remove(message.topic, from: &state)
-            guard !message.payload.isEmpty else { return 0 }
-            state.nextOrder += 1
-            state.messages[message.topic] = Entry(message: Self.compacted(message), order: state.nextOrder)
-            if let device = message.device { state.topics[device, default: []].insert(message.topic) }
-            state.bytes += Self.size(message)
-            return state.bytes > limit ? evictOldest(&state) : 0
+            remove(message.topic, from: &state)
+            return message.payload.isEmpty ? 0 : insert(message, into: &state)
         }
         if evicted > 0 { evictions?.increment(by: Int64(evicted)) }
+    }
+
+    /// Takes back messages a restored snapshot carries: each one whose topic has no message
+    /// here (what this instance recorded itself is newer than a snapshot).
+    /// - Returns: how many were taken.
+    @discardableResult
+    func restore(_ messages: [OutboundMessage]) -> Int {
+        let taken = messages.filter { $0.retain && !$0.payload.isEmpty && $0.device != nil }
+        guard !taken.isEmpty else { return 0 }
+        let (restored, evicted) = state.withLock { state -> (Int, Int) in
+            var restored = 0
+            var evicted = 0
+            for message in taken where state.messages[message.topic] == nil {
+                restored += 1
+                evicted += insert(message, into: &state)
+            }
+            return (restored, evicted)
+        }
+        if evicted > 0 { evictions?.increment(by: Int64(evicted)) }
+        return restored
+    }
+
+    /// The messages about `device`, oldest first (nil when there are none): its snapshot carries them.
+    func messages(of device: DeviceID) -> [OutboundMessage]? {
+        state.withLock { state in
+            guard let topics = state.topics[device] else { return nil }
+            return topics.compactMap { state.messages[$0] }.sorted { $0.order < $1.order }.map(\.message)
+        }
     }
 
     /// Forgets every message about `device` (another instance publishes for it now: re-announcing
     /// this instance's older state after a broker restart would overwrite the newer).
     func forget(_ device: DeviceID) {
         state.withLock { state in
-            for topic in state.topics[device] ?? [] { Self.remove(topic, from: &state) }
+            for topic in state.topics[device] ?? [] { remove(topic, from: &state) }
+        }
+    }
+
+    /// Forgets every message about the devices of a lost ownership partition that `belongs`
+    /// accepts (a worker forgets its own shard's: another shard's may still publish frames from
+    /// before the loss), resident or not.
+    func forget(partition: Int, where belongs: (DeviceID) -> Bool) {
+        state.withLock { state in
+            for device in state.devices[partition] ?? [] where belongs(device) {
+                for topic in state.topics[device] ?? [] { remove(topic, from: &state) }
+            }
         }
     }
 
@@ -85,20 +132,36 @@ final class RetainedStateCache: Sendable {
         for (topic, entry) in state.messages.sorted(by: { $0.value.order < $1.value.order }) {
             guard state.bytes > limit else { break }
             _ = entry
-            Self.remove(topic, from: &state)
+            remove(topic, from: &state)
             state.evicted += 1
             dropped += 1
         }
         return dropped
     }
 
-    /// Removes a topic's message and its index entry.
-    private static func remove(_ topic: String, from state: inout State) {
+    /// Adds a message whose topic has no entry; returns how many topics the bound then dropped.
+    private func insert(_ message: OutboundMessage, into state: inout State) -> Int {
+        state.nextOrder += 1
+        state.messages[message.topic] = Entry(message: Self.compacted(message), order: state.nextOrder)
+        if let device = message.device, state.topics[device, default: []].insert(message.topic).inserted, state.topics[device]?.count == 1 {
+            state.devices[partitions.partition(of: device.rawValue), default: []].insert(device)
+        }
+        state.bytes += Self.size(message)
+        return state.bytes > limit ? evictOldest(&state) : 0
+    }
+
+    /// Removes a topic's message and its index entries.
+    private func remove(_ topic: String, from state: inout State) {
         guard let old = state.messages.removeValue(forKey: topic) else { return }
-        state.bytes -= size(old.message)
+        state.bytes -= Self.size(old.message)
         if let device = old.message.device {
             state.topics[device]?.remove(topic)
-            if state.topics[device]?.isEmpty == true { state.topics[device] = nil }
+            if state.topics[device]?.isEmpty == true {
+                state.topics[device] = nil
+                let partition = partitions.partition(of: device.rawValue)
+                state.devices[partition]?.remove(device)
+                if state.devices[partition]?.isEmpty == true { state.devices[partition] = nil }
+            }
         }
     }
 

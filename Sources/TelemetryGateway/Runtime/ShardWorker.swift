@@ -106,14 +106,15 @@ struct ShardWorker {
                     dependencies.journal?.relieved(shard: shard)
                 case .policy(let policy, let date):
                     await dependencies.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
-                case .ownership(let change, let devices):
-                    changeOwnership(change, devices: devices, processor: &processor)
+                case .ownership(let change, let devices, let retained):
+                    changeOwnership(change, devices: devices, retained: retained, processor: &processor)
                 case .shadow(let frame):
-                    // A warming partition's device: its stored state first, nothing published.
+                    // A warming partition's device: its stored state first, nothing published;
+                    // its retained state is kept (announced again only once owned).
                     if case .device(let device, _) = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic) {
                         _ = await deviceStates.restoreIfDormant(device, into: &processor)
                     }
-                    _ = processor.process(frame)
+                    processor.process(frame).messages.forEach(dependencies.publisher.retained.record)
                 }
             }
             // The context frames of this batch, in the store before the next batch is taken.
@@ -129,21 +130,24 @@ struct ShardWorker {
     }
 
     /// A partition changed hands. Gained or warming: its devices listed from the store are
-    /// restored at their first frame here (one already in memory, warmed up, keeps its state).
-    /// Lost: every device of the partition in memory is let go (its next holder continues from
-    /// the store), and its retained outputs are forgotten here.
-    private mutating func changeOwnership(_ change: OwnershipChange, devices: [DeviceID], processor: inout FrameProcessor) {
+    /// restored at their first frame here (one already in memory, warmed up, keeps its state);
+    /// gained, the retained messages their snapshots carry are taken for the topics this
+    /// instance has none of (a warmed-up device's own are newer). Lost: every device of the
+    /// partition in memory is let go (its next holder continues from the store), and its
+    /// devices' retained messages are forgotten here.
+    private mutating func changeOwnership(_ change: OwnershipChange, devices: [DeviceID], retained: [OutboundMessage], processor: inout FrameProcessor) {
         switch change {
         case .gained, .warming:
             deviceStates.awaitRestore(devices.filter { !processor.isResident($0) })
-            if case .gained = change { dependencies.ownershipMetrics.devicesGained.increment(by: devices.count) }
+            if case .gained = change {
+                dependencies.publisher.retained.restore(retained)
+                dependencies.ownershipMetrics.devicesGained.increment(by: devices.count)
+            }
         case .lost(let partition):
             let partitions = dependencies.ownership.partitions
             let leaving = processor.residentDevices.filter { partitions.partition(of: $0.rawValue) == partition }
-            for device in leaving {
-                processor.forget(device)
-                dependencies.publisher.retained.forget(device)
-            }
+            for device in leaving { processor.forget(device) }
+            dependencies.publisher.retained.forget(partition: partition) { [router, shard] in router.shard(forRoutingKey: $0.rawValue) == shard }
             deviceStates.forgetPartition(partition, partitions: partitions)
             dependencies.ownershipMetrics.devicesLost.increment(by: leaving.count)
         }

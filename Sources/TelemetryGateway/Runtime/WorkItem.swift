@@ -22,8 +22,9 @@ enum WorkItem: Sendable {
     case policy(AccessPolicy, Double)
     /// Clustered: a partition changed hands (``OwnershipService``), with the devices of it that
     /// this shard has stored state for: gained or warming, they are restored at their first
-    /// frame; lost, every device of the partition is let go. In order with the frames.
-    case ownership(OwnershipChange, [DeviceID])
+    /// frame; lost, every device of the partition is let go. Gained, with the retained messages
+    /// their snapshots carry (announced again if the broker loses its own). In order with the frames.
+    case ownership(OwnershipChange, [DeviceID], retained: [OutboundMessage] = [])
     /// Clustered: a frame of a device whose partition is warming up here, processed for its
     /// state only (nothing published, no journal record).
     case shadow(InboundFrame)

@@ -32,7 +32,7 @@ enum WorkerHarness {
             tracing: nil, clock: clock)
         let keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
-            clock: clock, logger: logger, settings: configuration.state, shared: shared)
+            clock: clock, logger: logger, settings: configuration.state, retained: publisher.retained, shared: shared)
         return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
     }
 }
