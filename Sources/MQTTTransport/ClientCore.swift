@@ -258,6 +258,11 @@ final class ClientCore: Sendable {
                 // No session on the broker means no subscriptions: without them we would stay
                 // connected and receive nothing.
                 send(state.withLock { $0.subscriptions.resendAll() }, logging: "re-subscribed after connecting without a session")
+            case .resumeSubscriptions:
+                // The kept session has what the broker acknowledged; what changed meanwhile goes now.
+                let (subscribe, unsubscribe) = state.withLock { $0.subscriptions.resume() }
+                send(subscribe, logging: "subscribed what was asked for while disconnected")
+                state.withLock { _ in sendUnsubscribe(unsubscribe) }
             case .announceConnected(let sessionPresent):
                 announceConnected(sessionPresent: sessionPresent)
             case .announceRefused(let reason):
@@ -286,7 +291,9 @@ final class ClientCore: Sendable {
         // Taken before the DISCONNECT: libmosquitto closes its own socket once it is written.
         let held = socket >= 0 ? dup(socket) : -1
         defer { if held >= 0 { close(held) } }
-        let queued = mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil) == MOSQ_ERR_SUCCESS.rawValue
+        var properties = PropertyList.disconnectProperties(endingSession: configuration.endsSessionAtStop && configuration.sessionExpiry > 0)
+        defer { mosquitto_property_free_all(&properties) }
+        let queued = mosquitto_disconnect_v5(mosq, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), properties) == MOSQ_ERR_SUCCESS.rawValue
         var observation: GracefulDisconnect.Observation = queued ? .queued(holdingSocket: held >= 0) : .notQueued
         while true {
             var next: GracefulDisconnect.Step = .finished
@@ -685,20 +692,24 @@ final class ClientCore: Sendable {
     func unsubscribe(_ filters: [String]) {
         guard !filters.isEmpty else { return }
         state.withLock { state in
-            let now = state.subscriptions.remove(filters, connected: state.lifecycle.phase == .connected && !state.stopRequested)
-            for start in stride(from: 0, to: now.count, by: SubscriptionKeeper.batchLimit) {
-                let batch = Array(now[start..<min(start + SubscriptionKeeper.batchLimit, now.count)])
-                let duplicated = batch.map { strdup($0) }
-                defer { duplicated.forEach { free($0) } }
-                let rc = duplicated.withUnsafeBufferPointer { buffer in
-                    mosquitto_unsubscribe_multiple(handle.pointer, nil, Int32(batch.count), UnsafePointer(buffer.baseAddress!), nil)
-                }
-                if rc != MOSQ_ERR_SUCCESS.rawValue {
-                    logger.warning("MQTT unsubscribe from \(batch.count) filters failed: \(MosquittoLibrary.describe(rc)); they stay until the next reconnect")
-                }
-            }
+            sendUnsubscribe(state.subscriptions.remove(filters, connected: state.lifecycle.phase == .connected && !state.stopRequested))
         }
         loopWakeup.signal()
+    }
+
+    /// Sends UNSUBSCRIBE for `filters` in batches (under the state lock, like SUBSCRIBE).
+    private func sendUnsubscribe(_ filters: [String]) {
+        for start in stride(from: 0, to: filters.count, by: SubscriptionKeeper.batchLimit) {
+            let batch = Array(filters[start..<min(start + SubscriptionKeeper.batchLimit, filters.count)])
+            let duplicated = batch.map { strdup($0) }
+            defer { duplicated.forEach { free($0) } }
+            let rc = duplicated.withUnsafeBufferPointer { buffer in
+                mosquitto_unsubscribe_multiple(handle.pointer, nil, Int32(batch.count), UnsafePointer(buffer.baseAddress!), nil)
+            }
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
+                logger.warning("MQTT unsubscribe from \(batch.count) filters failed: \(MosquittoLibrary.describe(rc)); they stay until the next reconnect")
+            }
+        }
     }
 
     /// Sends SUBSCRIBE for `filters` (with `identifier` as the MQTT 5 subscription identifier

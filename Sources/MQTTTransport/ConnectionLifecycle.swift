@@ -59,6 +59,8 @@ struct ConnectionLifecycle {
         case connectionEnded(reason: String, wasConnected: Bool = false)
         /// The broker kept no session: send every subscription again.
         case resubscribe
+        /// The broker kept the session: send what changed in the subscriptions meanwhile.
+        case resumeSubscriptions
         /// Tell the owner (and waiters) that the connection is up.
         case announceConnected(sessionPresent: Bool)
         /// The broker refused the connection.
@@ -135,7 +137,7 @@ struct ConnectionLifecycle {
             }
             phase = .connected
             failures = 0
-            return (sessionPresent ? [] : [.resubscribe]) + [.announceConnected(sessionPresent: sessionPresent)]
+            return [sessionPresent ? .resumeSubscriptions : .resubscribe, .announceConnected(sessionPresent: sessionPresent)]
         case .disconnected(let reasonCode, let reason):
             guard phase == .connected || isConnecting else { return [] }
             var actions: [Action] = []

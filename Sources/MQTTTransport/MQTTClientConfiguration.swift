@@ -79,6 +79,9 @@ public struct MQTTClientConfiguration: Sendable {
     public var cleanStart: Bool
     /// Seconds the broker keeps the session after a disconnect (0: ends with the connection).
     public var sessionExpiry: UInt32
+    /// Whether a graceful stop ends the session (its DISCONNECT sets the session expiry to 0):
+    /// the session then outlives only a lost connection, never a deliberate stop. Set it after `init`.
+    public var endsSessionAtStop = false
     /// MQTT 5 receive maximum: how many unacknowledged QoS 1/2 messages the broker may send us.
     /// After a connection that libmosquitto ended with a protocol error (as when a resumed
     /// session holds more QoS 2 messages in flight than this), the client announces 65,535

@@ -42,6 +42,15 @@ enum PropertyList {
         return list
     }
 
+    /// Builds the DISCONNECT property list: a session expiry of 0 ends the kept session with the
+    /// connection (allowed when the CONNECT asked for one); nil sends none.
+    static func disconnectProperties(endingSession: Bool) -> OpaquePointer? {
+        guard endingSession else { return nil }
+        var list: OpaquePointer?
+        mosquitto_property_add_int32(&list, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), 0)
+        return list
+    }
+
     /// Reads the properties the gateway cares about. `list` is only valid during the callback,
     /// so everything is copied out; strings libmosquitto returns are malloc'd and freed here.
     static func read(_ list: OpaquePointer?) -> MQTTProperties {

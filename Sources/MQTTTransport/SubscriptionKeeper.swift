@@ -1,5 +1,6 @@
 /// The subscriptions a client was asked for, and what to send when, as a pure state machine:
-/// every filter again on a connection where the broker kept no session, a filter the broker
+/// every filter again on a connection where the broker kept no session, on one where it kept
+/// the session only what changed while disconnected (``resume()``), a filter the broker
 /// refused again after ``retryDelay`` (so an ACL fixed by the operator takes effect without a
 /// restart), and the SUBSCRIBEs still awaiting their SUBACK.
 ///
@@ -50,6 +51,11 @@ struct SubscriptionKeeper {
     private(set) var retryAt: ContinuousClock.Instant?
     /// SUBSCRIBEs sent and not yet acknowledged, by message id.
     private var awaiting: [Int32: (filters: [String], completion: Completion?)] = [:]
+    /// Held filters a kept session may lack: asked for while disconnected, or sent in a
+    /// SUBSCRIBE whose connection ended before its SUBACK.
+    private var unsent: Set<String> = []
+    /// Filters given up while disconnected, which a kept session may still hold.
+    private var removedWhileDisconnected: Set<String> = []
 
     init(retryDelay: Duration) {
         self.retryDelay = retryDelay
@@ -70,6 +76,8 @@ struct SubscriptionKeeper {
         for filter in filters where held[filter] == nil {
             held[filter] = (Subscription(filter: filter, qos: qos, identifier: identifier), nextOrder)
             nextOrder += 1
+            removedWhileDisconnected.remove(filter)
+            if !connected { unsent.insert(filter) }
         }
         return connected
     }
@@ -83,6 +91,8 @@ struct SubscriptionKeeper {
             let gone = Set(removed)
             refused.removeAll { gone.contains($0.filter) }
             if refused.isEmpty { retryAt = nil }
+            unsent.subtract(gone)
+            if !connected { removedWhileDisconnected.formUnion(gone) }
         }
         return connected ? removed : []
     }
@@ -97,7 +107,21 @@ struct SubscriptionKeeper {
     mutating func resendAll() -> [Request] {
         refused.removeAll()
         retryAt = nil
+        unsent.removeAll()
+        removedWhileDisconnected.removeAll()
         return Self.grouped(subscriptions)
+    }
+
+    /// The broker kept the session, and with it the subscriptions it had acknowledged: what
+    /// changed while disconnected is sent, the filters asked for meanwhile (or whose SUBACK the
+    /// connection's end cut off) and the UNSUBSCRIBEs of those given up meanwhile.
+    mutating func resume() -> (subscribe: [Request], unsubscribe: [String]) {
+        defer {
+            unsent.removeAll()
+            removedWhileDisconnected.removeAll()
+        }
+        let missing = subscriptions.filter { unsent.contains($0.filter) }
+        return (Self.grouped(missing), removedWhileDisconnected.sorted())
     }
 
     /// The refused filters to send again at `now`: none before their retry time, none without
@@ -132,6 +156,7 @@ struct SubscriptionKeeper {
     /// fail.
     mutating func connectionEnded() -> [Completion] {
         defer { awaiting.removeAll() }
+        for (filters, _) in awaiting.values { unsent.formUnion(filters.filter { held[$0] != nil }) }
         return awaiting.values.compactMap(\.completion)
     }
 

@@ -8,13 +8,13 @@ import Glibc
 /// A TCP proxy on loopback that the test controls: clients connect to ``port``, each connection
 /// is relayed to `127.0.0.1:upstreamPort`, and ``cut()`` drops every relayed connection at once
 /// (both sides see the socket close), as a network failure between gateway and broker would.
-/// New connections are accepted again right away.
+/// New connections are accepted again right away, or after an outage (``cut(refusingFor:)``).
 public final class TCPProxy: @unchecked Sendable {
     public let port: Int
     private let upstreamPort: Int
     private let listener: Int32
-    /// The relayed sockets, and whether ``stop()`` ran.
-    private let state = LockedState((sockets: Set<Int32>(), stopped: false))
+    /// The relayed sockets, whether ``stop()`` ran, and until when new connections are closed at once.
+    private let state = LockedState((sockets: Set<Int32>(), stopped: false, refusingUntil: ContinuousClock.Instant?.none))
 
     /// Starts listening on a free loopback port.
     public init(upstreamPort: Int) throws {
@@ -52,6 +52,13 @@ public final class TCPProxy: @unchecked Sendable {
         for descriptor in open { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
+    /// Drops every connection being relayed now, and closes every new one at once for
+    /// `seconds` (a network outage: the clients' reconnects fail until it is over).
+    public func cut(refusingFor seconds: Double) {
+        state.withLock { $0.refusingUntil = .now + .milliseconds(Int(seconds * 1000)) }
+        cut()
+    }
+
     /// Stops accepting and drops everything.
     public func stop() {
         let wasStopped = state.withLock { state in
@@ -69,6 +76,10 @@ public final class TCPProxy: @unchecked Sendable {
             let client = accept(listener, nil, nil)
             if client < 0 {
                 if state.withLock({ $0.stopped }) { return }
+                continue
+            }
+            if let until = state.withLock({ $0.refusingUntil }), ContinuousClock.now < until {
+                close(client)
                 continue
             }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -236,5 +236,69 @@ struct PerDeviceSubscriptionTests {
         #expect(processed - Double(total) <= Double(50 * moving.count), "processed \(processed), sent \(total): by both only until the old holder's heartbeat")
         try await setup.finish(gateways)
     }
-}
 
+    @Test("a 2.5 s network outage of one of three instances while devices stream: its session keeps what the broker sent meanwhile, no frame lost")
+    func blipLosesNothing() async throws {
+        let names = ["gw-a", "gw-b", "gw-c"]
+        let devices = (0..<24).map { String(format: "pb-watch-%02d", $0) }
+        let broker = try await TestBroker.started()
+        let store = try await ClusterHarness.makeStore()
+        let (observer, collector) = try await Self.observe(broker)
+        // Every status frame yields a connection message carrying its own date: the distinct
+        // dates seen per device are the frames processed (PresenceStream's idea, many devices).
+        let baseDate = 1_800_000_000
+        let seen = WatchedState([String: Set<Int>]())
+        let connections = try await TestClients.subscribed(broker, to: ["gateway/+/connection"]) { message in
+            let device = String(message.topic.split(separator: "/")[1])
+            guard let object = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any], let date = object["date"] as? Double else { return }
+            seen.update { _ = $0[device, default: []].insert(Int(date) - baseDate) }
+        }
+        // gw-b reaches the broker through a proxy on loopback, the store directly: its leases
+        // (the default 6 s, longer than the outage) hold, so nothing moves.
+        let proxy = try TCPProxy(upstreamPort: broker.port)
+        let gateways = try names.map { name in
+            try GatewayProcess(
+                broker: broker,
+                arguments: ClusterHarness.arguments(name, store: store) + ["--set", "cluster.leaseTime=6"]
+                    + (name == "gw-b" ? ["--set", "mqtt.broker=\(proxy.url)"] : []))
+        }
+        for gateway in gateways { try await gateway.waitUntilSubscribed() }
+        try await ClusterHarness.waitLive(collector, names, count: 3)
+        let client = try await TestClients.connected(try TestClients.configuration(broker))
+        try await Self.hello(devices, with: client, collector: collector)
+        let cutOff = devices.filter { ClusterHarness.owner(of: $0, among: names) == "gw-b" }
+        #expect(!cutOff.isEmpty)
+
+        // Each device's status alternates at 10 frames per second (the devices' pace, not a
+        // synchronisation); once gw-b has processed 15 of each of its devices' frames, its
+        // connections are cut and every reconnect is refused for 2.5 s.
+        let rounds = 70
+        let streaming = Task {
+            let clock = ContinuousClock()
+            let start = clock.now
+            for index in 0..<rounds {
+                for device in devices {
+                    try await client.send(
+                        MQTTMessage(topic: "wearables/\(device)/status", string: #"{"state":"\#(index % 2 == 0 ? "online" : "offline")","date":\#(baseDate + index)}"#))
+                }
+                try await Task.sleep(until: start + .milliseconds(100 * (index + 1)), clock: clock)
+            }
+        }
+        let flowing = await seen.wait(timeout: 30) { table in cutOff.allSatisfy { (table[$0]?.count ?? 0) >= 15 } }
+        #expect(flowing, "gw-b processed its devices' first frames")
+        proxy.cut(refusingFor: 2.5)
+        try await streaming.value
+        #expect(await client.flush(timeout: 30))
+        let complete = await seen.wait(timeout: 60) { table in devices.allSatisfy { table[$0]?.count == rounds } }
+        let table = seen.value
+        let missing = devices.map { ($0, rounds - (table[$0]?.count ?? 0)) }.filter { $0.1 > 0 }
+        let settled = try await collector.wait(timeout: 10, "gw-b's metrics after the outage") { Self.metric($0, "gw-b", "mqtt_connections_total") >= 4 }
+        let moved = names.map { ClusterHarness.metric(settled, $0, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) ?? 0 }
+        print("per-device blip: gw-b (\(cutOff.count) of \(devices.count) devices) cut off for 2.5 s; \(rounds) status frames per device; missing \(missing)")
+        #expect(complete && missing.isEmpty, "every frame processed: missing (device, frames) \(missing), of which gw-b's \(missing.filter { cutOff.contains($0.0) }); gw-b's metrics:\n\(settled.last { $0.topic == "gateway/instances/gw-b/metrics" }?.payloadString.split(separator: "\n").filter { !$0.hasPrefix("#") && ($0.contains("received") || $0.contains("processed") || $0.contains("published") || $0.contains("queue") || $0.contains("not_owned") || $0.contains("subscriptions")) }.joined(separator: "\n") ?? "none")")
+        #expect(moved.reduce(0, +) == 0, "nothing moved during the outage: \(moved)")
+        try await ClusterHarness.stop(gateways, collector: collector)
+        for connection in [client, observer, connections] { await connection.shutdown() }
+        proxy.stop()
+    }
+}

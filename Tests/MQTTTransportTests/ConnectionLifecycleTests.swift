@@ -25,6 +25,22 @@ struct ConnectionLifecycleTests {
         #expect(resumed.isEmpty, "a CONNACK outside an attempt is ignored")
     }
 
+    /// A life cycle with its first attempt under way (CONNECT sent, no CONNACK yet).
+    private func attempting() -> (ConnectionLifecycle, SystemRandomNumberGenerator) {
+        var lifecycle = ConnectionLifecycle(reconnect: reconnect, connectTimeout: 10)
+        var random = SystemRandomNumberGenerator()
+        _ = lifecycle.handle(.start, now: start, random: &random)
+        _ = lifecycle.handle(.connectCallSent, now: start, random: &random)
+        return (lifecycle, random)
+    }
+
+    @Test("an accepted CONNACK with the session kept sends only what changed in the subscriptions, then announces")
+    func connectResumingSession() {
+        var (lifecycle, random) = attempting()
+        let actions = lifecycle.handle(.connack(reasonCode: 0, sessionPresent: true, reason: ""), now: start, random: &random)
+        #expect(actions == [.resumeSubscriptions, .announceConnected(sessionPresent: true)])
+    }
+
     @Test("failures back off with full jitter under a doubling ceiling, and the next attempt comes when the wait is over")
     func jitteredBackoff() {
         var lifecycle = ConnectionLifecycle(reconnect: reconnect, connectTimeout: 10)
@@ -107,10 +123,7 @@ struct ConnectionLifecycleTests {
 
     @Test("a refused CONNACK is announced, ends the connection and backs off")
     func refused() {
-        var lifecycle = ConnectionLifecycle(reconnect: reconnect, connectTimeout: 10)
-        var random = SystemRandomNumberGenerator()
-        _ = lifecycle.handle(.start, now: start, random: &random)
-        _ = lifecycle.handle(.connectCallSent, now: start, random: &random)
+        var (lifecycle, random) = attempting()
         let actions = lifecycle.handle(.connack(reasonCode: 0x87, sessionPresent: false, reason: "not authorized"), now: start, random: &random)
         #expect(actions.prefix(2) == [.announceRefused(reason: "not authorized"), .connectionEnded(reason: "refused: not authorized")])
         #expect(backOffSeconds(actions) != nil)

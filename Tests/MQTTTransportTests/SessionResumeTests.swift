@@ -3,11 +3,11 @@ import Foundation
 import MQTTTransport
 import Testing
 
-/// Resuming a persistent QoS 2 session that holds more messages in flight than the resuming
-/// client's receive maximum, against a real mosquitto: libmosquitto refuses QoS 2 deliveries
-/// beyond its receive maximum with a protocol error, and the broker resends the whole in-flight
-/// list at every reconnect.
-@Suite("Resuming a QoS 2 session over the receive maximum")
+/// Kept sessions against a real mosquitto: resuming a persistent QoS 2 session that holds more
+/// messages in flight than the resuming client's receive maximum (libmosquitto refuses QoS 2
+/// deliveries beyond its receive maximum with a protocol error, and the broker resends the whole
+/// in-flight list at every reconnect), and a graceful stop that ends the session.
+@Suite("Resuming a kept session")
 struct SessionResumeTests {
     @Test("a resumed QoS 2 session with more in flight than the receive maximum resumes after one protocol error")
     func resumesOverReceiveMaximum() async throws {
@@ -63,5 +63,25 @@ struct SessionResumeTests {
         #expect(events.events.contains(.connected(sessionPresent: true)))
         await resumed.shutdown()
         await publisher.shutdown()
+    }
+
+    @Test("a graceful stop ends the kept session when asked to (endsSessionAtStop), and leaves it otherwise")
+    func gracefulStopEndsSession() async throws {
+        let broker = try await TestBroker.started()
+        for ends in [false, true] {
+            let id = "ends-\(ends)-\(UUID().uuidString.prefix(6))"
+            var configuration = try TestClients.configuration(broker, id: id)
+            configuration.cleanStart = false
+            configuration.sessionExpiry = 60
+            configuration.endsSessionAtStop = ends
+            let first = try await TestClients.subscribed(configuration, to: ["ends/#"], onMessage: { _ in })
+            await first.shutdown()
+            let events = EventRecorder()
+            let again = try MQTTClient(configuration: configuration, logger: TestClients.logger, onMessage: { _ in }, onEvent: events.handler)
+            again.start()
+            try await again.waitUntilConnected(timeout: 10)
+            #expect(events.events.contains(.connected(sessionPresent: !ends)), "endsSessionAtStop \(ends): \(events.events)")
+            await again.shutdown()
+        }
     }
 }

@@ -94,4 +94,30 @@ struct SubscriptionKeeperTests {
         #expect(requests.map(\.filters.count) == [2, 500, 500, 198])
         #expect(requests[1].filters.first == "dev/0/#" && !requests.flatMap(\.filters).contains("dev/2/#"), "first-asked order, removed ones left out")
     }
+
+    @Test("a kept session: only the filters asked for while disconnected, or whose SUBACK the connection's end cut off, are sent; those given up meanwhile are unsubscribed")
+    func resumeKeptSession() {
+        var keeper = SubscriptionKeeper(retryDelay: retryDelay)
+        _ = keeper.request(["disc/+/hello", "dev/a/#", "dev/b/#"], qos: .atLeastOnce, connected: true)
+        keeper.sent(mid: 1, filters: ["disc/+/hello", "dev/a/#", "dev/b/#"], completion: nil)
+        _ = keeper.acknowledged(mid: 1, granted: [1, 1, 1], now: start)
+        _ = keeper.request(["dev/c/#"], qos: .atLeastOnce, connected: true)
+        keeper.sent(mid: 2, filters: ["dev/c/#"], completion: nil)
+        #expect(keeper.connectionEnded().isEmpty)
+        // While disconnected: one device comes, one goes, one comes and goes again.
+        #expect(keeper.request(["dev/d/#", "dev/e/#"], qos: .atLeastOnce, connected: false) == false)
+        #expect(keeper.remove(["dev/a/#", "dev/e/#"], connected: false).isEmpty)
+        let (subscribe, unsubscribe) = keeper.resume()
+        #expect(Set(subscribe.flatMap(\.filters)) == ["dev/c/#", "dev/d/#"], "the cut-off SUBSCRIBE and the new device")
+        #expect(unsubscribe == ["dev/a/#", "dev/e/#"], "the kept session may hold what was given up")
+        #expect(keeper.resume().subscribe.isEmpty && keeper.resume().unsubscribe.isEmpty, "sent once")
+        // Given up offline, then asked for again before the connection came back: only subscribed.
+        _ = keeper.remove(["dev/b/#"], connected: false)
+        _ = keeper.request(["dev/b/#"], qos: .atLeastOnce, connected: false)
+        #expect(keeper.resume().unsubscribe.isEmpty)
+        // No session kept after all: everything again, and nothing of the above left over.
+        _ = keeper.request(["dev/f/#"], qos: .atLeastOnce, connected: false)
+        #expect(keeper.resendAll().flatMap(\.filters).count == 5)
+        #expect(keeper.resume().subscribe.isEmpty)
+    }
 }

@@ -21,19 +21,20 @@ import Testing
         #expect(configuration.cluster.instance == nil)
         #expect(GatewayConfiguration.Cluster.nameProblem(configuration.cluster.instanceName) == nil)
         #expect(configuration.subscriberConfiguration().clientID == "wearable-gateway-in")
-        #expect(configuration.subscriberConfiguration().sessionExpiry == 3600)
+        #expect(configuration.subscriberConfiguration().sessionExpiry == 3600 && !configuration.subscriberConfiguration().endsSessionAtStop)
         #expect(configuration.withInstancePaths().journal.path == "data/journal.bin")
         #expect(configuration.inboundFilters(TopicScheme()) == ["wearables/+/#", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#"])
     }
 
-    @Test("partitioned: the instance joins client ids and file names; the subscriber starts clean")
+    @Test("partitioned: the instance joins client ids and file names; the subscriber's session lasts at most the lease time and ends at a graceful stop")
     func partitioned() throws {
         let configuration = try Self.load(
             [("cluster.mode", "partitioned"), ("cluster.heartbeatInterval", "0.5"), ("cluster.leaseTime", "2")] + Self.postgres,
             environment: ["WG_CLUSTER_INSTANCE": "gw-b.2"])
         #expect(configuration.cluster.instanceName == "gw-b.2")
         #expect(configuration.subscriberConfiguration().clientID == "wearable-gateway-gw-b.2-in")
-        #expect(configuration.subscriberConfiguration().sessionExpiry == 0 && configuration.subscriberConfiguration().cleanStart)
+        let subscriber = configuration.subscriberConfiguration()
+        #expect(subscriber.sessionExpiry == 2 && !subscriber.cleanStart && subscriber.endsSessionAtStop)
         let named = configuration.withInstancePaths()
         #expect(named.journal.path == "data/journal-gw-b.2.bin")
         #expect(named.recorder.database == "data/recorder-gw-b.2.sqlite")

@@ -127,4 +127,25 @@ import Testing
         #expect(subscriptions.hold(Self.held(lost, "hello"), device: Substring(lost)), "warming again: subscribed")
         #expect(connection.take() == ["+wearables/\(lost)/# id 2"])
     }
+
+    @Test("a connection lost and resumed with the session kept: the subscriptions acknowledged before hold again at its CONNACK and the frames held meanwhile go; without the session they wait for new SUBACKs")
+    func resumedSession() {
+        let (subscriptions, connection) = make()
+        let mine = devices(in: 9, count: 2)
+        subscriptions.partitionChanged(.gained(partition: 9, epoch: 1), devices: mine.compactMap(DeviceID.init))
+        _ = connection.take()
+        _ = subscriptions.connectionEvent(.subscribed(filters: mine.map { "wearables/\($0)/#" }))
+        #expect(!subscriptions.hold(Self.held(mine[0], "status"), device: Substring(mine[0])), "acknowledged: frames go at once")
+
+        _ = subscriptions.connectionEvent(.disconnected(reason: "cut"))
+        #expect(subscriptions.hold(Self.held(mine[0], "status"), device: Substring(mine[0])), "after the loss a frame waits")
+        let released = subscriptions.connectionEvent(.connected(sessionPresent: true))
+        #expect(released.map(\.record.topic) == ["wearables/\(mine[0])/status"], "the kept session's CONNACK lets it go")
+        #expect(!subscriptions.hold(Self.held(mine[1], "status"), device: Substring(mine[1])))
+
+        _ = subscriptions.connectionEvent(.disconnected(reason: "cut"))
+        #expect(subscriptions.connectionEvent(.connected(sessionPresent: false)).isEmpty)
+        #expect(subscriptions.hold(Self.held(mine[1], "status"), device: Substring(mine[1])), "no session: it waits for the SUBACK")
+        #expect(subscriptions.connectionEvent(.subscribed(filters: ["wearables/\(mine[1])/#"])).count == 1)
+    }
 }

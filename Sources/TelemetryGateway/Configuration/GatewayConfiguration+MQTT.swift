@@ -8,12 +8,15 @@ extension GatewayConfiguration {
     public func subscriberConfiguration() -> MQTTClientConfiguration {
         var configuration = base(clientID: "\(clientIDPrefix)-in")
         configuration.threadName = "mqtt-in"
-        // Clustered instances start clean: the recorder queries' shared subscription of a dead
-        // instance's kept session would hold queries until it came back (docs/scale-out.md, Not
-        // done yet: a blip therefore still loses what it carried).
-        let sessionExpiry = cluster.isClustered ? 0 : mqtt.sessionExpiry
+        // Clustered, the session outlives a lost connection by at most the lease time: a blip
+        // shorter than the lease moves no partition, so the frames it carried wait in the
+        // session for the same owner; a dead instance's session (and the recorder queries its
+        // shared subscription still draws) goes about when its leases do. A graceful stop, which
+        // hands everything over first, ends it at once (docs/scale-out.md).
+        let sessionExpiry = cluster.isClustered ? min(mqtt.sessionExpiry, UInt32(cluster.leaseTime.rounded(.up))) : mqtt.sessionExpiry
         configuration.cleanStart = sessionExpiry == 0
         configuration.sessionExpiry = sessionExpiry
+        configuration.endsSessionAtStop = cluster.isClustered
         configuration.receiveMaximum = mqtt.receiveMaximum
         configuration.receiveCoalescing = pipeline.receiveCoalescing
         return configuration

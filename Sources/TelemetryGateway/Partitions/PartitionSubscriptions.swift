@@ -48,6 +48,9 @@ final class PartitionSubscriptions: InboundSubscriptions {
         var heldBytes = 0
         /// Subscriptions whose SUBACK has not arrived (kept, not counted, so a new device costs O(1)).
         var pending = 0
+        /// Devices acknowledged when the connection ended: a session the broker kept still has
+        /// their subscriptions, so its CONNACK acknowledges them again.
+        var suspended: [String] = []
     }
 
     private let scheme: TopicScheme
@@ -106,6 +109,13 @@ final class PartitionSubscriptions: InboundSubscriptions {
         case .disconnected:
             connectionLost()
             return []
+        case .connected(let sessionPresent):
+            let suspended = state.withLock { state in
+                defer { state.suspended = [] }
+                return state.suspended
+            }
+            // Without the session, the client sends them all again and their SUBACKs come.
+            return sessionPresent ? acknowledged(suspended.map { scheme.deviceInboundFilter(rawDevice: $0) }) : []
         default: return []
         }
     }
@@ -156,10 +166,14 @@ final class PartitionSubscriptions: InboundSubscriptions {
     }
 
     /// The connection ended. Without a session left at the broker the subscriptions are gone
-    /// until the client re-sends them; frames wait for the new SUBACKs either way.
+    /// until the client re-sends them, and frames wait for the new SUBACKs; with the session
+    /// kept, the next CONNACK says so and the subscriptions acknowledged before hold again.
     private func connectionLost() {
         let pending = state.withLock { state in
-            for (key, phase) in state.subscribed where !phase.isPending { state.subscribed[key] = .pending([]) }
+            for (key, phase) in state.subscribed where !phase.isPending {
+                state.subscribed[key] = .pending([])
+                state.suspended.append(key)
+            }
             state.pending = state.subscribed.count
             return state.pending
         }
