@@ -88,6 +88,11 @@ extension GatewayConfiguration {
 }
 
 extension GatewayConfiguration.Cluster {
+    /// Seconds a clustered subscriber's session outlives a lost connection: the lease time less
+    /// one heartbeat, in whole seconds, so it ends before another instance can take this one's
+    /// leases (0: a clean session).
+    var subscriberSessionExpiry: UInt32 { UInt32(max(0, (leaseTime - heartbeatInterval).rounded(.down))) }
+
     /// The `cluster.*` keys: the cluster mode, this instance's name, the shared-subscription
     /// group and the membership timing (docs/scale-out.md).
     static let keys: [ConfigurationKey] = [

@@ -8,12 +8,14 @@ extension GatewayConfiguration {
     public func subscriberConfiguration() -> MQTTClientConfiguration {
         var configuration = base(clientID: "\(clientIDPrefix)-in")
         configuration.threadName = "mqtt-in"
-        // Clustered, the session outlives a lost connection by at most the lease time: a blip
-        // shorter than the lease moves no partition, so the frames it carried wait in the
-        // session for the same owner; a dead instance's session (and the recorder queries its
-        // shared subscription still draws) goes about when its leases do. A graceful stop, which
-        // hands everything over first, ends it at once (docs/scale-out.md).
-        let sessionExpiry = cluster.isClustered ? min(mqtt.sessionExpiry, UInt32(cluster.leaseTime.rounded(.up))) : mqtt.sessionExpiry
+        // Clustered, the session outlives a lost connection by less than the leases (lease time
+        // − one heartbeat, whole seconds): a blip shorter than that moves no partition, so the
+        // frames it carried wait in the session for the same owner; a dead instance's session
+        // (and the recorder queries its shared subscription still draws) ends before another
+        // instance can take its leases, so a restart that resumes it takes those leases back at
+        // once and holds no subscription of another's device. A graceful stop, which hands
+        // everything over first, ends it at once (docs/scale-out.md).
+        let sessionExpiry = cluster.isClustered ? min(mqtt.sessionExpiry, cluster.subscriberSessionExpiry) : mqtt.sessionExpiry
         configuration.cleanStart = sessionExpiry == 0
         configuration.sessionExpiry = sessionExpiry
         configuration.endsSessionAtStop = cluster.isClustered
