@@ -1,4 +1,5 @@
 import CoreMetrics
+import Locking
 import Logging
 import Ownership
 import ServiceLifecycle
@@ -25,15 +26,24 @@ struct OwnershipService: Service {
     let logger: Logger
 
     func run() async throws {
-        let (changes, sink) = AsyncStream.makeStream(of: OwnershipChange.self)
+        // Changes wait here and are applied in batches: a take-over of hundreds of partitions
+        // costs one listing of their devices and one of their retained messages, not two per
+        // partition.
+        let waiting = LockedState<[OwnershipChange]>([])
+        let (wakeups, sink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         ownership.observe { [subscriptions] change in
             // At once, in the port's order: a lost partition's subscriptions go before a frame the
             // router let through as owner can subscribe one of its devices again; the listing
             // of a gained one's devices follows (apply).
             subscriptions.partitionChanged(change, devices: [])
-            sink.yield(change)
+            waiting.withLock { $0.append(change) }
+            sink.yield()
         }
-        let applying = Task { for await change in changes { await apply(change) } }
+        let applying = Task {
+            let take = { waiting.withLock { changes in defer { changes = [] }; return changes } }
+            for await _ in wakeups { await apply(take()) }
+            await apply(take())
+        }
         let beating = Task { try await ownership.run() }
         let watching = Task { await watchStatus() }
         try? await gracefulShutdown()
@@ -46,49 +56,68 @@ struct OwnershipService: Service {
         record(ownership.status)
     }
 
-    /// Lists, subscribes and hands over one change, in the order the changes came.
-    private func apply(_ change: OwnershipChange) async {
-        var devices: [DeviceID] = []
-        var retained: [OutboundMessage] = []
-        switch change {
-        case .gained(let partition, _):
-            devices = await list(partition, "devices", listDevices) ?? []
-            retained = await list(partition, "retained messages", listRetained) ?? []
-            metrics.partitionsGained.increment()
-        case .warming(let partition):
-            devices = await list(partition, "devices", listDevices) ?? []
-            metrics.partitionsWarming.increment()
-        case .lost:
-            metrics.partitionsLost.increment()
+    /// Lists, subscribes and hands over a batch of changes, in the order they came: the devices
+    /// of every partition gained or warming up in it are listed in one statement, and the
+    /// retained messages of the gained ones in another.
+    private func apply(_ batch: [OwnershipChange]) async {
+        guard !batch.isEmpty else { return }
+        var listed: [Int] = []
+        var gained: [Int] = []
+        for change in batch {
+            switch change {
+            case .gained(let partition, _):
+                listed.append(partition)
+                gained.append(partition)
+            case .warming(let partition): listed.append(partition)
+            case .lost: break
+            }
         }
-        subscriptions.partitionChanged(change, devices: devices)
+        let partitions = ownership.partitions
+        let devices = Dictionary(grouping: await list(listed, "devices", listDevices)) { partitions.partition(of: $0.rawValue) }
+        let retained = Dictionary(grouping: await list(gained, "retained messages", listRetained)) { partitions.partition(of: $0.device?.rawValue ?? "") }
         let router = ShardRouter(shardCount: queues.count)
-        var byShard = Array(repeating: [DeviceID](), count: queues.count)
-        var retainedByShard = Array(repeating: [OutboundMessage](), count: queues.count)
-        for device in devices { byShard[router.shard(forRoutingKey: device.rawValue)].append(device) }
-        for message in retained {
-            guard let device = message.device else { continue }
-            retainedByShard[router.shard(forRoutingKey: device.rawValue)].append(message)
+        for change in batch {
+            var partitionDevices: [DeviceID] = []
+            var partitionRetained: [OutboundMessage] = []
+            switch change {
+            case .gained(let partition, _):
+                (partitionDevices, partitionRetained) = (devices[partition] ?? [], retained[partition] ?? [])
+                metrics.partitionsGained.increment()
+            case .warming(let partition):
+                partitionDevices = devices[partition] ?? []
+                metrics.partitionsWarming.increment()
+            case .lost:
+                metrics.partitionsLost.increment()
+            }
+            subscriptions.partitionChanged(change, devices: partitionDevices)
+            var byShard = Array(repeating: [DeviceID](), count: queues.count)
+            var retainedByShard = Array(repeating: [OutboundMessage](), count: queues.count)
+            for device in partitionDevices { byShard[router.shard(forRoutingKey: device.rawValue)].append(device) }
+            for message in partitionRetained {
+                guard let device = message.device else { continue }
+                retainedByShard[router.shard(forRoutingKey: device.rawValue)].append(message)
+            }
+            for (shard, queue) in queues.enumerated() { queue.pushControl(.ownership(change, byShard[shard], retained: retainedByShard[shard])) }
         }
-        for (shard, queue) in queues.enumerated() { queue.pushControl(.ownership(change, byShard[shard], retained: retainedByShard[shard])) }
         record(ownership.status)
     }
 
-    /// What the store holds of a partition's devices, retried a few times. Without the devices,
-    /// they are subscribed at their next discovery frame and restored at their first frame
-    /// anyway; without the retained messages, a device's are announced again after a broker
-    /// restart only once this instance published them (or restored the device).
-    private func list<Listed>(_ partition: Int, _ what: String, _ listing: @Sendable ([Int]) async throws -> [Listed]) async -> [Listed]? {
+    /// What the store holds of some partitions' devices, retried a few times. Without the
+    /// devices, they are subscribed at their next discovery frame and restored at their first
+    /// frame anyway; without the retained messages, a device's are announced again after a
+    /// broker restart only once this instance published them (or restored the device).
+    private func list<Listed>(_ partitions: [Int], _ what: String, _ listing: @Sendable ([Int]) async throws -> [Listed]) async -> [Listed] {
+        guard !partitions.isEmpty else { return [] }
         for attempt in 0..<3 {
             do {
-                return try await listing([partition])
+                return try await listing(partitions)
             } catch {
                 metrics.listingFailures.increment()
-                logger.warning("ownership: cannot list the \(what) of partition \(partition) (\(error)); attempt \(attempt + 1) of 3")
+                logger.warning("ownership: cannot list the \(what) of \(partitions.count) partitions (\(error)); attempt \(attempt + 1) of 3")
                 try? await clock.sleep(for: 0.2 * Double(attempt + 1))
             }
         }
-        return nil
+        return []
     }
 
     /// Records the ownership's status every second (heartbeat failures, the deadline).
