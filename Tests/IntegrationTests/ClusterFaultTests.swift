@@ -1,3 +1,4 @@
+import Foundation
 import BrokerTestSupport
 import MQTTTransport
 import PostgresStore
@@ -161,5 +162,88 @@ struct ClusterFaultTests {
             "gw-b held its share at the start and again after joining anew")
         print("cluster freeze: \(victims.count) watches of gw-b; SIGSTOP at \(stoppedAt) s, SIGCONT at \(thawedAt) s; in the window \(window) \(lostInWindow) swings lost, \(twiceInWindow) published twice; \(afterThaw) of its swings started after the thaw + 4 s; \(tally)")
         await run.shutdown()
+    }
+
+    @Test("the store cut off from one of two instances for 8 s while devices stream, the broker reachable: it keeps publishing past its deadline under its old epoch, the other takes its partitions; back on the store it stops at its next heartbeat and gets its share back by hand-over; nothing flaps")
+    func storeCutOff() async throws {
+        let broker = try await TestBroker.started()
+        let store = try await ClusterHarness.makeStore()
+        // gw-a reaches PostgreSQL through a proxy on loopback, gw-b directly; both reach the broker.
+        var url = try #require(URLComponents(string: store))
+        let proxy = try TCPProxy(upstreamPort: try #require(url.port))
+        url.port = proxy.port
+        let proxied = try #require(url.string)
+        let (observer, collector) = try await TestClients.observer(broker, subscribedTo: ["gateway/+/connection", "gateway/+/availability", "gateway/instances/+/metrics", "gateway/status"])
+        let names = ["gw-a", "gw-b"]
+        let gateways = [
+            try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments("gw-a", store: proxied)),
+            try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments("gw-b", store: store)),
+        ]
+        for gateway in gateways { try await gateway.waitUntilSubscribed() }
+        try await ClusterHarness.waitLive(collector, names, count: 2)
+        let devices = (0..<12).map { "sc-watch-\($0)" }
+        let cutOff = Set(devices.filter { ClusterHarness.owner(of: $0, among: names) == "gw-a" })
+        #expect(!cutOff.isEmpty && cutOff.count < devices.count)
+        let client = try await TestClients.connected(try TestClients.configuration(broker))
+        for device in devices { try await client.send(PerDeviceSubscriptionTests.hello(device)) }
+        try await collector.wait(timeout: 30, "every availability") { messages in devices.allSatisfy { device in messages.contains { $0.topic == "gateway/\(device)/availability" } } }
+
+        // Each device's status alternates 5 times a second (the devices' pace), each with its own date.
+        let baseDate = 1_800_000_000
+        let rounds = 200
+        let streaming = ClusterHarness.playStatus(devices, rounds: rounds, interval: 0.2, baseDate: baseDate, with: client)
+        @Sendable func outputs(_ messages: [MQTTMessage]) -> [(device: String, date: Int, instance: String, epoch: Int)] {
+            messages.compactMap { message in
+                guard message.topic.hasSuffix("/connection"), let object = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any],
+                    let date = object["date"] as? Double, let instance = message.properties.userProperties.first(where: { $0.name == "instance" })?.value,
+                    let epoch = message.properties.userProperties.first(where: { $0.name == "epoch" }).flatMap({ Int($0.value) })
+                else { return nil }
+                return (String(message.topic.split(separator: "/")[1]), Int(date) - baseDate, instance, epoch)
+            }
+        }
+        try await collector.wait(timeout: 30, "gw-a publishing its devices' connections") { messages in outputs(messages).filter { $0.instance == "gw-a" }.count >= 10 * cutOff.count }
+        let before = outputs(collector.messages)
+        let cutAt = before.map(\.date).max() ?? 0
+        proxy.cut(refusingFor: 8)
+        // gw-b takes gw-a's partitions once their leases ran out (3 s) and publishes for them.
+        try await collector.wait(timeout: 20, "gw-b publishing gw-a's devices") { messages in
+            outputs(messages).contains { cutOff.contains($0.device) && $0.instance == "gw-b" }
+        }
+        try await collector.wait(timeout: 10, "gw-a past its deadline") { ClusterHarness.metric($0, "gw-a", "gateway_cluster_lease_past_deadline") == 1 }
+        // Back on the store, gw-a learns of the loss, joins again and gets its share back.
+        try await collector.wait(timeout: 30, "gw-a back with its share") { messages in
+            ClusterHarness.metric(messages, "gw-a", "gateway_cluster_lease_past_deadline") == 0
+                && ClusterHarness.metric(messages, "gw-a", "gateway_cluster_partitions", labels: ["state": "held"]) == Double(ClusterHarness.share(of: "gw-a", among: names))
+        }
+        let backAt = outputs(collector.messages).map(\.date).max() ?? 0
+        try await streaming.value
+        #expect(await client.flush(timeout: 30))
+        try await collector.wait(timeout: 30, "every device's last frame") { messages in
+            let last = Set(outputs(messages).filter { $0.date == rounds - 1 }.map(\.device))
+            return devices.allSatisfy(last.contains)
+        }
+        try await ClusterHarness.stop(gateways, collector: collector)
+        let seen = outputs(collector.messages)
+
+        // The decision (docs/scale-out.md): past its deadline gw-a kept publishing, under its old epoch.
+        let firstEpoch = Dictionary(before.filter { $0.instance == "gw-a" }.map { ($0.device, $0.epoch) }, uniquingKeysWith: min)
+        let whileCut = seen.filter { $0.instance == "gw-a" && cutOff.contains($0.device) && $0.date > cutAt + 5 * 4 && $0.date < cutAt + 5 * 8 }
+        #expect(!whileCut.isEmpty, "gw-a published past its deadline (more than 4 s into the cut)")
+        #expect(whileCut.allSatisfy { $0.epoch == firstEpoch[$0.device] }, "under its old epoch")
+        // gw-b's take-over is under a greater epoch; nothing changed hands more than twice (taken, handed back).
+        for device in cutOff {
+            let pairs = Set(seen.filter { $0.device == device }.map { "\($0.instance)#\($0.epoch)" })
+            #expect(pairs.count <= 3, "\(device) published under \(pairs.sorted())")
+            let taken = seen.filter { $0.device == device && $0.instance == "gw-b" }.map(\.epoch)
+            #expect(taken.allSatisfy { $0 > firstEpoch[device] ?? 0 }, "\(device): gw-b's epochs \(Set(taken)) above gw-a's \(firstEpoch[device] ?? -1)")
+        }
+        let others = devices.filter { !cutOff.contains($0) }
+        #expect(others.allSatisfy { device in Set(seen.filter { $0.device == device }.map(\.instance)) == ["gw-b"] }, "gw-b's own devices never moved")
+        let missing = devices.map { device in (device, rounds - Set(seen.filter { $0.device == device }.map(\.date)).count) }.filter { $0.1 > 0 }
+        print("cluster store cut: gw-a (\(cutOff.count) devices) cut from PostgreSQL for 8 s from frame \(cutAt), back by frame \(backAt); published past its deadline \(whileCut.count); frames never published: \(missing)")
+        #expect(missing.isEmpty, "every frame published by one holder or the other: never published (device, frames) \(missing)")
+        await client.shutdown()
+        await observer.shutdown()
+        proxy.stop()
     }
 }

@@ -90,6 +90,24 @@ enum ClusterHarness {
         }
     }
 
+    /// Plays every device's `status` in the background, alternating online and offline, `rounds`
+    /// times, one round every `interval` seconds (the devices' pace, not a synchronisation); the
+    /// frame of round n carries the date `baseDate + n`, which its `gateway/{id}/connection`
+    /// output repeats, so the dates an observer sees per device are the frames processed.
+    static func playStatus(_ devices: [String], rounds: Int, interval: Double, baseDate: Int, with client: MQTTClient) -> Task<Void, any Error> {
+        Task {
+            let clock = ContinuousClock()
+            let start = clock.now
+            for index in 0..<rounds {
+                for device in devices {
+                    try await client.send(
+                        MQTTMessage(topic: "wearables/\(device)/status", string: #"{"state":"\#(index % 2 == 0 ? "online" : "offline")","date":\#(baseDate + index)}"#))
+                }
+                try await Task.sleep(until: start + .seconds(interval * Double(index + 1)), clock: clock)
+            }
+        }
+    }
+
     /// One test's cluster: a broker, its observer, instances gw-a, gw-b, gw-c started and seeing
     /// each other, and 30 watches connected with their sessions begun.
     struct Run {

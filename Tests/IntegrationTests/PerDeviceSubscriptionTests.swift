@@ -273,17 +273,7 @@ struct PerDeviceSubscriptionTests {
         // synchronisation); once gw-b has processed 15 of each of its devices' frames, its
         // connections are cut and every reconnect is refused for 2.5 s.
         let rounds = 70
-        let streaming = Task {
-            let clock = ContinuousClock()
-            let start = clock.now
-            for index in 0..<rounds {
-                for device in devices {
-                    try await client.send(
-                        MQTTMessage(topic: "wearables/\(device)/status", string: #"{"state":"\#(index % 2 == 0 ? "online" : "offline")","date":\#(baseDate + index)}"#))
-                }
-                try await Task.sleep(until: start + .milliseconds(100 * (index + 1)), clock: clock)
-            }
-        }
+        let streaming = ClusterHarness.playStatus(devices, rounds: rounds, interval: 0.1, baseDate: baseDate, with: client)
         let flowing = await seen.wait(timeout: 30) { table in cutOff.allSatisfy { (table[$0]?.count ?? 0) >= 15 } }
         #expect(flowing, "gw-b processed its devices' first frames")
         proxy.cut(refusingFor: 2.5)

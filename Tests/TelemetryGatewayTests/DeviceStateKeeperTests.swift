@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import Locking
 import Logging
 import RecorderStore
 import Testing
@@ -93,5 +94,50 @@ struct DeviceStateKeeperTests {
         await reader.load(router: ShardRouter(shardCount: 1))
         _ = await reader.restoreIfDormant(device, into: &successor)
         #expect(Set(next.snapshot().map(\.payloadString)) == Set([connection.payloadString, newer.payloadString]))
+    }
+
+    /// A store whose writes fail while `failing`, counting the writes asked of it.
+    final class FlakyStore: DeviceSnapshotStoring, Sendable {
+        let failing = LockedState(true)
+        let writes = LockedState<[[DeviceID]]>([])
+        var location: String { "flaky" }
+        func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async throws {
+            writes.withLock { $0.append(snapshots.map(\.device)) }
+            if failing.withLock({ $0 }) { throw CancellationError() }
+        }
+        func snapshot(of device: DeviceID) async throws -> DeviceSnapshot? { nil }
+        func devices() async throws -> [DeviceID] { [] }
+        func prune(lastSeenBefore cutoff: Double) async throws -> Int { 0 }
+    }
+
+    @Test("clustered, after a failed write the context frames wait for the next tick's write instead of trying the store at every batch")
+    func contextWritesWaitWhileFailing() async throws {
+        let store = FlakyStore()
+        var keeper = DeviceStateKeeper(
+            shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
+            health: RuntimeHealth(stallTimeout: 30, now: { 0 }), clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"),
+            settings: GatewayConfiguration.DeviceState(), retained: RetainedStateCache(limit: 1 << 20), shared: true)
+        var processor = FrameProcessor()
+        let device = try #require(DeviceID("flaky-1"))
+        func status(_ state: String, at time: Double) {
+            _ = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"\#(state)"}"#.utf8), receivedAt: time))
+            keeper.contextChanged(device)
+        }
+        status("online", at: 1_000)
+        await keeper.persistContext(processor)
+        #expect(store.writes.withLock { $0.count } == 1, "the first context write tries the store")
+        status("offline", at: 1_001)
+        await keeper.persistContext(processor)
+        #expect(store.writes.withLock { $0.count } == 1, "failing: no write per batch")
+        #expect(keeper.unsaved == [device])
+        store.failing.withLock { $0 = false }
+        let start = SuspendingClock.now
+        await keeper.persist(&processor, now: 1_002, at: start)
+        await keeper.persist(&processor, now: 1_003, at: start + .seconds(60))
+        #expect(store.writes.withLock { $0.last } == [device], "the tick writes it")
+        #expect(keeper.unsaved.isEmpty)
+        status("online", at: 1_004)
+        await keeper.persistContext(processor)
+        #expect(store.writes.withLock { $0.count } == 3, "healthy again: context frames are written at once")
     }
 }

@@ -53,6 +53,10 @@ struct DeviceStateKeeper {
     /// Devices whose latest snapshot is not stored (its write failed): written again with the
     /// next snapshots, and kept in memory until then.
     private(set) var unsaved: Set<DeviceID> = []
+    /// The last write failed: until one succeeds, writes only probe the store (``probeDeadline``)
+    /// on snapshot ticks, and context frames wait for them, so a store that is down costs the
+    /// shard's frames a fraction of a second per `state.snapshotInterval`, not seconds per batch.
+    private var storeFailing = false
     /// One write failure logged per interval, however many ticks fail.
     private let failureLog: RateLimitedLog
     /// Where store deadlines and the log's rate count time.
@@ -200,6 +204,12 @@ struct DeviceStateKeeper {
     /// written again with the next tick's changes, as before.
     mutating func persistContext(_ processor: FrameProcessor) async {
         guard !contextDirty.isEmpty else { return }
+        guard !storeFailing else {
+            // The next tick's probe writes them with the rest.
+            unsaved.formUnion(contextDirty.filter { processor.isResident($0) })
+            contextDirty.removeAll(keepingCapacity: true)
+            return
+        }
         let devices = contextDirty.filter { processor.isResident($0) }.sorted { $0.rawValue < $1.rawValue }
         contextDirty.removeAll(keepingCapacity: true)
         var start = 0
@@ -264,8 +274,12 @@ struct DeviceStateKeeper {
         var start = 0
         while store != nil, start < changed.count {
             let slice = changed[start..<min(start + Self.snapshotsPerWrite, changed.count)]
-            await save(snapshots(of: slice, in: processor))
             start += Self.snapshotsPerWrite
+            // A failed slice: the rest waits for the next tick rather than a deadline each.
+            guard await save(snapshots(of: slice, in: processor)) else {
+                if start < changed.count { unsaved.formUnion(changed[start...]) }
+                break
+            }
         }
         held.forEach { $0.partDone() }
     }
@@ -284,6 +298,9 @@ struct DeviceStateKeeper {
     /// Seconds one snapshot write may take before it counts as failed (and is written again).
     private static let saveDeadline = 5.0
 
+    /// Seconds a write may take while the store is failing (``storeFailing``).
+    private static let probeDeadline = 0.5
+
     /// The most snapshots written in one transaction.
     private static let snapshotsPerWrite = 500
 
@@ -294,7 +311,8 @@ struct DeviceStateKeeper {
         guard let store, !snapshots.isEmpty else { return true }
         do {
             // Bounded, so a store that does not answer holds up this shard's frames for seconds, not for ever.
-            try await withStoreDeadline(Self.saveDeadline, clock: clock) { try await store.save(snapshots) }
+            try await withStoreDeadline(storeFailing ? Self.probeDeadline : Self.saveDeadline, clock: clock) { try await store.save(snapshots) }
+            storeFailing = false
             metrics.snapshotsWritten.increment(by: snapshots.count)
             for (device, _) in snapshots { unsaved.remove(device) }
             health.recordStore(storeKey, error: nil, decidesReadiness: storeKey == "store.url")
@@ -303,6 +321,7 @@ struct DeviceStateKeeper {
             // Held frames are let go anyway: holding them would fill the journal. The devices
             // stay in memory (never evicted unsaved) and are written again with the next tick.
             metrics.storeFailures.increment()
+            storeFailing = true
             for (device, _) in snapshots { unsaved.insert(device) }
             health.recordStore(storeKey, error: "\(error)", decidesReadiness: storeKey == "store.url")
             if failureLog.shouldLog() {
