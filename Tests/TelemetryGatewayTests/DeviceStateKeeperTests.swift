@@ -68,7 +68,7 @@ struct DeviceStateKeeperTests {
         func keeper(_ cache: RetainedStateCache) -> DeviceStateKeeper {
             DeviceStateKeeper(
                 shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1), health: health,
-                clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"), settings: GatewayConfiguration.DeviceState(), retained: cache)
+                clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"), settings: GatewayConfiguration.DeviceState(), retained: cache, shared: true)
         }
         let device = try #require(DeviceID("keeper-retained"))
         // The first holder processes the device's status and publishes its connection, retained.

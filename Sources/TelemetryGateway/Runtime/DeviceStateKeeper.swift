@@ -48,8 +48,10 @@ struct DeviceStateKeeper {
     /// Outputs of applied frames not acknowledged yet (the worker registers them as it publishes):
     /// snapshots carry them, restores republish them.
     let unacknowledged = UnacknowledgedOutputs()
-    /// The retained messages last published: snapshots carry each device's, restores take them back.
-    private let retained: RetainedStateCache
+    /// The retained messages last published, clustered: snapshots carry each device's to its
+    /// next holder, restores take them back. Nil for a single gateway, whose snapshots stay as
+    /// they were (it re-announces what it published in this run).
+    private let retained: RetainedStateCache?
     /// Devices whose latest snapshot is not stored (its write failed): written again with the
     /// next snapshots, and kept in memory until then.
     private(set) var unsaved: Set<DeviceID> = []
@@ -74,7 +76,7 @@ struct DeviceStateKeeper {
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path",
         metrics: DeviceStateMetrics, health: RuntimeHealth, clock: any GatewayClock, logger: Logger, settings: GatewayConfiguration.DeviceState,
-        retained: RetainedStateCache, shared: Bool = false
+        retained: RetainedStateCache? = nil, shared: Bool = false
     ) {
         self.shared = shared
         self.retained = retained
@@ -148,7 +150,7 @@ struct DeviceStateKeeper {
     /// carries that the broker had not acknowledged (registered again until they are), under
     /// their journal sequence.
     private func adopt(_ snapshot: DeviceSnapshot, of device: DeviceID, into processor: inout FrameProcessor) -> (sequence: UInt64, messages: [OutboundMessage])? {
-        retained.restore(snapshot.retainedOutputs ?? [])
+        retained?.restore(snapshot.retainedOutputs ?? [])
         if processor.restore(snapshot, of: device) {
             metrics.restored.increment()
         } else {
@@ -290,7 +292,7 @@ struct DeviceStateKeeper {
         unacknowledged.attach(
             to: devices.compactMap { device in
                 guard var snapshot = processor.snapshot(of: device) else { return nil }
-                snapshot.retainedOutputs = retained.messages(of: device)
+                snapshot.retainedOutputs = retained?.messages(of: device)
                 return (device: device, snapshot: snapshot)
             })
     }

@@ -252,7 +252,7 @@ struct GatewayParts: Sendable {
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, clock: clock, logger: logger, settings: configuration.state, retained: publisher.retained, shared: instance != nil)
+            health: operations.health, clock: clock, logger: logger, settings: configuration.state, retained: instance != nil ? publisher.retained : nil, shared: instance != nil)
     }
 
     /// The subscriber's message handler.

@@ -5,11 +5,9 @@ import ServiceLifecycle
 /// Runs the shared store's connection pool (`store.backend: postgres`) and watches the store:
 /// every few seconds it checks that PostgreSQL answers with the schema up to date, so a store
 /// that is down at start, or goes away later, shows at once in `/readyz` (503, naming
-/// `store.url`) and in one rate-limited log line, even while no write is due. Checks failing
-/// ``resetAfterFailures`` times in a row replace the connection pool
-/// (``PostgresStoreClient/reset()``); one late answer of a busy server does not, since calls
-/// still on a replaced pool may never return. Listed early in the service group, so it stops
-/// after the workers' last writes.
+/// `store.url`) and in one rate-limited log line, even while no write is due. A failed check
+/// replaces the connection pool (``PostgresStoreClient/reset()``). Listed early in
+/// the service group, so it stops after the workers' last writes.
 struct SharedStoreService: Service {
     let client: PostgresStoreClient
     let health: RuntimeHealth
@@ -20,33 +18,30 @@ struct SharedStoreService: Service {
     var interval = 2.0
     /// Seconds a check may take before the store counts as not answering.
     var checkDeadline = 3.0
-    /// Failed checks in a row after which the pool is replaced.
-    var resetAfterFailures = 3
 
     func run() async {
         let failureLog = RateLimitedLog(interval: 30, clock: clock)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             group.addTask {
-                var failures = 0
+                var failing = false
                 while !Task.isCancelled {
-                    let failing = failures > 0
                     do {
                         try await withStoreDeadline(checkDeadline, clock: clock) { try await client.check() }
                         health.recordStore("store.url", error: nil, decidesReadiness: true)
                         if failing { logger.notice("store.url: PostgreSQL at \(client.location) answers again; held recorder writes are retried") }
-                        failures = 0
+                        failing = false
                     } catch {
                         health.recordStore("store.url", error: "\(error)", decidesReadiness: true)
-                        failures += 1
-                        // Failing for a while: a fresh pool, which connects as soon as the server
-                        // is back (the services' calls on the old one end at their deadlines).
-                        if failures % resetAfterFailures == 0 { client.reset() }
+                        // A fresh pool: calls stuck on the old one fail at once, and the new one
+                        // connects as soon as the server is back.
+                        client.reset()
                         if !failing || failureLog.shouldLog() {
                             logger.error(
                                 "store.url: PostgreSQL at \(client.location) does not answer (\(String(describing: error))); frames keep flowing, recorder and snapshot writes are retried, /readyz is 503 until it answers"
                             )
                         }
+                        failing = true
                     }
                     try? await clock.sleep(for: interval)
                 }
