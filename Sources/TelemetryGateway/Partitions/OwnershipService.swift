@@ -74,7 +74,9 @@ struct OwnershipService: Service {
         }
         let partitions = ownership.partitions
         let devices = Dictionary(grouping: await list(listed, "devices", listDevices)) { partitions.partition(of: $0.rawValue) }
-        let retained = Dictionary(grouping: await list(gained, "retained messages", listRetained)) { partitions.partition(of: $0.device?.rawValue ?? "") }
+        let retained = Dictionary(grouping: await list(gained, "retained messages", listRetained).filter { $0.device != nil }) {
+            partitions.partition(of: $0.device?.rawValue ?? "")
+        }
         let router = ShardRouter(shardCount: queues.count)
         for change in batch {
             var partitionDevices: [DeviceID] = []
