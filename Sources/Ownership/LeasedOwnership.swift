@@ -63,14 +63,25 @@ public final class LeasedOwnership: OwnershipPort {
             messages.compactMap { message in
                 guard let device = message.device else { return message }
                 guard case .owner(let epoch) = state.roles[state.holder.partitions.partition(of: device.rawValue)] else { return nil }
-                var stamped = message
-                // A message stamped before (a retained one announced again) carries the epoch it is published under now.
-                if !stamped.userProperties.isEmpty { stamped.userProperties.removeAll { $0.name == "instance" || $0.name == "epoch" } }
-                stamped.userProperties.append(UserProperty(name: "instance", value: state.holder.member.name))
-                stamped.userProperties.append(UserProperty(name: "epoch", value: String(epoch)))
-                return stamped
+                return Self.stamped(message, instance: state.holder.member.name, epoch: epoch)
             }
         }
+    }
+
+    public func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole) -> [OutboundMessage] {
+        guard case .owner(let epoch) = role else { return visible(messages) }
+        let instance = state.withLock { $0.holder.member.name }
+        return messages.map { $0.device == nil ? $0 : Self.stamped($0, instance: instance, epoch: epoch) }
+    }
+
+    /// `message` with this instance's name and `epoch` as its only `instance` and `epoch` user
+    /// properties (a retained one announced again carries the epoch it is published under now).
+    private static func stamped(_ message: OutboundMessage, instance: String, epoch: Int64) -> OutboundMessage {
+        var stamped = message
+        if !stamped.userProperties.isEmpty { stamped.userProperties.removeAll { $0.name == "instance" || $0.name == "epoch" } }
+        stamped.userProperties.append(UserProperty(name: "instance", value: instance))
+        stamped.userProperties.append(UserProperty(name: "epoch", value: String(epoch)))
+        return stamped
     }
 
     public func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) {

@@ -20,6 +20,14 @@ public protocol OwnershipPort: Sendable {
     /// user properties on those about devices it owns.
     func visible(_ messages: [OutboundMessage]) -> [OutboundMessage]
 
+    /// The outputs of one frame as this instance may publish them, by the role its device had
+    /// when the frame arrived (``role(of:)``), not by the role it has now: a frame received as the
+    /// owner is published under the epoch it was received under even if the partition changed
+    /// hands before its worker got to it, since its successor subscribed only then and the frame
+    /// may have reached no other instance. Consumers keep the greater epoch. Any other role: as
+    /// ``visible(_:)``. All the messages are about the frame's device.
+    func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole) -> [OutboundMessage]
+
     /// What an operator sees of the ownership now (metrics, `/readyz`).
     var status: OwnershipStatus { get }
 

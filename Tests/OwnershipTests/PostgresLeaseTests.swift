@@ -210,6 +210,11 @@ struct PostgresLeaseTests {
             await first.beat()
             #expect(first.role(of: moving) == .none)
             #expect(first.visible([stamped]).isEmpty, "a lost device's message is not published")
+            // ... unless it comes of a frame received while it held the device, before it heard of the loss.
+            #expect(
+                first.visible([stamped], receivedAs: .owner(epoch: 1)).first?.userProperties.map { "\($0.name)=\($0.value)" } == ["instance=gw-a", "epoch=1"],
+                "published under the epoch it was received under")
+            #expect(first.visible([stamped], receivedAs: .warming).isEmpty)
             #expect(first.held.count == 1_024 - theirs.count)
             let seen = events.withLock { $0 }
             #expect(seen["b"]?.filter { if case .gained = $0 { true } else { false } }.count == theirs.count)

@@ -46,7 +46,7 @@ struct InboundRouterTests {
                 queue.close()
                 var frames: [InboundFrame] = []
                 while let batch = await queue.next() {
-                    for case .frame(let frame, _) in batch { frames.append(frame) }
+                    for case .frame(let frame, _, _) in batch { frames.append(frame) }
                 }
                 shards.append(frames)
             }

@@ -22,6 +22,7 @@ struct OwnershipServiceTests {
         var partitions: OwnershipPartitions { OwnershipPartitions() }
         func role(of device: some StringProtocol) -> DeviceRole { .none }
         func visible(_ messages: [OutboundMessage]) -> [OutboundMessage] { messages }
+        func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole) -> [OutboundMessage] { messages }
         var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
         func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) { self.observer.withLock { $0 = observer } }
         func ready() async {}

@@ -46,7 +46,7 @@ import Testing
     }
 
     static func held(_ device: String, _ stream: String) -> HeldDiscoveryFrame {
-        .init(record: JournalRecord(topic: "wearables/\(device)/\(stream)", payload: Array("{}".utf8), retained: false, receivedAt: 1), ticket: nil, shadow: false)
+        .init(record: JournalRecord(topic: "wearables/\(device)/\(stream)", payload: Array("{}".utf8), retained: false, receivedAt: 1), ticket: nil, role: .owner(epoch: 1))
     }
 
     @Test("a discovery stream's copy through a device's filter is the duplicate; a merged copy, one without identifiers or another stream is not")

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Logging
 import MQTTTransport
+import Ownership
 import Testing
 
 @testable import TelemetryCore
@@ -26,7 +27,7 @@ struct ShardWorkerTests {
             guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { Issue.record("not journaled"); return }
             var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
             frame.journalSequence = ticket.sequence
-            _ = queue.push(.frame(frame, ticket), bytes: record.payload.count, maxWait: 0)
+            _ = queue.push(.frame(frame, ticket, receivedAs: .owner(epoch: 0)), bytes: record.payload.count, maxWait: 0)
         }
         queue.close()
         var worker = try WorkerHarness.worker(broker: broker, journal: journal, queue: queue)
@@ -37,4 +38,53 @@ struct ShardWorkerTests {
         broker.acknowledgeAll()
         #expect(journal.statistics.liveRecords == 0, "acknowledged: released")
     }
+
+    @Test("a frame received while its partition was held, processed after the loss was heard of: published under the epoch it came under, and its record released once acknowledged")
+    func frameReceivedAsOwnerOutlivesTheLoss() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20, clock: SystemGatewayClock())
+        let broker = ScriptedBroker(acknowledgeAtOnce: false)
+        let queue = HandoffQueue<WorkItem>(capacity: 64, clock: SystemGatewayClock())
+        // An ownership that has never held anything (no heartbeat ran): every role is `.none` now,
+        // as in an instance that heard its partitions were lost while their frames were queued.
+        let ownership = LeasedOwnership(
+            store: UnreachableLeaseStore(), member: LeaseMember(name: "gw-a", incarnation: "run-1"), timing: LeaseHolder.Timing(ttl: 3, margin: 0.75, warmup: 1),
+            heartbeat: 1, clock: SystemGatewayClock(), logger: Logger(label: "worker-test"))
+        let device = "moving-watch"
+        #expect(ownership.role(of: device) == .none)
+        let record = JournalRecord(
+            topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), contentType: nil, retained: false, receivedAt: 1_000,
+            traceparent: nil)
+        guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { Issue.record("not journaled"); return }
+        var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
+        frame.journalSequence = ticket.sequence
+        _ = queue.push(.frame(frame, ticket, receivedAs: .owner(epoch: 7)), bytes: record.payload.count, maxWait: 0)
+        _ = queue.push(.ownership(.lost(partition: ownership.partitions.partition(of: device)), []), bytes: 0, maxWait: 0)
+        // A frame that arrived after the loss was heard of is not the worker's to publish.
+        var late = InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"offline"}"#.utf8), receivedAt: 1_001)
+        late.journalSequence = nil
+        _ = queue.push(.frame(late, nil, receivedAs: .none), bytes: late.payload.count, maxWait: 0)
+        queue.close()
+        var worker = try WorkerHarness.worker(broker: broker, journal: journal, queue: queue, ownership: ownership)
+        await worker.run()
+
+        let sent = broker.sentMessages
+        #expect(sent.map(\.topic) == ["gateway/\(device)/connection"])
+        #expect(sent.first?.properties.userProperties.map { "\($0.name)=\($0.value)" } == ["instance=gw-a", "epoch=7"])
+        #expect(journal.statistics.liveRecords == 1)
+        broker.acknowledgeAll()
+        #expect(journal.statistics.liveRecords == 0, "acknowledged: released")
+    }
+}
+
+/// A lease store that never answers: the ownership over it holds nothing.
+private struct UnreachableLeaseStore: LeaseStoring {
+    struct Unreachable: Error {}
+    func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unreachable() }
+    func view() async throws -> LeaseView { throw Unreachable() }
+    func take(_ partitions: [Int], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unreachable() }
+    func offer(_ partitions: [Int: Int64], to successor: String, by member: LeaseMember) async throws { throw Unreachable() }
+    func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unreachable() }
+    func leave(_ member: LeaseMember) async throws { throw Unreachable() }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import Ownership
 import Prometheus
 import RecorderStore
 import Testing
@@ -44,7 +45,7 @@ struct StoreListingFailureTests {
             guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw CocoaError(.fileWriteUnknown) }
             var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
             frame.journalSequence = ticket.sequence
-            _ = queue.push(.frame(frame, ticket), bytes: 64, maxWait: 0)
+            _ = queue.push(.frame(frame, ticket, receivedAs: .owner(epoch: 0)), bytes: 64, maxWait: 0)
         }
         queue.close()
         await worker.run()

@@ -63,7 +63,7 @@ final class InboundRouter: Sendable {
     /// A connection event of the subscriber (on its network thread): a SUBACK releases the
     /// discovery frames held for the devices it acknowledged.
     func connectionEvent(_ event: MQTTClientEvent) {
-        for frame in subscriptions.connectionEvent(event) { route(frame.record, ticket: frame.ticket, shadow: frame.shadow) }
+        for frame in subscriptions.connectionEvent(event) { route(frame.record, ticket: frame.ticket, role: frame.role) }
     }
 
     /// Handles a live message from the broker.
@@ -111,8 +111,8 @@ final class InboundRouter: Sendable {
         }
         // A discovery frame of a device whose subscription is not acknowledged yet waits for the
         // SUBACK (its availability must not reach the device before its frames can).
-        if subscriptions.hold(HeldDiscoveryFrame(record: record, ticket: ticket, shadow: role == .warming), device: key) { return }
-        route(record, ticket: ticket, shard: shard, shadow: role == .warming)
+        if subscriptions.hold(HeldDiscoveryFrame(record: record, ticket: ticket, role: role), device: key) { return }
+        route(record, ticket: ticket, shard: shard, role: role)
     }
 
     /// Hands a journaled record of an earlier run to its worker (replay at start, once the
@@ -136,7 +136,7 @@ final class InboundRouter: Sendable {
             journal?.release(ticket)
             return
         }
-        route(record, ticket: ticket, replayed: true)
+        route(record, ticket: ticket, role: nil)
     }
 
     /// Journals a record bound for `shard`'s worker; nil when it goes on unjournaled (counted).
@@ -180,7 +180,9 @@ final class InboundRouter: Sendable {
             ?? TopicScheme.routingKey(of: topic, inboundRoot: scheme.outboundRoot) ?? Substring(topic)
     }
 
-    private func route(_ record: JournalRecord, ticket: JournalTicket?, shard knownShard: Int? = nil, shadow: Bool = false, replayed: Bool = false) {
+    /// Hands a record to its shard's worker; `role` is its device's role when it arrived, nil
+    /// for a record of an earlier run (replayed: published by the role at the time it is processed).
+    private func route(_ record: JournalRecord, ticket: JournalTicket?, shard knownShard: Int? = nil, role: DeviceRole?) {
         let shard = knownShard ?? shards.shard(forRoutingKey: routingKey(of: record.topic))
         let item: WorkItem
         if let device = scheme.parseHeadphoneResetPose(record.topic) {
@@ -192,12 +194,11 @@ final class InboundRouter: Sendable {
             frame.parsedTopic = scheme.parseInbound(record.topic)
             frame.journalSequence = ticket?.sequence
             frame.traceParent = record.traceparent.flatMap(TraceParent.init)
-            if shadow {
-                item = .shadow(frame)
-            } else if replayed, let ticket {
-                item = .replayed(frame, ticket)
-            } else {
-                item = .frame(frame, ticket)
+            switch role {
+            case .warming?: item = .shadow(frame)
+            case let role?: item = .frame(frame, ticket, receivedAs: role)
+            case nil:
+                item = ticket.map { .replayed(frame, $0) } ?? .frame(frame, nil, receivedAs: ownership.role(of: routingKey(of: record.topic)))
             }
         }
         push(item, bytes: record.payload.count + record.topic.utf8.count, shard: shard, topic: record.topic, ticket: ticket)

@@ -79,10 +79,10 @@ struct ShardWorker {
                     continue
                 }
                 switch item {
-                case .frame(let frame, let ticket):
-                    await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
+                case .frame(let frame, let ticket, let role):
+                    await process(frame, ticket: ticket, receivedAs: role, processor: &processor, schedule: &tremorSchedule)
                 case .replayed(let frame, let ticket):
-                    await process(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
+                    await process(frame, ticket: ticket, receivedAs: nil, processor: &processor, schedule: &tremorSchedule)
                 case .replayedUpload(let frame, let ticket):
                     await storeReplayedUpload(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
                 case .tick(let now, let instant):
@@ -162,8 +162,9 @@ struct ShardWorker {
         await dependencies.publisher.publish(restored.messages, countdown: acknowledged)
     }
 
+    /// Processes a frame; `role` is its device's role when it arrived (nil for a replayed one).
     private mutating func process(
-        _ frame: InboundFrame, ticket: JournalTicket?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
+        _ frame: InboundFrame, ticket: JournalTicket?, receivedAs role: DeviceRole?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
     ) async {
         let topic = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic)
         if case .device(let device, _) = topic {
@@ -173,20 +174,20 @@ struct ShardWorker {
         }
         // Export on: the frame's span, whose context its messages carry instead of the frame's.
         guard let span = dependencies.tracing?.begin(frame, topic: topic) else {
-            await apply(frame, topic: topic, ticket: ticket, span: nil, processor: &processor, schedule: &schedule)
+            await apply(frame, topic: topic, ticket: ticket, receivedAs: role, span: nil, processor: &processor, schedule: &schedule)
             return
         }
         // The span is the task's current context meanwhile, so what is logged for the frame
         // carries its trace_id and span_id (JSONLogHandler.spanMetadata).
         await ServiceContext.$current.withValue(span.span.context) {
-            await apply(frame, topic: topic, ticket: ticket, span: span, processor: &processor, schedule: &schedule)
+            await apply(frame, topic: topic, ticket: ticket, receivedAs: role, span: span, processor: &processor, schedule: &schedule)
         }
     }
 
     /// Processes a frame whose device (if any) may be processed here, publishes its outputs
     /// and sets up the release of its journal record.
     private mutating func apply(
-        _ frame: InboundFrame, topic: InboundTopic, ticket: JournalTicket?, span: FrameSpan?, processor: inout FrameProcessor,
+        _ frame: InboundFrame, topic: InboundTopic, ticket: JournalTicket?, receivedAs role: DeviceRole?, span: FrameSpan?, processor: inout FrameProcessor,
         schedule: inout TremorMinuteSchedule
     ) async {
         var routed = frame
@@ -210,7 +211,9 @@ struct ShardWorker {
                 heldChunk = chunk
             }
         }
-        messages = dependencies.ownership.visible(messages)
+        // By the role at arrival: a frame that came while this instance held its device is
+        // published even if the partition was lost before this worker got to it.
+        messages = role.map { dependencies.ownership.visible(messages, receivedAs: $0) } ?? dependencies.ownership.visible(messages)
         let journal = dependencies.journal
         // Parts: the outputs acknowledged, the frame processed, for a frame that may change its
         // device's snapshot the snapshot written after it stored, and for a held recorder chunk

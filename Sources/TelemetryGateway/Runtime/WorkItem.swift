@@ -5,8 +5,9 @@ import TelemetryCore
 /// processor close error-aggregation windows (it never reads a clock itself).
 enum WorkItem: Sendable {
     /// A frame to check and process; the ticket (nil when the journal is off or was full)
-    /// releases its journal record once everything it produced is acknowledged.
-    case frame(InboundFrame, JournalTicket?)
+    /// releases its journal record once everything it produced is acknowledged. Its outputs are
+    /// published by its device's role when it arrived (``OwnershipPort/visible(_:receivedAs:)``).
+    case frame(InboundFrame, JournalTicket?, receivedAs: DeviceRole)
     /// A journal record of an earlier run, replayed at the start: processed like a frame.
     case replayed(InboundFrame, JournalTicket)
     /// A replayed recorder upload of a device whose partition another instance holds by now:
