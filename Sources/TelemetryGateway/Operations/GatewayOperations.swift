@@ -62,7 +62,7 @@ public final class GatewayOperations: Sendable {
         let health = health
         return HTTPEndpoints(
             metrics: { prometheus?.emitToBuffer() ?? [] }, liveness: { health.liveness() }, readiness: { health.readiness() }, fleet: fleet,
-            history: history)
+            history: history, clock: clock)
     }
 
     /// Until cancelled: every `metrics.publishInterval` (5 s when that is 0) publishes a QoS 1

@@ -1,3 +1,4 @@
+import GatewayTime
 import RecorderStore
 
 /// What the HTTP server serves, as small closures so it depends on no gateway internals.
@@ -12,12 +13,20 @@ public struct HTTPEndpoints: Sendable {
     public var fleet: FleetView
     /// The event history (`GET /api/devices/{id}/events`); nil while it is off (404).
     public var history: (any EventHistoryStoring)?
+    /// The clock a history read's deadline (``historyDeadline``) runs on.
+    public var clock: any GatewayClock
+
+    /// Seconds a history read may take before the request is answered 503: a store that does
+    /// not answer must not hold HTTP requests (and their connections) for ever.
+    public static let historyDeadline = 10.0
 
     /// Creates the endpoints.
     public init(
         metrics: @escaping @Sendable () -> [UInt8], liveness: @escaping @Sendable () -> HealthReport,
-        readiness: @escaping @Sendable () -> HealthReport, fleet: FleetView, history: (any EventHistoryStoring)? = nil
+        readiness: @escaping @Sendable () -> HealthReport, fleet: FleetView, history: (any EventHistoryStoring)? = nil,
+        clock: any GatewayClock = SystemGatewayClock()
     ) {
+        self.clock = clock
         self.metrics = metrics
         self.liveness = liveness
         self.readiness = readiness

@@ -103,13 +103,13 @@ public struct HTTPService: Service {
                 })
         }
         router.get("api/devices/:id/events") { request, context in
-            await history(request, device: context.parameters.get("id") ?? "", store: endpoints.history)
+            await history(request, device: context.parameters.get("id") ?? "", store: endpoints.history, clock: endpoints.clock)
         }
         return router
     }
 
     /// A page of a device's event history, or why not (400, 404, 503), as JSON.
-    private static func history(_ request: Request, device: String, store: (any EventHistoryStoring)?) async -> Response {
+    private static func history(_ request: Request, device: String, store: (any EventHistoryStoring)?, clock: any GatewayClock) async -> Response {
         guard let store else { return problem(.notFound, "the event history is off (history.enabled, docs/history.md)") }
         let query = request.uri.queryParameters
         switch EventHistoryRequest.parse(device: device, parameter: { query.get($0) }) {
@@ -117,7 +117,9 @@ public struct HTTPService: Service {
             return problem(.badRequest, error.message)
         case .success(let read):
             do {
-                let rows = try await store.events(of: read.device, family: read.family, from: read.from, to: read.to, after: read.after, limit: read.limit)
+                let rows = try await withStoreDeadline(HTTPEndpoints.historyDeadline, clock: clock) {
+                    try await store.events(of: read.device, family: read.family, from: read.from, to: read.to, after: read.after, limit: read.limit)
+                }
                 return Response(
                     status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: read.page(rows))))
             } catch {

@@ -90,6 +90,11 @@ final class RecorderRuntime: Sendable {
     /// server) holds the chunk for a retry instead of the worker's other devices.
     let storeDeadline = 2.0
 
+    /// Seconds one read of a recorder query may take: a store that does not answer gets the
+    /// requester a `storeUnavailable` error instead of holding the query task (and the queries
+    /// queued behind it) for ever.
+    let queryDeadline = 10.0
+
     /// A fresh per-worker tremor schedule with the configured grace and idle timeout.
     func makeSchedule() -> TremorMinuteSchedule {
         TremorMinuteSchedule(grace: configuration.tremorGrace, idleTimeout: configuration.tremorIdleTimeout)
@@ -287,7 +292,10 @@ final class RecorderRuntime: Sendable {
         var chunks = 0
         var count = 0
         while true {
-            let page = try await database.samples(of: query.device, from: query.from, to: query.to, after: cursor, limit: configuration.queryChunkSamples)
+            let (after, limit) = (cursor, configuration.queryChunkSamples)
+            let page = try await withStoreDeadline(queryDeadline, clock: clock) {
+                try await database.samples(of: query.device, from: query.from, to: query.to, after: after, limit: limit)
+            }
             guard let last = page.last else { break }
             try await reply(RecorderQueryResponse.samplesChunk(query, index: chunks, samples: page), chunks)
             chunks += 1
@@ -301,13 +309,14 @@ final class RecorderRuntime: Sendable {
     private func answerTremor(
         _ query: RecorderQuery, _ database: any RecorderStoring, _ reply: ([UInt8], Int?) async throws -> Void
     ) async throws -> (chunks: Int, count: Int) {
-        let minutes = try await database.minutesWithData(
-            of: query.device, from: TremorMinuteSchedule.minute(containing: query.from), before: query.to)
+        let minutes = try await withStoreDeadline(queryDeadline, clock: clock) {
+            try await database.minutesWithData(of: query.device, from: TremorMinuteSchedule.minute(containing: query.from), before: query.to)
+        }
         var chunks = 0
         for group in stride(from: 0, to: minutes.count, by: Self.tremorResultsPerChunk) {
             var results: [TremorResult] = []
             for minute in minutes[group..<min(group + Self.tremorResultsPerChunk, minutes.count)] {
-                let samples = try await database.samples(of: query.device, from: minute, before: minute + 60)
+                let samples = try await withStoreDeadline(queryDeadline, clock: clock) { try await database.samples(of: query.device, from: minute, before: minute + 60) }
                 results.append(analyzer.analyze(samples: samples, from: minute, to: minute + 60))
             }
             let payload = RecorderQueryResponse.chunk(query, index: chunks) { writer in
