@@ -25,7 +25,7 @@ import Testing
             responseTopic: RecorderReplyCheck.replyPrefix(for: "app") + "/answers", correlationData: Array("q1".utf8), receivedAt: 1_800_000_000)
         let sent = LockedState<[MQTTMessage]>([])
         let answering = Task { await runtime.answer(request) { message, _ in sent.withLock { $0.append(message) } } }
-        let asleep = ContinuousClock.now + .seconds(20)
+        let asleep = ContinuousClock.now + .seconds(60)  // generous: parallel suites on two cores can keep new tasks waiting for seconds
         while store.reads == 0 || clock.sleepers == 0 {
             guard ContinuousClock.now < asleep else {
                 Issue.record("the read never reached the store")

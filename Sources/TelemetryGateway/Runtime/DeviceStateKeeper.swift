@@ -21,12 +21,9 @@ import TelemetryCore
 /// at its first frame), and a context frame's effect is written at the end of the worker's batch.
 struct DeviceStateKeeper {
     private let shard: Int
-    private let store: (any DeviceSnapshotStoring)?
-    /// The store's configuration key, as logs and `/readyz` name it (`state.path` or `store.url`).
-    private let storeKey: String
+    /// The store, each call bounded; nil without one (memory only).
+    private var storage: SnapshotStorage?
     private let metrics: DeviceStateMetrics
-    /// Where the store's write failures show (`/readyz`).
-    private let health: RuntimeHealth
     private let logger: Logger
     private let settings: GatewayConfiguration.DeviceState
     /// This shard's share of `state.maxResidentDevices`.
@@ -55,14 +52,6 @@ struct DeviceStateKeeper {
     /// Devices whose latest snapshot is not stored (its write failed): written again with the
     /// next snapshots, and kept in memory until then.
     private(set) var unsaved: Set<DeviceID> = []
-    /// The last write failed: until one succeeds, writes only probe the store (``probeDeadline``)
-    /// on snapshot ticks, and context frames wait for them, so a store that is down costs the
-    /// shard's frames a fraction of a second per `state.snapshotInterval`, not seconds per batch.
-    private var storeFailing = false
-    /// One write failure logged per interval, however many ticks fail.
-    private let failureLog: RateLimitedLog
-    /// Where store deadlines and the log's rate count time.
-    private let clock: any GatewayClock
     private var nextIdleScan = 0.0
     /// When the next snapshot write is due, on the monotonic clock (it releases held journal
     /// records, so a step of the wall clock must not delay it); nil until the first tick, which
@@ -80,24 +69,20 @@ struct DeviceStateKeeper {
     ) {
         self.shared = shared
         self.retained = retained
-        self.clock = clock
-        failureLog = RateLimitedLog(interval: 30, clock: clock)
-        self.storeKey = storeKey
         self.shard = shard
-        self.store = store
+        storage = store.map { SnapshotStorage(store: $0, key: storeKey, metrics: metrics, health: health, clock: clock, logger: logger) }
         self.metrics = metrics
-        self.health = health
         self.logger = logger
         self.settings = settings
         residentShare = max(1, settings.maximumResidentDevices / shardCount)
     }
 
     /// Whether frames are held for snapshots (a store is configured).
-    var isDurable: Bool { store != nil }
+    var isDurable: Bool { storage != nil }
 
     /// Learns which of this shard's devices have a stored snapshot.
     mutating func load(router: ShardRouter) async {
-        guard let store else { return }
+        guard let storage else { return }
         // Shared, no device list: each device not in memory is looked up at its first frame.
         guard !shared else {
             listUnknown = true
@@ -105,25 +90,23 @@ struct DeviceStateKeeper {
         }
         self.router = router
         do {
-            dormant = Set(try await withStoreDeadline(Self.saveDeadline, clock: clock) { try await store.devices() }.filter { router.shard(forRoutingKey: $0.rawValue) == shard })
+            dormant = Set(try await storage.devices().filter { router.shard(forRoutingKey: $0.rawValue) == shard })
             if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
         } catch {
             listUnknown = true
-            metrics.storeFailures.increment()
-            health.recordStore(storeKey, error: "\(error)", decidesReadiness: storeKey == "store.url")
+            storage.readFailed(error)
             logger.error(
-                "\(storeKey): cannot read the device state store \(store.location): \(error); each device's first frame asks it for the device's snapshot until it answers")
+                "\(storage.key): cannot read the device state store \(storage.store.location): \(error); each device's first frame asks it for the device's snapshot until it answers")
         }
     }
 
     /// Lists the stored devices again after a failed listing (on snapshot ticks): devices not in
     /// memory yet become dormant, restored at their first frame as usual.
     private mutating func relist(_ processor: FrameProcessor) async {
-        guard listUnknown, !shared, let store, let router else { return }
-        guard let stored = try? await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.devices() }) else { return }
+        guard listUnknown, !shared, let storage, let router, let stored = try? await storage.devices() else { return }
         listUnknown = false
         dormant = Set(stored.filter { router.shard(forRoutingKey: $0.rawValue) == shard && !processor.isResident($0) })
-        logger.notice("\(storeKey): the device state store answers again; \(dormant.count) devices of shard \(shard) have stored state")
+        logger.notice("\(storage.key): the device state store answers again; \(dormant.count) devices of shard \(shard) have stored state")
     }
 
     /// Restores a device from the store if it has a snapshot and no state in memory; returns
@@ -131,12 +114,12 @@ struct DeviceStateKeeper {
     /// under the journal sequence to acknowledge them with (they stay with the device's
     /// snapshots until acknowledged this time).
     mutating func restoreIfDormant(_ device: DeviceID, into processor: inout FrameProcessor) async -> (sequence: UInt64, messages: [OutboundMessage])? {
-        guard let store else { return nil }
+        guard let storage else { return nil }
         // Listed as stored, or (the listing failed) not seen in memory yet: ask the store.
         guard dormant.remove(device) != nil || (listUnknown && !processor.isResident(device)) else { return nil }
         let snapshot: DeviceSnapshot
         do {
-            guard let stored = try await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.snapshot(of: device) }) else { return nil }
+            guard let stored = try await storage.snapshot(of: device) else { return nil }
             snapshot = stored
         } catch {
             metrics.restoreDiscarded.increment()
@@ -174,7 +157,7 @@ struct DeviceStateKeeper {
     /// upload of a device another instance holds); the caller forgets the device after. Without
     /// a readable snapshot the frame is judged as a new device's.
     func restoreForJudging(_ device: DeviceID, into processor: inout FrameProcessor) async {
-        guard let store, let snapshot = try? await withStoreDeadline(Self.saveDeadline, clock: clock, { try await store.snapshot(of: device) }) else { return }
+        guard let snapshot = try? await storage?.snapshot(of: device) else { return }
         _ = processor.restore(snapshot, of: device)
     }
 
@@ -206,7 +189,7 @@ struct DeviceStateKeeper {
     /// written again with the next tick's changes, as before.
     mutating func persistContext(_ processor: FrameProcessor) async {
         guard !contextDirty.isEmpty else { return }
-        guard !storeFailing else {
+        guard storage?.failing != true else {
             // The next tick's probe writes them with the rest.
             unsaved.formUnion(contextDirty.filter { processor.isResident($0) })
             contextDirty.removeAll(keepingCapacity: true)
@@ -274,7 +257,7 @@ struct DeviceStateKeeper {
         }
         // In slices, so a storm of changed devices never holds all their snapshots at once.
         var start = 0
-        while store != nil, start < changed.count {
+        while storage != nil, start < changed.count {
             let slice = changed[start..<min(start + Self.snapshotsPerWrite, changed.count)]
             start += Self.snapshotsPerWrite
             // A failed slice: the rest waits for the next tick rather than a deadline each.
@@ -297,42 +280,20 @@ struct DeviceStateKeeper {
             })
     }
 
-    /// Seconds one snapshot write may take before it counts as failed (and is written again).
-    private static let saveDeadline = 5.0
-
-    /// Seconds a write may take while the store is failing (``storeFailing``).
-    private static let probeDeadline = 0.5
-
     /// The most snapshots written in one transaction.
     private static let snapshotsPerWrite = 500
 
     /// Stores snapshots; returns whether they are stored (true without a store: nothing to keep).
-    /// Clustered, the store writes only those of partitions this instance still holds.
+    /// A device whose write failed stays unsaved: in memory, written again with the next tick.
     @discardableResult
     private mutating func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async -> Bool {
-        guard let store, !snapshots.isEmpty else { return true }
-        do {
-            // Bounded, so a store that does not answer holds up this shard's frames for seconds, not for ever.
-            try await withStoreDeadline(storeFailing ? Self.probeDeadline : Self.saveDeadline, clock: clock) { try await store.save(snapshots) }
-            storeFailing = false
-            metrics.snapshotsWritten.increment(by: snapshots.count)
-            for (device, _) in snapshots { unsaved.remove(device) }
-            health.recordStore(storeKey, error: nil, decidesReadiness: storeKey == "store.url")
-            return true
-        } catch {
-            // Held frames are let go anyway: holding them would fill the journal. The devices
-            // stay in memory (never evicted unsaved) and are written again with the next tick.
-            metrics.storeFailures.increment()
-            storeFailing = true
-            for (device, _) in snapshots { unsaved.insert(device) }
-            health.recordStore(storeKey, error: "\(error)", decidesReadiness: storeKey == "store.url")
-            if failureLog.shouldLog() {
-                logger.error(
-                    "\(storeKey): cannot write \(snapshots.count) device snapshots to \(store.location): \(error); retrying every state.snapshotInterval, \(unsaved.count) devices of shard \(shard) unsaved (gateway_device_state_failures_total, /readyz)"
-                )
-            }
-            return false
+        guard var writer = storage, !snapshots.isEmpty else { return true }
+        let stored = await writer.save(snapshots, unsaved: "\(unsaved.union(snapshots.map(\.device)).count) devices of shard \(shard)")
+        storage = writer
+        for (device, _) in snapshots {
+            if stored { unsaved.remove(device) } else { unsaved.insert(device) }
         }
+        return stored
     }
 
     /// Evicts idle devices (every few seconds) and, beyond this shard's share of the resident
@@ -354,7 +315,7 @@ struct DeviceStateKeeper {
             for (device, snapshot) in snapshots {
                 _ = processor.evict(device)
                 if snapshot.lastSeen < cutoff { metrics.evictedIdle.increment() } else { metrics.evictedOverCapacity.increment() }
-                if store != nil { dormant.insert(device) }
+                if storage != nil { dormant.insert(device) }
             }
         }
     }

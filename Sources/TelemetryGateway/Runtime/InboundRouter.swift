@@ -17,10 +17,8 @@ final class InboundRouter: Sendable {
     private let shards: ShardRouter
     /// How long a full queue may block the network thread (`pipeline.maxHandoffWait`).
     private let maximumHandoffWait: Double
-    /// The inbound journal; nil when `journal.path` is null.
-    private let journal: InboundJournal?
-    /// How long a full journal may block the network thread (`journal.maxWait`).
-    private let journalMaximumWait: Double
+    /// Appends to the inbound journal; nil when `journal.path` is null.
+    private let journal: JournalAppender?
     /// Admits recorder queries into `queries` (or refuses them at once).
     private let recorder: RecorderRuntime
     private let queries: HandoffQueue<RecorderRequest>
@@ -48,8 +46,7 @@ final class InboundRouter: Sendable {
         self.queues = queues
         shards = ShardRouter(shardCount: queues.count)
         self.maximumHandoffWait = maximumHandoffWait
-        self.journal = journal
-        self.journalMaximumWait = journalMaximumWait
+        self.journal = journal.map { JournalAppender(journal: $0, maximumWait: journalMaximumWait, metrics: metrics, clock: clock, logger: logger) }
         self.recorder = recorder
         self.queries = queries
         self.metrics = metrics
@@ -104,7 +101,7 @@ final class InboundRouter: Sendable {
         case .none:
             ownershipMetrics.framesNotOwned.increment()
             return
-        case .owner: ticket = journal(record, shard: shard)
+        case .owner: ticket = journal?.append(record, shard: shard)
         case .warming:
             ownershipMetrics.framesShadowed.increment()
             ticket = nil
@@ -133,43 +130,10 @@ final class InboundRouter: Sendable {
                 return
             }
             ownershipMetrics.framesNotOwned.increment()
-            journal?.release(ticket)
+            journal?.journal.release(ticket)
             return
         }
         route(record, ticket: ticket, role: nil)
-    }
-
-    /// Journals a record bound for `shard`'s worker; nil when it goes on unjournaled (counted).
-    private func journal(_ record: JournalRecord, shard: Int) -> JournalTicket? {
-        guard let journal else { return nil }
-        switch journal.append(record, shard: shard, maxWait: journalMaximumWait) {
-        case .stored(let ticket, let waited):
-            if waited > 0 { metrics.journalWaitSeconds.increment(by: waited) }
-            return ticket
-        case .full(let waited):
-            bypassJournal(
-                waited: waited, level: .warning,
-                because: "the journal stayed full for journal.maxWait (journal.sizeBytes \(journal.capacity)); it is bypassed without waiting until it is at most half full")
-            return nil
-        case .bypassed:
-            bypassJournal(waited: 0, level: .warning, because: "the journal is bypassed until it is at most half full (journal.sizeBytes \(journal.capacity))")
-            return nil
-        case .failed(let waited, let reason):
-            bypassJournal(waited: waited, level: .error, because: "cannot write the journal \(journal.path): \(reason)")
-            return nil
-        case .closed:
-            return nil
-        }
-    }
-
-    /// Counts a frame that goes on without its journal record, and says why (rate-limited).
-    private func bypassJournal(waited: Double, level: Logger.Level, because reason: @autoclosure () -> String) {
-        metrics.journalWaitSeconds.increment(by: waited)
-        metrics.journalBypassed.increment()
-        if overload.shouldLog() {
-            logger.log(
-                level: level, "\(reason()); frames go on unjournaled and would not survive a crash (see gateway_journal_bypassed_total)")
-        }
     }
 
     /// The device level of `topic`, whose shard and partition its frames go by. Commands under

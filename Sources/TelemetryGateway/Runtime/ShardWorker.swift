@@ -44,8 +44,8 @@ struct ShardWorker {
     private var deviceStates: DeviceStateKeeper
     /// Which devices belong to which shard (to find this shard's stored devices).
     private let router: ShardRouter
-    /// Recorder chunks whose store write failed, retried on ticks.
-    private var recorderRetries: RecorderRetryQueue
+    /// This shard's recorder chunks and tremor minutes.
+    private var recorder: ShardRecorder
 
     /// A worker for `shard` of `shardCount`, taking its items from `queue`.
     init(shard: Int, shardCount: Int, queue: HandoffQueue<WorkItem>, deviceStates: DeviceStateKeeper, dependencies: Dependencies) {
@@ -54,19 +54,14 @@ struct ShardWorker {
         self.deviceStates = deviceStates
         self.dependencies = dependencies
         router = ShardRouter(shardCount: shardCount)
-        recorderRetries = RecorderRetryQueue(maximumBytes: Self.heldRecorderBytes / max(1, shardCount))
+        recorder = ShardRecorder(runtime: dependencies.recorder, shardCount: shardCount, clock: dependencies.clock, logger: dependencies.logger)
     }
-
-    /// The bytes of recorder chunks all shards together hold for a failing store.
-    static let heldRecorderBytes = 64 << 20
 
     /// Runs until the queue is closed and empty, or the task is cancelled (drain deadline): then
     /// the frames not yet processed are counted and stay in the journal for the next start.
     mutating func run() async {
         var processor = FrameProcessor(configuration: dependencies.processor)
         await deviceStates.load(router: router)
-        // The tremor minutes of this shard's devices: owned here, like their derivation state.
-        var tremorSchedule = dependencies.recorder.makeSchedule()
         let health = dependencies.operations.health
         while let batch = await queue.next() {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
@@ -80,16 +75,19 @@ struct ShardWorker {
                 }
                 switch item {
                 case .frame(let frame, let ticket, let role):
-                    await process(frame, ticket: ticket, receivedAs: role, processor: &processor, schedule: &tremorSchedule)
+                    await process(frame, ticket: ticket, receivedAs: role, processor: &processor)
                 case .replayed(let frame, let ticket):
-                    await process(frame, ticket: ticket, receivedAs: nil, processor: &processor, schedule: &tremorSchedule)
+                    await process(frame, ticket: ticket, receivedAs: nil, processor: &processor)
                 case .replayedUpload(let frame, let ticket):
-                    await storeReplayedUpload(frame, ticket: ticket, processor: &processor, schedule: &tremorSchedule)
+                    await storeReplayedUpload(frame, ticket: ticket, processor: &processor)
                 case .tick(let now, let instant):
                     await flush(dependencies.ownership.visible(processor.flush(now: now)), at: now)
                     await deviceStates.persist(&processor, now: now, at: instant)
-                    await retryRecorder(at: instant, schedule: &tremorSchedule)
-                    await flush(dependencies.ownership.visible(await dependencies.recorder.tick(now: now, schedule: &tremorSchedule)), at: now)
+                    for stored in await recorder.retry(at: instant) {
+                        await flush(dependencies.ownership.visible(stored.messages), at: stored.receivedAt)
+                        stored.countdown?.partDone()
+                    }
+                    await flush(dependencies.ownership.visible(await recorder.tick(now: now)), at: now)
                 case .resetPose(let device, let receivedAt, let retained, let ticket):
                     let reset = processor.resetHeadphonePose(of: device, at: receivedAt, retained: retained)
                     if reset { dependencies.logger.debug("reset the head pose reference of \(device)") }
@@ -164,7 +162,7 @@ struct ShardWorker {
 
     /// Processes a frame; `role` is its device's role when it arrived (nil for a replayed one).
     private mutating func process(
-        _ frame: InboundFrame, ticket: JournalTicket?, receivedAs role: DeviceRole?, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule
+        _ frame: InboundFrame, ticket: JournalTicket?, receivedAs role: DeviceRole?, processor: inout FrameProcessor
     ) async {
         let topic = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic)
         if case .device(let device, _) = topic {
@@ -174,21 +172,20 @@ struct ShardWorker {
         }
         // Export on: the frame's span, whose context its messages carry instead of the frame's.
         guard let span = dependencies.tracing?.begin(frame, topic: topic) else {
-            await apply(frame, topic: topic, ticket: ticket, receivedAs: role, span: nil, processor: &processor, schedule: &schedule)
+            await apply(frame, topic: topic, ticket: ticket, receivedAs: role, span: nil, processor: &processor)
             return
         }
         // The span is the task's current context meanwhile, so what is logged for the frame
         // carries its trace_id and span_id (JSONLogHandler.spanMetadata).
         await ServiceContext.$current.withValue(span.span.context) {
-            await apply(frame, topic: topic, ticket: ticket, receivedAs: role, span: span, processor: &processor, schedule: &schedule)
+            await apply(frame, topic: topic, ticket: ticket, receivedAs: role, span: span, processor: &processor)
         }
     }
 
     /// Processes a frame whose device (if any) may be processed here, publishes its outputs
     /// and sets up the release of its journal record.
     private mutating func apply(
-        _ frame: InboundFrame, topic: InboundTopic, ticket: JournalTicket?, receivedAs role: DeviceRole?, span: FrameSpan?, processor: inout FrameProcessor,
-        schedule: inout TremorMinuteSchedule
+        _ frame: InboundFrame, topic: InboundTopic, ticket: JournalTicket?, receivedAs role: DeviceRole?, span: FrameSpan?, processor: inout FrameProcessor
     ) async {
         var routed = frame
         routed.parsedTopic = topic
@@ -203,9 +200,7 @@ struct ShardWorker {
         if case .recorderAccelerometer(let chunk)? = result.frame, case .device(let device, _) = topic {
             // Stored before the frame is counted, so a query after the count sees it. Behind
             // held chunks, or when the store fails, it is held too (retried on ticks).
-            if recorderRetries.isEmpty,
-                let tremor = await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule)
-            {
+            if let tremor = await recorder.store(chunk, device: device, receivedAt: frame.receivedAt) {
                 messages += tremor.map { $0.carrying(routed.traceParent) }
             } else {
                 heldChunk = chunk
@@ -222,7 +217,7 @@ struct ShardWorker {
         let countdown = ticket.map { ticket in ReleaseCountdown(parts: parts) { journal?.release(ticket) } }
         if snapshotted, let countdown { deviceStates.holdUntilSnapshot(countdown) }
         if let heldChunk, case .device(let device, _) = topic {
-            hold(.init(chunk: heldChunk, device: device, receivedAt: frame.receivedAt, traceParent: routed.traceParent, countdown: countdown))
+            recorder.hold(.init(chunk: heldChunk, device: device, receivedAt: frame.receivedAt, traceParent: routed.traceParent, countdown: countdown))
         }
         var outputs: ReleaseCountdown?
         if let countdown, let ticket {
@@ -263,7 +258,7 @@ struct ShardWorker {
     /// already), judged against the device's stored state (its access and authorization), and
     /// nothing is published (the holder publishes for the device). Its record is let go once
     /// stored, or held with it for a retry like any chunk.
-    private mutating func storeReplayedUpload(_ frame: InboundFrame, ticket: JournalTicket, processor: inout FrameProcessor, schedule: inout TremorMinuteSchedule) async {
+    private mutating func storeReplayedUpload(_ frame: InboundFrame, ticket: JournalTicket, processor: inout FrameProcessor) async {
         guard case .device(let device, _) = dependencies.scheme.parseInbound(frame.topic) else { return }
         let resident = processor.isResident(device)
         if !resident { await deviceStates.restoreForJudging(device, into: &processor) }
@@ -275,42 +270,10 @@ struct ShardWorker {
             countdown.partDone()
             return
         }
-        if recorderRetries.isEmpty, await dependencies.recorder.store(chunk, device: device, receivedAt: frame.receivedAt, schedule: &schedule) != nil {
+        if await recorder.store(chunk, device: device, receivedAt: frame.receivedAt) != nil {
             countdown.partDone()
         } else {
-            hold(.init(chunk: chunk, device: device, receivedAt: frame.receivedAt, traceParent: frame.traceParent, countdown: countdown))
-        }
-    }
-
-    /// Holds a recorder chunk for a retry; a chunk let go beyond the held bytes' bound keeps its
-    /// journal record (its countdown never completes) for the next start.
-    private mutating func hold(_ chunk: RecorderRetryQueue.Held) {
-        let metrics = dependencies.recorder.metrics
-        metrics.heldChunks.increment()
-        for dropped in recorderRetries.hold(chunk, at: dependencies.clock.monotonicNow()) {
-            metrics.heldChunks.decrement()
-            metrics.chunksLeftInJournal.increment()
-            dependencies.logger.warning(
-                "recorder chunk of \(dropped.device) let go of after \(recorderRetries.maximumBytes) bytes held for the failing store; \(dropped.countdown == nil ? "without a journal record it is lost" : "its journal record is replayed at the next start") (gateway_recorder_chunks_left_in_journal_total)"
-            )
-        }
-    }
-
-    /// Stores held recorder chunks again, oldest first, once their retry is due; stops at the
-    /// first failure. A stored chunk's journal record is let go and its tremor minutes published.
-    private mutating func retryRecorder(at instant: SuspendingClock.Instant, schedule: inout TremorMinuteSchedule) async {
-        guard recorderRetries.isDue(at: instant) else { return }
-        let recorder = dependencies.recorder
-        while let next = recorderRetries.first {
-            recorder.metrics.storeRetries.increment()
-            guard let tremor = await recorder.store(next.chunk, device: next.device, receivedAt: next.receivedAt, schedule: &schedule) else {
-                recorderRetries.failed(at: instant)
-                return
-            }
-            recorderRetries.storedFirst()
-            recorder.metrics.heldChunks.decrement()
-            await flush(dependencies.ownership.visible(tremor.map { $0.carrying(next.traceParent) }), at: next.receivedAt)
-            next.countdown?.partDone()
+            recorder.hold(.init(chunk: chunk, device: device, receivedAt: frame.receivedAt, traceParent: frame.traceParent, countdown: countdown))
         }
     }
 
