@@ -101,6 +101,15 @@ def total(latest, name):
     return sum(m.get(name, 0) for m in latest.values())
 
 
+def gateway_command(binaries, broker, name, store_url, journal):
+    """A partitioned instance `name` on `store_url`: the shipped configuration with metrics every
+    0.5 s, HTTP off and no device registry."""
+    return [os.path.join(binaries, "wearable-gateway"), "run", "--broker", broker,
+            "--set", "metrics.publishInterval=0.5", "--set", "registry.file=null", "--set", "http.listen=off",
+            "--set", "cluster.mode=partitioned", "--set", f"cluster.instance={name}",
+            "--set", "store.backend=postgres", "--set", f"store.url={store_url}", "--set", f"journal.path={journal}"]
+
+
 def make_database(server_url, name):
     """Creates database `name` on the server of `server_url` (psql); returns its store.url."""
     subprocess.run(["psql", server_url, "-q", "-v", "ON_ERROR_STOP=1", "-c", f"CREATE DATABASE {name}"], check=True, timeout=60,
@@ -137,11 +146,7 @@ def run(count, args, logs, deadline):
         follower = InstanceMetrics(port)
         gateways = {}
         for name in names:
-            command = [os.path.join(args.bin, "wearable-gateway"), "run", "--broker", broker,
-                       "--set", "metrics.publishInterval=0.5", "--set", "registry.file=null", "--set", "http.listen=off",
-                       "--set", "cluster.mode=partitioned", "--set", f"cluster.instance={name}",
-                       "--set", "store.backend=postgres", "--set", f"store.url={store_url}",
-                       "--set", f"journal.path={os.path.join(run_logs, 'journal.bin')}"]
+            command = gateway_command(args.bin, broker, name, store_url, os.path.join(run_logs, f"{name}-journal.bin"))
             gateway = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
                                        stderr=open(os.path.join(run_logs, f"{name}.log"), "w"))
             started.append(gateway)
