@@ -200,6 +200,14 @@ def main():
         # Its devices subscribed by the survivors (its own retained metrics are left out).
         resubscribed = follower.wait(all_subscribed(survivors), min(120, remaining()))
         resubscribed_at = time.monotonic() if resubscribed else None
+        if not resubscribed:
+            for name in survivors:
+                m = follower.latest.get(name, {})
+                print(f"{name}: {m.get('gateway_cluster_device_subscriptions', 0):.0f} device subscriptions, "
+                      f"{m.get('gateway_cluster_subscriptions_pending', 0):.0f} pending, "
+                      f"{m.get('gateway_cluster_listing_failures_total', 0):.0f} listing failures", flush=True)
+            stored = sql(store_url, "SELECT count(*) FROM device_state")[0]
+            print(f"device_state rows: {stored}", flush=True)
         store_after = store_counters(store_url)
         window = (resubscribed_at or time.monotonic()) - killed_at
         changes = int(sql(store_url, "SELECT sum(epoch) FROM ownership_partition")[0]) - epochs

@@ -12,7 +12,11 @@ import Locking
 ///   `warmup` seconds and then accepts it by compare-and-set, under the next epoch;
 /// - the holder's own deadline is the send time of its last successful heartbeat + `ttl` −
 ///   `margin` on the monotonic clock; past it the holder keeps its roles (it cannot tell a store
-///   outage from a cut) and says so (``isPastDeadline(at:)``).
+///   outage from a cut) and says so (``isPastDeadline(at:)``);
+/// - back from such a gap, the holder takes no expired partition another instance held (and did
+///   not give up) for one `ttl` (``quietUntil``): after a full store outage every lease and instance row ran out at
+///   once, and the first instance back would otherwise see itself alone and take everything
+///   from the others before their next heartbeats renew their own.
 public struct LeaseHolder: Sendable {
     /// The timing of the leases.
     public struct Timing: Sendable, Equatable {
@@ -60,6 +64,9 @@ public struct LeaseHolder: Sendable {
     public private(set) var warming: [Int: SuspendingClock.Instant] = [:]
     /// The end of the holder's own lease on its clock; nil before the first heartbeat.
     public private(set) var deadline: SuspendingClock.Instant?
+    /// Back from a heartbeat gap past its deadline: until then it takes no expired partition
+    /// another instance held (they renew theirs meanwhile); nil when there was no gap.
+    public private(set) var quietUntil: SuspendingClock.Instant?
 
     /// A holder holding nothing.
     public init(member: LeaseMember, partitions: OwnershipPartitions, timing: Timing) {
@@ -75,11 +82,14 @@ public struct LeaseHolder: Sendable {
         return now >= deadline
     }
 
-    /// The answer to a heartbeat sent at `sentAt`: the partitions the store says this run holds.
+    /// The answer, at `answeredAt`, to a heartbeat sent at `sentAt`: the partitions the store says
+    /// this run holds. An answer that comes past the deadline ends a gap (the heartbeat may have
+    /// been sent before the deadline and waited for the store): ``quietUntil`` begins.
     /// A held partition missing from it was taken by another instance (a cut long enough for
     /// the lease to run out); one it holds without knowing is an accept or take whose answer
     /// was lost.
-    public mutating func renewed(_ leases: [Int: Int64], sentAt: SuspendingClock.Instant) -> [OwnershipChange] {
+    public mutating func renewed(_ leases: [Int: Int64], sentAt: SuspendingClock.Instant, answeredAt: SuspendingClock.Instant) -> [OwnershipChange] {
+        if let deadline, answeredAt >= deadline { quietUntil = answeredAt + .roundedSeconds(timing.ttl) }
         deadline = sentAt + .roundedSeconds(timing.ttl - timing.margin)
         var changes: [OwnershipChange] = []
         for partition in held.keys.sorted() where leases[partition] != held[partition] {
@@ -119,6 +129,9 @@ public struct LeaseHolder: Sendable {
                 continue
             }
             guard let lease, let owner = lease.owner, !lease.expired, owner != member.name || lease.incarnation == member.incarnation else {
+                // Another instance's lease that ran out (not one it gave up) waits while quiet.
+                let othersExpired = lease.map { !$0.released && $0.owner != nil && $0.owner != member.name } ?? false
+                if othersExpired, let quietUntil, now < quietUntil { continue }
                 plan.take.append(partition)
                 continue
             }

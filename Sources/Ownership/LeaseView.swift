@@ -14,15 +14,18 @@ public struct LeaseView: Sendable, Equatable {
         public var expired: Bool
         /// The instance it is offered to (a hand-over in progress), if any.
         public var offeredTo: String?
+        /// Whether its holder gave it up (a graceful stop): expired, and nobody will renew it.
+        public var released: Bool
 
         /// A lease.
-        public init(partition: Int, owner: String?, incarnation: String?, epoch: Int64, expired: Bool, offeredTo: String? = nil) {
+        public init(partition: Int, owner: String?, incarnation: String?, epoch: Int64, expired: Bool, offeredTo: String? = nil, released: Bool = false) {
             self.partition = partition
             self.owner = owner
             self.incarnation = incarnation
             self.epoch = epoch
             self.expired = expired
             self.offeredTo = offeredTo
+            self.released = released
         }
     }
 

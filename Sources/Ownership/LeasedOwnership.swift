@@ -148,7 +148,8 @@ public final class LeasedOwnership: OwnershipPort {
         let sentAt = clock.monotonicNow()
         do {
             let renewed = try await store.heartbeat(member, ttl: timing.ttl)
-            apply { $0.renewed(renewed, sentAt: sentAt) }
+            let answeredAt = clock.monotonicNow()
+            apply { $0.renewed(renewed, sentAt: sentAt, answeredAt: answeredAt) }
             state.withLock { $0.failedHeartbeats = 0 }
             let view = try await store.view()
             state.withLock { state in

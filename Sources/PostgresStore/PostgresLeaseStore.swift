@@ -45,19 +45,20 @@ public final class PostgresLeaseStore: LeaseStoring {
     public func view() async throws -> LeaseView {
         try await store.withConnection { connection in
             var view = LeaseView(instances: [:], leases: [:])
-            for try await (kind, name, incarnation, epoch, flag, offeredTo, partition) in try await connection.query(
+            for try await (kind, name, incarnation, epoch, flag, offeredTo, partition, released) in try await connection.query(
                 """
                 WITH t AS (SELECT clock_timestamp() AS now)
-                SELECT 'i', name, NULL::text, 0::int8, draining, NULL::text, -1 FROM gateway_instance, t WHERE expires_at > t.now
+                SELECT 'i', name, NULL::text, 0::int8, draining, NULL::text, -1, false FROM gateway_instance, t WHERE expires_at > t.now
                 UNION ALL
-                SELECT 'p', owner, incarnation, epoch, expires_at <= t.now, offered_to, partition FROM ownership_partition, t
+                SELECT 'p', owner, incarnation, epoch, expires_at <= t.now, offered_to, partition, expires_at = '-infinity' FROM ownership_partition, t
                 """, logger: store.logger
-            ).decode((String, String?, String?, Int64, Bool, String?, Int32).self) {
+            ).decode((String, String?, String?, Int64, Bool, String?, Int32, Bool).self) {
                 if kind == "i", let name {
                     view.instances[name] = flag
                 } else {
                     view.leases[Int(partition)] = LeaseView.Lease(
-                        partition: Int(partition), owner: name, incarnation: incarnation, epoch: epoch, expired: flag, offeredTo: offeredTo)
+                        partition: Int(partition), owner: name, incarnation: incarnation, epoch: epoch, expired: flag, offeredTo: offeredTo,
+                        released: released)
                 }
             }
             return view

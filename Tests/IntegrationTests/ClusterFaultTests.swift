@@ -95,6 +95,84 @@ struct ClusterFaultTests {
         await run.shutdown()
     }
 
+    @Test("PostgreSQL away from every instance for 8 s and one of them killed meanwhile: the others keep publishing their own watches; nobody takes the dead one's partitions until the store is back, then the others do and restore its watches from the store; every swing outside that window once")
+    func deathDuringStoreOutage() async throws {
+        let run = try await ClusterHarness.Run.start(swings: 14, storeBehindProxy: true)
+        let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
+        let proxy = try #require(run.storeProxy)
+        let victims = run.watches(of: "gw-b", among: run.names)
+        let survivors = ["gw-a", "gw-c"]
+        let (clockStart, playing) = run.play()
+        try await run.waitForSwings(of: victims, 15, "15 swings of gw-b's watches")
+        let outage = 8.0
+        proxy.cut(refusingFor: outage)
+        let cutAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        gateways[1].signal(SIGKILL)
+        _ = try await gateways[1].waitForExit(timeout: 10)
+        // Past their deadlines the survivors keep publishing, and say so.
+        try await collector.wait(timeout: 10, "both survivors past their deadline") { messages in
+            survivors.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 1 }
+        }
+        let pastDeadlineAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        #expect(
+            survivors.allSatisfy { ClusterHarness.metric(collector.messages, $0, "gateway_cluster_partitions", labels: ["state": "held"]) == Double(ClusterHarness.share(of: $0, among: run.names)) },
+            "nothing moved while the store was away")
+        // Back: the survivors take gw-b's partitions (its leases ran out on the server's clock).
+        try await collector.wait(timeout: 30, "the survivors holding all 1,024 partitions") { messages in
+            survivors.map { ClusterHarness.metric(messages, $0, "gateway_cluster_partitions", labels: ["state": "held"]) ?? 0 }.reduce(0, +) == 1_024
+                && survivors.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 0 }
+        }
+        let takenAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        // At risk: gw-b's watches' swings from the kill until the survivors subscribed them after
+        // the store came back (what they sent meanwhile reached only gw-b's session).
+        let window = (cutAt - 3)...(takenAt + 3)
+        let atRisk: @Sendable (SwingFleetSession.Device, Int) -> Bool
+        do {
+            atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
+        } catch {
+            let tally = fleet.tally(collector.messages)
+            let missing = fleet.devices.flatMap { device in
+                device.expected.indices.filter { tally.count(device.id, $0) == 0 }.map { "\(device.id)#\($0)@\(device.sessionTime(device.expected[$0]))\(victims.contains(device.id) ? "(gw-b)" : "")" }
+            }
+            Issue.record("cut at \(cutAt) s, taken at \(takenAt) s; missing \(missing)")
+            throw error
+        }
+        // Nothing flapped when the store came back: every instance row and lease had run out, and
+        // a survivor back first saw itself alone (LeaseHolder.quietUntil keeps it from taking
+        // the other's partitions; without it one took them all and handed them back).
+        for name in survivors {
+            let lost = ClusterHarness.metric(collector.messages, name, "gateway_cluster_partition_changes_total", labels: ["change": "lost"]) ?? 0
+            #expect(lost == 0, "\(name) lost \(lost) partitions before it stopped")
+        }
+        try await ClusterHarness.stop([gateways[0], gateways[2]], collector: collector)
+
+        let messages = collector.messages
+        let tally = fleet.tally(messages)
+        #expect(tally.duplicates == 0, "\(tally)")
+        var lostInWindow = 0
+        var duringOutage = 0
+        for device in fleet.devices {
+            for index in device.expected.indices {
+                let start = device.sessionTime(device.expected[index])
+                if atRisk(device, index) {
+                    lostInWindow += tally.count(device.id, index) == 0 ? 1 : 0
+                } else {
+                    #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(start) s; cut and kill at \(cutAt) s, all taken at \(takenAt) s")
+                    if !victims.contains(device.id), start > cutAt + 3, start < cutAt + outage { duringOutage += 1 }
+                }
+            }
+        }
+        #expect(duringOutage > 0, "the survivors' own watches swung while the store was away, and were published")
+        let afterReturn = fleet.devices.filter { victims.contains($0.id) }.map { device in
+            device.expected.indices.filter { device.sessionTime(device.expected[$0]) > takenAt + 3 }.count
+        }.reduce(0, +)
+        #expect(afterReturn > 0, "gw-b's watches swung after the take-over, published once each (their sessions came from the store)")
+        let restored = survivors.map { ClusterHarness.metric(messages, $0, "gateway_devices_restored_total") ?? 0 }.reduce(0, +)
+        #expect(restored >= Double(victims.count), "the survivors restored gw-b's \(victims.count) watches from the store: \(restored)")
+        print("cluster store outage: \(victims.count) watches of gw-b; store cut and gw-b killed at \(cutAt) s for \(outage) s; survivors past deadline by \(pastDeadlineAt) s; all partitions held at \(takenAt) s; \(duringOutage) of the survivors' swings during the outage; \(lostInWindow) of gw-b's lost in \(window); \(afterReturn) of gw-b's after; restored \(restored); \(tally)")
+        await run.shutdown()
+    }
+
     @Test("SIGSTOP of one instance past its lease, then SIGCONT: the others took its partitions; it publishes only until its first heartbeat after the thaw, under its old epoch, then joins again")
     func freezeAndThaw() async throws {
         // Past its deadline a holder keeps publishing (docs/scale-out.md, Ownership: the

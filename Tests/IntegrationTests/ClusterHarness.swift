@@ -1,4 +1,5 @@
 import BrokerTestSupport
+import Foundation
 import MQTTTransport
 import Ownership
 import PostgresStore
@@ -120,17 +121,30 @@ enum ClusterHarness {
         let fleet: SwingFleetSession
         var gateways: [GatewayProcess]
         let devices: MQTTClient
+        /// The loopback proxy every instance reaches PostgreSQL through (`storeBehindProxy`).
+        var storeProxy: TCPProxy? = nil
 
-        static func start(swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"], extra: [String] = []) async throws -> Run {
+        /// - Parameter storeBehindProxy: the instances reach the store through one ``TCPProxy``
+        ///   (``storeProxy``), so a test can cut them all off from it.
+        static func start(swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"], extra: [String] = [], storeBehindProxy: Bool = false) async throws -> Run {
             let broker = try await TestBroker.started()
-            let store = try await ClusterHarness.makeStore()
+            var store = try await ClusterHarness.makeStore()
+            var proxy: TCPProxy?
+            if storeBehindProxy {
+                var url = try #require(URLComponents(string: store))
+                proxy = try TCPProxy(upstreamPort: try #require(url.port))
+                url.port = proxy?.port
+                store = try #require(url.string)
+            }
             let (observer, collector) = try await ClusterHarness.observe(broker)
             let fleet = SwingFleetSession(count: 30, swings: swings)
             let gateways = try await ClusterHarness.start(names, on: broker, store: store, extra: extra)
             try await ClusterHarness.waitLive(collector, names, count: names.count)
             let devices = try await TestClients.connected(try TestClients.configuration(broker))
             try await fleet.begin(with: devices, availability: collector)
-            return Run(broker: broker, store: store, observer: observer, collector: collector, names: names, fleet: fleet, gateways: gateways, devices: devices)
+            return Run(
+                broker: broker, store: store, observer: observer, collector: collector, names: names, fleet: fleet, gateways: gateways, devices: devices,
+                storeProxy: proxy)
         }
 
         /// The watches whose partition `instance` holds among `instances`.
@@ -184,6 +198,7 @@ enum ClusterHarness {
         func shutdown() async {
             await devices.shutdown()
             await observer.shutdown()
+            storeProxy?.stop()
         }
     }
 }

@@ -101,12 +101,12 @@ struct LeaseHolderTests {
         #expect(!a.isPastDeadline(at: start))
         _ = a.took([0: 1, 1: 1, 2: 1])
         #expect(a.isPastDeadline(at: start), "holding leases without a heartbeat that reached the store")
-        let changes = a.renewed([0: 1, 2: 1, 5: 3], sentAt: start)
+        let changes = a.renewed([0: 1, 2: 1, 5: 3], sentAt: start, answeredAt: start)
         #expect(changes == [.lost(partition: 1), .gained(partition: 5, epoch: 3)])
         #expect(a.held == [0: 1, 2: 1, 5: 3])
         #expect(!a.isPastDeadline(at: start + seconds(7.99)))
         #expect(a.isPastDeadline(at: start + seconds(8)))
-        #expect(a.renewed([0: 1, 2: 1, 5: 3], sentAt: start + seconds(5)).isEmpty)
+        #expect(a.renewed([0: 1, 2: 1, 5: 3], sentAt: start + seconds(5), answeredAt: start + seconds(5)).isEmpty)
         #expect(!a.isPastDeadline(at: start + seconds(12.9)))
         #expect(a.left() == [.lost(partition: 0), .lost(partition: 2), .lost(partition: 5)])
         #expect(a.held.isEmpty)
@@ -121,5 +121,47 @@ struct LeaseHolderTests {
         let abandoned = b.plan(view(["gw-a": false, "gw-b": true], held), at: start + seconds(1))
         #expect(abandoned.changes == first.changes.map { if case .warming(let p) = $0 { .lost(partition: p) } else { $0 } })
         #expect(b.warming.isEmpty)
+    }
+
+    @Test("back from a heartbeat gap past its deadline: for one ttl it takes no expired partition of another instance (they renew theirs), then it does; without a gap it takes them at once")
+    func quietAfterAGap() {
+        var a = holder("gw-a")
+        let mine = PartitionAssignment(partitions: partitions, instances: ["gw-a", "gw-b"]).partitions(of: "gw-a")
+        _ = a.renewed([:], sentAt: start, answeredAt: start)
+        _ = a.took(Dictionary(uniqueKeysWithValues: mine.map { ($0, Int64(1)) }))
+        // A full store outage: the next answered heartbeat is sent past the deadline (8 s); every
+        // row ran out, gw-b's too, so gw-a sees itself alone.
+        let back = start + seconds(20)
+        _ = a.renewed(Dictionary(uniqueKeysWithValues: mine.map { ($0, Int64(1)) }), sentAt: back, answeredAt: back)
+        #expect(a.quietUntil == back + seconds(10))
+        let expired = partitions.all.map { lease($0, mine.contains($0) ? "gw-a" : "gw-b", epoch: 1, expired: true) }
+        let alone = view(["gw-a": false], expired)
+        #expect(a.plan(alone, at: back + seconds(0.5)).take.isEmpty, "gw-b's expired partitions wait while gw-b may renew them")
+        #expect(a.plan(alone, at: back + seconds(9.9)).take.isEmpty)
+        #expect(Set(a.plan(alone, at: back + seconds(10)).take) == Set(partitions.all).subtracting(mine), "gw-b did not come back: taken")
+        // Partitions gw-b gave up (a graceful stop) are taken at once, quiet or not.
+        var released = expired.map { lease in
+            var lease = lease
+            lease.released = lease.owner == "gw-b"
+            return lease
+        }
+        released.sort { $0.partition < $1.partition }
+        #expect(Set(a.plan(view(["gw-a": false], released), at: back + seconds(0.5)).take) == Set(partitions.all).subtracting(mine))
+        // A partition nobody held is taken at once, gap or not.
+        var c = holder("gw-c")
+        _ = c.renewed([:], sentAt: start, answeredAt: start)
+        _ = c.renewed([:], sentAt: start + seconds(20), answeredAt: start + seconds(20))
+        #expect(c.plan(view(["gw-c": false], []), at: start + seconds(20)).take == Array(partitions.all))
+        // No gap (heartbeats within the deadline): another's expired partition is taken at once.
+        var b = holder("gw-b")
+        _ = b.renewed([:], sentAt: start, answeredAt: start)
+        _ = b.renewed([:], sentAt: start + seconds(7.9), answeredAt: start + seconds(7.9))
+        #expect(b.quietUntil == nil)
+        // Sent before the deadline but answered past it (it waited for the store): a gap all the same.
+        var d = holder("gw-d")
+        _ = d.renewed([:], sentAt: start, answeredAt: start)
+        _ = d.renewed([:], sentAt: start + seconds(7), answeredAt: start + seconds(16))
+        #expect(d.quietUntil == start + seconds(26))
+        #expect(b.plan(view(["gw-b": false], partitions.all.map { lease($0, "gw-a", epoch: 1, expired: true) }), at: start + seconds(8)).take == Array(partitions.all))
     }
 }
