@@ -90,6 +90,20 @@ def publish_all(clients, messages):
     return sum(1 for info in infos if info.is_published())
 
 
+def report(follower, names, store_url):
+    """What each instance says of its partitions and subscriptions, and what the store holds (a wait failed)."""
+    for name in names:
+        m = follower.latest.get(name, {})
+        print(f"{name}: " + ", ".join(f"{key} {m.get(key, 0):.0f}" for key in (
+            "gateway_cluster_device_subscriptions", "gateway_cluster_subscriptions_pending", "gateway_cluster_partitions",
+            "gateway_cluster_partition_changes_total", "gateway_cluster_listing_failures_total", "gateway_cluster_heartbeats_failing",
+            "gateway_cluster_lease_past_deadline", "gateway_handoff_over_capacity_total", "gateway_messages_received_total",
+            "gateway_frames_processed_total", "gateway_cluster_frames_not_owned_total", "gateway_cluster_context_writes_total")), flush=True)
+    print("device_state rows: " + sql(store_url, "SELECT count(*) FROM device_state")[0]
+          + "; partitions by owner: " + " ".join(sql(store_url, "SELECT owner || '=' || count(*) FROM ownership_partition GROUP BY owner ORDER BY owner"))
+          + "; epochs above 1: " + sql(store_url, "SELECT count(*) FROM ownership_partition WHERE epoch > 1")[0], flush=True)
+
+
 HELLO = json.dumps({"model": "Apple Watch Series 9", "platform": "watchOS", "osVersion": "10.1", "app": "com.example.bench",
                     "authorization": "authorized", "wristLocation": "left", "crownOrientation": "right", "sequence": 1})
 
@@ -154,6 +168,7 @@ def main():
         published_in = time.monotonic() - begun
         if follower.wait(all_subscribed(names), min(300, remaining())) is None:
             count, pending = subscriptions(follower.latest, names)
+            report(follower, names, store_url)
             sys.exit(f"the instances subscribed {count:.0f} of {args.devices} devices ({pending:.0f} pending); logs in {logs}")
         subscribed_in = time.monotonic() - begun
         print(f"fleet: {acknowledged} hellos acknowledged in {published_in:.1f} s; every device subscribed after {subscribed_in:.1f} s", flush=True)
@@ -201,13 +216,7 @@ def main():
         resubscribed = follower.wait(all_subscribed(survivors), min(120, remaining()))
         resubscribed_at = time.monotonic() if resubscribed else None
         if not resubscribed:
-            for name in survivors:
-                m = follower.latest.get(name, {})
-                print(f"{name}: {m.get('gateway_cluster_device_subscriptions', 0):.0f} device subscriptions, "
-                      f"{m.get('gateway_cluster_subscriptions_pending', 0):.0f} pending, "
-                      f"{m.get('gateway_cluster_listing_failures_total', 0):.0f} listing failures", flush=True)
-            stored = sql(store_url, "SELECT count(*) FROM device_state")[0]
-            print(f"device_state rows: {stored}", flush=True)
+            report(follower, survivors, store_url)
         store_after = store_counters(store_url)
         window = (resubscribed_at or time.monotonic()) - killed_at
         changes = int(sql(store_url, "SELECT sum(epoch) FROM ownership_partition")[0]) - epochs
