@@ -126,8 +126,12 @@ public final class PostgresLeaseStore: LeaseStoring {
 
     /// Writes the snapshots whose partition `member` still holds under the epoch each carries, in
     /// one statement that locks those leases (`FOR SHARE`): a hand-over or take-over of the
-    /// partition waits for the write, or the write finds the new epoch and writes nothing.
-    /// - Returns: the devices written.
+    /// partition waits for the write, or the write finds the new epoch and overwrites nothing.
+    /// A snapshot it may not write still leaves its device known: its row is inserted when the
+    /// store has none (a device first seen around a hand-over, whose holder's write came after
+    /// the accept), never overwritten, so a later listing of the partition or a lookup at the
+    /// device's first frame finds it.
+    /// - Returns: the devices written under their lease (not those only made known).
     public func save(_ snapshots: [LeasedSnapshot], by member: LeaseMember) async throws -> Set<String> {
         guard !snapshots.isEmpty else { return [] }
         let devices = snapshots.map(\.device)
@@ -146,13 +150,20 @@ public final class PostgresLeaseStore: LeaseStoring {
                     SELECT partition, epoch FROM ownership_partition
                     WHERE owner = \(member.name) AND incarnation = \(member.incarnation) AND partition = ANY(\(partitions)::int4[])
                     FOR SHARE
+                ), written AS (
+                    INSERT INTO device_state (device, partition, epoch, last_seen, snapshot)
+                    SELECT w.device, w.partition, w.epoch, w.last_seen, convert_to(w.snapshot, 'UTF8')
+                    FROM w JOIN lease ON lease.partition = w.partition AND lease.epoch = w.epoch
+                    ON CONFLICT (device) DO UPDATE SET partition = excluded.partition, epoch = excluded.epoch, last_seen = excluded.last_seen,
+                        snapshot = excluded.snapshot
+                    RETURNING device
+                ), known AS (
+                    INSERT INTO device_state (device, partition, epoch, last_seen, snapshot)
+                    SELECT w.device, w.partition, 0, w.last_seen, convert_to(w.snapshot, 'UTF8')
+                    FROM w WHERE NOT EXISTS (SELECT 1 FROM lease WHERE lease.partition = w.partition AND lease.epoch = w.epoch)
+                    ON CONFLICT (device) DO NOTHING
                 )
-                INSERT INTO device_state (device, partition, epoch, last_seen, snapshot)
-                SELECT w.device, w.partition, w.epoch, w.last_seen, convert_to(w.snapshot, 'UTF8')
-                FROM w JOIN lease ON lease.partition = w.partition AND lease.epoch = w.epoch
-                ON CONFLICT (device) DO UPDATE SET partition = excluded.partition, epoch = excluded.epoch, last_seen = excluded.last_seen,
-                    snapshot = excluded.snapshot
-                RETURNING device
+                SELECT device FROM written
                 """, logger: store.logger
             ).decode(String.self) {
                 written.insert(device)

@@ -48,7 +48,9 @@ public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
         var writes: [LeasedSnapshot] = []
         for (device, snapshot) in snapshots {
             let partition = partitions.partition(of: device.rawValue)
-            guard let epoch = held[partition] else { continue }
+            // Not held (warming, or lost since): epoch 0 matches no lease, so the store only makes
+            // the device known if it has no row of it.
+            let epoch = held[partition] ?? 0
             writes.append(
                 LeasedSnapshot(
                     device: device.rawValue, partition: partition, epoch: epoch, lastSeen: snapshot.lastSeen,

@@ -166,8 +166,17 @@ struct PostgresLeaseTests {
             #expect(try await store.accept([partition: 1], by: b, ttl: 300) == [partition: 2])
             #expect(try await store.save([snapshot(1, "a2")], by: a).isEmpty, "the old holder wrote after the hand-over")
             #expect(try await store.snapshots(in: partition) == [device: #"{"v":"a1"}"#])
+            // A device the store has no row of, written too late by the old holder: made known, not written.
+            let newcomer = try #require((0..<100_000).map { "watch-\($0)" }.first { $0 != device && partitions.partition(of: $0) == partition })
+            let late = LeasedSnapshot(device: newcomer, partition: partition, epoch: 1, lastSeen: 1_800_000_000, snapshot: #"{"v":"a-new"}"#)
+            #expect(try await store.save([late], by: a).isEmpty)
+            #expect(try await store.snapshots(in: partition) == [device: #"{"v":"a1"}"#, newcomer: #"{"v":"a-new"}"#])
             #expect(try await store.save([snapshot(2, "b1")], by: b) == [device])
             #expect(try await store.snapshots(in: partition)[device]?.contains("b1") == true)
+            // The holder's own write of the newcomer overwrites what made it known; a stale one does not.
+            #expect(try await store.save([LeasedSnapshot(device: newcomer, partition: partition, epoch: 2, lastSeen: 1_800_000_001, snapshot: #"{"v":"b-new"}"#)], by: b) == [newcomer])
+            #expect(try await store.save([late], by: a).isEmpty)
+            #expect(try await store.snapshots(in: partition)[newcomer] == #"{"v":"b-new"}"#)
         }
     }
 

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Locking
 import Logging
+import Ownership
 import RecorderStore
 import Testing
 
@@ -139,5 +140,28 @@ struct DeviceStateKeeperTests {
         status("online", at: 1_004)
         await keeper.persistContext(processor)
         #expect(store.writes.withLock { $0.count } == 3, "healthy again: context frames are written at once")
+    }
+
+    @Test("clustered, a partition lost with a context frame not yet written: its device is written before it is forgotten, another partition's waits for its batch")
+    func lostPartitionWritesPendingContext() async throws {
+        let store = FlakyStore()
+        store.failing.withLock { $0 = false }
+        var keeper = DeviceStateKeeper(
+            shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
+            health: RuntimeHealth(stallTimeout: 30, now: { 0 }), clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"),
+            settings: GatewayConfiguration.DeviceState(), retained: RetainedStateCache(limit: 1 << 20), shared: true)
+        var processor = FrameProcessor()
+        let partitions = OwnershipPartitions()
+        let leaving = try #require(DeviceID("newcomer-1"))
+        let staying = try #require((0..<10_000).compactMap { DeviceID("other-\($0)") }.first { partitions.partition(of: $0.rawValue) != partitions.partition(of: leaving.rawValue) })
+        // Both said hello in the batch that also carries the loss of the newcomer's partition.
+        for device in [leaving, staying] {
+            _ = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), receivedAt: 1_000))
+            keeper.contextChanged(device)
+        }
+        await keeper.forgetPartition(partitions.partition(of: leaving.rawValue), partitions: partitions, processor: processor)
+        #expect(store.writes.withLock { $0 } == [[leaving]], "the leaving device written before it is forgotten")
+        await keeper.persistContext(processor)
+        #expect(store.writes.withLock { $0 } == [[leaving], [staying]], "the other written at the batch's end, the leaving one not again")
     }
 }

@@ -166,8 +166,14 @@ struct DeviceStateKeeper {
         dormant.formUnion(devices)
     }
 
-    /// A partition lost: its devices are no longer restored here or written from here.
-    mutating func forgetPartition(_ partition: Int, partitions: OwnershipPartitions) {
+    /// A partition lost: first the devices of it whose context frames or failed writes are not
+    /// stored yet are written once more (the store, no longer fenced for this instance, only
+    /// makes a device known that it has no row of: one first seen just before the loss would
+    /// otherwise be known to no holder); then its devices are no longer restored here or written
+    /// from here.
+    mutating func forgetPartition(_ partition: Int, partitions: OwnershipPartitions, processor: FrameProcessor) async {
+        let pending = contextDirty.union(unsaved).filter { partitions.partition(of: $0.rawValue) == partition && processor.isResident($0) }
+        if !pending.isEmpty { await save(snapshots(of: ArraySlice(pending.sorted { $0.rawValue < $1.rawValue }), in: processor)) }
         dormant = dormant.filter { partitions.partition(of: $0.rawValue) != partition }
         unsaved = unsaved.filter { partitions.partition(of: $0.rawValue) != partition }
         contextDirty = contextDirty.filter { partitions.partition(of: $0.rawValue) != partition }

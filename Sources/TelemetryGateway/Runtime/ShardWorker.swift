@@ -105,7 +105,7 @@ struct ShardWorker {
                 case .policy(let policy, let date):
                     await dependencies.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
                 case .ownership(let change, let devices, let retained):
-                    changeOwnership(change, devices: devices, retained: retained, processor: &processor)
+                    await changeOwnership(change, devices: devices, retained: retained, processor: &processor)
                 case .shadow(let frame):
                     // A warming partition's device: its stored state first, nothing published;
                     // its retained state is kept (announced again only once owned).
@@ -133,7 +133,7 @@ struct ShardWorker {
     /// instance has none of (a warmed-up device's own are newer). Lost: every device of the
     /// partition in memory is let go (its next holder continues from the store), and its
     /// devices' retained messages are forgotten here.
-    private mutating func changeOwnership(_ change: OwnershipChange, devices: [DeviceID], retained: [OutboundMessage], processor: inout FrameProcessor) {
+    private mutating func changeOwnership(_ change: OwnershipChange, devices: [DeviceID], retained: [OutboundMessage], processor: inout FrameProcessor) async {
         switch change {
         case .gained, .warming:
             deviceStates.awaitRestore(devices.filter { !processor.isResident($0) })
@@ -143,10 +143,10 @@ struct ShardWorker {
             }
         case .lost(let partition):
             let partitions = dependencies.ownership.partitions
+            await deviceStates.forgetPartition(partition, partitions: partitions, processor: processor)
             let leaving = processor.residentDevices.filter { partitions.partition(of: $0.rawValue) == partition }
             for device in leaving { processor.forget(device) }
             dependencies.publisher.retained.forget(partition: partition) { [router, shard] in router.shard(forRoutingKey: $0.rawValue) == shard }
-            deviceStates.forgetPartition(partition, partitions: partitions)
             dependencies.ownershipMetrics.devicesLost.increment(by: leaving.count)
         }
     }
