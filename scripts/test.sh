@@ -74,18 +74,26 @@ bash scripts/check-versioned-dependency.sh ||
 # clustered-mode suite (partitioned and shared mode need store.backend postgres).
 # (The split lives in scripts/lib.sh: WG_PARALLEL_PARTS, WG_POSTGRES_PARTS.)
 test_log=$(mktemp)
+failed_parts=0
 for part in "${WG_PARALLEL_PARTS[@]}"; do
 	log "unit and integration tests (swift test $part, without the PostgreSQL suites)"
 	read -r -a part_args <<<"$part"
-	swift_test_bounded 900 "$test_log" --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} "${part_args[@]}" --skip "$WG_POSTGRES_SUITES" ||
-		[ $? -ne 124 ] || die "a test part did not end within 15 minutes (the tests still running are named above)"
+	status=0
+	swift_test_bounded 900 "$test_log" --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} "${part_args[@]}" --skip "$WG_POSTGRES_SUITES" || status=$?
+	[ "$status" -ne 124 ] || die "a test part did not end within 15 minutes (the tests still running are named above)"
+	# Every part runs (its failures are named at the end), but a failed one fails the run.
+	[ "$status" -eq 0 ] || failed_parts=$((failed_parts + 1))
 done
 # One plain summary line for CI: Swift Testing's counts over the three processes.
 total=0
 while read -r count; do total=$((total + count)); done < <(grep -E "Test run with [0-9]+ tests? .* (passed|failed)" "$test_log" | sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/')
-failed=$(grep -cE "^✘ Test .* failed" "$test_log" || true)
+failed=$(grep -cE '^✘ Test ".*" failed after' "$test_log" || true)
 [ "$total" -gt 0 ] || die "swift test printed no Swift Testing summary"
 echo "swift-test: $((total - failed)) passed, $failed failed"
+if [ "$failed" -ne 0 ] || [ "$failed_parts" -ne 0 ]; then
+	grep -E '^✘ Test ".*" (recorded an issue|failed after)' "$test_log" >&2 || true
+	die "$failed tests failed in $failed_parts of the test parts (named above)"
+fi
 
 # In three processes, one after the other: the suites that run several gateway processes each
 # (the three-instance ones, ClusterTests and ClusterFaultTests with up to four) are kept apart

