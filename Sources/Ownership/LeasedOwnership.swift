@@ -30,6 +30,8 @@ public final class LeasedOwnership: OwnershipPort {
     private let clock: any GatewayClock
     private let heartbeat: Double
     private let logger: Logger
+    /// This instance's name (``LeaseMember/name`` never changes), stamped on what it publishes.
+    private let instanceName: String
     private let state: LockedState<State>
 
     /// An ownership holding nothing until ``run()`` takes its share.
@@ -49,6 +51,7 @@ public final class LeasedOwnership: OwnershipPort {
         self.clock = clock
         self.heartbeat = heartbeat
         self.logger = logger
+        instanceName = member.name
         state = LockedState(
             State(holder: LeaseHolder(member: member, partitions: partitions, timing: timing), roles: Array(repeating: .none, count: partitions.count)))
     }
@@ -57,21 +60,16 @@ public final class LeasedOwnership: OwnershipPort {
         state.withLock { $0.roles[$0.holder.partitions.partition(of: device)] }
     }
 
-    public func visible(_ messages: [OutboundMessage]) -> [OutboundMessage] {
+    public func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] {
+        if case .owner(let epoch)? = role { return messages.map { $0.device == nil ? $0 : Self.stamped($0, instance: instanceName, epoch: epoch) } }
         guard messages.contains(where: { $0.device != nil }) else { return messages }
         return state.withLock { state in
             messages.compactMap { message in
                 guard let device = message.device else { return message }
                 guard case .owner(let epoch) = state.roles[state.holder.partitions.partition(of: device.rawValue)] else { return nil }
-                return Self.stamped(message, instance: state.holder.member.name, epoch: epoch)
+                return Self.stamped(message, instance: instanceName, epoch: epoch)
             }
         }
-    }
-
-    public func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole) -> [OutboundMessage] {
-        guard case .owner(let epoch) = role else { return visible(messages) }
-        let instance = state.withLock { $0.holder.member.name }
-        return messages.map { $0.device == nil ? $0 : Self.stamped($0, instance: instance, epoch: epoch) }
     }
 
     /// `message` with this instance's name and `epoch` as its only `instance` and `epoch` user

@@ -18,15 +18,14 @@ public protocol OwnershipPort: Sendable {
     /// `messages` as this instance may publish them: without those about devices it does not
     /// own (a warm-up's outputs), and, clustered, with the owner's `instance` and `epoch` as
     /// user properties on those about devices it owns.
-    func visible(_ messages: [OutboundMessage]) -> [OutboundMessage]
-
-    /// The outputs of one frame as this instance may publish them, by the role its device had
-    /// when the frame arrived (``role(of:)``), not by the role it has now: a frame received as the
-    /// owner is published under the epoch it was received under even if the partition changed
-    /// hands before its worker got to it, since its successor subscribed only then and the frame
-    /// may have reached no other instance. Consumers keep the greater epoch. Any other role: as
-    /// ``visible(_:)``. All the messages are about the frame's device.
-    func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole) -> [OutboundMessage]
+    ///
+    /// - Parameter role: for the outputs of one frame (all about its device), the role its device
+    ///   had when the frame arrived (``role(of:)``); nil to go by each device's role now. A frame
+    ///   received as the owner is published under the epoch it was received under even if the
+    ///   partition changed hands before its worker got to it, since its successor subscribed only
+    ///   then and the frame may have reached no other instance. Consumers keep the greater epoch.
+    ///   Any other role: as with nil.
+    func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage]
 
     /// What an operator sees of the ownership now (metrics, `/readyz`).
     var status: OwnershipStatus { get }
@@ -49,4 +48,9 @@ public protocol OwnershipPort: Sendable {
     /// most `seconds` (they warm up and take it over), then gives up the rest so they take it
     /// at once rather than after a lease runs out.
     func leave(within seconds: Double) async
+}
+
+extension OwnershipPort {
+    /// `messages` by each device's role now (``visible(_:receivedAs:)`` with nil).
+    public func visible(_ messages: [OutboundMessage]) -> [OutboundMessage] { visible(messages, receivedAs: nil) }
 }

@@ -8,8 +8,7 @@ public struct SoleOwner: OwnershipPort {
 
     public var partitions: OwnershipPartitions { OwnershipPartitions() }
     public func role(of device: some StringProtocol) -> DeviceRole { .owner(epoch: 0) }
-    public func visible(_ messages: [OutboundMessage]) -> [OutboundMessage] { messages }
-    public func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole) -> [OutboundMessage] { messages }
+    public func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] { messages }
     public func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) {}
     public var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
     public func ready() async {}

@@ -129,8 +129,9 @@ public final class PostgresLeaseStore: LeaseStoring {
     /// partition waits for the write, or the write finds the new epoch and overwrites nothing.
     /// A snapshot it may not write still leaves its device known: its row is inserted when the
     /// store has none (a device first seen around a hand-over, whose holder's write came after
-    /// the accept), never overwritten, so a later listing of the partition or a lookup at the
-    /// device's first frame finds it.
+    /// the accept), never overwritten, under epoch ``madeKnownEpoch``: the partition's holder
+    /// takes it up with ``adoptMadeKnown(by:)`` (its listing of the partition may have come
+    /// first), and a later listing or a lookup at the device's first frame finds it.
     /// - Returns: the devices written under their lease (not those only made known).
     public func save(_ snapshots: [LeasedSnapshot], by member: LeaseMember) async throws -> Set<String> {
         guard !snapshots.isEmpty else { return [] }
@@ -159,7 +160,7 @@ public final class PostgresLeaseStore: LeaseStoring {
                     RETURNING device
                 ), known AS (
                     INSERT INTO device_state (device, partition, epoch, last_seen, snapshot)
-                    SELECT w.device, w.partition, 0, w.last_seen, convert_to(w.snapshot, 'UTF8')
+                    SELECT w.device, w.partition, \(Self.madeKnownEpoch), w.last_seen, convert_to(w.snapshot, 'UTF8')
                     FROM w WHERE NOT EXISTS (SELECT 1 FROM lease WHERE lease.partition = w.partition AND lease.epoch = w.epoch)
                     ON CONFLICT (device) DO NOTHING
                 )
@@ -169,6 +170,37 @@ public final class PostgresLeaseStore: LeaseStoring {
                 written.insert(device)
             }
             return written
+        }
+    }
+
+    /// The epoch of a device row made known by an instance that could not write it under a
+    /// lease (see ``save(_:by:)``): no lease has it, and single mode's unfenced rows (0) are not it.
+    public static let madeKnownEpoch: Int64 = -1
+
+    /// Takes up the devices of partitions `member` holds that another instance made known
+    /// (``madeKnownEpoch``) after it lost their partition, in one statement that locks those
+    /// leases: each row gets the partition's epoch, so each device is returned once, to the
+    /// holder at the time (a hand-over waits for the statement, and its taker lists the
+    /// partition after it).
+    /// - Returns: the devices taken up.
+    public func adoptMadeKnown(by member: LeaseMember) async throws -> [String] {
+        try await store.withConnection { connection in
+            var devices: [String] = []
+            for try await device in try await connection.query(
+                """
+                WITH lease AS (
+                    SELECT partition, epoch FROM ownership_partition
+                    WHERE owner = \(member.name) AND incarnation = \(member.incarnation)
+                    FOR SHARE
+                )
+                UPDATE device_state AS d SET epoch = lease.epoch FROM lease
+                WHERE d.epoch < 0 AND d.partition = lease.partition
+                RETURNING d.device
+                """, logger: store.logger
+            ).decode(String.self) {
+                devices.append(device)
+            }
+            return devices
         }
     }
 

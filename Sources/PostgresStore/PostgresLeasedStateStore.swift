@@ -49,7 +49,7 @@ public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
         for (device, snapshot) in snapshots {
             let partition = partitions.partition(of: device.rawValue)
             // Not held (warming, or lost since): epoch 0 matches no lease, so the store only makes
-            // the device known if it has no row of it.
+            // the device known if it has no row of it, for the partition's holder to take up.
             let epoch = held[partition] ?? 0
             writes.append(
                 LeasedSnapshot(
@@ -98,6 +98,15 @@ public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
             }
             return devices
         }
+    }
+
+    /// The devices of partitions this instance holds that an instance which had lost their
+    /// partition made known (a device first seen just before a hand-over, written after its
+    /// taker listed the partition), each returned once (``PostgresLeaseStore/adoptMadeKnown(by:)``).
+    /// None for a single gateway.
+    public func adoptMadeKnown() async throws -> [DeviceID] {
+        guard let ownership else { return [] }
+        return try await leases.adoptMadeKnown(by: ownership.leases.member).compactMap { DeviceID($0) }
     }
 
     /// The retained messages the stored snapshots of `partitions`' devices carry

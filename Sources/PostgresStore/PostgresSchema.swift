@@ -145,6 +145,10 @@ enum PostgresSchema {
             "CREATE TABLE event_history_horizon (id integer PRIMARY KEY CHECK (id = 1), cutoff timestamptz NOT NULL)",
             "INSERT INTO event_history_horizon VALUES (1, '-infinity')",
         ],
+        // 5: devices made known by an instance that no longer held their partition (epoch -1,
+        // `PostgresLeaseStore.save`) are found by their partition's holder through this index,
+        // a handful of rows at a time, however many devices the partition has.
+        ["CREATE INDEX device_state_made_known ON device_state (partition) WHERE epoch < 0"],
     ]
 
     /// The channel every change of a partition's holder is notified on (migration 3).

@@ -102,7 +102,7 @@ public func buildGateway(
             logger: logger, exitOnShutdownOverrun: exitOnShutdownOverrun),
         // Last, so it stops first: the instance hands its partitions over while it still processes.
         OwnershipService(
-            ownership: parts.ownership, listDevices: parts.listDevices, listRetained: parts.listRetained, subscriptions: parts.subscriptions, queues: parts.queues,
+            ownership: parts.ownership, directory: parts.directory, subscriptions: parts.subscriptions, queues: parts.queues,
             metrics: parts.ownershipMetrics, drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger),
     ]
     var groupConfiguration = ServiceGroupConfiguration(

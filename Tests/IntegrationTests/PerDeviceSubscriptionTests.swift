@@ -2,6 +2,9 @@ import BrokerTestSupport
 import Foundation
 import Locking
 import MQTTTransport
+import Ownership
+import PostgresNIO
+@testable import PostgresStore
 import PostgresTestSupport
 import TelemetryCore
 import TelemetrySimulation
@@ -87,6 +90,53 @@ struct PerDeviceSubscriptionTests {
         try await collector.wait(timeout: 60, "\(total) frames processed over \(names)") { messages in
             names.map { metric(messages, $0, "gateway_frames_processed_total") }.reduce(0, +) >= Double(total)
         }
+    }
+
+    @Test("a device a former holder made known after this instance listed its partition (a row of epoch -1) is taken up: subscribed, its frames processed")
+    func madeKnownDeviceTakenUp() async throws {
+        let names = ["gw-a"]
+        let (source, late) = ("ps-known-00", "ps-late-00")
+        let setup = try await Setup.start(names, devices: [source])
+        guard case .success(let settings) = PostgresStoreSettings.parse(setup.store) else { throw TestPostgresError("store URL \(setup.store)") }
+        let store = TestPostgres.client(settings)
+        let pool = Task { await store.run() }
+        defer { pool.cancel() }
+        // What a former holder's late write leaves (PostgresLeaseStore.save): the device's row
+        // under epoch -1, here a copy of the source's state once that is stored.
+        let partition = Int32(OwnershipPartitions().partition(of: late))
+        let deadline = ContinuousClock.now + .seconds(30)
+        var inserted: Int64 = 0
+        while inserted == 0 {
+            try #require(ContinuousClock.now < deadline, "the source's row was not stored within 30 s")
+            inserted =
+                try await store.withConnection { connection in
+                    try await PostgresRecorderStore.single(
+                        Int64.self,
+                        connection.query(
+                            """
+                            WITH made AS (
+                                INSERT INTO device_state (device, partition, epoch, last_seen, snapshot)
+                                SELECT \(late), \(partition), -1, last_seen, snapshot FROM device_state WHERE device = \(source)
+                                RETURNING 1
+                            ) SELECT count(*) FROM made
+                            """, logger: store.logger))
+                } ?? 0
+            if inserted == 0 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        // Nothing tells the instance of it but the store: no hello, only the device's frames.
+        let client = setup.client
+        let frames = 5
+        _ = try await setup.collector.wait(timeout: 20, "the made-known device taken up and its subscription acknowledged") { messages in
+            ClusterHarness.metric(messages, "gw-a", "gateway_cluster_handovers_total", labels: ["direction": "adopted"]) == 1
+                && Self.metric(messages, "gw-a", "gateway_cluster_device_subscriptions") == 2
+                && Self.metric(messages, "gw-a", "gateway_cluster_subscriptions_pending") == 0
+        }
+        for index in 0..<frames { try await client.send(Self.frame(late, index)) }
+        #expect(await client.flush(timeout: 30))
+        let settled = try await Self.waitProcessed(setup.collector, names, 1 + frames)
+        #expect(Self.metric(settled, "gw-a", "gateway_cluster_device_subscriptions") == 2)
+        #expect(Self.metric(settled, "gw-a", "gateway_frames_processed_total") == Double(1 + frames))
+        try await setup.finish(setup.gateways)
     }
 
     @Test("two instances: each receives the discovery streams and only its own devices' streams; each availability follows its SUBACK")

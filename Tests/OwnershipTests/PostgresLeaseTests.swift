@@ -147,7 +147,7 @@ struct PostgresLeaseTests {
         }
     }
 
-    @Test("snapshot writes are fenced by the partition's epoch: the old holder writes nothing after a hand-over, the new one writes")
+    @Test("snapshot writes are fenced by the partition's epoch: the old holder writes nothing after a hand-over, the new one writes; a device the old holder made known is taken up once by the new one")
     func fencedSnapshots() async throws {
         try await TestPostgres.withStore { client in
             let store = PostgresLeaseStore(client)
@@ -171,6 +171,10 @@ struct PostgresLeaseTests {
             let late = LeasedSnapshot(device: newcomer, partition: partition, epoch: 1, lastSeen: 1_800_000_000, snapshot: #"{"v":"a-new"}"#)
             #expect(try await store.save([late], by: a).isEmpty)
             #expect(try await store.snapshots(in: partition) == [device: #"{"v":"a1"}"#, newcomer: #"{"v":"a-new"}"#])
+            // The holder takes the newcomer up once; the old holder, holding nothing here, takes nothing.
+            #expect(try await store.adoptMadeKnown(by: a).isEmpty)
+            #expect(try await store.adoptMadeKnown(by: b) == [newcomer])
+            #expect(try await store.adoptMadeKnown(by: b).isEmpty, "taken up twice")
             #expect(try await store.save([snapshot(2, "b1")], by: b) == [device])
             #expect(try await store.snapshots(in: partition)[device]?.contains("b1") == true)
             // The holder's own write of the newcomer overwrites what made it known; a stale one does not.

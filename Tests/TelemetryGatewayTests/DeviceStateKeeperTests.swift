@@ -92,8 +92,8 @@ struct DeviceStateKeeperTests {
         var reader = keeper(next)
         try await store.save([(device, { var old = stored; old.retainedOutputs = [connection, { var stale = newer; stale.payload = Array("{}".utf8); return stale }()]; return old }())])
         var successor = FrameProcessor()
-        await reader.load(router: ShardRouter(shardCount: 1))
-        _ = await reader.restoreIfDormant(device, into: &successor)
+        await reader.stored.load(router: ShardRouter(shardCount: 1))
+        _ = await reader.stored.restoreIfDormant(device, into: &successor)
         #expect(Set(next.snapshot().map(\.payloadString)) == Set([connection.payloadString, newer.payloadString]))
     }
 
@@ -159,7 +159,9 @@ struct DeviceStateKeeperTests {
             _ = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), receivedAt: 1_000))
             keeper.contextChanged(device)
         }
-        await keeper.forgetPartition(partitions.partition(of: leaving.rawValue), partitions: partitions, processor: processor)
+        let partition = partitions.partition(of: leaving.rawValue)
+        let resident = processor.residentDevices.filter { partitions.partition(of: $0.rawValue) == partition }
+        await keeper.forgetPartition(partition, partitions: partitions, leaving: resident, processor: processor)
         #expect(store.writes.withLock { $0 } == [[leaving]], "the leaving device written before it is forgotten")
         await keeper.persistContext(processor)
         #expect(store.writes.withLock { $0 } == [[leaving], [staying]], "the other written at the batch's end, the leaving one not again")

@@ -17,12 +17,16 @@ struct OwnershipServiceTests {
     /// A port whose heartbeat reports a scripted burst of changes, then waits to be cancelled.
     final class ScriptedOwnership: OwnershipPort {
         let changes: [OwnershipChange]
+        /// The role of each partition (none for any other).
+        let roles: [Int: DeviceRole]
         private let observer = LockedState<(@Sendable (OwnershipChange) -> Void)?>(nil)
-        init(_ changes: [OwnershipChange]) { self.changes = changes }
+        init(_ changes: [OwnershipChange], roles: [Int: DeviceRole] = [:]) {
+            self.changes = changes
+            self.roles = roles
+        }
         var partitions: OwnershipPartitions { OwnershipPartitions() }
-        func role(of device: some StringProtocol) -> DeviceRole { .none }
-        func visible(_ messages: [OutboundMessage]) -> [OutboundMessage] { messages }
-        func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole) -> [OutboundMessage] { messages }
+        func role(of device: some StringProtocol) -> DeviceRole { roles[partitions.partition(of: device)] ?? .none }
+        func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] { messages }
         var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
         func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) { self.observer.withLock { $0 = observer } }
         func ready() async {}
@@ -45,6 +49,24 @@ struct OwnershipServiceTests {
         func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) { told.withLock { $0.append((change, devices.count)) } }
     }
 
+    /// A store that knows `devices` and records each listing; `madeKnown` is taken up once.
+    struct ListedDirectory: PartitionDirectory {
+        let devices: [DeviceID]
+        let calls: LockedState<[String]>
+        let madeKnown = LockedState<[DeviceID]>([])
+        func devices(in asked: [Int]) async throws -> [DeviceID] {
+            calls.withLock { $0.append("devices \(asked.count)") }
+            return devices.filter { asked.contains(OwnershipPartitions().partition(of: $0.rawValue)) }
+        }
+        func retainedOutputs(in asked: [Int]) async throws -> [OutboundMessage] {
+            calls.withLock { $0.append("retained \(asked.count)") }
+            return devices.filter { asked.contains(OwnershipPartitions().partition(of: $0.rawValue)) }.map {
+                OutboundMessage(.connection, of: $0, in: TopicScheme(), payload: Array("{}".utf8))
+            }
+        }
+        func adoptMadeKnown() async throws -> [DeviceID] { madeKnown.withLock { found in defer { found = [] }; return found } }
+    }
+
     @Test("300 partitions gained and one lost: one device listing and one retained listing; each change in order, with its partition's devices and retained messages")
     func batchedListing() async throws {
         let partitions = OwnershipPartitions()
@@ -57,16 +79,7 @@ struct OwnershipServiceTests {
         let subscriptions = RecordingSubscriptions()
         let service = OwnershipService(
             ownership: ScriptedOwnership(changes),
-            listDevices: { asked in
-                calls.withLock { $0.append("devices \(asked.count)") }
-                return devices.filter { asked.contains(partitions.partition(of: $0.rawValue)) }
-            },
-            listRetained: { asked in
-                calls.withLock { $0.append("retained \(asked.count)") }
-                return devices.filter { asked.contains(partitions.partition(of: $0.rawValue)) }.map {
-                    OutboundMessage(.connection, of: $0, in: TopicScheme(), payload: Array("{}".utf8))
-                }
-            },
+            directory: ListedDirectory(devices: devices, calls: calls),
             subscriptions: subscriptions, queues: [queue], metrics: OwnershipMetrics(factory: NOOPMetricsHandler.instance), drainSeconds: 0, clock: clock,
             logger: Logger(label: "ownership-service-test"))
         let running = Task { try await service.run() }
@@ -95,5 +108,43 @@ struct OwnershipServiceTests {
         let told = subscriptions.told.withLock { $0 }
         // Twice per change: at once in the observer (no devices), then with the listing.
         #expect(told.count == 2 * changes.count)
+    }
+
+    @Test("devices a former holder made known are taken up: subscribed and handed to the workers as a held or warming partition's; none of a partition not here")
+    func adoptedDevices() async throws {
+        let partitions = OwnershipPartitions()
+        var byPartition: [Int: DeviceID] = [:]
+        var index = 0
+        while byPartition.count < 3 {
+            let device = DeviceID("late-\(index)")!
+            byPartition[partitions.partition(of: device.rawValue)] = byPartition[partitions.partition(of: device.rawValue)] ?? device
+            index += 1
+        }
+        let ordered = byPartition.sorted { $0.key < $1.key }
+        let (held, warming, elsewhere) = (ordered[0], ordered[1], ordered[2])
+        let directory = ListedDirectory(devices: [], calls: LockedState([]))
+        directory.madeKnown.withLock { $0 = [held.value, warming.value, elsewhere.value] }
+        let clock = SystemGatewayClock()
+        let queue = HandoffQueue<WorkItem>(capacity: 100, clock: clock)
+        let subscriptions = RecordingSubscriptions()
+        let service = OwnershipService(
+            ownership: ScriptedOwnership([], roles: [held.key: .owner(epoch: 7), warming.key: .warming]), directory: directory,
+            subscriptions: subscriptions, queues: [queue], metrics: OwnershipMetrics(factory: NOOPMetricsHandler.instance), drainSeconds: 0, clock: clock,
+            logger: Logger(label: "ownership-service-test"))
+        let running = Task { try await service.run() }
+        var items: [WorkItem] = []
+        while items.count < 2, let batch = await queue.next() { items += batch }
+        running.cancel()
+        _ = await running.result
+
+        let handed = items.compactMap { item -> (OwnershipChange, [DeviceID])? in
+            guard case .ownership(let change, let devices, _) = item else { return nil }
+            return (change, devices)
+        }
+        #expect(handed.count == 2 && queue.depth == 0, "the partition held elsewhere hands nothing: \(handed)")
+        #expect(handed.first.map { $0.0 == .gained(partition: held.key, epoch: 7) && $0.1 == [held.value] } == true)
+        #expect(handed.last.map { $0.0 == .warming(partition: warming.key) && $0.1 == [warming.value] } == true)
+        let told = subscriptions.told.withLock { $0 }
+        #expect(told.map(\.0) == [.gained(partition: held.key, epoch: 7), .warming(partition: warming.key)] && told.map(\.1) == [1, 1])
     }
 }

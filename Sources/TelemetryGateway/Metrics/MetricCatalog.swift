@@ -134,7 +134,7 @@ public enum MetricCatalog {
         .init("gateway_cluster_heartbeats_failing", .gauge, "Heartbeats to the store that failed in a row (0 while the store answers)."),
         .init("gateway_cluster_lease_past_deadline", .gauge, "1 while this instance's last answered heartbeat is older than the lease time less its margin: it keeps publishing, but another instance may hold its partitions."),
         .init("gateway_cluster_listing_failures_total", .counter, "Failed listings of a gained partition's devices from the store (retried; the devices are subscribed at their next discovery frame)."),
-        .init("gateway_cluster_handovers_total", .counter, "Devices of partitions gained (listed from the store) or lost (let go from memory) by this instance.", labels: ["direction"]),
+        .init("gateway_cluster_handovers_total", .counter, "Devices of partitions gained (listed from the store), adopted (made known by their former holder after this instance listed them) or lost (let go from memory) by this instance.", labels: ["direction"]),
         .init("gateway_cluster_frames_not_owned_total", .counter, "Frames dropped right after their topic was read because another instance holds the device's partition."),
         .init("gateway_cluster_frames_shadowed_total", .counter, "Frames processed without publishing, for a partition warming up here."),
         .init("gateway_cluster_duplicate_deliveries_total", .counter, "Second copies of a discovery-stream message (it also matched a device's filter), dropped."),

@@ -11,6 +11,9 @@ final class OwnershipMetrics: Sendable {
     let framesShadowed: Counter
     /// Devices of partitions gained (taken or handed over), restored from the store at their first frame.
     let devicesGained: Counter
+    /// Devices of held partitions another instance made known after it lost them, taken up
+    /// (subscribed, restored at their first frame).
+    let devicesAdopted: Counter
     /// Devices let go with partitions lost.
     let devicesLost: Counter
     /// Partition changes by `change`: `gained`, `warming`, `lost`.
@@ -43,6 +46,7 @@ final class OwnershipMetrics: Sendable {
         framesNotOwned = Counter(label: "gateway_cluster_frames_not_owned_total", factory: factory)
         framesShadowed = Counter(label: "gateway_cluster_frames_shadowed_total", factory: factory)
         devicesGained = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "gained")], factory: factory)
+        devicesAdopted = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "adopted")], factory: factory)
         devicesLost = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "lost")], factory: factory)
         partitionsGained = Counter(label: "gateway_cluster_partition_changes_total", dimensions: [("change", "gained")], factory: factory)
         partitionsWarming = Counter(label: "gateway_cluster_partition_changes_total", dimensions: [("change", "warming")], factory: factory)

@@ -1,13 +1,12 @@
 import CoreMetrics
-import Foundation
 import Logging
 import Ownership
 import RecorderStore
 import TelemetryCore
 
-/// One shard's side of durable device state: restores a device from its stored snapshot before
-/// the device's first frame, writes the snapshots of changed devices each tick, and evicts idle
-/// devices (or the least recently active beyond `state.maxResidentDevices`).
+/// One shard's side of durable device state: writes the snapshots of changed devices each tick,
+/// and evicts idle devices (or the least recently active beyond `state.maxResidentDevices`);
+/// its ``stored`` devices are restored from their snapshots before their first frame.
 ///
 /// A frame whose effect lives in its device's snapshot (``FrameResult/changesSnapshot``: an
 /// applied frame of any stream but batched samples) keeps its journal record until the snapshot
@@ -28,13 +27,8 @@ struct DeviceStateKeeper {
     private let settings: GatewayConfiguration.DeviceState
     /// This shard's share of `state.maxResidentDevices`.
     private let residentShare: Int
-    /// Devices with a stored snapshot and no state in memory.
-    private var dormant: Set<DeviceID> = []
-    /// The shards' routing, kept from ``load(router:)`` to read the stored devices again.
-    private var router: ShardRouter?
-    /// The stored devices could not be listed (the store was down at start): until a later
-    /// listing succeeds, every device's first frame asks the store for its snapshot.
-    private var listUnknown = false
+    /// The devices with stored state and none in memory, restored at their first frame.
+    var stored: StoredDevices
     /// Journal releases waiting for the next snapshot write.
     private var heldForSnapshot: [ReleaseCountdown] = []
     /// Devices a context frame changed in the worker's current batch (written at its end, clustered).
@@ -71,6 +65,8 @@ struct DeviceStateKeeper {
         self.retained = retained
         self.shard = shard
         storage = store.map { SnapshotStorage(store: $0, key: storeKey, metrics: metrics, health: health, clock: clock, logger: logger) }
+        stored = StoredDevices(
+            shard: shard, storage: storage, metrics: metrics, logger: logger, retained: retained, unacknowledged: unacknowledged, shared: shared)
         self.metrics = metrics
         self.logger = logger
         self.settings = settings
@@ -80,101 +76,22 @@ struct DeviceStateKeeper {
     /// Whether frames are held for snapshots (a store is configured).
     var isDurable: Bool { storage != nil }
 
-    /// Learns which of this shard's devices have a stored snapshot.
-    mutating func load(router: ShardRouter) async {
-        guard let storage else { return }
-        // Shared, no device list: each device not in memory is looked up at its first frame.
-        guard !shared else {
-            listUnknown = true
-            return
-        }
-        self.router = router
-        do {
-            dormant = Set(try await storage.devices().filter { router.shard(forRoutingKey: $0.rawValue) == shard })
-            if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
-        } catch {
-            listUnknown = true
-            storage.readFailed(error)
-            logger.error(
-                "\(storage.key): cannot read the device state store \(storage.store.location): \(error); each device's first frame asks it for the device's snapshot until it answers")
-        }
-    }
-
-    /// Lists the stored devices again after a failed listing (on snapshot ticks): devices not in
-    /// memory yet become dormant, restored at their first frame as usual.
-    private mutating func relist(_ processor: FrameProcessor) async {
-        guard listUnknown, !shared, let storage, let router, let stored = try? await storage.devices() else { return }
-        listUnknown = false
-        dormant = Set(stored.filter { router.shard(forRoutingKey: $0.rawValue) == shard && !processor.isResident($0) })
-        logger.notice("\(storage.key): the device state store answers again; \(dormant.count) devices of shard \(shard) have stored state")
-    }
-
-    /// Restores a device from the store if it has a snapshot and no state in memory; returns
-    /// the outputs the snapshot carries that the broker had not acknowledged, to publish again,
-    /// under the journal sequence to acknowledge them with (they stay with the device's
-    /// snapshots until acknowledged this time).
-    mutating func restoreIfDormant(_ device: DeviceID, into processor: inout FrameProcessor) async -> (sequence: UInt64, messages: [OutboundMessage])? {
-        guard let storage else { return nil }
-        // Listed as stored, or (the listing failed) not seen in memory yet: ask the store.
-        guard dormant.remove(device) != nil || (listUnknown && !processor.isResident(device)) else { return nil }
-        let snapshot: DeviceSnapshot
-        do {
-            guard let stored = try await storage.snapshot(of: device) else { return nil }
-            snapshot = stored
-        } catch {
-            metrics.restoreDiscarded.increment()
-            logger.warning("the stored state of \(device) is unreadable; it starts fresh: \(error)")
-            return nil
-        }
-        return adopt(snapshot, of: device, into: &processor)
-    }
-
-    /// Restores a stored snapshot and the retained messages it carries; returns the outputs it
-    /// carries that the broker had not acknowledged (registered again until they are), under
-    /// their journal sequence.
-    private func adopt(_ snapshot: DeviceSnapshot, of device: DeviceID, into processor: inout FrameProcessor) -> (sequence: UInt64, messages: [OutboundMessage])? {
-        retained?.restore(snapshot.retainedOutputs ?? [])
-        if processor.restore(snapshot, of: device) {
-            metrics.restored.increment()
-        } else {
-            metrics.restoreDiscarded.increment()
-            logger.info("the stored state of \(device) was not fully restored (derivation settings changed, or bounds reached)")
-        }
-        guard let outputs = snapshot.unacknowledgedOutputs, !outputs.isEmpty, processor.isResident(device) else { return nil }
-        let sequence = snapshot.appliedJournalSequence ?? 0
-        unacknowledged.register(device, sequence: sequence, outputs)
-        logger.info("publishing again \(outputs.count) outputs of \(device) that the broker had not acknowledged before the restart")
-        return (sequence, outputs)
-    }
-
     // MARK: Ownership changes (clustered)
 
     /// The context streams (hello, status, authorization, workout, headphone connection): a
     /// frame of one is sent once, so clustered its effect is written at the end of the batch.
     static let contextStreams: Set<InboundStream> = [.hello, .status, .authorization, .workout, .headphoneConnection]
 
-    /// Restores `device`'s stored snapshot into `processor` to judge one frame by it (a replayed
-    /// upload of a device another instance holds); the caller forgets the device after. Without
-    /// a readable snapshot the frame is judged as a new device's.
-    func restoreForJudging(_ device: DeviceID, into processor: inout FrameProcessor) async {
-        guard let snapshot = try? await storage?.snapshot(of: device) else { return }
-        _ = processor.restore(snapshot, of: device)
-    }
-
-    /// Devices of a partition gained or warming up: restored from the store at their first frame.
-    mutating func awaitRestore(_ devices: [DeviceID]) {
-        dormant.formUnion(devices)
-    }
-
     /// A partition lost: first the devices of it whose context frames or failed writes are not
     /// stored yet are written once more (the store, no longer fenced for this instance, only
     /// makes a device known that it has no row of: one first seen just before the loss would
     /// otherwise be known to no holder); then its devices are no longer restored here or written
     /// from here.
-    mutating func forgetPartition(_ partition: Int, partitions: OwnershipPartitions, processor: FrameProcessor) async {
-        let pending = contextDirty.union(unsaved).filter { partitions.partition(of: $0.rawValue) == partition && processor.isResident($0) }
+    /// - Parameter leaving: the partition's devices in memory here.
+    mutating func forgetPartition(_ partition: Int, partitions: OwnershipPartitions, leaving: [DeviceID], processor: FrameProcessor) async {
+        let pending = contextDirty.union(unsaved).intersection(leaving)
         if !pending.isEmpty { await save(snapshots(of: ArraySlice(pending.sorted { $0.rawValue < $1.rawValue }), in: processor)) }
-        dormant = dormant.filter { partitions.partition(of: $0.rawValue) != partition }
+        stored.forget(partition: partition, of: partitions)
         unsaved = unsaved.filter { partitions.partition(of: $0.rawValue) != partition }
         contextDirty = contextDirty.filter { partitions.partition(of: $0.rawValue) != partition }
     }
@@ -203,12 +120,9 @@ struct DeviceStateKeeper {
         }
         let devices = contextDirty.filter { processor.isResident($0) }.sorted { $0.rawValue < $1.rawValue }
         contextDirty.removeAll(keepingCapacity: true)
-        var start = 0
-        while start < devices.count {
-            let slice = devices[start..<min(start + Self.snapshotsPerWrite, devices.count)]
+        for slice in Self.slices(devices) {
             metrics.contextWrites.increment(by: slice.count)
             await save(snapshots(of: slice, in: processor))
-            start += Self.snapshotsPerWrite
         }
     }
 
@@ -255,20 +169,17 @@ struct DeviceStateKeeper {
     private mutating func writeChanged(_ processor: inout FrameProcessor) async {
         let held = heldForSnapshot
         heldForSnapshot.removeAll()
-        if listUnknown { await relist(processor) }
+        if stored.listUnknown { await stored.relist(processor) }
         var changed = processor.takeChangedDevices()
         if !unsaved.isEmpty {
             unsaved = unsaved.filter { processor.isResident($0) }
             changed = Array(Set(changed).union(unsaved)).sorted { $0.rawValue < $1.rawValue }
         }
         // In slices, so a storm of changed devices never holds all their snapshots at once.
-        var start = 0
-        while storage != nil, start < changed.count {
-            let slice = changed[start..<min(start + Self.snapshotsPerWrite, changed.count)]
-            start += Self.snapshotsPerWrite
+        for slice in Self.slices(storage == nil ? [] : changed) {
             // A failed slice: the rest waits for the next tick rather than a deadline each.
             guard await save(snapshots(of: slice, in: processor)) else {
-                if start < changed.count { unsaved.formUnion(changed[start...]) }
+                unsaved.formUnion(changed[slice.endIndex...])
                 break
             }
         }
@@ -288,6 +199,11 @@ struct DeviceStateKeeper {
 
     /// The most snapshots written in one transaction.
     private static let snapshotsPerWrite = 500
+
+    /// `devices` in slices of at most ``snapshotsPerWrite``.
+    private static func slices(_ devices: [DeviceID]) -> [ArraySlice<DeviceID>] {
+        stride(from: 0, to: devices.count, by: snapshotsPerWrite).map { devices[$0..<min($0 + snapshotsPerWrite, devices.count)] }
+    }
 
     /// Stores snapshots; returns whether they are stored (true without a store: nothing to keep).
     /// A device whose write failed stays unsaved: in memory, written again with the next tick.
@@ -311,17 +227,13 @@ struct DeviceStateKeeper {
         nextIdleScan = now + Self.idleScanInterval
         let cutoff = now - settings.idleEviction
         let target = overCapacity ? residentShare * 9 / 10 : residentShare
-        let candidates = processor.evictionCandidates(idleSince: cutoff, maxResident: target)
-        var start = 0
-        while start < candidates.count {
-            let slice = candidates[start..<min(start + Self.snapshotsPerWrite, candidates.count)]
-            start += Self.snapshotsPerWrite
+        for slice in Self.slices(processor.evictionCandidates(idleSince: cutoff, maxResident: target)) {
             let snapshots = snapshots(of: slice, in: processor)
             guard await save(snapshots) else { continue }
             for (device, snapshot) in snapshots {
                 _ = processor.evict(device)
                 if snapshot.lastSeen < cutoff { metrics.evictedIdle.increment() } else { metrics.evictedOverCapacity.increment() }
-                if storage != nil { dormant.insert(device) }
+                if storage != nil { stored.awaitRestore([device]) }
             }
         }
     }

@@ -58,10 +58,8 @@ struct GatewayParts: Sendable {
     let ownershipMetrics: OwnershipMetrics
     /// How device frames reach the subscriber: one filter, or per device of held partitions.
     let subscriptions: any InboundSubscriptions
-    /// The devices with stored state in the given partitions (clustered; none in single mode).
-    let listDevices: @Sendable ([Int]) async throws -> [DeviceID]
-    /// The retained messages the stored snapshots of the given partitions' devices carry (none in single mode).
-    let listRetained: @Sendable ([Int]) async throws -> [OutboundMessage]
+    /// What the store knows of each ownership partition's devices (nothing in single mode).
+    let directory: any PartitionDirectory
     /// This instance's name in clustered modes; nil for a single gateway.
     let instance: String?
     /// Spans of processed frames, and the service exporting them; nil while
@@ -164,13 +162,11 @@ struct GatewayParts: Sendable {
             let states = PostgresLeasedStateStore(client, ownership: leased)
             ownership = leased
             deviceStates = states
-            listDevices = { try await states.devices(in: $0) }
-            listRetained = { try await states.retainedOutputs(in: $0) }
+            directory = states
         } else {
             ownership = SoleOwner()
             deviceStates = storeClient.map { PostgresLeasedStateStore($0, ownership: nil) } ?? singleStates
-            listDevices = { _ in [] }
-            listRetained = { _ in [] }
+            directory = NoPartitionDirectory()
         }
         subscriptions =
             configuration.cluster.isClustered

@@ -12,11 +12,9 @@ import TelemetryCore
 final class InboundRouter: Sendable {
     private let scheme: TopicScheme
     private let clock: any GatewayClock
-    /// One queue per shard; a device's frames go to the queue of the shard its id hashes to.
-    private let queues: [HandoffQueue<WorkItem>]
-    private let shards: ShardRouter
-    /// How long a full queue may block the network thread (`pipeline.maxHandoffWait`).
-    private let maximumHandoffWait: Double
+    /// The shard workers' queues; a device's frames go to the queue of the shard its id hashes to.
+    private let handoff: ShardHandoff
+    private var shards: ShardRouter { handoff.shards }
     /// Appends to the inbound journal; nil when `journal.path` is null.
     private let journal: JournalAppender?
     /// Admits recorder queries into `queries` (or refuses them at once).
@@ -30,8 +28,6 @@ final class InboundRouter: Sendable {
     /// How device frames reach the subscriber (per device in clustered mode).
     private let subscriptions: any InboundSubscriptions
     private let ownershipMetrics: OwnershipMetrics
-    private let logger: Logger
-    private let overload: RateLimitedLog
 
     /// A router over `queues` (one per shard).
     init(
@@ -42,10 +38,7 @@ final class InboundRouter: Sendable {
     ) {
         self.scheme = scheme
         self.clock = clock
-        overload = RateLimitedLog(interval: 10, clock: clock)
-        self.queues = queues
-        shards = ShardRouter(shardCount: queues.count)
-        self.maximumHandoffWait = maximumHandoffWait
+        handoff = ShardHandoff(queues: queues, maximumWait: maximumHandoffWait, metrics: metrics, clock: clock, logger: logger)
         self.journal = journal.map { JournalAppender(journal: $0, maximumWait: journalMaximumWait, metrics: metrics, clock: clock, logger: logger) }
         self.recorder = recorder
         self.queries = queries
@@ -54,7 +47,6 @@ final class InboundRouter: Sendable {
         self.ownership = ownership
         self.subscriptions = subscriptions
         self.ownershipMetrics = ownershipMetrics
-        self.logger = logger
     }
 
     /// A connection event of the subscriber (on its network thread): a SUBACK releases the
@@ -126,7 +118,7 @@ final class InboundRouter: Sendable {
                 var frame = InboundFrame(
                     topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained, receivedAt: record.receivedAt)
                 frame.journalSequence = ticket.sequence
-                push(.replayedUpload(frame, ticket), bytes: record.payload.count, shard: shards.shard(forRoutingKey: routingKey(of: record.topic)), topic: record.topic, ticket: ticket)
+                handoff.push(.replayedUpload(frame, ticket), bytes: record.payload.count, shard: shards.shard(forRoutingKey: routingKey(of: record.topic)), topic: record.topic, ticket: ticket)
                 return
             }
             ownershipMetrics.framesNotOwned.increment()
@@ -165,30 +157,6 @@ final class InboundRouter: Sendable {
                 item = ticket.map { .replayed(frame, $0) } ?? .frame(frame, nil, receivedAs: ownership.role(of: routingKey(of: record.topic)))
             }
         }
-        push(item, bytes: record.payload.count + record.topic.utf8.count, shard: shard, topic: record.topic, ticket: ticket)
-    }
-
-    private func push(_ item: WorkItem, bytes: Int, shard: Int, topic: String, ticket: JournalTicket?) {
-        let maximumWait = maximumHandoffWait
-        switch queues[shard].push(item, bytes: bytes, maxWait: maximumWait) {
-        case .accepted(let waited):
-            if waited > 0 {
-                metrics.handoffWaits.increment()
-                metrics.handoffBlockedSeconds.increment(by: waited)
-            }
-        case .acceptedOverCapacity(let waited):
-            metrics.handoffWaits.increment()
-            metrics.handoffBlockedSeconds.increment(by: waited)
-            metrics.handoffOverCapacity.increment()
-            if overload.shouldLog() {
-                logger.warning(
-                    "worker \(shard) is overloaded: the queues stayed full (pipeline.queueCapacity / pipeline.maxBufferedBytes) for pipeline.maxHandoffWait (\(maximumWait) s); admitting frames over the limit (see gateway_handoff_over_capacity_total)"
-                )
-            }
-        case .closed:
-            // Kept in the journal (if it is there) for the next start.
-            metrics.handoffClosed.increment()
-            logger.warning("a frame arrived after shutdown began and was left \(ticket == nil ? "unprocessed" : "in the journal"): \(topic)")
-        }
+        handoff.push(item, bytes: record.payload.count + record.topic.utf8.count, shard: shard, topic: record.topic, ticket: ticket)
     }
 }

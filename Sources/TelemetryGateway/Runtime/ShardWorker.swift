@@ -61,7 +61,7 @@ struct ShardWorker {
     /// the frames not yet processed are counted and stay in the journal for the next start.
     mutating func run() async {
         var processor = FrameProcessor(configuration: dependencies.processor)
-        await deviceStates.load(router: router)
+        await deviceStates.stored.load(router: router)
         let health = dependencies.operations.health
         while let batch = await queue.next() {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
@@ -110,7 +110,7 @@ struct ShardWorker {
                     // A warming partition's device: its stored state first, nothing published;
                     // its retained state is kept (announced again only once owned).
                     if case .device(let device, _) = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic) {
-                        _ = await deviceStates.restoreIfDormant(device, into: &processor)
+                        _ = await deviceStates.stored.restoreIfDormant(device, into: &processor)
                     }
                     processor.process(frame).messages.forEach(dependencies.publisher.retained.record)
                 }
@@ -136,15 +136,12 @@ struct ShardWorker {
     private mutating func changeOwnership(_ change: OwnershipChange, devices: [DeviceID], retained: [OutboundMessage], processor: inout FrameProcessor) async {
         switch change {
         case .gained, .warming:
-            deviceStates.awaitRestore(devices.filter { !processor.isResident($0) })
-            if case .gained = change {
-                dependencies.publisher.retained.restore(retained)
-                dependencies.ownershipMetrics.devicesGained.increment(by: devices.count)
-            }
+            deviceStates.stored.awaitRestore(devices.filter { !processor.isResident($0) })
+            if case .gained = change { dependencies.publisher.retained.restore(retained) }
         case .lost(let partition):
             let partitions = dependencies.ownership.partitions
-            await deviceStates.forgetPartition(partition, partitions: partitions, processor: processor)
             let leaving = processor.residentDevices.filter { partitions.partition(of: $0.rawValue) == partition }
+            await deviceStates.forgetPartition(partition, partitions: partitions, leaving: leaving, processor: processor)
             for device in leaving { processor.forget(device) }
             dependencies.publisher.retained.forget(partition: partition) { [router, shard] in router.shard(forRoutingKey: $0.rawValue) == shard }
             dependencies.ownershipMetrics.devicesLost.increment(by: leaving.count)
@@ -168,7 +165,7 @@ struct ShardWorker {
         if case .device(let device, _) = topic {
             // Outputs the stored state's frames made and the broker never acknowledged: those
             // frames are not applied again, so their outputs go out from here.
-            await republish(await deviceStates.restoreIfDormant(device, into: &processor), of: device)
+            await republish(await deviceStates.stored.restoreIfDormant(device, into: &processor), of: device)
         }
         // Export on: the frame's span, whose context its messages carry instead of the frame's.
         guard let span = dependencies.tracing?.begin(frame, topic: topic) else {
@@ -208,7 +205,7 @@ struct ShardWorker {
         }
         // By the role at arrival: a frame that came while this instance held its device is
         // published even if the partition was lost before this worker got to it.
-        messages = role.map { dependencies.ownership.visible(messages, receivedAs: $0) } ?? dependencies.ownership.visible(messages)
+        messages = dependencies.ownership.visible(messages, receivedAs: role)
         let journal = dependencies.journal
         // Parts: the outputs acknowledged, the frame processed, for a frame that may change its
         // device's snapshot the snapshot written after it stored, and for a held recorder chunk
@@ -261,7 +258,7 @@ struct ShardWorker {
     private mutating func storeReplayedUpload(_ frame: InboundFrame, ticket: JournalTicket, processor: inout FrameProcessor) async {
         guard case .device(let device, _) = dependencies.scheme.parseInbound(frame.topic) else { return }
         let resident = processor.isResident(device)
-        if !resident { await deviceStates.restoreForJudging(device, into: &processor) }
+        if !resident { await deviceStates.stored.restoreForJudging(device, into: &processor) }
         let result = processor.process(frame)
         if !resident { processor.forget(device) }
         let journal = dependencies.journal

@@ -1,0 +1,129 @@
+import CoreMetrics
+import Logging
+import Ownership
+import RecorderStore
+import TelemetryCore
+
+/// One shard's devices that have a stored snapshot and no state in memory ("dormant"): listed
+/// at start (single mode), handed over with a partition (clustered) or evicted, each restored
+/// from the store before its first frame is processed, with the retained messages and the
+/// unacknowledged outputs its snapshot carries. Clustered, or while the store could not be
+/// listed, a device not in memory is looked up at its first frame.
+struct StoredDevices {
+    private let shard: Int
+    /// The store's reads, each bounded; nil without one (memory only).
+    private let storage: SnapshotStorage?
+    private let metrics: DeviceStateMetrics
+    private let logger: Logger
+    /// Where a restored snapshot's retained messages go (clustered; nil for a single gateway).
+    private let retained: RetainedStateCache?
+    /// Where a restored snapshot's unacknowledged outputs are registered again.
+    private let unacknowledged: UnacknowledgedOutputs
+    /// Clustered: the store lists no devices, so every device not in memory is looked up.
+    private let shared: Bool
+    /// Devices with a stored snapshot and no state in memory.
+    private var dormant: Set<DeviceID> = []
+    /// The shards' routing, kept from ``load(router:)`` to read the stored devices again.
+    private var router: ShardRouter?
+    /// The stored devices could not be listed (the store was down at start): until a later
+    /// listing succeeds, every device's first frame asks the store for its snapshot.
+    private(set) var listUnknown = false
+
+    init(
+        shard: Int, storage: SnapshotStorage?, metrics: DeviceStateMetrics, logger: Logger, retained: RetainedStateCache?,
+        unacknowledged: UnacknowledgedOutputs, shared: Bool
+    ) {
+        self.shard = shard
+        self.storage = storage
+        self.metrics = metrics
+        self.logger = logger
+        self.retained = retained
+        self.unacknowledged = unacknowledged
+        self.shared = shared
+    }
+
+    /// Learns which of this shard's devices have a stored snapshot.
+    mutating func load(router: ShardRouter) async {
+        guard let storage else { return }
+        // Shared, no device list: each device not in memory is looked up at its first frame.
+        guard !shared else {
+            listUnknown = true
+            return
+        }
+        self.router = router
+        do {
+            dormant = Set(try await storage.devices().filter { router.shard(forRoutingKey: $0.rawValue) == shard })
+            if !dormant.isEmpty { logger.info("shard \(shard): \(dormant.count) devices have stored state") }
+        } catch {
+            listUnknown = true
+            storage.readFailed(error)
+            logger.error(
+                "\(storage.key): cannot read the device state store \(storage.store.location): \(error); each device's first frame asks it for the device's snapshot until it answers")
+        }
+    }
+
+    /// Lists the stored devices again after a failed listing (the keeper calls it on snapshot
+    /// ticks): devices not in memory yet become dormant, restored at their first frame as usual.
+    mutating func relist(_ processor: FrameProcessor) async {
+        guard listUnknown, !shared, let storage, let router, let stored = try? await storage.devices() else { return }
+        listUnknown = false
+        dormant = Set(stored.filter { router.shard(forRoutingKey: $0.rawValue) == shard && !processor.isResident($0) })
+        logger.notice("\(storage.key): the device state store answers again; \(dormant.count) devices of shard \(shard) have stored state")
+    }
+
+    /// Restores a device from the store if it has a snapshot and no state in memory; returns
+    /// the outputs the snapshot carries that the broker had not acknowledged, to publish again,
+    /// under the journal sequence to acknowledge them with (they stay with the device's
+    /// snapshots until acknowledged this time).
+    mutating func restoreIfDormant(_ device: DeviceID, into processor: inout FrameProcessor) async -> (sequence: UInt64, messages: [OutboundMessage])? {
+        guard let storage else { return nil }
+        // Listed as stored, or (the listing failed) not seen in memory yet: ask the store.
+        guard dormant.remove(device) != nil || (listUnknown && !processor.isResident(device)) else { return nil }
+        let snapshot: DeviceSnapshot
+        do {
+            guard let stored = try await storage.snapshot(of: device) else { return nil }
+            snapshot = stored
+        } catch {
+            metrics.restoreDiscarded.increment()
+            logger.warning("the stored state of \(device) is unreadable; it starts fresh: \(error)")
+            return nil
+        }
+        return adopt(snapshot, of: device, into: &processor)
+    }
+
+    /// Restores a stored snapshot and the retained messages it carries; returns the outputs it
+    /// carries that the broker had not acknowledged (registered again until they are), under
+    /// their journal sequence.
+    private func adopt(_ snapshot: DeviceSnapshot, of device: DeviceID, into processor: inout FrameProcessor) -> (sequence: UInt64, messages: [OutboundMessage])? {
+        retained?.restore(snapshot.retainedOutputs ?? [])
+        if processor.restore(snapshot, of: device) {
+            metrics.restored.increment()
+        } else {
+            metrics.restoreDiscarded.increment()
+            logger.info("the stored state of \(device) was not fully restored (derivation settings changed, or bounds reached)")
+        }
+        guard let outputs = snapshot.unacknowledgedOutputs, !outputs.isEmpty, processor.isResident(device) else { return nil }
+        let sequence = snapshot.appliedJournalSequence ?? 0
+        unacknowledged.register(device, sequence: sequence, outputs)
+        logger.info("publishing again \(outputs.count) outputs of \(device) that the broker had not acknowledged before the restart")
+        return (sequence, outputs)
+    }
+
+    /// Restores `device`'s stored snapshot into `processor` to judge one frame by it (a replayed
+    /// upload of a device another instance holds); the caller forgets the device after. Without
+    /// a readable snapshot the frame is judged as a new device's.
+    func restoreForJudging(_ device: DeviceID, into processor: inout FrameProcessor) async {
+        guard let snapshot = try? await storage?.snapshot(of: device) else { return }
+        _ = processor.restore(snapshot, of: device)
+    }
+
+    /// Devices of a partition gained or warming up: restored from the store at their first frame.
+    mutating func awaitRestore(_ devices: some Sequence<DeviceID>) {
+        dormant.formUnion(devices)
+    }
+
+    /// A partition lost: its devices are no longer restored here.
+    mutating func forget(partition: Int, of partitions: OwnershipPartitions) {
+        dormant = dormant.filter { partitions.partition(of: $0.rawValue) != partition }
+    }
+}
