@@ -147,8 +147,16 @@ public final class LeasedOwnership: OwnershipPort {
         do {
             let renewed = try await store.heartbeat(member, ttl: timing.ttl)
             let answeredAt = clock.monotonicNow()
+            let wasQuiet = state.withLock { $0.holder.quietUntil.map { $0 > sentAt } ?? false }
             apply { $0.renewed(renewed, sentAt: sentAt, answeredAt: answeredAt) }
-            state.withLock { $0.failedHeartbeats = 0 }
+            let (failed, quiet) = state.withLock { state in
+                defer { state.failedHeartbeats = 0 }
+                return (state.failedHeartbeats, state.holder.quietUntil.map { $0 > answeredAt } ?? false)
+            }
+            if quiet && !wasQuiet {
+                logger.notice(
+                    "ownership: the store answered past this instance's deadline (after \(failed) failed heartbeats); for \(timing.ttl) s it takes no expired partition of another instance")
+            }
             let view = try await store.view()
             state.withLock { state in
                 state.successors = view.assignable.filter { $0 != member.name }.count

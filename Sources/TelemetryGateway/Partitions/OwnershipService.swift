@@ -153,7 +153,7 @@ struct OwnershipService: Service {
     private func adoptMadeKnown(_ found: @Sendable ([DeviceID]) -> Void) async {
         while !Task.isCancelled {
             do {
-                let devices = try await directory.adoptMadeKnown()
+                let devices = try await withStoreDeadline(SnapshotStorage.deadline, clock: clock) { [directory] in try await directory.adoptMadeKnown() }
                 if !devices.isEmpty { found(devices) }
             } catch {
                 metrics.listingFailures.increment()
@@ -166,11 +166,12 @@ struct OwnershipService: Service {
     /// devices, they are subscribed at their next discovery frame and restored at their first
     /// frame anyway; without the retained messages, a device's are announced again after a
     /// broker restart only once this instance published them (or restored the device).
-    private func list<Listed>(_ partitions: [Int], _ what: String, _ listing: @Sendable ([Int]) async throws -> [Listed]) async -> [Listed] {
+    private func list<Listed: Sendable>(_ partitions: [Int], _ what: String, _ listing: @escaping @Sendable ([Int]) async throws -> [Listed]) async -> [Listed] {
         guard !partitions.isEmpty else { return [] }
         for attempt in 0..<3 {
             do {
-                return try await listing(partitions)
+                // Cancellable: a stop must not wait for a store call stuck on a replaced pool.
+                return try await withCancellableStoreCall { try await listing(partitions) }
             } catch {
                 metrics.listingFailures.increment()
                 logger.warning("ownership: cannot list the \(what) of \(partitions.count) partitions (\(error)); attempt \(attempt + 1) of 3")
