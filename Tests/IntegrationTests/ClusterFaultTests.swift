@@ -80,16 +80,7 @@ struct ClusterFaultTests {
 
         let tally = fleet.tally(collector.messages)
         #expect(tally.duplicates == 0, "\(tally)")
-        var lostInWindow = 0
-        for device in fleet.devices {
-            for index in device.expected.indices {
-                if atRisk(device, index) {
-                    lostInWindow += tally.count(device.id, index) == 0 ? 1 : 0
-                } else {
-                    #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(device.sessionTime(device.expected[index])) s, kill at \(killedAt) s")
-                }
-            }
-        }
+        let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "kill at \(killedAt) s")
         #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
         print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; \(lostInWindow) swings lost in the window \(window); \(tally)")
         await run.shutdown()
@@ -158,19 +149,13 @@ struct ClusterFaultTests {
         let messages = collector.messages
         let tally = fleet.tally(messages)
         #expect(tally.duplicates == 0, "\(tally)")
-        var lostInWindow = 0
-        var duringOutage = 0
-        for device in fleet.devices {
-            for index in device.expected.indices {
+        let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "cut and kill at \(cutAt) s, all taken at \(takenAt) s")
+        let duringOutage = fleet.devices.filter { !victims.contains($0.id) }.map { device in
+            device.expected.indices.filter { index in
                 let start = device.sessionTime(device.expected[index])
-                if atRisk(device, index) {
-                    lostInWindow += tally.count(device.id, index) == 0 ? 1 : 0
-                } else {
-                    #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(start) s; cut and kill at \(cutAt) s, all taken at \(takenAt) s")
-                    if !victims.contains(device.id), start > cutAt + 3, start < cutAt + outage { duringOutage += 1 }
-                }
-            }
-        }
+                return start > cutAt + 3 && start < cutAt + outage && tally.count(device.id, index) == 1
+            }.count
+        }.reduce(0, +)
         #expect(duringOutage > 0, "the survivors' own watches swung while the store was away, and were published")
         let afterReturn = fleet.devices.filter { victims.contains($0.id) }.map { device in
             device.expected.indices.filter { device.sessionTime(device.expected[$0]) > takenAt + 3 }.count

@@ -195,6 +195,22 @@ enum ClusterHarness {
             return atRisk
         }
 
+        /// The swings `atRisk` says were at risk and are not in `tally`; every other swing must be
+        /// in it exactly once (`fault`, when it happened, goes into each failure).
+        func lostInWindow(_ tally: SwingFleetSession.Tally, atRisk: (SwingFleetSession.Device, Int) -> Bool, _ fault: String) -> Int {
+            var lost = 0
+            for device in fleet.devices {
+                for index in device.expected.indices {
+                    if atRisk(device, index) {
+                        lost += tally.count(device.id, index) == 0 ? 1 : 0
+                    } else {
+                        #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(device.sessionTime(device.expected[index])) s; \(fault)")
+                    }
+                }
+            }
+            return lost
+        }
+
         func shutdown() async {
             await devices.shutdown()
             await observer.shutdown()

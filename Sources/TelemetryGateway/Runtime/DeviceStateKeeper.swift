@@ -21,7 +21,9 @@ import TelemetryCore
 struct DeviceStateKeeper {
     private let shard: Int
     /// The store, each call bounded; nil without one (memory only).
-    private var storage: SnapshotStorage?
+    private let storage: SnapshotStorage?
+    /// The last write failed: context frames wait for the next tick's write, which only probes.
+    private var failing = false
     private let metrics: DeviceStateMetrics
     private let logger: Logger
     private let settings: GatewayConfiguration.DeviceState
@@ -112,7 +114,7 @@ struct DeviceStateKeeper {
     /// written again with the next tick's changes, as before.
     mutating func persistContext(_ processor: FrameProcessor) async {
         guard !contextDirty.isEmpty else { return }
-        guard storage?.failing != true else {
+        guard !failing else {
             // The next tick's probe writes them with the rest.
             unsaved.formUnion(contextDirty.filter { processor.isResident($0) })
             contextDirty.removeAll(keepingCapacity: true)
@@ -209,9 +211,9 @@ struct DeviceStateKeeper {
     /// A device whose write failed stays unsaved: in memory, written again with the next tick.
     @discardableResult
     private mutating func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async -> Bool {
-        guard var writer = storage, !snapshots.isEmpty else { return true }
-        let stored = await writer.save(snapshots, unsaved: "\(unsaved.union(snapshots.map(\.device)).count) devices of shard \(shard)")
-        storage = writer
+        guard let storage, !snapshots.isEmpty else { return true }
+        let stored = await storage.save(snapshots, probing: failing, unsaved: "\(unsaved.union(snapshots.map(\.device)).count) devices of shard \(shard)")
+        failing = !stored
         for (device, _) in snapshots {
             if stored { unsaved.remove(device) } else { unsaved.insert(device) }
         }

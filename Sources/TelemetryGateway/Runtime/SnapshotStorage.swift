@@ -6,8 +6,8 @@ import TelemetryCore
 /// One shard's calls to the device state store, each bounded by a deadline on the gateway's
 /// clock, so a store that does not answer holds the shard's frames up for seconds, not for
 /// ever. Failures are counted (`gateway_device_state_failures_total`), shown in `/readyz` under
-/// the store's key and logged at most once per interval. After a failed write, writes only probe
-/// the store (``probeDeadline``) until one succeeds (``failing``).
+/// the store's key and logged at most once per interval. After a failed write, the caller's
+/// writes only probe the store (``probeDeadline``) until one succeeds.
 struct SnapshotStorage {
     let store: any DeviceSnapshotStoring
     /// The store's configuration key, as logs and `/readyz` name it (`state.path` or `store.url`).
@@ -18,8 +18,6 @@ struct SnapshotStorage {
     private let logger: Logger
     /// One write failure logged per interval, however many ticks fail.
     private let failureLog: RateLimitedLog
-    /// The last write failed: the caller lets context frames wait for the next tick's write.
-    private(set) var failing = false
 
     /// Seconds one call may take before it counts as failed.
     static let deadline = 5.0
@@ -55,18 +53,18 @@ struct SnapshotStorage {
 
     /// Stores snapshots; returns whether they are stored. Clustered, the store writes only those
     /// of partitions this instance still holds.
-    /// - Parameter unsaved: how many devices stay unsaved if this write fails (for the log).
-    mutating func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)], unsaved: @autoclosure () -> String) async -> Bool {
+    /// - Parameters:
+    ///   - probing: the last write failed: this one only probes the store (``probeDeadline``).
+    ///   - unsaved: how many devices stay unsaved if this write fails (for the log).
+    func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)], probing: Bool, unsaved: @autoclosure () -> String) async -> Bool {
         do {
-            try await withStoreDeadline(failing ? Self.probeDeadline : Self.deadline, clock: clock) { [store] in try await store.save(snapshots) }
-            failing = false
+            try await withStoreDeadline(probing ? Self.probeDeadline : Self.deadline, clock: clock) { [store] in try await store.save(snapshots) }
             metrics.snapshotsWritten.increment(by: snapshots.count)
             health.recordStore(key, error: nil, decidesReadiness: key == "store.url")
             return true
         } catch {
             // Held frames are let go anyway: holding them would fill the journal. The caller keeps
             // the devices in memory (never evicted unsaved) and writes them again with the next tick.
-            failing = true
             readFailed(error)
             if failureLog.shouldLog() {
                 logger.error(
