@@ -8,7 +8,8 @@ no device registry), waits until the 1,024 ownership partitions are held, then:
 
 1. **fleet**: every device says a retained hello (paho-mqtt, QoS 1, over 4 connections); waits
    until the instances subscribed all of them (`gateway_cluster_device_subscriptions`, none
-   pending);
+   pending), then until their workers processed every hello (`gateway_queue_depth` and
+   `gateway_buffered_bytes` 0), and counts the devices in the store;
 2. **steady state**: --streaming of the devices send a status every second (the rest stay idle)
    for --steady seconds: the store's transactions per second (`pg_stat_database.xact_commit`),
    rows written per second (`pg_stat_database` tup_inserted + tup_updated), and the snapshots the
@@ -172,6 +173,17 @@ def main():
             sys.exit(f"the instances subscribed {count:.0f} of {args.devices} devices ({pending:.0f} pending); logs in {logs}")
         subscribed_in = time.monotonic() - begun
         print(f"fleet: {acknowledged} hellos acknowledged in {published_in:.1f} s; every device subscribed after {subscribed_in:.1f} s", flush=True)
+        # The workers may be far behind the subscriptions: the kill is to find a settled fleet
+        # (every hello processed and its device written), not a backlog that dies with it.
+        def caught_up(latest):
+            return all(n in latest and latest[n].get("gateway_queue_depth", 1) == 0 and latest[n].get("gateway_buffered_bytes", 1) == 0
+                       for n in names)
+        if follower.wait(caught_up, min(300, remaining())) is None:
+            report(follower, names, store_url)
+            sys.exit(f"the instances' workers did not catch up with the hellos; logs in {logs}")
+        processed_in = time.monotonic() - begun
+        stored_devices = int(sql(store_url, "SELECT count(*) FROM device_state")[0])
+        print(f"fleet: every hello processed after {processed_in:.1f} s; {stored_devices} devices in the store", flush=True)
 
         # 2. Steady state: a few hundred devices send a status every second.
         def stream():
@@ -196,6 +208,7 @@ def main():
                             - scale.total(before_steady, "gateway_device_snapshots_written_total")) / steady
 
         # 3. kill -9 of one instance.
+        stored_at_kill = int(sql(store_url, "SELECT count(*) FROM device_state")[0])
         held, epochs = sql(store_url, f"SELECT count(*) FILTER (WHERE owner = '{victim}'), sum(epoch) FROM ownership_partition")
         held, epochs = int(held), int(epochs)
         store_before = store_counters(store_url)
@@ -231,6 +244,8 @@ def main():
         print("|---|---|")
         print(f"| hellos published (4 connections, QoS 1) | {published_in:.1f} s |")
         print(f"| every device subscribed by its owner, from the first hello | {subscribed_in:.1f} s |")
+        print(f"| every hello processed (the instances' queues empty), from the first hello | {processed_in:.1f} s |")
+        print(f"| devices in the store then; at the kill | {stored_devices}; {stored_at_kill} |")
         print(f"| steady state: store transactions per second | {steady_xact:.0f} |")
         print(f"| steady state: store rows inserted or updated per second | {steady_rows:.0f} |")
         print(f"| steady state: device snapshots written per second (all instances) | {steady_snapshots:.0f} |")
