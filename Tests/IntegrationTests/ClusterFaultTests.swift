@@ -86,6 +86,57 @@ struct ClusterFaultTests {
         await run.shutdown()
     }
 
+    // Disabled: a known hole (docs/scale-out.md, Not done yet). It failed 1 run in 5 (the other 4
+    // passed): the cut can fall right after gw-d began warming up, before its listing of the
+    // partitions' devices ran; the listing's three attempts fail, gw-d subscribes none of those
+    // devices, and it still accepts the partitions after the time-based warm-up, so the moved
+    // watches' frames reach nobody once their old holder lets go (28 of 300 swings lost).
+    @Test(
+        "PostgreSQL away from every instance for 8 s while a joining fourth warms up: nothing is accepted while it is away, the hand-over completes after; every swing published, a moved watch's at most twice",
+        .disabled("a warm-up whose device listing failed is accepted all the same: docs/scale-out.md, Not done yet"))
+    func handOverDuringStoreOutage() async throws {
+        var run = try await ClusterHarness.Run.start(swings: 10, storeBehindProxy: true)
+        let (collector, fleet, names) = (run.collector, run.fleet, run.names)
+        let proxy = try #require(run.storeProxy)
+        let all = names + ["gw-d"]
+        let moving = run.watches(of: "gw-d", among: all)
+        let dShare = ClusterHarness.share(of: "gw-d", among: all)
+        let (clockStart, playing) = run.play()
+        try await collector.wait(timeout: 60, "30 swings") { fleet.tally($0).published >= 30 }
+        let lostCount = { (messages: [MQTTMessage]) in
+            names.compactMap { ClusterHarness.metric(messages, $0, "gateway_cluster_partition_changes_total", labels: ["change": "lost"]) }.reduce(0, +)
+        }
+        let lostBefore = lostCount(collector.messages)
+        run.gateways.append(try GatewayProcess(broker: run.broker, arguments: ClusterHarness.arguments("gw-d", store: run.store)))
+        // Cut while gw-d warms up (cluster.handoverWarmup 3 s), before it could accept.
+        try await collector.wait(timeout: 30, "gw-d warming up its share") { messages in
+            ClusterHarness.metric(messages, "gw-d", "gateway_cluster_partitions", labels: ["state": "warming"]) == Double(dShare)
+        }
+        let outage = 8.0
+        proxy.cut(refusingFor: outage)
+        let cutAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        try await collector.wait(timeout: 10, "every instance past its deadline") { messages in
+            all.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 1 }
+        }
+        #expect(ClusterHarness.metric(collector.messages, "gw-d", "gateway_cluster_partitions", labels: ["state": "held"]) == 0, "nothing accepted while the store is away")
+        try await collector.wait(timeout: 40, "gw-d holding its share after the store came back") { messages in
+            ClusterHarness.metric(messages, "gw-d", "gateway_cluster_partitions", labels: ["state": "held"]) == Double(dShare)
+                && all.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 0 }
+        }
+        let handedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        try await run.endAndWaitForAll(playing)
+        let beforeStop = collector.messages
+        try await ClusterHarness.stop(run.gateways, collector: collector)
+
+        let tally = fleet.tally(collector.messages)
+        #expect(tally.published == run.expected && tally.unmatched.isEmpty, "\(tally)")
+        #expect(tally.maximumCopies <= 2 && tally.duplicatedDevices.isSubset(of: moving), "\(tally)")
+        let lost = lostCount(beforeStop) - lostBefore
+        #expect(lost == Double(dShare), "the others gave up exactly gw-d's share, once: \(lost) of \(dShare)")
+        print("cluster hand-over during a store outage: \(moving.count) watches in gw-d's \(dShare) partitions; store cut at \(cutAt) s for \(outage) s; gw-d held its share at \(handedAt) s; the others lost \(lost); \(tally)")
+        await run.shutdown()
+    }
+
     @Test("PostgreSQL away from every instance for 8 s and one of them killed meanwhile: the others keep publishing their own watches; nobody takes the dead one's partitions until the store is back, then the others do and restore its watches from the store; every swing outside that window once")
     func deathDuringStoreOutage() async throws {
         let run = try await ClusterHarness.Run.start(swings: 14, storeBehindProxy: true)
