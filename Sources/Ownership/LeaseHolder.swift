@@ -8,8 +8,11 @@ import Locking
 /// - a partition nobody holds, or whose lease ran out by the store's clock, or that an earlier
 ///   run of this instance's name held, is taken by the instance the assignment names;
 /// - a partition a live instance holds is never taken from it: the holder offers it to the
-///   instance the assignment names, which warms up (processes without publishing) for
-///   `warmup` seconds and then accepts it by compare-and-set, under the next epoch;
+///   instance the assignment names, which warms up (processes without publishing) and accepts
+///   it by compare-and-set, under the next epoch, `warmup` seconds after its devices were
+///   listed and subscribed (``prepared(_:at:)``): a warm-up is a report, not only a time, since
+///   a next holder whose listing failed (the store away) would otherwise take devices nobody
+///   subscribed;
 /// - the holder's own deadline is the send time of its last successful heartbeat + `ttl` −
 ///   `margin` on the monotonic clock; past it the holder keeps its roles (it cannot tell a store
 ///   outage from a cut) and says so (``isPastDeadline(at:)``);
@@ -62,6 +65,8 @@ public struct LeaseHolder: Sendable {
     public private(set) var held: [Int: Int64] = [:]
     /// Partitions being warmed up, with when the warm-up began.
     public private(set) var warming: [Int: SuspendingClock.Instant] = [:]
+    /// Warming partitions whose devices are listed and subscribed, with when that was reported.
+    public private(set) var prepared: [Int: SuspendingClock.Instant] = [:]
     /// The end of the holder's own lease on its clock; nil before the first heartbeat.
     public private(set) var deadline: SuspendingClock.Instant?
     /// Back from a heartbeat gap past its deadline: until then it takes no expired partition
@@ -105,7 +110,7 @@ public struct LeaseHolder: Sendable {
         var changes: [OwnershipChange] = []
         for (partition, epoch) in leases.sorted(by: { $0.key < $1.key }) where held[partition] != epoch {
             held[partition] = epoch
-            warming[partition] = nil
+            endWarmup(partition)
             changes.append(.gained(partition: partition, epoch: epoch))
         }
         return changes
@@ -125,7 +130,7 @@ public struct LeaseHolder: Sendable {
                 continue
             }
             guard target == member.name else {
-                if warming.removeValue(forKey: partition) != nil { plan.changes.append(.lost(partition: partition)) }
+                if endWarmup(partition) { plan.changes.append(.lost(partition: partition)) }
                 continue
             }
             guard let lease, let owner = lease.owner, !lease.expired, owner != member.name || lease.incarnation == member.incarnation else {
@@ -135,16 +140,30 @@ public struct LeaseHolder: Sendable {
                 plan.take.append(partition)
                 continue
             }
-            guard let began = warming[partition] else {
+            guard warming[partition] != nil else {
                 warming[partition] = now
                 plan.changes.append(.warming(partition: partition))
                 continue
             }
-            if lease.offeredTo == member.name, now - began >= .roundedSeconds(timing.warmup) {
+            if lease.offeredTo == member.name, let ready = prepared[partition], now - ready >= .roundedSeconds(timing.warmup) {
                 plan.accept[partition] = lease.epoch
             }
         }
         return plan
+    }
+
+    /// Records that the devices of these warming partitions are listed and subscribed at `now`:
+    /// each can be accepted `warmup` seconds later. A partition not warming (any more), or
+    /// already reported, is left as it is.
+    public mutating func prepared(_ partitions: [Int], at now: SuspendingClock.Instant) {
+        for partition in partitions where warming[partition] != nil && prepared[partition] == nil { prepared[partition] = now }
+    }
+
+    /// Ends a warm-up (taken, abandoned); whether there was one.
+    @discardableResult
+    private mutating func endWarmup(_ partition: Int) -> Bool {
+        prepared[partition] = nil
+        return warming.removeValue(forKey: partition) != nil
     }
 
     /// Leaves the assignment (a graceful stop): from the next heartbeat the store shows this
@@ -158,6 +177,7 @@ public struct LeaseHolder: Sendable {
         let changes = Set(held.keys).union(warming.keys).sorted().map { OwnershipChange.lost(partition: $0) }
         held = [:]
         warming = [:]
+        prepared = [:]
         return changes
     }
 }

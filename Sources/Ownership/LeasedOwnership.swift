@@ -86,6 +86,12 @@ public final class LeasedOwnership: OwnershipPort {
         state.withLock { $0.observer = observer }
     }
 
+    public func prepared(_ partitions: [Int]) {
+        guard !partitions.isEmpty else { return }
+        let now = clock.monotonicNow()
+        state.withLock { $0.holder.prepared(partitions, at: now) }
+    }
+
     /// Seconds between heartbeats while a partition this instance holds is offered.
     static let offeringHeartbeat = 0.05
 

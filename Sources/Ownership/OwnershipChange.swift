@@ -10,4 +10,11 @@ public enum OwnershipChange: Sendable, Equatable {
     /// The partition's devices are another instance's now (or, after a warm-up that did not
     /// end in a hand-over, nobody's here): drop their state and forget their retained outputs.
     case lost(partition: Int)
+
+    /// The partition it changes.
+    public var partition: Int {
+        switch self {
+        case .gained(let partition, _), .warming(let partition), .lost(let partition): partition
+        }
+    }
 }

@@ -35,6 +35,12 @@ public protocol OwnershipPort: Sendable {
     /// ``run()``; an adapter that never changes never calls it.
     func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void)
 
+    /// Reports warming partitions whose devices are listed from the store and subscribed: the
+    /// clustered adapter accepts a partition handed to it only after this report and its
+    /// warm-up time; the sole owner has nothing to warm up. Called after the ``OwnershipChange/warming(partition:)``
+    /// it answers; a partition no longer warming is ignored.
+    func prepared(_ partitions: [Int])
+
     /// Returns once this instance knows what it holds (the clustered adapter's first heartbeat
     /// answered; at once for the sole owner), or when the calling task is cancelled: the journal
     /// is replayed and the subscriber subscribes only then.

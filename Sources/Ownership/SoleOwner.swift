@@ -11,6 +11,7 @@ public struct SoleOwner: OwnershipPort {
     public func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] { messages }
     public func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) {}
     public var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
+    public func prepared(_ partitions: [Int]) {}
     public func ready() async {}
     public func run() async throws {}
     public func leave(within seconds: Double) async {}

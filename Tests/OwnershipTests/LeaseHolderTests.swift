@@ -38,7 +38,7 @@ struct LeaseHolderTests {
         #expect(a.held == [1: 1, 3: 7])
     }
 
-    @Test("a live holder's partition is never taken: the assigned instance warms up, and accepts only once offered and warmed for `warmup`")
+    @Test("a live holder's partition is never taken: the assigned instance warms up, and accepts only once offered and warmed for `warmup` after its devices were listed and subscribed")
     func liveHolderHandsOver() {
         var b = holder("gw-b")
         let assignment = PartitionAssignment(partitions: partitions, instances: ["gw-a", "gw-b"])
@@ -49,6 +49,7 @@ struct LeaseHolderTests {
         #expect(plan.take.isEmpty)
         #expect(plan.accept.isEmpty)
         #expect(plan.changes == mine.map { .warming(partition: $0) })
+        b.prepared(mine, at: start)
         // Offered, but the warm-up has not lasted `warmup` yet.
         let offered = partitions.all.map { lease($0, "gw-a", epoch: 4, offeredTo: mine.contains($0) ? "gw-b" : nil) }
         plan = b.plan(view(["gw-a": false, "gw-b": false], offered), at: start + seconds(2.9))
@@ -58,8 +59,30 @@ struct LeaseHolderTests {
         // Warmed but not offered: nothing is taken from the live holder.
         var c = holder("gw-b")
         _ = c.plan(view(["gw-a": false, "gw-b": false], held), at: start)
+        c.prepared(mine, at: start)
         plan = c.plan(view(["gw-a": false, "gw-b": false], held), at: start + seconds(60))
         #expect(plan.accept.isEmpty && plan.take.isEmpty)
+    }
+
+    @Test("a warm-up whose devices were never reported listed and subscribed is not accepted, however long offered; reported late, it is accepted `warmup` after the report; a report for a partition not warming is ignored")
+    func acceptsOnlyPrepared() {
+        var b = holder("gw-b")
+        let mine = PartitionAssignment(partitions: partitions, instances: ["gw-a", "gw-b"]).partitions(of: "gw-b")
+        let others = partitions.all.filter { !mine.contains($0) }
+        let instances = ["gw-a": false, "gw-b": false]
+        b.prepared(others, at: start)
+        #expect(b.prepared.isEmpty, "nothing warming yet")
+        _ = b.plan(view(instances, partitions.all.map { lease($0, "gw-a", epoch: 4) }), at: start)
+        let offered = view(instances, partitions.all.map { lease($0, "gw-a", epoch: 4, offeredTo: mine.contains($0) ? "gw-b" : nil) })
+        #expect(b.plan(offered, at: start + seconds(60)).accept.isEmpty, "the store was away: no listing, no accept")
+        let late = Array(mine.prefix(1))
+        b.prepared(late + others, at: start + seconds(60))
+        #expect(Set(b.prepared.keys) == Set(late))
+        #expect(b.plan(offered, at: start + seconds(62.9)).accept.isEmpty)
+        #expect(b.plan(offered, at: start + seconds(63)).accept == [late[0]: 4])
+        // Taken: the report goes with the warm-up.
+        _ = b.took([late[0]: 5])
+        #expect(b.prepared.isEmpty && b.warming[late[0]] == nil)
     }
 
     @Test("the holder offers what the assignment gives another live instance, once per successor, and keeps what it gives nobody")

@@ -184,7 +184,7 @@ struct PostgresLeaseTests {
         }
     }
 
-    @Test("two LeasedOwnerships on a manual clock: the first takes all, the second joins and gets its share after the warm-up, roles and events follow")
+    @Test("two LeasedOwnerships on a manual clock: the first takes all, the second joins and gets its share after the warm-up of its listed partitions, roles and events follow")
     func twoInstancesJoin() async throws {
         try await TestPostgres.withStore { client in
             let clock = ManualGatewayClock(wallTime: 1_800_000_000)
@@ -207,6 +207,7 @@ struct PostgresLeaseTests {
             let moving = (0..<10_000).map { "device-\($0)" }.first { theirs.contains(partitions.partition(of: $0)) }!
             await second.beat()  // registers, warms its share
             #expect(second.role(of: moving) == .warming)
+            second.prepared(Array(theirs))  // its devices listed and subscribed (the ownership service)
             #expect(first.role(of: moving) == .owner(epoch: 1))
             await first.beat()  // offers
             await second.beat()  // offered, but not warmed up for 3 s yet

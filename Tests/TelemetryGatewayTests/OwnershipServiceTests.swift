@@ -20,6 +20,8 @@ struct OwnershipServiceTests {
         /// The role of each partition (none for any other).
         let roles: [Int: DeviceRole]
         private let observer = LockedState<(@Sendable (OwnershipChange) -> Void)?>(nil)
+        /// What ``prepared(_:)`` was told, in order.
+        let reported = LockedState<[[Int]]>([])
         init(_ changes: [OwnershipChange], roles: [Int: DeviceRole] = [:]) {
             self.changes = changes
             self.roles = roles
@@ -29,6 +31,7 @@ struct OwnershipServiceTests {
         func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] { messages }
         var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
         func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) { self.observer.withLock { $0 = observer } }
+        func prepared(_ partitions: [Int]) { if !partitions.isEmpty { reported.withLock { $0.append(partitions) } } }
         func ready() async {}
         func run() async throws {
             let notify = observer.withLock { $0 }
@@ -49,13 +52,18 @@ struct OwnershipServiceTests {
         func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) { told.withLock { $0.append((change, devices.count)) } }
     }
 
-    /// A store that knows `devices` and records each listing; `madeKnown` is taken up once.
+    struct StoreAway: Error {}
+
+    /// A store that knows `devices` and records each listing; `madeKnown` is taken up once. Device
+    /// listings fail while `away` (the store unreachable).
     struct ListedDirectory: PartitionDirectory {
         let devices: [DeviceID]
         let calls: LockedState<[String]>
         let madeKnown = LockedState<[DeviceID]>([])
+        var away = LockedState(false)
         func devices(in asked: [Int]) async throws -> [DeviceID] {
             calls.withLock { $0.append("devices \(asked.count)") }
+            if away.withLock({ $0 }) { throw StoreAway() }
             return devices.filter { asked.contains(OwnershipPartitions().partition(of: $0.rawValue)) }
         }
         func retainedOutputs(in asked: [Int]) async throws -> [OutboundMessage] {
@@ -146,5 +154,49 @@ struct OwnershipServiceTests {
         #expect(handed.last.map { $0.0 == .warming(partition: warming.key) && $0.1 == [warming.value] } == true)
         let told = subscriptions.told.withLock { $0 }
         #expect(told.map(\.0) == [.gained(partition: held.key, epoch: 7), .warming(partition: warming.key)] && told.map(\.1) == [1, 1])
+    }
+
+    @Test("a listing that fails (the store away) is tried again every second until it answers: the warming partition is reported prepared only then, and both partitions' devices and the gained one's retained messages are handed over then")
+    func failedListingRetried() async throws {
+        let partitions = OwnershipPartitions()
+        let devices = (0..<200).map { DeviceID("retry-\($0)")! }
+        let (warming, gained) = (partitions.partition(of: devices[0].rawValue), partitions.partition(of: devices[1].rawValue))
+        try #require(warming != gained)
+        let calls = LockedState<[String]>([])
+        let directory = ListedDirectory(devices: devices, calls: calls, away: LockedState(true))
+        let ownership = ScriptedOwnership([.warming(partition: warming), .gained(partition: gained, epoch: 3)])
+        let clock = SystemGatewayClock()
+        let queue = HandoffQueue<WorkItem>(capacity: 100, clock: clock)
+        let service = OwnershipService(
+            ownership: ownership, directory: directory, subscriptions: RecordingSubscriptions(), queues: [queue],
+            metrics: OwnershipMetrics(factory: NOOPMetricsHandler.instance), drainSeconds: 0, clock: clock, logger: Logger(label: "ownership-service-test"))
+        let running = Task { try await service.run() }
+        var handed: [(OwnershipChange, [DeviceID], Int)] = []
+        while handed.count < 2, let batch = await queue.next() {
+            for case .ownership(let change, let listed, let retained) in batch { handed.append((change, listed, retained.count)) }
+        }
+        let first = Set(handed.map { "\($0.0)" })
+        let scripted: Set<String> = ["\(OwnershipChange.warming(partition: warming))", "\(OwnershipChange.gained(partition: gained, epoch: 3))"]
+        #expect(first == scripted)
+        let listedFirst = handed.map { $0.1.count }
+        #expect(listedFirst == [0, 0], "no device listed yet")
+        #expect(ownership.reported.withLock { $0 }.isEmpty, "not prepared while unlisted")
+        directory.away.withLock { $0 = false }
+        while handed.count < 4, let batch = await queue.next() {
+            for case .ownership(let change, let listed, let retained) in batch { handed.append((change, listed, retained.count)) }
+        }
+        running.cancel()
+        _ = await running.result
+
+        let expected = { (partition: Int) -> Set<DeviceID> in Set(devices.filter { partitions.partition(of: $0.rawValue) == partition }) }
+        let again = Array(handed.suffix(2))
+        let warmedAgain = again.first { $0.0 == .warming(partition: warming) }
+        let gainedAgain = again.first { $0.0 == .gained(partition: gained, epoch: 3) }
+        #expect(warmedAgain.map { Set($0.1) } == expected(warming))
+        #expect(warmedAgain?.2 == 0)
+        #expect(gainedAgain.map { Set($0.1) } == expected(gained))
+        #expect(gainedAgain?.2 == expected(gained).count)
+        #expect(ownership.reported.withLock { $0 } == [[warming]], "prepared once listed, the gained one not reported")
+        #expect(calls.withLock { $0 }.filter { $0.hasPrefix("devices") }.count >= 4, "three attempts, then again until it answers")
     }
 }

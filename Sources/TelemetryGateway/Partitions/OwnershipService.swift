@@ -36,6 +36,7 @@ struct OwnershipService: Service {
         // costs one listing of their devices and one of their retained messages, not two per
         // partition.
         let waiting = LockedState<[Pending]>([])
+        let unlisted = LockedState<[Int: OwnershipChange]>([:])
         let (wakeups, sink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         ownership.observe { [subscriptions] change in
             // At once, in the port's order: a lost partition's subscriptions go before a frame the
@@ -47,16 +48,20 @@ struct OwnershipService: Service {
         }
         let applying = Task {
             let take = { waiting.withLock { pending in defer { pending = [] }; return pending } }
-            for await _ in wakeups { await apply(take()) }
-            await apply(take())
+            let isWaiting = { (partition: Int) in
+                waiting.withLock { $0.contains { if case .change(let change) = $0 { change.partition == partition } else { false } } }
+            }
+            for await _ in wakeups { await apply(take(), unlisted: unlisted, isWaiting: isWaiting) }
+            await apply(take(), unlisted: unlisted, isWaiting: isWaiting)
         }
         let beating = Task { try await ownership.run() }
         let watching = Task { await watchStatus() }
         // Taken up devices wait with the changes, so a loss noticed meanwhile is applied after them.
         let adopting = Task {
-            await adoptMadeKnown { devices in
-                waiting.withLock { $0.append(.adopted(devices)) }
-                sink.yield()
+            await everySecond { devices in
+                if !devices.isEmpty { waiting.withLock { $0.append(.adopted(devices)) } }
+                // Listings that failed are tried again with the next batch.
+                if !devices.isEmpty || !unlisted.withLock({ $0.isEmpty }) { sink.yield() }
             }
         }
         try? await gracefulShutdown()
@@ -73,24 +78,39 @@ struct OwnershipService: Service {
 
     /// Lists, subscribes and hands over a batch of changes, in the order they came: the devices
     /// of every partition gained or warming up in it are listed in one statement, and the
-    /// retained messages of the gained ones in another.
-    private func apply(_ batch: [Pending]) async {
-        guard !batch.isEmpty else { return }
-        var listed: [Int] = []
-        var gained: [Int] = []
+    /// retained messages of the gained ones in another. Partitions whose listing failed earlier
+    /// (`unlisted`) are listed with them; a failure leaves a batch's partitions there. Warming
+    /// partitions listed and subscribed are reported to the port (it accepts only those), unless
+    /// a newer change of theirs is `isWaiting`.
+    private func apply(_ batch: [Pending], unlisted: LockedState<[Int: OwnershipChange]>, isWaiting: (Int) -> Bool) async {
+        var retried = unlisted.withLock { found in defer { found = [:] }; return found }
+        guard !batch.isEmpty || !retried.isEmpty else { return }
+        // Every partition gained or warming in the batch is listed (its change is handed over
+        // with its devices even if a later one in the batch undoes it); only the latest change of
+        // each is listed again on a failure.
+        var listed = Set(retried.keys)
+        var gained = Set(retried.filter { if case .gained = $0.value { true } else { false } }.keys)
+        var latest: [Int: OwnershipChange] = [:]
         for case .change(let change) in batch {
-            switch change {
-            case .gained(let partition, _):
-                listed.append(partition)
-                gained.append(partition)
-            case .warming(let partition): listed.append(partition)
-            case .lost: break
-            }
+            latest[change.partition] = change
+            retried[change.partition] = nil
+            if case .lost = change { continue }
+            listed.insert(change.partition)
+            if case .gained = change { gained.insert(change.partition) }
         }
+        let current = latest.filter { if case .lost = $0.value { false } else { true } }.merging(retried) { new, _ in new }
         let partitions = ownership.partitions
-        let devices = Dictionary(grouping: await list(listed, "devices", directory.devices(in:))) { partitions.partition(of: $0.rawValue) }
-        let retained = Dictionary(grouping: await list(gained, "retained messages", directory.retainedOutputs(in:)).filter { $0.device != nil }) {
-            partitions.partition(of: $0.device?.rawValue ?? "")
+        let attempts = batch.isEmpty ? 1 : 3
+        let listedDevices = await list(listed.sorted(), "devices", attempts: attempts, directory.devices(in:))
+        let listedRetained = await list(gained.sorted(), "retained messages", attempts: attempts, directory.retainedOutputs(in:))
+        let devices = Dictionary(grouping: listedDevices ?? []) { partitions.partition(of: $0.rawValue) }
+        let retained = Dictionary(grouping: (listedRetained ?? []).filter { $0.device != nil }) { partitions.partition(of: $0.device?.rawValue ?? "") }
+        let failed = listedDevices == nil ? current : listedRetained == nil ? current.filter { if case .gained = $0.value { true } else { false } } : [:]
+        if !failed.isEmpty { unlisted.withLock { $0.merge(failed) { _, new in new } } }
+        // One with a newer change waiting is left to it.
+        for (partition, change) in retried.sorted(by: { $0.key < $1.key }) where failed[partition] == nil && !isWaiting(partition) {
+            if case .gained = change { metrics.devicesGained.increment(by: devices[partition]?.count ?? 0) }
+            push(change, devices: devices[partition] ?? [], retained: retained[partition] ?? [])
         }
         for pending in batch {
             switch pending {
@@ -98,6 +118,9 @@ struct OwnershipService: Service {
             case .adopted(let adopted): adopt(adopted)
             }
         }
+        if !retried.isEmpty && failed.isEmpty { logger.notice("ownership: listed the devices of \(retried.count) partitions after failed attempts") }
+        let prepared = current.keys.filter { if case .warming = current[$0], failed[$0] == nil, !isWaiting($0) { true } else { false } }
+        ownership.prepared(prepared.sorted())
         record(ownership.status)
     }
 
@@ -149,36 +172,41 @@ struct OwnershipService: Service {
     }
 
     /// Every second until cancelled: the devices a former holder made known in partitions held
-    /// here, handed to `found`. A failure is counted and tried again the next second.
-    private func adoptMadeKnown(_ found: @Sendable ([DeviceID]) -> Void) async {
+    /// here, handed to `tick` (none when there are none or the store failed; a failure is
+    /// counted and tried again the next second).
+    private func everySecond(_ tick: @Sendable ([DeviceID]) -> Void) async {
         while !Task.isCancelled {
             do {
-                let devices = try await withStoreDeadline(SnapshotStorage.deadline, clock: clock) { [directory] in try await directory.adoptMadeKnown() }
-                if !devices.isEmpty { found(devices) }
+                tick(try await withStoreDeadline(Self.adoptionDeadline, clock: clock) { [directory] in try await directory.adoptMadeKnown() })
             } catch {
                 metrics.listingFailures.increment()
+                tick([])
             }
             try? await clock.sleep(for: 1)
         }
     }
 
-    /// What the store holds of some partitions' devices, retried a few times. Without the
-    /// devices, they are subscribed at their next discovery frame and restored at their first
-    /// frame anyway; without the retained messages, a device's are announced again after a
-    /// broker restart only once this instance published them (or restored the device).
-    private func list<Listed: Sendable>(_ partitions: [Int], _ what: String, _ listing: @escaping @Sendable ([Int]) async throws -> [Listed]) async -> [Listed] {
+    /// Seconds the statement that takes up made-known devices may take before it counts as failed.
+    static let adoptionDeadline = 5.0
+
+    /// What the store holds of some partitions' devices, tried `attempts` times; nil when every
+    /// attempt failed. Without the devices, they are subscribed at their next discovery frame and
+    /// restored at their first frame; the caller lists them again a second later.
+    private func list<Listed: Sendable>(
+        _ partitions: [Int], _ what: String, attempts: Int, _ listing: @escaping @Sendable ([Int]) async throws -> [Listed]
+    ) async -> [Listed]? {
         guard !partitions.isEmpty else { return [] }
-        for attempt in 0..<3 {
+        for attempt in 0..<attempts {
             do {
                 // Cancellable: a stop must not wait for a store call stuck on a replaced pool.
                 return try await withCancellableStoreCall { try await listing(partitions) }
             } catch {
                 metrics.listingFailures.increment()
-                logger.warning("ownership: cannot list the \(what) of \(partitions.count) partitions (\(error)); attempt \(attempt + 1) of 3")
-                try? await clock.sleep(for: 0.2 * Double(attempt + 1))
+                logger.warning("ownership: cannot list the \(what) of \(partitions.count) partitions (\(error)); attempt \(attempt + 1) of \(attempts)")
+                if attempt + 1 < attempts { try? await clock.sleep(for: 0.2 * Double(attempt + 1)) }
             }
         }
-        return []
+        return nil
     }
 
     /// Records the ownership's status every second (heartbeat failures, the deadline).
