@@ -85,6 +85,22 @@ let package = Package(
             name: "Ownership",
             dependencies: ["GatewayTime", "Locking", "TelemetryCore", .product(name: "Logging", package: "swift-log")]
         ),
+        // The configuration: the keys table (YAML, environment, flags, docs), validation, and the
+        // access policy files it names. No runtime; TelemetryGateway re-exports it.
+        .target(
+            name: "GatewayConfig",
+            dependencies: [
+                "TelemetryCore", "MQTTTransport", "PostgresStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The inbound journal: an mmap'd ring of received frames, each released once its outputs
+        // are acknowledged (docs/reliability.md). No MQTT, no gateway types.
+        .target(
+            name: "GatewayJournal",
+            dependencies: ["Locking", "GatewayTime", "CXXHash", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "MQTTTransport",
             dependencies: [
@@ -117,6 +133,8 @@ let package = Package(
                 "Locking",
                 "GatewayTime",
                 "Ownership",
+                "GatewayJournal",
+                "GatewayConfig",
                 "RecorderStore",
                 "PostgresStore",
                 "CXXHash",
@@ -220,7 +238,7 @@ let package = Package(
         .testTarget(
             name: "TelemetryGatewayTests",
             dependencies: [
-                "CPageCache", "TelemetryGateway", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "PostgresStore", "Locking",
+                "CPageCache", "TelemetryGateway", "GatewayJournal", "GatewayConfig", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "PostgresStore", "Locking",
                 // The kit's PrometheusText reads the registry's exposition (MetricCatalogTests).
                 "WearableGatewayTesting",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+@testable import GatewayJournal
 import Testing
 
 @testable import TelemetryGateway

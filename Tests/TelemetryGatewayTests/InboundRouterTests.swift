@@ -1,3 +1,4 @@
+@testable import GatewayJournal
 import CoreMetrics
 import Ownership
 import Foundation

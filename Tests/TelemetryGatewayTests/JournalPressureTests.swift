@@ -1,3 +1,4 @@
+@testable import GatewayJournal
 import Foundation
 import Locking
 import Testing

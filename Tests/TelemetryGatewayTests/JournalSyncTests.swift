@@ -1,3 +1,4 @@
+@testable import GatewayJournal
 import CPageCache
 import Foundation
 import Logging

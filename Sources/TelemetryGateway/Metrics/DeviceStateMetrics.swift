@@ -1,3 +1,4 @@
+import GatewayJournal
 import CoreMetrics
 import TelemetryCore
 

@@ -1,3 +1,4 @@
+import GatewayJournal
 import Ownership
 
 /// A discovery frame (hello, status) held until its device's subscription is acknowledged

@@ -1,4 +1,5 @@
 import CoreMetrics
+import GatewayJournal
 import Locking
 import MQTTTransport
 import Ownership
