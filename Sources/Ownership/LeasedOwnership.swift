@@ -153,13 +153,19 @@ public final class LeasedOwnership: OwnershipPort {
         do {
             let renewed = try await store.heartbeat(member, ttl: timing.ttl)
             let answeredAt = clock.monotonicNow()
-            let wasQuiet = state.withLock { $0.holder.quietUntil.map { $0 > sentAt } ?? false }
-            apply { $0.renewed(renewed, sentAt: sentAt, answeredAt: answeredAt) }
-            let (failed, quiet) = state.withLock { state in
-                defer { state.failedHeartbeats = 0 }
-                return (state.failedHeartbeats, state.holder.quietUntil.map { $0 > answeredAt } ?? false)
+            // Whether this answer began a quiet time (it came past the deadline), read in the
+            // same step as the renewal.
+            var quietBegan = false
+            apply { holder in
+                let wasQuiet = holder.quietUntil.map { $0 > sentAt } ?? false
+                defer { quietBegan = !wasQuiet && (holder.quietUntil.map { $0 > answeredAt } ?? false) }
+                return holder.renewed(renewed, sentAt: sentAt, answeredAt: answeredAt)
             }
-            if quiet && !wasQuiet {
+            let failed = state.withLock { state in
+                defer { state.failedHeartbeats = 0 }
+                return state.failedHeartbeats
+            }
+            if quietBegan {
                 logger.notice(
                     "ownership: the store answered past this instance's deadline (after \(failed) failed heartbeats); for \(timing.ttl) s it takes no expired partition of another instance")
             }
