@@ -75,7 +75,7 @@ struct OwnershipServiceTests {
         func adoptMadeKnown() async throws -> [DeviceID] { madeKnown.withLock { found in defer { found = [] }; return found } }
     }
 
-    @Test("300 partitions gained and one lost: one device listing and one retained listing; each change in order, with its partition's devices and retained messages")
+    @Test("300 partitions gained and one lost: one device listing and one retained listing per batch; each change in order with its partition's devices, its retained messages after it, none after its loss")
     func batchedListing() async throws {
         let partitions = OwnershipPartitions()
         let devices = (0..<3_000).map { DeviceID("batch-\($0)")! }
@@ -91,28 +91,35 @@ struct OwnershipServiceTests {
             subscriptions: subscriptions, queues: [queue], metrics: OwnershipMetrics(factory: NOOPMetricsHandler.instance), drainSeconds: 0, clock: clock,
             logger: Logger(label: "ownership-service-test"))
         let running = Task { try await service.run() }
-        var items: [WorkItem] = []
-        while items.count < changes.count, let batch = await queue.next() { items += batch }
+        // Until the loss and the retained messages of every partition still held came.
+        var items: [(change: OwnershipChange, devices: [DeviceID], retained: [OutboundMessage])] = []
+        let stillHeld = Set(gained.dropFirst())
+        func complete() -> Bool {
+            items.contains { $0.change == changes.last } && stillHeld.isSubset(of: Set(items.filter { !$0.retained.isEmpty }.map(\.change.partition)))
+        }
+        while !complete(), let batch = await queue.next() {
+            for case .ownership(let change, let listed, let retained) in batch { items.append((change, listed, retained)) }
+        }
         running.cancel()
         _ = await running.result
 
         // The first change may come alone (the applier woke for it); the rest come as one batch.
         let made = calls.withLock { $0 }
         #expect(made.count <= 4, "one listing per kind and batch: \(made)")
-        var seen: [Int] = []
-        for item in items {
-            guard case .ownership(let change, let listed, let retained) = item else { continue }
-            switch change {
-            case .gained(let partition, _):
-                seen.append(partition)
-                let expected = devices.filter { partitions.partition(of: $0.rawValue) == partition }
-                #expect(Set(listed) == Set(expected) && Set(retained.compactMap(\.device)) == Set(expected), "partition \(partition)")
-            case .lost(let partition):
-                #expect(partition == gained.first && listed.isEmpty && retained.isEmpty && seen.count == gained.count, "the loss comes last, alone")
-            case .warming: Issue.record("no warming was scripted")
-            }
+        let expected = { (partition: Int) in Set(devices.filter { partitions.partition(of: $0.rawValue) == partition }) }
+        let handed = items.filter { $0.retained.isEmpty }
+        #expect(handed.map(\.change) == changes, "the workers get the changes in the port's order, each once")
+        for item in handed where item.change != changes.last {
+            #expect(Set(item.devices) == expected(item.change.partition), "partition \(item.change.partition)")
         }
-        #expect(seen == Array(gained), "the workers get the changes in the port's order")
+        let lostAt = try #require(items.firstIndex { $0.change == changes.last })
+        for (index, item) in items.enumerated() where !item.retained.isEmpty {
+            let partition = item.change.partition
+            #expect(item.devices.isEmpty && Set(item.retained.compactMap(\.device)) == expected(partition), "partition \(partition)")
+            let changeAt = items.firstIndex { $0.change == item.change && $0.retained.isEmpty }
+            #expect(changeAt.map { $0 < index } == true, "after its change")
+            #expect(partition != gained.first || index < lostAt, "none after its loss")
+        }
         let told = subscriptions.told.withLock { $0 }
         // Twice per change: at once in the observer (no devices), then with the listing.
         #expect(told.count == 2 * changes.count)
@@ -156,7 +163,7 @@ struct OwnershipServiceTests {
         #expect(told.map(\.0) == [.gained(partition: held.key, epoch: 7), .warming(partition: warming.key)] && told.map(\.1) == [1, 1])
     }
 
-    @Test("a listing that fails (the store away) is tried again every second until it answers: the warming partition is reported prepared only then, and both partitions' devices and the gained one's retained messages are handed over then")
+    @Test("a listing that fails (the store away) is tried again every second until it answers: the warming partition is reported prepared only then, and both partitions' devices are handed over then, the gained one's retained messages after them")
     func failedListingRetried() async throws {
         let partitions = OwnershipPartitions()
         let devices = (0..<200).map { DeviceID("retry-\($0)")! }
@@ -178,24 +185,25 @@ struct OwnershipServiceTests {
         let first = Set(handed.map { "\($0.0)" })
         let scripted: Set<String> = ["\(OwnershipChange.warming(partition: warming))", "\(OwnershipChange.gained(partition: gained, epoch: 3))"]
         #expect(first == scripted)
-        let listedFirst = handed.map { $0.1.count }
-        #expect(listedFirst == [0, 0], "no device listed yet")
+        let listedFirst = handed.map { $0.1.count + $0.2 }
+        #expect(listedFirst == [0, 0], "nothing listed yet")
         #expect(ownership.reported.withLock { $0 }.isEmpty, "not prepared while unlisted")
         directory.away.withLock { $0 = false }
-        while handed.count < 4, let batch = await queue.next() {
+        while handed.count < 5, let batch = await queue.next() {
             for case .ownership(let change, let listed, let retained) in batch { handed.append((change, listed, retained.count)) }
         }
         running.cancel()
         _ = await running.result
 
         let expected = { (partition: Int) -> Set<DeviceID> in Set(devices.filter { partitions.partition(of: $0.rawValue) == partition }) }
-        let again = Array(handed.suffix(2))
+        let again = Array(handed.suffix(3))
         let warmedAgain = again.first { $0.0 == .warming(partition: warming) }
-        let gainedAgain = again.first { $0.0 == .gained(partition: gained, epoch: 3) }
+        let gainedAgain = again.first { $0.0 == .gained(partition: gained, epoch: 3) && $0.2 == 0 }
+        let retainedAfter = again.last
         #expect(warmedAgain.map { Set($0.1) } == expected(warming))
-        #expect(warmedAgain?.2 == 0)
         #expect(gainedAgain.map { Set($0.1) } == expected(gained))
-        #expect(gainedAgain?.2 == expected(gained).count)
+        #expect(retainedAfter?.0 == .gained(partition: gained, epoch: 3) && retainedAfter?.1.isEmpty == true)
+        #expect(retainedAfter?.2 == expected(gained).count, "the gained one's retained messages, after its devices")
         #expect(ownership.reported.withLock { $0 } == [[warming]], "prepared once listed, the gained one not reported")
         #expect(calls.withLock { $0 }.filter { $0.hasPrefix("devices") }.count >= 4, "three attempts, then again until it answers")
     }
