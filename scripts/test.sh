@@ -114,7 +114,7 @@ done
 # The PostgreSQL suites skip themselves without WG_TEST_POSTGRES_URL; here they must have run.
 for suite in "PostgreSQL store conformance" "PostgreSQL event history" "Event history: documented queries" "Ownership leases on PostgreSQL" "Gateway on the PostgreSQL store" "Fencing on the PostgreSQL store" \
 	"Scale-out on PostgreSQL: three instances, the owner killed and restarted" \
-	"Scale-out: partitioned instances on one mosquitto" "Scale-out: partitioned instances killed and frozen" "Scale-out: device state handed over between instances" \
+	"Scale-out: partitioned instances on one mosquitto" "Scale-out: partitioned instances killed and frozen" "Scale-out: partitioned instances cut from the store" "Scale-out: device state handed over between instances" \
 	"Scale-out: per-device subscriptions"; do
 	grep -qE "✔ Suite \"$suite\" passed" "$postgres_log" || die "the suite \"$suite\" did not run and pass (WG_TEST_POSTGRES_URL)"
 done

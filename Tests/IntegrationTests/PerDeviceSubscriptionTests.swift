@@ -280,10 +280,13 @@ struct PerDeviceSubscriptionTests {
         #expect(handedOver == Double(moving.count), "every moved device let go by its old holder: \(handedOver)")
         // No frame is processed by neither holder. A frame between gw-c's take-over and the old
         // holder's next heartbeat (cluster.heartbeatInterval, 0.5 s here) is processed by both
-        // (docs/scale-out.md). Bound: one second of a device's frames (one per 20 ms) per moved
-        // device; an old holder that did not let go at its heartbeat would exceed it at once.
+        // (docs/scale-out.md), then until its UNSUBSCRIBE is acknowledged. Bound: two seconds of
+        // a device's frames (one per 20 ms) per moved device, four heartbeat intervals: the
+        // heartbeat's store round trip and the UNSUBACK took 0.5 s more than the interval on a
+        // loaded CI machine (252 for 250 with a one-second bound). An old holder that did not
+        // let go at its heartbeat would process every frame of the stream's remaining time.
         #expect(processed >= Double(total), "processed \(processed), sent \(total): none by neither")
-        #expect(processed - Double(total) <= Double(50 * moving.count), "processed \(processed), sent \(total): by both only until the old holder's heartbeat")
+        #expect(processed - Double(total) <= Double(100 * moving.count), "processed \(processed), sent \(total): by both only until the old holder's heartbeat")
         try await setup.finish(gateways)
     }
 

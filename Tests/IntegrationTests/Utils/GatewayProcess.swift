@@ -58,8 +58,15 @@ final class GatewayProcess: @unchecked Sendable {
     /// Returns once the gateway's subscriber has subscribed to the device topics (the broker
     /// logs it). The gateway announces `gateway/status` online only after that on its first
     /// start, but after a broker restart its publisher may announce online again first.
-    func waitUntilSubscribed() async throws {
-        try await broker.waitForSubscription(clientID: subscriberClientID, filter: partitioned ? "wearables/+/status" : "wearables/+/#")
+    /// The bound is generous: a start-up is not what a test measures, and a debug build's start
+    /// beside a dozen other instances on two cores once took more than 20 s (CI). A failure
+    /// shows the gateway's own log with the broker's.
+    func waitUntilSubscribed(timeout: Double = 60) async throws {
+        do {
+            try await broker.waitForSubscription(clientID: subscriberClientID, filter: partitioned ? "wearables/+/status" : "wearables/+/#", timeout: timeout)
+        } catch {
+            throw TestFailure("\(error)\ngateway log (\(instance ?? clientID)):\n\(log.split(separator: "\n").suffix(60).joined(separator: "\n"))")
+        }
     }
 
     /// The process's peak resident memory (VmHWM), in bytes, while it runs.
