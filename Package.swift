@@ -239,6 +239,7 @@ let package = Package(
             name: "TelemetryGatewayTests",
             dependencies: [
                 "CPageCache", "TelemetryGateway", "GatewayJournal", "GatewayConfig", "TelemetryCore", "MQTTTransport", "TelemetrySimulation", "RecorderStore", "PostgresStore", "Locking",
+                "BrokerTestSupport",
                 // The kit's PrometheusText reads the registry's exposition (MetricCatalogTests).
                 "WearableGatewayTesting",
                 .product(name: "Logging", package: "swift-log"),

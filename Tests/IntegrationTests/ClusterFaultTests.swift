@@ -14,7 +14,7 @@ import Glibc
 /// processes (`ClusterHarness`): an instance killed with SIGKILL or frozen with SIGSTOP past the
 /// lease time while 30 watches play seeded swing sessions; every published swing is matched to the
 /// ground truth, and a swing lost is allowed only in the documented window of the fault. The
-/// store's outages are ClusterStoreFaultTests.
+/// store's outages are in ClusterFaultTests+StoreOutages.swift.
 @Suite(
     "Scale-out: partitioned instances killed and frozen", .serialized,
     .enabled(if: TestPostgres.url != nil, Comment(rawValue: TestPostgres.skipReason)))
@@ -71,11 +71,21 @@ struct ClusterFaultTests {
         }
         let takeoverSeconds = (ContinuousClock.now - takeover) / .seconds(1)
         let survivors = [gateways[0], gateways[2]]
-        // Settled: every swing outside the take-over window of the victims' watches has arrived.
         // The window: gw-b's leases run out 3 s (cluster.leaseTime) after its last heartbeat, the
         // survivors take its partitions at their next heartbeat (0.5 s) and subscribe its
-        // watches; what the watches sent meanwhile reached only gw-b's session.
-        let window = (killedAt - 3)...(killedAt + 5)
+        // watches; what the watches sent until the broker acknowledged those subscriptions
+        // reached only gw-b's session (docs/scale-out.md, Not done yet). Its end is observed,
+        // not assumed: the survivors' metrics (every 0.2 s) showing every watch subscribed, none
+        // pending. Beside four other multi-instance suites on two cores it came later than
+        // kill + 5 s once (CI, 2026-11-27), so the take-over's time has a bound of its own.
+        try await collector.wait(timeout: 30, "the survivors' subscriptions of all 30 watches") { messages in
+            ["gw-a", "gw-c"].map { ClusterHarness.metric(messages, $0, "gateway_cluster_device_subscriptions") ?? 0 }.reduce(0, +) == 30
+                && ["gw-a", "gw-c"].allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_subscriptions_pending") == 0 }
+        }
+        let subscribedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        #expect(subscribedAt - killedAt <= 10, "the survivors subscribed gw-b's watches \(subscribedAt - killedAt) s after the kill")
+        // Settled: every swing outside the take-over window of the victims' watches has arrived.
+        let window = (killedAt - 3)...subscribedAt
         let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await ClusterHarness.stop(survivors, collector: collector)
 
@@ -83,7 +93,7 @@ struct ClusterFaultTests {
         #expect(tally.duplicates == 0, "\(tally)")
         let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "kill at \(killedAt) s")
         #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
-        print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; \(lostInWindow) swings lost in the window \(window); \(tally)")
+        print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; all subscribed again at \(subscribedAt) s; \(lostInWindow) swings lost in the window \(window); \(tally)")
         await run.shutdown()
     }
 

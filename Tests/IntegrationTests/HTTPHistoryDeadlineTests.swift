@@ -2,7 +2,6 @@ import BrokerTestSupport
 import CoreMetrics
 import Foundation
 import GatewayTime
-import Locking
 import Logging
 import RecorderStore
 import ServiceLifecycle
@@ -19,53 +18,37 @@ import Testing
     func storeThatNeverAnswers() async throws {
         let clock = ManualGatewayClock(wallTime: 1_800_000_000)
         let store = SilentHistoryStore()
-        let port = try TestBroker.freePort()
         let endpoints = HTTPEndpoints(
             metrics: { [] }, liveness: { HealthReport(problems: []) }, readiness: { HealthReport(problems: []) },
             fleet: FleetView(maxBytes: 1 << 20, metricsFactory: NOOPMetricsHandler.instance), history: store, clock: clock)
-        let logger = Logger(label: "http-history-deadline")
-        let group = ServiceGroup(
-            services: [HTTPService(address: HTTPListenAddress(host: "127.0.0.1", port: port), endpoints: endpoints, logger: logger)], logger: logger)
-        let server = Task { try await group.run() }
-        defer { server.cancel() }
-        let base = URL(string: "http://127.0.0.1:\(port)")!
-        let listening = ContinuousClock.now + .seconds(20)
-        while await HTTPAnswer.get(base.appendingPathComponent("metrics")) == nil {
-            guard ContinuousClock.now < listening else { throw TestFailure("the HTTP server did not listen within 20 s") }
-            try await Task.sleep(for: .milliseconds(50))
+        try await serving(endpoints, label: "http-history-deadline") { base in
+            let answer = Task { await HTTPAnswer.get(base.appendingPathComponent("api/devices/watch-1/events"), timeout: 30) }
+            // The read is in the store and its deadline's timer asleep on the manual clock.
+            let asleep = ContinuousClock.now + .seconds(60)  // generous: parallel suites on two cores can keep new tasks waiting for seconds
+            while store.reads == 0 || clock.sleepers == 0 {
+                guard ContinuousClock.now < asleep else { throw TestFailure("the read never reached the store") }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            clock.advance(by: HTTPEndpoints.historyDeadline - 1)
+            #expect(clock.sleepers == 1, "not answered before its deadline")
+            clock.advance(by: 1)
+            let response = try #require(await answer.value)
+            #expect(response.status == 503)
+            #expect(response.text.contains("did not answer within 10.0 s"), "\(response.text)")
         }
-
-        let answer = Task { await HTTPAnswer.get(base.appendingPathComponent("api/devices/watch-1/events"), timeout: 30) }
-        // The read is in the store and its deadline's timer asleep on the manual clock.
-        let asleep = ContinuousClock.now + .seconds(60)  // generous: parallel suites on two cores can keep new tasks waiting for seconds
-        while store.reads == 0 || clock.sleepers == 0 {
-            guard ContinuousClock.now < asleep else { throw TestFailure("the read never reached the store") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        clock.advance(by: HTTPEndpoints.historyDeadline - 1)
-        #expect(clock.sleepers == 1, "not answered before its deadline")
-        clock.advance(by: 1)
-        let response = try #require(await answer.value)
-        #expect(response.status == 503)
-        #expect(response.text.contains("did not answer within 10.0 s"), "\(response.text)")
-        await group.triggerGracefulShutdown()
-        try await server.value
     }
 }
 
 /// A history store whose reads never return (a frozen server): they wait until cancelled.
 private final class SilentHistoryStore: EventHistoryStoring {
-    private let started = LockedState(0)
-    var reads: Int { started.withLock { $0 } }
+    private let calls = NeverAnsweringCalls()
+    var reads: Int { calls.count }
     var location: String { "silent" }
     func insertEvents(_ rows: [EventHistoryRow]) async throws -> Int { 0 }
     func events(of device: DeviceID, family: String?, from: Double, to: Double, after cursor: EventHistoryCursor?, limit: Int) async throws
         -> [EventHistoryRow]
     {
-        started.withLock { $0 += 1 }
-        let never = AsyncStream<Never> { _ in }
-        for await _ in never {}
-        throw CancellationError()
+        try await calls.hang()
     }
     func pruneEvents(before cutoff: Double) async throws -> Int { 0 }
     func storeTime() async throws -> Double? { nil }

@@ -13,16 +13,6 @@ import Testing
 /// answered completely and in time without holding up the view's feeders, and `/metrics`
 /// alone on its own listener (`http.metricsListen`).
 @Suite(.serialized) struct HTTPLoadTests {
-    /// Polls `url` until it answers at all; fails after `timeout` seconds.
-    private static func waitForListener(_ url: URL, timeout: Double) async throws {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if await HTTPAnswer.get(url) != nil { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestFailure("nothing answered on \(url) within \(timeout) s")
-    }
-
     private static let availability = Array(
         #"{"model":"Watch7,5","os":"11.2","features":["accelerometer","deviceMotion","submersion"],"date":1767225600.5}"#.utf8)
     private static let connection = Array(#"{"state":"connected","date":1767225600.5}"#.utf8)
@@ -44,22 +34,11 @@ import Testing
         return fleet
     }
 
-    /// Runs the real HTTP service over `fleet` until `body` returns.
+    /// Runs the real HTTP service over `fleet` and `registry`'s metrics until `body` returns.
     private static func serving<T>(_ fleet: FleetView, registry: PrometheusCollectorRegistry, _ body: (URL) async throws -> T) async throws -> T {
-        let port = try TestBroker.freePort()
         let endpoints = HTTPEndpoints(
             metrics: { registry.emitToBuffer() }, liveness: { HealthReport(problems: []) }, readiness: { HealthReport(problems: []) }, fleet: fleet)
-        let logger = Logger(label: "http-load")
-        let group = ServiceGroup(
-            services: [HTTPService(address: HTTPListenAddress(host: "127.0.0.1", port: port), endpoints: endpoints, logger: logger)], logger: logger)
-        let server = Task { try await group.run() }
-        defer { server.cancel() }
-        let base = URL(string: "http://127.0.0.1:\(port)")!
-        try await waitForListener(base.appendingPathComponent("metrics"), timeout: 20)
-        let result = try await body(base)
-        await group.triggerGracefulShutdown()
-        try await server.value
-        return result
+        return try await IntegrationTests.serving(endpoints, label: "http-load", body)
     }
 
     /// A time bound: run alone with the other timed tests (`WG_TIMED_TESTS=1`, scripts/test.sh).
@@ -143,7 +122,7 @@ import Testing
         let run = try await GatewayRun.start(broker, configuration: configuration)
         let metricsBase = URL(string: "http://127.0.0.1:\(metricsPort)")!
         let mainBase = URL(string: "http://127.0.0.1:\(mainPort)")!
-        try await Self.waitForListener(metricsBase.appendingPathComponent("metrics"), timeout: 20)
+        try await waitForListener(metricsBase.appendingPathComponent("metrics"), timeout: 20)
 
         let metrics = try #require(await HTTPAnswer.get(metricsBase.appendingPathComponent("metrics")))
         #expect(metrics.status == 200 && metrics.contentType.hasPrefix("text/plain; version=0.0.4"))

@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import CoreMetrics
 import Foundation
 import GatewayTime
@@ -49,15 +50,10 @@ import Testing
 /// A recorder store whose reads never return (a frozen server): they wait until cancelled.
 private final class SilentRecorderStore: RecorderStoring {
     struct Unused: Error {}
-    private let started = LockedState(0)
-    var reads: Int { started.withLock { $0 } }
+    private let calls = NeverAnsweringCalls()
+    var reads: Int { calls.count }
     var location: String { "silent" }
-    private func hang<T>() async throws -> T {
-        started.withLock { $0 += 1 }
-        let never = AsyncStream<Never> { _ in }
-        for await _ in never {}
-        throw CancellationError()
-    }
+    private func hang<T>() async throws -> T { try await calls.hang() }
     func insert(_ chunk: RecordedAccelerometerChunk, device: DeviceID) async throws -> RecorderInsertOutcome { throw Unused() }
     func setNextTremorMinute(_ minute: Double, device: DeviceID) async throws { throw Unused() }
     func prune(before cutoff: Double, maximumSamples: Int) async throws -> RecorderPruneOutcome { throw Unused() }

@@ -10,16 +10,13 @@ import Testing
 import Glibc
 #endif
 
-/// Partitioned mode with the store away, through a real mosquitto with real `wearable-gateway`
-/// processes (`ClusterHarness`) that reach PostgreSQL through a loopback proxy the test cuts:
-/// the store away from every instance during a join and during a death, and away from one
+/// ClusterFaultTests with the store away: the instances reach PostgreSQL through a loopback
+/// proxy the test cuts, from every instance during a join and during a death, and from one
 /// instance only. Every published swing or frame is matched to what was sent; a loss is allowed
-/// only in the documented window of the fault. A suite of its own so that it runs beside
-/// ClusterFaultTests (each suite's tests run one at a time).
-@Suite(
-    "Scale-out: partitioned instances cut from the store", .serialized,
-    .enabled(if: TestPostgres.url != nil, Comment(rawValue: TestPostgres.skipReason)))
-struct ClusterStoreFaultTests {
+/// only in the documented window of the fault. The same suite (its tests one at a time): as a
+/// suite of its own beside the other multi-instance suites, two cores did not keep up with the
+/// fault windows (three CI and local runs of four failed on 2026-11-27, docs/testing.md).
+extension ClusterFaultTests {
     @Test(
         "PostgreSQL away from every instance for 8 s while a joining fourth warms up: nothing is accepted while it is away, the hand-over completes after; every swing published, a moved watch's at most twice")
     func handOverDuringStoreOutage() async throws {
