@@ -147,11 +147,12 @@ WG_STORM_TEST=1 swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} --
 
 # Tests that assert time bounds (a connect given up after connectTimeout, publishes written at
 # once rather than at the MQTT loop's next round, /api/fleet within 1 s, another device's
-# presence within 1 s during a query burst), alone and one at a time: beside the parallel suite
-# on two cores their clocks measure the machine, not the gateway.
-log "timed tests, alone (WG_TIMED_TESTS=1: ConnectTimeoutTests, LoopWakeupTimingTests, HTTPLoadTests, RecorderQueryIsolationTests)"
+# presence within 1 s during a query burst, an exit within 2 × drainTimeout with the broker
+# frozen, receiving again within 15 s of a broker restart), alone and one at a time: beside the
+# parallel suite on two cores their clocks measure the machine, not the gateway.
+log "timed tests, alone (WG_TIMED_TESTS=1: ConnectTimeoutTests, LoopWakeupTimingTests, HTTPLoadTests, RecorderQueryIsolationTests, a frozen broker's shutdown, a broker's restart)"
 WG_TIMED_TESTS=1 swift test --skip-build ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"} --no-parallel \
-	--filter 'ConnectTimeoutTests|LoopWakeupTimingTests|HTTPLoadTests|RecorderQueryIsolationTests' ||
+	--filter 'ConnectTimeoutTests|LoopWakeupTimingTests|HTTPLoadTests|RecorderQueryIsolationTests|FaultTests/frozenBrokerShutdown|GatewayPipelineTests/brokerRestart' ||
 	die "a timed test failed"
 
 # The testing kit as a user sees it: the Examples package depends on this one by path and

@@ -100,7 +100,11 @@ struct FaultTests {
         await observer.shutdown()
     }
 
-    @Test("SIGTERM with a frozen broker: the gateway exits within 2 × pipeline.drainTimeout, with the status for an incomplete drain")
+    /// A time bound: run alone with the other timed tests (`WG_TIMED_TESTS=1`, scripts/test.sh);
+    /// beside the parallel suites on two cores it once took 6.05 s for its 6 s (CI, 2026-11-27).
+    @Test(
+        "SIGTERM with a frozen broker: the gateway exits within 2 × pipeline.drainTimeout, with the status for an incomplete drain",
+        .enabled(if: ProcessInfo.processInfo.environment["WG_TIMED_TESTS"] != nil))
     func frozenBrokerShutdown() async throws {
         let broker = try await TestBroker.started()
         let (observer, collector) = try await TestClients.observer(broker, subscribedTo: ["gateway/status", "gateway/+/connection"])

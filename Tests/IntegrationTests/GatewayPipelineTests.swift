@@ -148,7 +148,9 @@ struct GatewayPipelineTests {
         await observer.shutdown()
     }
 
-    @Test("resumes receiving within seconds after the broker restarts mid-stream")
+    /// A time bound: run alone with the other timed tests (`WG_TIMED_TESTS=1`, scripts/test.sh);
+    /// beside the parallel suites on two cores it once took 17.5 s for its 15 s (CI, 2026-11-27).
+    @Test("resumes receiving within seconds after the broker restarts mid-stream", .enabled(if: ProcessInfo.processInfo.environment["WG_TIMED_TESTS"] != nil))
     func brokerRestart() async throws {
         let broker = try await TestBroker.started()
         let run = try await GatewayRun.start(broker)
