@@ -34,10 +34,7 @@ struct ClusterFaultTests {
         let survivors = ["gw-a", "gw-c"]
         // The survivors hold every watch's subscription before the watches stream (what a device
         // sends before its owner's SUBACK reaches nobody: docs/scale-out.md).
-        try await collector.wait(timeout: 30, "the survivors' subscriptions of all 30 watches") { messages in
-            survivors.map { ClusterHarness.metric(messages, $0, "gateway_cluster_device_subscriptions") ?? 0 }.reduce(0, +) == 30
-                && survivors.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_subscriptions_pending") == 0 }
-        }
+        try await ClusterHarness.waitSubscribed(collector, survivors, count: 30)
         let (_, playing) = run.play()
         try await run.endAndWaitForAll(playing)
         try await ClusterHarness.stop([gateways[0], gateways[2]], collector: collector)
@@ -78,10 +75,7 @@ struct ClusterFaultTests {
         // not assumed: the survivors' metrics (every 0.2 s) showing every watch subscribed, none
         // pending. Beside four other multi-instance suites on two cores it came later than
         // kill + 5 s once (CI, 2026-11-27), so the take-over's time has a bound of its own.
-        try await collector.wait(timeout: 30, "the survivors' subscriptions of all 30 watches") { messages in
-            ["gw-a", "gw-c"].map { ClusterHarness.metric(messages, $0, "gateway_cluster_device_subscriptions") ?? 0 }.reduce(0, +) == 30
-                && ["gw-a", "gw-c"].allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_subscriptions_pending") == 0 }
-        }
+        try await ClusterHarness.waitSubscribed(collector, ["gw-a", "gw-c"], count: 30)
         let subscribedAt = (ContinuousClock.now - clockStart) / .seconds(1)
         #expect(subscribedAt - killedAt <= 10, "the survivors subscribed gw-b's watches \(subscribedAt - killedAt) s after the kill")
         // Settled: every swing outside the take-over window of the victims' watches has arrived.

@@ -60,6 +60,15 @@ enum ClusterHarness {
         PrometheusText.latest(in: messages, topic: "gateway/instances/\(instance)/metrics")?.sum(name, labels: labels)
     }
 
+    /// Waits until `instances` together hold the subscriptions of `count` devices, none of them
+    /// waiting for its SUBACK (their metrics, so a little after the broker acknowledged them).
+    static func waitSubscribed(_ collector: MessageCollector, _ instances: [String], count: Int) async throws {
+        try await collector.wait(timeout: 30, "\(instances)' subscriptions of all \(count) devices") { messages in
+            instances.map { metric(messages, $0, "gateway_cluster_device_subscriptions") ?? 0 }.reduce(0, +) == Double(count)
+                && instances.allSatisfy { metric(messages, $0, "gateway_cluster_subscriptions_pending") == 0 }
+        }
+    }
+
     /// Waits until the ownership of `names` has settled: each holds exactly its share of the
     /// partitions (the assignment over `names`) and warms up none.
     static func waitLive(_ collector: MessageCollector, _ names: [String], count: Int) async throws {
