@@ -245,6 +245,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // StoreReadFailureTests damages a stored snapshot in the SQLite file.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // The testing kit's pure parts: capture format, fault schedules, ground-truth diffs.

@@ -61,6 +61,7 @@ public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
 
     /// A device's stored snapshot, or nil when none is stored.
     public func snapshot(of device: DeviceID) async throws -> DeviceSnapshot? {
+        // Decoded outside the store call: a snapshot that does not decode is not a store failure.
         try await store.withConnection { connection in
             var text: String?
             for try await stored in try await connection.query(
@@ -68,8 +69,8 @@ public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
             ).decode(String.self) {
                 text = stored
             }
-            return try text.map { try JSONDecoder().decode(DeviceSnapshot.self, from: Data($0.utf8)) }
-        }
+            return text
+        }.map { try UnreadableSnapshot.decode(Data($0.utf8), of: device) }
     }
 
     /// Clustered none: a partition's devices are listed when it is gained (``devices(in:)``).

@@ -118,12 +118,11 @@ public final class DeviceStateStore: DeviceSnapshotStoring {
     }
 
     /// A device's stored snapshot, or nil when none is stored.
-    /// - Throws: when the read fails or the stored JSON is not a snapshot.
+    /// - Throws: when the read fails; ``UnreadableSnapshot`` when the stored JSON is not a snapshot.
     public func snapshot(of device: DeviceID) async throws -> DeviceSnapshot? {
         try await database().read { db in
             try Data.fetchOne(db, sql: "SELECT snapshot FROM device_state WHERE device = ?", arguments: [device.rawValue])
-                .map { try JSONDecoder().decode(DeviceSnapshot.self, from: $0) }
-        }
+        }.map { try UnreadableSnapshot.decode($0, of: device) }
     }
 
     /// The ids of every device with a stored snapshot.

@@ -44,7 +44,7 @@ extension ClusterFaultTests {
             all.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 1 }
         }
         #expect(ClusterHarness.metric(collector.messages, "gw-d", "gateway_cluster_partitions", labels: ["state": "held"]) == 0, "nothing accepted while the store is away")
-        try await collector.wait(timeout: 40, "gw-d holding its share after the store came back") { messages in
+        try await run.waitForOwnership(timeout: 40, "gw-d holding its share after the store came back") { messages in
             ClusterHarness.metric(messages, "gw-d", "gateway_cluster_partitions", labels: ["state": "held"]) == Double(dShare)
                 && all.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 0 }
         }
@@ -93,7 +93,7 @@ extension ClusterFaultTests {
             survivors.allSatisfy { ClusterHarness.metric(collector.messages, $0, "gateway_cluster_partitions", labels: ["state": "held"]) == Double(ClusterHarness.share(of: $0, among: run.names)) },
             "nothing moved while the store was away")
         // Back: the survivors take gw-b's partitions (its leases ran out on the server's clock).
-        try await collector.wait(timeout: 30, "the survivors holding all 1,024 partitions") { messages in
+        try await run.waitForOwnership(timeout: 30, "the survivors holding all 1,024 partitions") { messages in
             survivors.map { ClusterHarness.metric(messages, $0, "gateway_cluster_partitions", labels: ["state": "held"]) ?? 0 }.reduce(0, +) == 1_024
                 && survivors.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 0 }
         }

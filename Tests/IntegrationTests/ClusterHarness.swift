@@ -156,6 +156,34 @@ enum ClusterHarness {
                 storeProxy: proxy)
         }
 
+        /// Waits until `predicate` holds of the observed messages; a failure names each instance's
+        /// ownership as its metrics last showed it and the ownership and store lines of its log
+        /// (a wait on the ownership settling tells nothing without them).
+        func waitForOwnership(timeout: Double, _ what: String, until predicate: @escaping @Sendable ([MQTTMessage]) -> Bool) async throws {
+            do {
+                try await collector.wait(timeout: timeout, what, until: predicate)
+            } catch {
+                throw TestFailure("timed out after \(timeout) s waiting for \(what)\n\(ownershipReport())")
+            }
+        }
+
+        /// Each instance's ownership in its last metrics, and its log's ownership and store lines.
+        func ownershipReport() -> String {
+            let messages = collector.messages
+            return gateways.map { gateway in
+                let name = gateway.instance ?? "?"
+                let value = { (metric: String, labels: [String: String]) in
+                    ClusterHarness.metric(messages, name, metric, labels: labels).map { String(Int($0)) } ?? "-"
+                }
+                let lines = gateway.log.split(separator: "\n").filter { $0.contains("ownership") || $0.contains("store.url") }.suffix(40)
+                return "\(name): held \(value("gateway_cluster_partitions", ["state": "held"])), warming \(value("gateway_cluster_partitions", ["state": "warming"])), "
+                    + "past deadline \(value("gateway_cluster_lease_past_deadline", [:])), heartbeats failing \(value("gateway_cluster_heartbeats_failing", [:])), "
+                    + "listing failures \(value("gateway_cluster_listing_failures_total", [:])), device subscriptions \(value("gateway_cluster_device_subscriptions", [:])), "
+                    + "frames not owned \(value("gateway_cluster_frames_not_owned_total", [:])), shadowed \(value("gateway_cluster_frames_shadowed_total", [:]))\n"
+                    + lines.joined(separator: "\n")
+            }.joined(separator: "\n")
+        }
+
         /// The watches whose partition `instance` holds among `instances`.
         func watches(of instance: String, among instances: [String]) -> Set<String> {
             ClusterHarness.devices(fleet.devices.map(\.id), of: instance, among: instances)
@@ -182,7 +210,15 @@ enum ClusterHarness {
             try await playing?.value
             try await fleet.end(with: devices)
             let expected = expected
-            try await collector.wait(timeout: 60, "\(expected) swings") { [fleet] in fleet.tally($0).published >= expected }
+            do {
+                try await collector.wait(timeout: 60, "\(expected) swings") { [fleet] in fleet.tally($0).published >= expected }
+            } catch {
+                let tally = fleet.tally(collector.messages)
+                let missing = fleet.devices.flatMap { device in
+                    device.expected.indices.filter { tally.count(device.id, $0) == 0 }.map { "\(device.id)#\($0)@\(device.sessionTime(device.expected[$0]))" }
+                }
+                throw TestFailure("timed out after 60 s waiting for \(expected) swings; missing \(missing)\n\(ownershipReport())")
+            }
         }
 
         /// Ends the sessions and waits until every swing has been published except those of

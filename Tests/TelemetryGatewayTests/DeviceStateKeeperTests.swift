@@ -93,7 +93,7 @@ struct DeviceStateKeeperTests {
         try await store.save([(device, { var old = stored; old.retainedOutputs = [connection, { var stale = newer; stale.payload = Array("{}".utf8); return stale }()]; return old }())])
         var successor = FrameProcessor()
         await reader.stored.load(router: ShardRouter(shardCount: 1))
-        _ = await reader.stored.restoreIfDormant(device, into: &successor)
+        _ = await reader.stored.restoreIfDormant(device, into: &successor, at: .now)
         #expect(Set(next.snapshot().map(\.payloadString)) == Set([connection.payloadString, newer.payloadString]))
     }
 

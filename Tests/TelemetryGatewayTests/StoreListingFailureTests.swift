@@ -40,13 +40,7 @@ struct StoreListingFailureTests {
             broker: ScriptedBroker(acknowledgeAtOnce: true), journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry),
             store: store)
         for (index, state) in states.enumerated() {
-            let record = JournalRecord(
-                topic: "wearables/listed-watch/status", payload: Array(#"{"state":"\#(state)"}"#.utf8), contentType: nil, retained: false,
-                receivedAt: 1_000 + Double(index), traceparent: nil)
-            guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw CocoaError(.fileWriteUnknown) }
-            var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
-            frame.journalSequence = ticket.sequence
-            _ = queue.push(.frame(frame, ticket, receivedAs: .owner(epoch: 0)), bytes: 64, maxWait: 0)
+            try WorkerHarness.enqueueStatus(state, of: "listed-watch", receivedAt: 1_000 + Double(index), journal: journal, queue: queue)
         }
         queue.close()
         await worker.run()

@@ -9,6 +9,11 @@ final class DeviceStateMetrics: Sendable {
     /// Devices whose stored snapshot was not (fully) taken back: unreadable, another format, or
     /// taken under other derivation settings; they start (partly) fresh.
     let restoreDiscarded: Counter
+    /// Devices whose first frame found the store not answering: their frames wait for the restore.
+    let restoreWaits: Counter
+    /// Devices processed without their stored state after waiting for it: their waiting frames
+    /// passed the bound, or their partition moved meanwhile.
+    let restoresAbandoned: Counter
     /// Devices whose state left memory, because idle or because over `state.maxResidentDevices`.
     let evictedIdle: Counter
     let evictedOverCapacity: Counter
@@ -32,6 +37,8 @@ final class DeviceStateMetrics: Sendable {
     init(factory: any MetricsFactory, shards: Int) {
         restored = Counter(label: "gateway_devices_restored_total", factory: factory)
         restoreDiscarded = Counter(label: "gateway_device_restores_discarded_total", factory: factory)
+        restoreWaits = Counter(label: "gateway_device_restore_waits_total", factory: factory)
+        restoresAbandoned = Counter(label: "gateway_device_restores_abandoned_total", factory: factory)
         evictedIdle = Counter(label: "gateway_devices_evicted_total", dimensions: [("reason", "idle")], factory: factory)
         evictedOverCapacity = Counter(label: "gateway_devices_evicted_total", dimensions: [("reason", "overCapacity")], factory: factory)
         snapshotsWritten = Counter(label: "gateway_device_snapshots_written_total", factory: factory)

@@ -9,6 +9,9 @@ final class OwnershipMetrics: Sendable {
     let framesNotOwned: Counter
     /// Frames processed without publishing, for a partition warming up here.
     let framesShadowed: Counter
+    /// Frames of a warming partition's device left to its holder: the store did not give the
+    /// device's stored state yet.
+    let framesUnrestored: Counter
     /// Devices of partitions gained (taken or handed over), restored from the store at their first frame.
     let devicesGained: Counter
     /// Devices of held partitions another instance made known after it lost them, taken up
@@ -45,6 +48,7 @@ final class OwnershipMetrics: Sendable {
     init(factory: any MetricsFactory) {
         framesNotOwned = Counter(label: "gateway_cluster_frames_not_owned_total", factory: factory)
         framesShadowed = Counter(label: "gateway_cluster_frames_shadowed_total", factory: factory)
+        framesUnrestored = Counter(label: "gateway_cluster_frames_unrestored_total", factory: factory)
         devicesGained = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "gained")], factory: factory)
         devicesAdopted = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "adopted")], factory: factory)
         devicesLost = Counter(label: "gateway_cluster_handovers_total", dimensions: [("direction", "lost")], factory: factory)

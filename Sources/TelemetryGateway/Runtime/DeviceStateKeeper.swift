@@ -24,7 +24,7 @@ struct DeviceStateKeeper {
     private let storage: SnapshotStorage?
     /// The last write failed: context frames wait for the next tick's write, which only probes.
     private var failing = false
-    private let metrics: DeviceStateMetrics
+    let metrics: DeviceStateMetrics
     private let logger: Logger
     private let settings: GatewayConfiguration.DeviceState
     /// This shard's share of `state.maxResidentDevices`.

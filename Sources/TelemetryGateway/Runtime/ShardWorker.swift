@@ -47,6 +47,11 @@ struct ShardWorker {
     private let router: ShardRouter
     /// This shard's recorder chunks and tremor minutes.
     private var recorder: ShardRecorder
+    /// Frames of devices whose stored state the store did not give yet.
+    private var waiting = RestoreWaitingFrames(limitBytes: ShardWorker.restoreWaitLimitBytes)
+
+    /// The most frame bytes one shard keeps waiting for their devices' stored state.
+    static let restoreWaitLimitBytes = 4 << 20
 
     /// A worker for `shard` of `shardCount`, taking its items from `queue`.
     init(shard: Int, shardCount: Int, queue: HandoffQueue<WorkItem>, deviceStates: DeviceStateKeeper, dependencies: Dependencies) {
@@ -68,6 +73,7 @@ struct ShardWorker {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
             for item in batch {
                 if Task.isCancelled {
+                    countWaitingAsLeft()
                     switch item {
                     case .frame, .replayed, .replayedUpload: dependencies.metrics.framesLeftInJournal.increment()
                     default: break
@@ -82,6 +88,7 @@ struct ShardWorker {
                 case .replayedUpload(let frame, let ticket):
                     await storeReplayedUpload(frame, ticket: ticket, processor: &processor)
                 case .tick(let now, let instant):
+                    await retryWaiting(processor: &processor, at: instant)
                     await flush(dependencies.ownership.visible(processor.flush(now: now)), at: now)
                     await deviceStates.persist(&processor, now: now, at: instant)
                     for stored in await recorder.retry(at: instant) {
@@ -110,8 +117,13 @@ struct ShardWorker {
                 case .shadow(let frame):
                     // A warming partition's device: its stored state first, nothing published;
                     // its retained state is kept (announced again only once owned).
-                    if case .device(let device, _) = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic) {
-                        _ = await deviceStates.stored.restoreIfDormant(device, into: &processor)
+                    // Without it (the store not answering) the frame is left to its holder: processed
+                    // on a fresh state it would make the device start fresh here for good.
+                    if case .device(let device, _) = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic),
+                        case .pending = await deviceStates.stored.restoreIfDormant(device, into: &processor, at: dependencies.clock.monotonicNow())
+                    {
+                        dependencies.ownershipMetrics.framesUnrestored.increment()
+                        continue
                     }
                     processor.process(frame).messages.forEach(dependencies.publisher.retained.record)
                 }
@@ -119,6 +131,8 @@ struct ShardWorker {
             // The context frames of this batch, in the store before the next batch is taken.
             await deviceStates.persistContext(processor)
         }
+        // Frames still waiting for their device's stored state stay in the journal for the next start.
+        countWaitingAsLeft()
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
             await flush(dependencies.ownership.visible(processor.finish()))
@@ -141,6 +155,10 @@ struct ShardWorker {
             if case .gained = change { dependencies.publisher.retained.restore(retained) }
         case .lost(let partition):
             let partitions = dependencies.ownership.partitions
+            // Frames that came while it was held are processed by the role they arrived under:
+            // with the stored state if the store answers now, else without it.
+            await retryWaiting(processor: &processor, at: dependencies.clock.monotonicNow())
+            await giveUpWaiting(waiting.devices.filter { partitions.partition(of: $0.rawValue) == partition }, processor: &processor)
             let leaving = processor.residentDevices.filter { partitions.partition(of: $0.rawValue) == partition }
             await deviceStates.forgetPartition(partition, partitions: partitions, leaving: leaving, processor: processor)
             for device in leaving { processor.forget(device) }
@@ -164,10 +182,75 @@ struct ShardWorker {
     ) async {
         let topic = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic)
         if case .device(let device, _) = topic {
-            // Outputs the stored state's frames made and the broker never acknowledged: those
-            // frames are not applied again, so their outputs go out from here.
-            await republish(await deviceStates.stored.restoreIfDormant(device, into: &processor), of: device)
+            let waits = RestoreWaitingFrames.Waiting(frame: frame, ticket: ticket, role: role)
+            // Behind its earlier frames that wait for its stored state.
+            if waiting.contains(device) {
+                await wait(waits, of: device, processor: &processor)
+                return
+            }
+            switch await deviceStates.stored.restoreIfDormant(device, into: &processor, at: dependencies.clock.monotonicNow()) {
+            case .done(let restored):
+                // Outputs the stored state's frames made and the broker never acknowledged: those
+                // frames are not applied again, so their outputs go out from here.
+                await republish(restored, of: device)
+            case .pending:
+                deviceStates.metrics.restoreWaits.increment()
+                await wait(waits, of: device, processor: &processor)
+                return
+            }
         }
+        await processRestored(frame, topic: topic, ticket: ticket, receivedAs: role, processor: &processor)
+    }
+
+    /// Keeps a frame waiting for its device's stored state; past the bound every waiting device
+    /// is given up on (processed without it), and so is this frame's.
+    private mutating func wait(_ frame: RestoreWaitingFrames.Waiting, of device: DeviceID, processor: inout FrameProcessor) async {
+        if waiting.fits(frame.frame) {
+            waiting.append(frame, of: device)
+            return
+        }
+        await giveUpWaiting(waiting.devices, processor: &processor)
+        await giveUpWaiting([device], processor: &processor)
+        await processRestored(frame.frame, topic: nil, ticket: frame.ticket, receivedAs: frame.role, processor: &processor)
+    }
+
+    /// Tries the restores of the devices whose frames wait, oldest first, and processes the
+    /// frames of each restored one; stops at the first the store does not answer.
+    private mutating func retryWaiting(processor: inout FrameProcessor, at now: SuspendingClock.Instant) async {
+        for device in waiting.devices {
+            guard case .done(let restored) = await deviceStates.stored.restoreIfDormant(device, into: &processor, at: now) else { return }
+            await republish(restored, of: device)
+            for item in waiting.take(device) {
+                await processRestored(item.frame, topic: nil, ticket: item.ticket, receivedAs: item.role, processor: &processor)
+            }
+        }
+    }
+
+    /// Processes the waiting frames of `devices` without their stored state (they start fresh), counted and logged.
+    private mutating func giveUpWaiting(_ devices: [DeviceID], processor: inout FrameProcessor) async {
+        for device in devices {
+            deviceStates.stored.giveUp(device)
+            deviceStates.metrics.restoresAbandoned.increment()
+            let frames = waiting.take(device)
+            dependencies.logger.warning("the stored state of \(device) could not be read; \(frames.count) waiting frames are processed without it (it starts fresh)")
+            for item in frames {
+                await processRestored(item.frame, topic: nil, ticket: item.ticket, receivedAs: item.role, processor: &processor)
+            }
+        }
+    }
+
+    /// Counts the frames that wait for their device's stored state as left in the journal (a stop).
+    private mutating func countWaitingAsLeft() {
+        for device in waiting.devices {
+            dependencies.metrics.framesLeftInJournal.increment(by: waiting.take(device).count)
+        }
+    }
+
+    /// Processes a frame whose device's stored state, if any, is restored.
+    private mutating func processRestored(
+        _ frame: InboundFrame, topic parsed: InboundTopic?, ticket: JournalTicket?, receivedAs role: DeviceRole?, processor: inout FrameProcessor
+    ) async {
+        let topic = parsed ?? frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic)
         // Export on: the frame's span, whose context its messages carry instead of the frame's.
         guard let span = dependencies.tracing?.begin(frame, topic: topic) else {
             await apply(frame, topic: topic, ticket: ticket, receivedAs: role, span: nil, processor: &processor)

@@ -22,7 +22,7 @@ struct SnapshotStorage {
     /// Seconds one call may take before it counts as failed.
     static let deadline = 5.0
 
-    /// Seconds a write may take while the store is failing.
+    /// Seconds a write (or a read) may take while the store is failing.
     static let probeDeadline = 0.5
 
     init(store: any DeviceSnapshotStoring, key: String, metrics: DeviceStateMetrics, health: RuntimeHealth, clock: any GatewayClock, logger: Logger) {
@@ -41,9 +41,11 @@ struct SnapshotStorage {
     }
 
     /// `device`'s stored snapshot; nil when it has none.
-    func snapshot(of device: DeviceID) async throws -> DeviceSnapshot? {
-        try await withStoreDeadline(Self.deadline, clock: clock) { [store] in try await store.snapshot(of: device) }
+    /// - Parameter probing: the last read failed: this one only probes the store (``probeDeadline``).
+    func snapshot(of device: DeviceID, probing: Bool = false) async throws -> DeviceSnapshot? {
+        try await withStoreDeadline(probing ? Self.probeDeadline : Self.deadline, clock: clock) { [store] in try await store.snapshot(of: device) }
     }
+
 
     /// Counts and shows a failed read that the caller logs itself.
     func readFailed(_ error: any Error) {

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Locking
 import Logging
 import Ownership
 import RecorderStore
@@ -28,6 +29,24 @@ struct StoredDevices {
     /// The stored devices could not be listed (the store was down at start): until a later
     /// listing succeeds, every device's first frame asks the store for its snapshot.
     private(set) var listUnknown = false
+    /// A read of a snapshot failed (the store did not answer): until then no device's restore
+    /// is tried (each would hold the shard up to a deadline), and the next read only probes.
+    private var readsPausedUntil: SuspendingClock.Instant?
+
+    /// What a device's restore before its frame came to.
+    enum Restore {
+        /// Nothing waits: the device is in memory, has nothing stored, was restored, or its
+        /// snapshot does not decode (it starts fresh). With the outputs a restored snapshot
+        /// carries that the broker had not acknowledged, under their journal sequence.
+        case done((sequence: UInt64, messages: [OutboundMessage])?)
+        /// The store did not answer: the device keeps waiting for its restore (tried again at a
+        /// later frame); its frame must not make it start fresh.
+        case pending
+    }
+
+    /// Seconds from a failed read's start to the next read (which only probes): while the store
+    /// is away a shard spends at most a quarter of its time on reads.
+    static let readRetryInterval = 2.0
 
     init(
         shard: Int, storage: SnapshotStorage?, metrics: DeviceStateMetrics, logger: Logger, retained: RetainedStateCache?,
@@ -71,24 +90,46 @@ struct StoredDevices {
         logger.notice("\(storage.key): the device state store answers again; \(dormant.count) devices of shard \(shard) have stored state")
     }
 
-    /// Restores a device from the store if it has a snapshot and no state in memory; returns
-    /// the outputs the snapshot carries that the broker had not acknowledged, to publish again,
-    /// under the journal sequence to acknowledge them with (they stay with the device's
-    /// snapshots until acknowledged this time).
-    mutating func restoreIfDormant(_ device: DeviceID, into processor: inout FrameProcessor) async -> (sequence: UInt64, messages: [OutboundMessage])? {
-        guard let storage else { return nil }
+    /// Restores a device from the store if it has a snapshot and no state in memory (see
+    /// ``Restore``). A store that does not answer leaves the device waiting: starting it fresh
+    /// would lose for good what its snapshot holds (a workout session, a pedometer baseline), as
+    /// a warming partition's device did when the store went away during its warm-up.
+    /// - Parameter now: when the restore is tried (a frame's processing, a tick): a failed read
+    ///   pauses the reads for ``readRetryInterval`` from then.
+    mutating func restoreIfDormant(_ device: DeviceID, into processor: inout FrameProcessor, at now: SuspendingClock.Instant) async -> Restore {
+        guard let storage else { return .done(nil) }
         // Listed as stored, or (the listing failed) not seen in memory yet: ask the store.
-        guard dormant.remove(device) != nil || (listUnknown && !processor.isResident(device)) else { return nil }
+        guard dormant.contains(device) || (listUnknown && !processor.isResident(device)) else { return .done(nil) }
+        if let paused = readsPausedUntil, now < paused { return .pending }
         let snapshot: DeviceSnapshot
         do {
-            guard let stored = try await storage.snapshot(of: device) else { return nil }
+            let stored = try await storage.snapshot(of: device, probing: readsPausedUntil != nil)
+            readsPausedUntil = nil
+            dormant.remove(device)
+            guard let stored else { return .done(nil) }
             snapshot = stored
-        } catch {
+        } catch let error as UnreadableSnapshot {
+            readsPausedUntil = nil
+            dormant.remove(device)
             metrics.restoreDiscarded.increment()
             logger.warning("the stored state of \(device) is unreadable; it starts fresh: \(error)")
-            return nil
+            return .done(nil)
+        } catch {
+            if readsPausedUntil == nil {
+                logger.warning("the stored state of \(device) cannot be read (\(error)); its restore waits for the store, retried every \(Self.readRetryInterval) s")
+            }
+            storage.readFailed(error)
+            dormant.insert(device)
+            readsPausedUntil = now + .roundedSeconds(Self.readRetryInterval)
+            return .pending
         }
-        return adopt(snapshot, of: device, into: &processor)
+        return .done(adopt(snapshot, of: device, into: &processor))
+    }
+
+    /// Gives up on `device`'s restore: its frames are processed without its stored state (it
+    /// starts fresh).
+    mutating func giveUp(_ device: DeviceID) {
+        dormant.remove(device)
     }
 
     /// Restores a stored snapshot and the retained messages it carries; returns the outputs it

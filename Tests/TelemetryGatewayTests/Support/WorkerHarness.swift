@@ -36,4 +36,19 @@ enum WorkerHarness {
             clock: clock, logger: logger, settings: configuration.state, retained: publisher.retained, shared: shared)
         return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
     }
+
+    /// Journals a `status` frame of `device` in `state` received at `receivedAt` and queues it
+    /// for the worker as its owner's.
+    static func enqueueStatus(_ state: String, of device: String, receivedAt: Double, journal: InboundJournal, queue: HandoffQueue<WorkItem>) throws {
+        let record = JournalRecord(
+            topic: "wearables/\(device)/status", payload: Array(#"{"state":"\#(state)"}"#.utf8), contentType: nil, retained: false,
+            receivedAt: receivedAt, traceparent: nil)
+        guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw JournalFull() }
+        var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
+        frame.journalSequence = ticket.sequence
+        _ = queue.push(.frame(frame, ticket, receivedAs: .owner(epoch: 0)), bytes: 64, maxWait: 0)
+    }
+
+    /// The test journal had no room for a frame.
+    struct JournalFull: Error {}
 }
