@@ -190,7 +190,7 @@ extension ClusterFaultTests {
         }
         try await collector.wait(timeout: 10, "gw-a past its deadline") { ClusterHarness.metric($0, "gw-a", "gateway_cluster_lease_past_deadline") == 1 }
         // Back on the store, gw-a learns of the loss, joins again and gets its share back.
-        try await collector.wait(timeout: 30, "gw-a back with its share") { messages in
+        try await ClusterHarness.waitForOwnership(collector, gateways, timeout: 30, "gw-a back with its share") { messages in
             ClusterHarness.metric(messages, "gw-a", "gateway_cluster_lease_past_deadline") == 0
                 && ClusterHarness.metric(messages, "gw-a", "gateway_cluster_partitions", labels: ["state": "held"]) == Double(ClusterHarness.share(of: "gw-a", among: names))
         }

@@ -80,6 +80,37 @@ enum ClusterHarness {
         }
     }
 
+    /// Waits until `predicate` holds of the observed messages; a failure names each instance's
+    /// ownership as its metrics last showed it and the notable lines of its log (a wait on the
+    /// ownership settling tells nothing without them).
+    static func waitForOwnership(
+        _ collector: MessageCollector, _ gateways: [GatewayProcess], timeout: Double, _ what: String, until predicate: @escaping @Sendable ([MQTTMessage]) -> Bool
+    ) async throws {
+        do {
+            try await collector.wait(timeout: timeout, what, until: predicate)
+        } catch {
+            throw TestFailure("timed out after \(timeout) s waiting for \(what)\n\(ownershipReport(collector.messages, gateways))")
+        }
+    }
+
+    /// Each instance's ownership in its last metrics in `messages`, and its log's ownership,
+    /// store and warning lines.
+    static func ownershipReport(_ messages: [MQTTMessage], _ gateways: [GatewayProcess]) -> String {
+        gateways.map { gateway in
+            let name = gateway.instance ?? "?"
+            let value = { (name_: String, labels: [String: String]) in
+                metric(messages, name, name_, labels: labels).map { String(Int($0)) } ?? "-"
+            }
+            let lines = gateway.log.split(separator: "\n").filter { $0.contains("ownership") || $0.contains("store") || $0.contains(" warning ") || $0.contains(" error ") }.suffix(40)
+            return "\(name): held \(value("gateway_cluster_partitions", ["state": "held"])), warming \(value("gateway_cluster_partitions", ["state": "warming"])), "
+                + "past deadline \(value("gateway_cluster_lease_past_deadline", [:])), heartbeats failing \(value("gateway_cluster_heartbeats_failing", [:])), "
+                + "listing failures \(value("gateway_cluster_listing_failures_total", [:])), device subscriptions \(value("gateway_cluster_device_subscriptions", [:])), "
+                + "frames not owned \(value("gateway_cluster_frames_not_owned_total", [:])), shadowed \(value("gateway_cluster_frames_shadowed_total", [:])), "
+                + "unrestored \(value("gateway_cluster_frames_unrestored_total", [:])), restore waits \(value("gateway_device_restore_waits_total", [:]))\n"
+                + lines.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
     /// Starts instances `names` (with `extra` arguments) and waits until each has subscribed.
     static func start(_ names: [String], on broker: TestBroker, store: String, extra: [String] = []) async throws -> [GatewayProcess] {
         let gateways = try names.map { try GatewayProcess(broker: broker, arguments: arguments($0, store: store) + extra) }
@@ -156,33 +187,13 @@ enum ClusterHarness {
                 storeProxy: proxy)
         }
 
-        /// Waits until `predicate` holds of the observed messages; a failure names each instance's
-        /// ownership as its metrics last showed it and the ownership and store lines of its log
-        /// (a wait on the ownership settling tells nothing without them).
+        /// Waits until `predicate` holds (``ClusterHarness/waitForOwnership(_:_:timeout:_:until:)``).
         func waitForOwnership(timeout: Double, _ what: String, until predicate: @escaping @Sendable ([MQTTMessage]) -> Bool) async throws {
-            do {
-                try await collector.wait(timeout: timeout, what, until: predicate)
-            } catch {
-                throw TestFailure("timed out after \(timeout) s waiting for \(what)\n\(ownershipReport())")
-            }
+            try await ClusterHarness.waitForOwnership(collector, gateways, timeout: timeout, what, until: predicate)
         }
 
-        /// Each instance's ownership in its last metrics, and its log's ownership and store lines.
-        func ownershipReport() -> String {
-            let messages = collector.messages
-            return gateways.map { gateway in
-                let name = gateway.instance ?? "?"
-                let value = { (metric: String, labels: [String: String]) in
-                    ClusterHarness.metric(messages, name, metric, labels: labels).map { String(Int($0)) } ?? "-"
-                }
-                let lines = gateway.log.split(separator: "\n").filter { $0.contains("ownership") || $0.contains("store.url") }.suffix(40)
-                return "\(name): held \(value("gateway_cluster_partitions", ["state": "held"])), warming \(value("gateway_cluster_partitions", ["state": "warming"])), "
-                    + "past deadline \(value("gateway_cluster_lease_past_deadline", [:])), heartbeats failing \(value("gateway_cluster_heartbeats_failing", [:])), "
-                    + "listing failures \(value("gateway_cluster_listing_failures_total", [:])), device subscriptions \(value("gateway_cluster_device_subscriptions", [:])), "
-                    + "frames not owned \(value("gateway_cluster_frames_not_owned_total", [:])), shadowed \(value("gateway_cluster_frames_shadowed_total", [:]))\n"
-                    + lines.joined(separator: "\n")
-            }.joined(separator: "\n")
-        }
+        /// Each instance's ownership in its last metrics, and its log's notable lines.
+        func ownershipReport() -> String { ClusterHarness.ownershipReport(collector.messages, gateways) }
 
         /// The watches whose partition `instance` holds among `instances`.
         func watches(of instance: String, among instances: [String]) -> Set<String> {
