@@ -61,6 +61,10 @@ struct PublishExpectTests {
         // Wake the waiting --expect with a message it follows that does not end its wait: a
         // deadline on the wall clock would now count as passed.
         try await observer.publish(MQTTMessage(topic: "gateway/watch-ultra-1/connection", string: #"{"state":"online"}"#, qos: .atLeastOnce))
+        // Stopped only once it processed every frame: its last metrics, at the stop, carry the
+        // count --expect waits for (a CI run stopped it a few frames early, under load, and
+        // --expect timed out on a count that could no longer come).
+        try await run.waitForRegisteredMetric("gateway_frames_processed_total", atLeast: 655, timeout: 30)
         try await run.stop()
         try await publisher.waitForSuccess()
         #expect(publisher.output.contains("expectation met: the gateway's output matches the ground truth"), "\(publisher.output)")

@@ -53,7 +53,7 @@ struct StoreReadFailureTests {
 
     /// Runs one worker over `store` on `items` (frames of `device` as owner, or ticks), until
     /// they are processed; returns its registry and the topics it published.
-    static func run(store: any DeviceSnapshotStoring, clock: ManualGatewayClock, directory: URL, run: Int, items: [Item]) async throws
+    static func run(store: any DeviceSnapshotStoring, clock: ManualGatewayClock, directory: URL, run: Int, items: [Item], limitBytes: Int = 4 << 20) async throws
         -> (registry: PrometheusCollectorRegistry, published: [String])
     {
         let registry = PrometheusCollectorRegistry()
@@ -61,7 +61,8 @@ struct StoreReadFailureTests {
         let queue = HandoffQueue<WorkItem>(capacity: 64, clock: clock)
         let broker = ScriptedBroker(acknowledgeAtOnce: true)
         var worker = try WorkerHarness.worker(
-            broker: broker, journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry), store: store, clock: clock)
+            broker: broker, journal: journal, queue: queue, factory: PrometheusMetricsFactory(registry: registry), store: store, clock: clock,
+            restoreWaitLimitBytes: limitBytes)
         for (index, item) in items.enumerated() {
             switch item {
             case .status(let state):
@@ -83,7 +84,8 @@ struct StoreReadFailureTests {
 
     /// A first run leaves the device online in the store; the second runs `items` over `store(base)`.
     static func restart(
-        _ items: [Item], prepare: (String) async throws -> Void = { _ in }, store: (DeviceStateStore, ManualGatewayClock) -> any DeviceSnapshotStoring
+        _ items: [Item], limitBytes: Int = 4 << 20, prepare: (String) async throws -> Void = { _ in },
+        store: (DeviceStateStore, ManualGatewayClock) -> any DeviceSnapshotStoring
     ) async throws
         -> (registry: PrometheusCollectorRegistry, published: [String])
     {
@@ -95,7 +97,7 @@ struct StoreReadFailureTests {
         _ = try await Self.run(store: base, clock: clock, directory: directory, run: 1, items: [.status("online")])
         #expect(try await base.devices().map(\.rawValue) == [device])
         try await prepare(base.location)
-        return try await Self.run(store: store(base, clock), clock: clock, directory: directory, run: 2, items: items)
+        return try await Self.run(store: store(base, clock), clock: clock, directory: directory, run: 2, items: items, limitBytes: limitBytes)
     }
 
     @Test("the store fails the first frame's read: its frames wait, and once it answers the device is restored and they are processed, in order")
@@ -125,6 +127,19 @@ struct StoreReadFailureTests {
         #expect(registry.value(of: "gateway_device_restores_discarded_total") == 0)
         #expect(registry.value(of: "gateway_frames_processed_total") == 0)
         #expect(registry.value(of: "gateway_frames_left_in_journal_total") == 2)
+    }
+
+    @Test("past the waiting frames' bound the device is given up on: every waiting frame and the new one are processed without the stored state, in order, counted")
+    func boundReachedGivesUp() async throws {
+        // A status frame of this device is 29 topic and 18 or 19 payload bytes: two fit in 120, a third does not.
+        let (registry, _) = try await Self.restart([.status("offline"), .status("online"), .status("offline")], limitBytes: 120) { base, clock in
+            SilentStore(base, clock: clock, failures: 10)
+        }
+        #expect(registry.value(of: "gateway_device_restore_waits_total") == 1)
+        #expect(registry.value(of: "gateway_device_restores_abandoned_total") == 1)
+        #expect(registry.value(of: "gateway_devices_restored_total") == 0)
+        #expect(registry.value(of: "gateway_frames_processed_total") == 3)
+        #expect(registry.value(of: "gateway_frames_left_in_journal_total") == 0)
     }
 
     @Test("a snapshot that does not decode is not a store failure: the device starts fresh at once, nothing waits")

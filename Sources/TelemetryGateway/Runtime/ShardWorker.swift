@@ -35,6 +35,8 @@ struct ShardWorker {
         let clock: any GatewayClock
         /// Where derived events go for the event history (docs/history.md).
         var history: any EventHistory = NoEventHistory()
+        /// The most frame bytes one shard keeps waiting for their devices' stored state.
+        var restoreWaitLimitBytes = 4 << 20
     }
 
     let shard: Int
@@ -48,10 +50,7 @@ struct ShardWorker {
     /// This shard's recorder chunks and tremor minutes.
     private var recorder: ShardRecorder
     /// Frames of devices whose stored state the store did not give yet.
-    private var waiting = RestoreWaitingFrames(limitBytes: ShardWorker.restoreWaitLimitBytes)
-
-    /// The most frame bytes one shard keeps waiting for their devices' stored state.
-    static let restoreWaitLimitBytes = 4 << 20
+    private var waiting: RestoreWaitingFrames
 
     /// A worker for `shard` of `shardCount`, taking its items from `queue`.
     init(shard: Int, shardCount: Int, queue: HandoffQueue<WorkItem>, deviceStates: DeviceStateKeeper, dependencies: Dependencies) {
@@ -60,6 +59,7 @@ struct ShardWorker {
         self.deviceStates = deviceStates
         self.dependencies = dependencies
         router = ShardRouter(shardCount: shardCount)
+        waiting = RestoreWaitingFrames(limitBytes: dependencies.restoreWaitLimitBytes)
         recorder = ShardRecorder(runtime: dependencies.recorder, shardCount: shardCount, clock: dependencies.clock, logger: dependencies.logger)
     }
 
@@ -209,8 +209,9 @@ struct ShardWorker {
             waiting.append(frame, of: device)
             return
         }
-        await giveUpWaiting(waiting.devices, processor: &processor)
-        await giveUpWaiting([device], processor: &processor)
+        let waited = waiting.devices
+        await giveUpWaiting(waited, processor: &processor)
+        if !waited.contains(device) { await giveUpWaiting([device], processor: &processor) }
         await processRestored(frame.frame, topic: nil, ticket: frame.ticket, receivedAs: frame.role, processor: &processor)
     }
 

@@ -14,7 +14,7 @@ enum WorkerHarness {
     static func worker(
         broker: ScriptedBroker, journal: InboundJournal, queue: HandoffQueue<WorkItem>, factory: any MetricsFactory = NOOPMetricsHandler.instance,
         store: (any DeviceSnapshotStoring)? = nil, ownership: any OwnershipPort = SoleOwner(), shared: Bool = false,
-        clock: any GatewayClock = SystemGatewayClock()
+        clock: any GatewayClock = SystemGatewayClock(), restoreWaitLimitBytes: Int = 4 << 20
     ) throws -> ShardWorker {
         var configuration = GatewayConfiguration()
         configuration.recorder.database = nil
@@ -26,11 +26,12 @@ enum WorkerHarness {
             client: try broker.connections.makePublisher(configuration.subscriberConfiguration(), logger) { _ in },
             retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             clock: clock, logger: logger)
-        let dependencies = ShardWorker.Dependencies(
+        var dependencies = ShardWorker.Dependencies(
             processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, journal: journal,
             recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory), clock: clock),
             metrics: metrics, operations: operations, logger: logger, ownership: ownership, ownershipMetrics: OwnershipMetrics(factory: factory),
             tracing: nil, clock: clock)
+        dependencies.restoreWaitLimitBytes = restoreWaitLimitBytes
         let keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
             clock: clock, logger: logger, settings: configuration.state, retained: publisher.retained, shared: shared)
