@@ -29,9 +29,6 @@ struct RestoreWaitingFrames {
         self.limitBytes = limitBytes
     }
 
-    /// Whether nothing waits.
-    var isEmpty: Bool { devices.isEmpty }
-
     /// Whether frames of `device` wait (a later one must wait behind them).
     func contains(_ device: DeviceID) -> Bool { frames[device] != nil }
 

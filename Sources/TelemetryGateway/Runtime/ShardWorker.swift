@@ -73,7 +73,6 @@ struct ShardWorker {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
             for item in batch {
                 if Task.isCancelled {
-                    countWaitingAsLeft()
                     switch item {
                     case .frame, .replayed, .replayedUpload: dependencies.metrics.framesLeftInJournal.increment()
                     default: break
@@ -182,10 +181,9 @@ struct ShardWorker {
     ) async {
         let topic = frame.parsedTopic ?? dependencies.scheme.parseInbound(frame.topic)
         if case .device(let device, _) = topic {
-            let waits = RestoreWaitingFrames.Waiting(frame: frame, ticket: ticket, role: role)
             // Behind its earlier frames that wait for its stored state.
             if waiting.contains(device) {
-                await wait(waits, of: device, processor: &processor)
+                await wait(.init(frame: frame, ticket: ticket, role: role), of: device, processor: &processor)
                 return
             }
             switch await deviceStates.stored.restoreIfDormant(device, into: &processor, at: dependencies.clock.monotonicNow()) {
@@ -195,7 +193,7 @@ struct ShardWorker {
                 await republish(restored, of: device)
             case .pending:
                 deviceStates.metrics.restoreWaits.increment()
-                await wait(waits, of: device, processor: &processor)
+                await wait(.init(frame: frame, ticket: ticket, role: role), of: device, processor: &processor)
                 return
             }
         }
