@@ -157,7 +157,9 @@ struct GatewayParts: Sendable {
         if configuration.cluster.isClustered, let client = storeClient {
             let cluster = configuration.cluster
             let leased = LeasedOwnership(
-                store: PostgresLeaseStore(client), member: LeaseMember(name: cluster.instanceName, incarnation: String(UUID().uuidString.prefix(8))),
+                // Each call bounded by the lease time: a heartbeat that never answers must not
+                // keep the instance from the store once it is back.
+                store: DeadlineLeaseStore(base: PostgresLeaseStore(client), seconds: cluster.leaseTime, clock: clock), member: LeaseMember(name: cluster.instanceName, incarnation: String(UUID().uuidString.prefix(8))),
                 timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
                 heartbeat: cluster.heartbeatInterval, clock: clock, logger: logger)
             let states = PostgresLeasedStateStore(client, ownership: leased)
