@@ -88,10 +88,16 @@ extension GatewayConfiguration {
 }
 
 extension GatewayConfiguration.Cluster {
-    /// Seconds a clustered subscriber's session outlives a lost connection: the lease time less
-    /// one heartbeat, in whole seconds, so it ends before another instance can take this one's
-    /// leases (0: a clean session).
-    package var subscriberSessionExpiry: UInt32 { UInt32(max(0, (leaseTime - heartbeatInterval).rounded(.down))) }
+    /// Seconds a clustered subscriber's session outlives a lost connection, in whole seconds:
+    /// long enough for a dead instance's stand-in to resume it (the lease time, the adoption
+    /// window and a lease time more to start), so the frames it queued are processed. Its
+    /// stand-in, or any graceful stop, ends it.
+    package var subscriberSessionExpiry: UInt32 { UInt32((2 * leaseTime + adoptionWindow).rounded(.up)) }
+
+    /// Seconds after a dead instance's row expired during which another instance may adopt it
+    /// (two heartbeats: every live instance tries at each of its own); its partitions are taken
+    /// only after it, if nobody did.
+    package var adoptionWindow: Double { 2 * heartbeatInterval }
 
     /// The `cluster.*` keys: the cluster mode, this instance's name, the shared-subscription
     /// group and the membership timing (docs/scale-out.md).

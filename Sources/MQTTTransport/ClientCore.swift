@@ -26,6 +26,8 @@ final class ClientCore: Sendable {
     private struct State {
         /// The owner asked to stop; the network thread feeds ``ConnectionLifecycle/Event/stop``.
         var stopRequested = false
+        /// The owner allowed a reconnection after a takeover (consumed by the network thread).
+        var releaseRequested = false
         var threadStarted = false
         var destroyed = false
         var tracker: PublishTracker
@@ -205,6 +207,15 @@ final class ClientCore: Sendable {
                 }
             case .waiting(let until):
                 sleep(until: until)
+            case .held:
+                if state.withLock({ state in
+                    defer { state.releaseRequested = false }
+                    return state.releaseRequested
+                }) {
+                    perform(feed(.release), connectProperties: connectProperties)
+                } else {
+                    sleep(until: .now + .milliseconds(100))
+                }
             case .idle, .disconnecting, .stopped:
                 break
             }
@@ -218,9 +229,24 @@ final class ClientCore: Sendable {
         connectionEnded(reason: "client shut down", wasConnected: wasConnected, final: true)
     }
 
+    /// Lets the network thread reconnect after a hold (see
+    /// ``MQTTClientConfiguration/holdsReconnect``); wakes it.
+    func resumeReconnecting() {
+        state.withLock { $0.releaseRequested = true }
+        wakeup.lock()
+        wakeup.broadcast()
+        wakeup.unlock()
+    }
+
     /// Feeds an event to the life cycle (under the lock); returns its actions.
     private func feed(_ event: ConnectionLifecycle.Event) -> [ConnectionLifecycle.Action] {
-        state.withLock { $0.lifecycle.handle(event, now: .now, random: &$0.jitter) }
+        // The owner's hold, asked outside the lock (it may take locks of its own); a tick
+        // keeps the answer of the event before it (the loop ticks many times a second).
+        let holding = event == .tick ? nil : configuration.holdsReconnect?()
+        return state.withLock {
+            if let holding { $0.lifecycle.holding = holding }
+            return $0.lifecycle.handle(event, now: .now, random: &$0.jitter)
+        }
     }
 
     /// Performs the life cycle's actions with libmosquitto (on the network thread).
@@ -273,6 +299,10 @@ final class ClientCore: Sendable {
                 logger.error(
                     "MQTT session taken over: another client connected to \(configuration.broker) as '\(configuration.clientID)'; is a second gateway using the same mqtt.clientId? Waiting the longest backoff before reconnecting")
                 emit(.sessionTakenOver)
+            case .announceHeld:
+                state.withLock { $0.releaseRequested = false }
+                logger.warning("MQTT connection to \(configuration.broker) ended; not reconnecting until the gateway says it may")
+                emit(.reconnectHeld)
             case .disconnectAndStop:
                 disconnectGracefully()
             case .disconnect:

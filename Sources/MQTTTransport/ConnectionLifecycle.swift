@@ -15,6 +15,9 @@ struct ConnectionLifecycle {
         case connected
         /// Backing off until `until` before the next attempt.
         case waiting(until: ContinuousClock.Instant)
+        /// The owner's hold was on when the connection ended: no attempt until it releases it
+        /// (``Event/release``).
+        case held
         /// Stopping a live connection gracefully (DISCONNECT, half-close, the broker's close).
         case disconnecting(GracefulDisconnect)
         /// Stopped for good.
@@ -42,6 +45,8 @@ struct ConnectionLifecycle {
         case stop
         /// What the owner observed while performing a step of the graceful stop.
         case disconnectProgress(GracefulDisconnect.Observation)
+        /// The owner allows reconnecting after a hold.
+        case release
     }
 
     /// What to do, in order.
@@ -67,6 +72,8 @@ struct ConnectionLifecycle {
         case announceRefused(reason: String)
         /// The broker ended our session for another client with our id.
         case announceTakeover
+        /// The next attempt waits for ``Event/release`` (the owner's hold was on).
+        case announceHeld
         /// Begin the graceful stop: take a duplicate of the socket, hand DISCONNECT to
         /// libmosquitto and report it as ``Event/disconnectProgress(_:)``.
         case disconnectAndStop
@@ -79,6 +86,9 @@ struct ConnectionLifecycle {
 
     let reconnect: MQTTClientConfiguration.Reconnect
     let connectTimeout: Double
+    /// Whether the owner's hold is on now; its owner sets it before each event that may end a
+    /// connection. On, a loss waits for ``Event/release`` instead of backing off.
+    var holding = false
     /// The bound of a graceful stop.
     let disconnectLimit: Duration
     private(set) var phase: Phase = .idle
@@ -91,7 +101,9 @@ struct ConnectionLifecycle {
     /// can hold more in flight than that, all resent by the broker at every reconnect.
     private(set) var widenReceiveMaximum = false
 
-    init(reconnect: MQTTClientConfiguration.Reconnect, connectTimeout: Double, disconnectLimit: Duration = GracefulDisconnect.limit) {
+    init(
+        reconnect: MQTTClientConfiguration.Reconnect, connectTimeout: Double, disconnectLimit: Duration = GracefulDisconnect.limit
+    ) {
         self.reconnect = reconnect
         self.connectTimeout = connectTimeout
         self.disconnectLimit = disconnectLimit
@@ -107,6 +119,17 @@ struct ConnectionLifecycle {
             let step = disconnect.handle(observation, now: now)
             phase = step == .finished || step == .gaveUp ? .stopped : .disconnecting(disconnect)
             return [.disconnect(step)]
+        case .held:
+            switch event {
+            case .release:
+                phase = .idle
+                return [connect()]
+            case .stop:
+                phase = .stopped
+                return []
+            default:
+                return []
+            }
         case .idle, .connecting, .connected, .waiting:
             break
         }
@@ -121,7 +144,7 @@ struct ConnectionLifecycle {
             }
             phase = .disconnecting(GracefulDisconnect(now: now, limit: disconnectLimit))
             return [.disconnectAndStop]
-        case .disconnectProgress:
+        case .disconnectProgress, .release:
             return []
         case .connectCallSent:
             phase = .connecting(since: now)
@@ -180,6 +203,12 @@ struct ConnectionLifecycle {
     /// Counts a failure and schedules the next attempt: full jitter normally, the long delay
     /// after a session takeover (so two clients with one id do not knock each other off).
     private mutating func backOff(now: ContinuousClock.Instant, reason: String, random: inout some RandomNumberGenerator) -> [Action] {
+        if holding {
+            takenOver = false
+            failures += 1
+            phase = .held
+            return [.announceHeld]
+        }
         let delay = takenOver ? reconnect.takeoverDelay(using: &random) : reconnect.jitteredDelay(afterFailures: failures, using: &random)
         let why = takenOver ? "session taken over by another client with our client id" : reason
         takenOver = false

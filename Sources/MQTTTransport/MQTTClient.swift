@@ -111,6 +111,12 @@ public final class MQTTClient: Sendable {
         await core.shutdown()
     }
 
+    /// Lets a client whose hold kept it from reconnecting (``MQTTClientEvent/reconnectHeld``)
+    /// connect again. Without a hold in effect it does nothing.
+    public func resumeReconnecting() {
+        core.resumeReconnecting()
+    }
+
     /// A snapshot of the client's counters.
     public var statistics: MQTTClientStatistics { core.statistics }
 

@@ -82,6 +82,12 @@ public struct MQTTClientConfiguration: Sendable {
     /// Whether a graceful stop ends the session (its DISCONNECT sets the session expiry to 0):
     /// the session then outlives only a lost connection, never a deliberate stop. Set it after `init`.
     public var endsSessionAtStop = false
+    /// Asked (on the network thread) when a connection or attempt ends: true holds the next
+    /// attempt until ``MQTTClient/resumeReconnecting()`` (a ``MQTTClientEvent/reconnectHeld``
+    /// event says so). A clustered gateway's subscriber holds while its lease is past its
+    /// deadline: the client that took its session may be the stand-in of an adoption, which
+    /// must keep it. Nil: always reconnect after the backoff.
+    public var holdsReconnect: (@Sendable () -> Bool)?
     /// MQTT 5 receive maximum: how many unacknowledged QoS 1/2 messages the broker may send us.
     /// After a connection that libmosquitto ended with a protocol error (as when a resumed
     /// session holds more QoS 2 messages in flight than this), the client announces 65,535

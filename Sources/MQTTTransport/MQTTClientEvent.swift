@@ -18,4 +18,7 @@ public enum MQTTClientEvent: Sendable, Equatable {
     /// The broker ended the connection because another client connected with the same client
     /// id (MQTT 5 reason code 0x8E). The client waits the longest backoff before reconnecting.
     case sessionTakenOver
+    /// The connection ended while the owner's hold (``MQTTClientConfiguration/holdsReconnect``)
+    /// said not to reconnect: no attempt until ``MQTTClient/resumeReconnecting()``.
+    case reconnectHeld
 }

@@ -129,6 +129,14 @@ public struct LeaseHolder: Sendable {
                 }
                 continue
             }
+            // An earlier run's partitions are taken at once, wherever the assignment puts them:
+            // this run resumed that run's broker session, which holds their devices' frames (a
+            // restart, or the stand-in of an adopted instance); those assigned elsewhere are
+            // then handed over make-before-break.
+            if let lease, lease.owner == member.name, lease.incarnation != member.incarnation, !lease.released {
+                plan.take.append(partition)
+                continue
+            }
             guard target == member.name else {
                 if endWarmup(partition) { plan.changes.append(.lost(partition: partition)) }
                 continue

@@ -8,11 +8,15 @@ public struct LeaseMember: Sendable, Equatable {
     /// Whether it is draining (a graceful stop): then it is left out of the assignment, so its
     /// partitions go to the others make-before-break.
     public var draining: Bool
+    /// The `mqtt.clientId` its broker connections' ids begin with: an adopter's stand-in resumes
+    /// its subscriber's session under the same id. Nil where nobody adopts (tests of the rules).
+    public var clientID: String?
 
     /// An instance run.
-    public init(name: String, incarnation: String, draining: Bool = false) {
+    public init(name: String, incarnation: String, draining: Bool = false, clientID: String? = nil) {
         self.name = name
         self.incarnation = incarnation
         self.draining = draining
+        self.clientID = clientID
     }
 }

@@ -29,4 +29,23 @@ public protocol LeaseStoring: Sendable {
     /// Ends every lease `member` holds now (another instance may take them at once) and removes
     /// its row.
     func leave(_ member: LeaseMember) async throws
+
+    /// Adopts one dead instance for `adopter`: an instance whose row expired within the store's
+    /// adoption window and that nobody adopted, none of whose partitions another instance took.
+    /// From then on nobody else takes its partitions and a restart of its name waits, while its
+    /// stand-in (the same name, incarnation `standIn`) keeps heartbeating, or for `ttl` seconds
+    /// until it first does.
+    /// - Returns: the adopted instance's last run, or nil when there is none to adopt.
+    func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember?
+}
+
+/// The heartbeat of a run whose name another instance adopted (its stand-in is running): the
+/// store registered nothing and renewed nothing. The run holds no partition and waits until the
+/// stand-in has left.
+public struct InstanceNameAdopted: Error, CustomStringConvertible {
+    /// The instance that adopted the name.
+    public let adopter: String
+    /// An answer naming the adopter.
+    public init(adopter: String) { self.adopter = adopter }
+    public var description: String { "this instance's name is adopted by \(adopter), whose stand-in finishes its work" }
 }

@@ -18,12 +18,15 @@ public final class LeasedOwnership: OwnershipPort {
         var observer: (@Sendable (OwnershipChange) -> Void)?
         /// Whether a heartbeat and its plan went through once.
         var ready = false
-        var readyWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Callers of ``ready()`` and ``confirmed()``, by key.
+        var waiters: [Int: (awaited: Awaited, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextWaiter = 0
         /// Whether a partition it holds was offered to another instance at the last view.
         var offering = false
         /// Live instances other than this one that partitions can be assigned to, at the last view.
         var successors = 0
+        /// The instance that adopted this name, at the last heartbeat the store refused for it.
+        var adoptedBy: String?
     }
 
     private let store: any LeaseStoring
@@ -96,6 +99,22 @@ public final class LeasedOwnership: OwnershipPort {
     static let offeringHeartbeat = 0.05
 
     public func ready() async {
+        await wait(for: .ready)
+    }
+
+    public func confirmed() async {
+        await wait(for: .registered(after: clock.monotonicNow()))
+    }
+
+    /// What a waiter waits for: the first heartbeat and plan, or a heartbeat sent after an
+    /// instant that registered this run (and its plan).
+    enum Awaited {
+        case ready
+        case registered(after: SuspendingClock.Instant)
+    }
+
+    /// Returns once `awaited` came true, or when the calling task is cancelled.
+    private func wait(for awaited: Awaited) async {
         let key = state.withLock { state -> Int in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -103,14 +122,15 @@ public final class LeasedOwnership: OwnershipPort {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
-                    if state.ready || Task.isCancelled { return true }
-                    state.readyWaiters[key] = continuation
+                    if Task.isCancelled { return true }
+                    if case .ready = awaited, state.ready { return true }
+                    state.waiters[key] = (awaited, continuation)
                     return false
                 }
                 if now { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.readyWaiters.removeValue(forKey: key) }?.resume()
+            state.withLock { $0.waiters.removeValue(forKey: key) }?.continuation.resume()
         }
     }
 
@@ -162,7 +182,7 @@ public final class LeasedOwnership: OwnershipPort {
                 return holder.renewed(renewed, sentAt: sentAt, answeredAt: answeredAt)
             }
             let failed = state.withLock { state in
-                defer { state.failedHeartbeats = 0 }
+                defer { (state.failedHeartbeats, state.adoptedBy) = (0, nil) }
                 return state.failedHeartbeats
             }
             if quietBegan {
@@ -190,10 +210,25 @@ public final class LeasedOwnership: OwnershipPort {
             }
             let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.ready = true
-                defer { state.readyWaiters.removeAll() }
-                return Array(state.readyWaiters.values)
+                let due = state.waiters.filter { _, waiter in
+                    if case .registered(let after) = waiter.awaited { return after <= sentAt }
+                    return true
+                }
+                for key in due.keys { state.waiters[key] = nil }
+                return due.values.map(\.continuation)
             }
             waiters.forEach { $0.resume() }
+        } catch let adopted as InstanceNameAdopted {
+            // The store answered: another instance adopted this name (this run was taken for
+            // dead, or a restart came before the stand-in left). This run holds nothing and waits.
+            let answeredAt = clock.monotonicNow()
+            let first = state.withLock { state in
+                state.failedHeartbeats = 0
+                defer { state.adoptedBy = adopted.adopter }
+                return state.adoptedBy == nil
+            }
+            apply { $0.renewed([:], sentAt: sentAt, answeredAt: answeredAt) + $0.left() }
+            if first { logger.warning("ownership: \(adopted); holding nothing, this run registers once it has left") }
         } catch {
             let failed = state.withLock {
                 $0.failedHeartbeats += 1

@@ -46,6 +46,12 @@ public protocol OwnershipPort: Sendable {
     /// is replayed and the subscriber subscribes only then.
     func ready() async
 
+    /// Returns once a heartbeat sent after the call registered this run in the store (the
+    /// clustered adapter; at once for the sole owner), or when the calling task is cancelled.
+    /// The subscriber waits for it after another client took its session over: that client is
+    /// the stand-in of an adoption when the store refuses this run, and must keep the session.
+    func confirmed() async
+
     /// Keeps the ownership current until the calling task is cancelled (the clustered adapter's
     /// heartbeat); returns at once for an adapter that has nothing to keep.
     func run() async throws

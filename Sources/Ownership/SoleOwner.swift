@@ -13,6 +13,7 @@ public struct SoleOwner: OwnershipPort {
     public var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
     public func prepared(_ partitions: [Int]) {}
     public func ready() async {}
+    public func confirmed() async {}
     public func run() async throws {}
     public func leave(within seconds: Double) async {}
 }

@@ -8,10 +8,17 @@ import PostgresNIO
 /// holds what.
 public final class PostgresLeaseStore: LeaseStoring {
     private let store: PostgresStoreClient
+    /// Seconds after an instance's row expired during which it may be adopted, and nobody else
+    /// takes its partitions unless it has no row any more.
+    private let adoptionWindow: Double
 
     /// The leases in the store behind `store`.
-    public init(_ store: PostgresStoreClient) {
+    /// - Parameter adoptionWindow: seconds a dead instance may be adopted in after its row
+    ///   expired (a couple of heartbeats: every live instance tries at each of its own); its
+    ///   partitions are taken only after it, if nobody adopted it. 0: no adoption.
+    public init(_ store: PostgresStoreClient, adoptionWindow: Double = 0) {
         self.store = store
+        self.adoptionWindow = adoptionWindow
     }
 
     /// The channel a change of a partition's holder is notified on, as JSON
@@ -19,27 +26,44 @@ public final class PostgresLeaseStore: LeaseStoring {
     public static var channel: String { PostgresSchema.partitionChannel }
 
     public func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
-        try await store.withConnection { connection in
+        let (leases, adopter) = try await store.withConnection { connection in
             // The instance row and the renewal in one statement: a data-modifying WITH runs to
-            // completion whether or not the outer query reads it.
-            try await Self.leases(
-                connection.query(
-                    """
-                    WITH me AS (
-                        INSERT INTO gateway_instance (name, incarnation, draining, renewed_at, expires_at)
-                        VALUES (\(member.name), \(member.incarnation), \(member.draining), clock_timestamp(), clock_timestamp() + make_interval(secs => \(ttl)))
-                        ON CONFLICT (name) DO UPDATE SET
-                            started_at = CASE WHEN gateway_instance.incarnation = excluded.incarnation THEN gateway_instance.started_at ELSE clock_timestamp() END,
-                            incarnation = excluded.incarnation, draining = excluded.draining, renewed_at = excluded.renewed_at, expires_at = excluded.expires_at
-                        RETURNING 1
-                    ), renewed AS (
-                        UPDATE ownership_partition SET expires_at = clock_timestamp() + make_interval(secs => \(ttl))
-                        WHERE owner = \(member.name) AND incarnation = \(member.incarnation)
-                        RETURNING partition, epoch
-                    )
-                    SELECT partition, epoch FROM renewed
-                    """, logger: store.logger))
+            // completion whether or not the outer query reads it. A name under a live adoption
+            // registers only as its stand-in (whose heartbeats keep the adoption live); another
+            // run of it is refused (partition -1, the adopter in place of the epoch's text).
+            var leases: [Int: Int64] = [:]
+            var adopter: String?
+            for try await (partition, epoch, by) in try await connection.query(
+                """
+                WITH me AS (
+                    INSERT INTO gateway_instance (name, incarnation, draining, renewed_at, expires_at, client_id)
+                    VALUES (\(member.name), \(member.incarnation), \(member.draining), clock_timestamp(), clock_timestamp() + make_interval(secs => \(ttl)), \(member.clientID))
+                    ON CONFLICT (name) DO UPDATE SET
+                        started_at = CASE WHEN gateway_instance.incarnation = excluded.incarnation THEN gateway_instance.started_at ELSE clock_timestamp() END,
+                        incarnation = excluded.incarnation, draining = excluded.draining, renewed_at = excluded.renewed_at, expires_at = excluded.expires_at,
+                        client_id = excluded.client_id,
+                        adopted_by = CASE WHEN gateway_instance.stand_in = excluded.incarnation THEN gateway_instance.adopted_by END,
+                        adopted_until = CASE WHEN gateway_instance.stand_in = excluded.incarnation THEN greatest(gateway_instance.adopted_until, excluded.expires_at) END,
+                        stand_in = CASE WHEN gateway_instance.stand_in = excluded.incarnation THEN gateway_instance.stand_in END
+                    WHERE gateway_instance.adopted_until IS NULL OR gateway_instance.adopted_until < clock_timestamp()
+                        OR gateway_instance.stand_in = excluded.incarnation
+                    RETURNING 1
+                ), renewed AS (
+                    UPDATE ownership_partition SET expires_at = clock_timestamp() + make_interval(secs => \(ttl))
+                    WHERE owner = \(member.name) AND incarnation = \(member.incarnation) AND EXISTS (SELECT 1 FROM me)
+                    RETURNING partition, epoch
+                )
+                SELECT partition, epoch, NULL::text FROM renewed
+                UNION ALL
+                SELECT -1, 0::int8, adopted_by FROM gateway_instance WHERE name = \(member.name) AND NOT EXISTS (SELECT 1 FROM me)
+                """, logger: store.logger
+            ).decode((Int32, Int64, String?).self) {
+                if partition < 0 { adopter = by ?? "?" } else { leases[Int(partition)] = epoch }
+            }
+            return (leases, adopter)
         }
+        if let adopter { throw InstanceNameAdopted(adopter: adopter) }
+        return leases
     }
 
     public func view() async throws -> LeaseView {
@@ -69,14 +93,31 @@ public final class PostgresLeaseStore: LeaseStoring {
         guard !partitions.isEmpty else { return [:] }
         let numbers = partitions.map { Int32($0) }
         return try await store.withConnection { connection in
-            // An earlier run of the same name is dead (names are unique): its leases go at once.
+            // An earlier run of the same name is dead (names are unique): its leases go at once,
+            // unless another instance adopted the name and this is not its stand-in. An expired
+            // lease of another instance goes only when that instance's row is gone, or nobody
+            // adopted it within the adoption window after its row expired, or its adoption
+            // lapsed. The owners' rows are locked (`FOR SHARE`) so that a take and an adoption
+            // judging the same row come one after the other: one of them wins, whole.
             try await Self.leases(
                 connection.query(
                     """
-                    UPDATE ownership_partition SET owner = \(member.name), incarnation = \(member.incarnation), epoch = epoch + 1, offered_to = NULL,
+                    WITH owners AS (
+                        SELECT name, incarnation, expires_at, adopted_until, stand_in FROM gateway_instance
+                        WHERE name IN (SELECT owner FROM ownership_partition WHERE partition = ANY(\(numbers)::int4[]) AND owner IS NOT NULL)
+                        FOR SHARE
+                    )
+                    UPDATE ownership_partition p SET owner = \(member.name), incarnation = \(member.incarnation), epoch = epoch + 1, offered_to = NULL,
                         expires_at = clock_timestamp() + make_interval(secs => \(ttl))
-                    WHERE partition = ANY(\(numbers)::int4[])
-                        AND (owner IS NULL OR expires_at < clock_timestamp() OR (owner = \(member.name) AND incarnation <> \(member.incarnation)))
+                    WHERE p.partition = ANY(\(numbers)::int4[])
+                        AND (p.owner IS NULL
+                            OR (p.owner = \(member.name) AND p.incarnation <> \(member.incarnation) AND NOT EXISTS (
+                                SELECT 1 FROM owners o WHERE o.name = p.owner AND o.adopted_until >= clock_timestamp()
+                                    AND o.stand_in IS DISTINCT FROM \(member.incarnation)))
+                            OR (p.owner <> \(member.name) AND p.expires_at < clock_timestamp() AND NOT EXISTS (
+                                SELECT 1 FROM owners o WHERE o.name = p.owner AND (o.adopted_until >= clock_timestamp()
+                                    OR (o.adopted_until IS NULL AND o.incarnation = p.incarnation
+                                        AND o.expires_at > clock_timestamp() - make_interval(secs => \(adoptionWindow)))))))
                     RETURNING partition, epoch
                     """, logger: store.logger))
         }
@@ -121,6 +162,32 @@ public final class PostgresLeaseStore: LeaseStoring {
                 UPDATE ownership_partition SET expires_at = '-infinity', offered_to = NULL
                 WHERE owner = \(member.name) AND incarnation = \(member.incarnation)
                 """, logger: store.logger)
+        }
+    }
+
+    public func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? {
+        guard adoptionWindow > 0 else { return nil }
+        return try await store.withConnection { connection in
+            // The oldest adoptable row, locked, skipped when another adopter or a take holds it;
+            // adoptable only while every lease its run held is still its own (none taken yet).
+            for try await (name, incarnation, clientID) in try await connection.query(
+                """
+                WITH dead AS (
+                    SELECT name, incarnation FROM gateway_instance
+                    WHERE expires_at < clock_timestamp() AND expires_at > clock_timestamp() - make_interval(secs => \(adoptionWindow))
+                        AND adopted_by IS NULL AND name <> \(adopter)
+                    ORDER BY expires_at LIMIT 1
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE gateway_instance i SET adopted_by = \(adopter), stand_in = \(standIn),
+                    adopted_until = clock_timestamp() + make_interval(secs => \(ttl))
+                FROM dead WHERE i.name = dead.name AND i.incarnation = dead.incarnation
+                RETURNING i.name, i.incarnation, i.client_id
+                """, logger: store.logger
+            ).decode((String, String, String?).self) {
+                return LeaseMember(name: name, incarnation: incarnation, clientID: clientID)
+            }
+            return nil
         }
     }
 

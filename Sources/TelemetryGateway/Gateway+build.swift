@@ -1,4 +1,5 @@
 import Logging
+import Ownership
 import Metrics
 import Prometheus
 import ServiceLifecycle
@@ -47,12 +48,27 @@ public func buildGateway(
     connections: BrokerConnections = .mosquitto
 ) throws -> ServiceGroup {
     // Clustered instances keep their own journal and recorder files and label their metrics.
-    let configuration = configuration.withInstancePaths()
+    try assembleGateway(
+        configuration: configuration.withInstancePaths(), base: configuration, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus,
+        accessPolicy: accessPolicy, shutdownSignals: shutdownSignals, shutdownReport: shutdownReport, exitOnShutdownOverrun: exitOnShutdownOverrun,
+        clock: clock, connections: connections, standIn: nil)
+}
+
+/// The gateway's service group for `configuration` (its paths already the instance's); `base`
+/// is the configuration as given, from which a dead instance's stand-in is made. A stand-in
+/// (`standIn`: its incarnation) runs under the dead instance's name, adopts nobody, serves no
+/// HTTP, and its group ends once it has handed everything over.
+func assembleGateway(
+    configuration: GatewayConfiguration, base: GatewayConfiguration, logger: Logger, metricsFactory: any MetricsFactory,
+    prometheus: PrometheusCollectorRegistry?, accessPolicy: AccessPolicy, shutdownSignals: [UnixSignal], shutdownReport: ShutdownReport,
+    exitOnShutdownOverrun: Bool, clock: any GatewayClock, connections: BrokerConnections, standIn: String?
+) throws -> ServiceGroup {
     let metricsFactory: any MetricsFactory =
         configuration.cluster.isClustered ? InstanceLabelledMetricsFactory(base: metricsFactory, instance: configuration.cluster.instanceName) : metricsFactory
     let parts = try GatewayParts(
         configuration: configuration, accessPolicy: accessPolicy, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus,
-        shutdownReport: shutdownReport, clock: clock, connections: connections)
+        shutdownReport: shutdownReport, clock: clock, connections: connections, standIn: standIn)
+    let (standInSubscribed, standInSubscribedSink) = AsyncStream.makeStream(of: Never.self)
     let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout, clock: clock)
     logger.info(
         "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(configuration.inboundFilters(parts.scheme).joined(separator: " "))\(configuration.cluster.mode == .partitioned ? " + \(parts.scheme.deviceInboundFilter(rawDevice: "{id}")) per owned device" : ""), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
@@ -75,7 +91,8 @@ public func buildGateway(
         },
         MetricsService(
             prometheus: prometheus, interval: configuration.metrics.publishInterval,
-            topic: parts.instance.map { .instanceMetrics($0) } ?? .metrics, scheme: parts.scheme, connection: parts.connection,
+            // A stand-in's under a name of its own: the instance taken for dead may be alive.
+            topic: parts.instance.map { .instanceMetrics(standIn == nil ? $0 : "\($0)-stand-in") } ?? .metrics, scheme: parts.scheme, connection: parts.connection,
             subscriber: parts.subscriberStatistics,
             metrics: parts.metrics, queues: parts.queues, budget: parts.budget, journal: parts.journal, queueCapacity: configuration.pipeline.queueCapacity,
             health: parts.operations.health, clock: clock, logger: logger),
@@ -98,15 +115,33 @@ public func buildGateway(
             connections: connections, configuration: configuration.subscriberConfiguration(), filters: configuration.inboundFilters(parts.scheme),
             connectTimeout: configuration.mqtt.connectTimeout, router: parts.makeRouter(), journal: parts.journal, queues: parts.queues,
             queries: parts.queries, budget: parts.budget, deadline: deadline, metrics: parts.metrics, health: parts.operations.health,
-            statistics: parts.subscriberStatistics, ownership: parts.ownership, subscriptions: parts.subscriptions, onSubscribed: parts.markInboundSubscribed,
+            statistics: parts.subscriberStatistics, ownership: parts.ownership, subscriptions: parts.subscriptions,
+            onSubscribed: {
+                parts.markInboundSubscribed()
+                standInSubscribedSink.finish()
+            },
             logger: logger, exitOnShutdownOverrun: exitOnShutdownOverrun),
         // Last, so it stops first: the instance hands its partitions over while it still processes.
         OwnershipService(
             ownership: parts.ownership, directory: parts.directory, subscriptions: parts.subscriptions, queues: parts.queues,
             metrics: parts.ownershipMetrics, drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger),
+        // Clustered: after the ownership, so it stops first and a running stand-in hands over
+        // while this instance still takes partitions.
+        standIn == nil
+            ? parts.adoptionService { dead, incarnation in
+                try standInGateway(
+                    of: dead, incarnation: incarnation, base: base, adopter: configuration.cluster.instanceName, logger: logger, accessPolicy: accessPolicy,
+                    clock: clock, connections: connections)
+            } : nil,
     ]
+    var serviceConfigurations = services.compactMap { $0.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } }
+    if standIn != nil {
+        // Its return stops the stand-in's group: it hands over and leaves.
+        serviceConfigurations.append(
+            .init(service: StandInService(ownership: parts.ownership, subscribed: standInSubscribed), successTerminationBehavior: .gracefullyShutdownGroup))
+    }
     var groupConfiguration = ServiceGroupConfiguration(
-        services: services.compactMap { $0.map { .init(service: $0) } },
+        services: serviceConfigurations,
         gracefulShutdownSignals: shutdownSignals,
         logger: logger)
     // A service that does not end 2 s past the shutdown's bound is cancelled (the executable
@@ -116,4 +151,31 @@ public func buildGateway(
     let drainTimeouts = configuration.cluster.isClustered ? 3.0 : 2.0
     groupConfiguration.maximumGracefulShutdownDuration = .seconds(drainTimeouts * configuration.pipeline.drainTimeout + 2)
     return ServiceGroup(configuration: groupConfiguration)
+}
+
+/// The service group of `dead`'s stand-in (``AdoptionService``): `base` under the dead name, no
+/// HTTP, metrics in a registry of its own (published under the dead name), and a journal file of
+/// its own beside the adopter's (the dead run's file may still be held: a frozen process, or a
+/// restart waiting for the stand-in to leave).
+private func standInGateway(
+    of dead: LeaseMember, incarnation: String, base: GatewayConfiguration, adopter: String, logger: Logger, accessPolicy: AccessPolicy,
+    clock: any GatewayClock, connections: BrokerConnections
+) throws -> ServiceGroup {
+    var configuration = base
+    configuration.cluster.instance = dead.name
+    // The dead run's client ids, so its subscriber's session is resumed.
+    if let clientID = dead.clientID { configuration.mqtt.clientID = clientID }
+    configuration.http.listen = nil
+    configuration.http.metricsListen = nil
+    var resolved = configuration.withInstancePaths()
+    var own = base
+    own.cluster.instance = "\(adopter)-stand-in"
+    resolved.journal.path = own.withInstancePaths().journal.path
+    let registry = PrometheusCollectorRegistry()
+    var standInLogger = logger
+    standInLogger[metadataKey: "standInOf"] = "\(dead.name)"
+    return try assembleGateway(
+        configuration: resolved, base: configuration, logger: standInLogger, metricsFactory: CatalogMetricsFactory(registry: registry), prometheus: registry,
+        accessPolicy: accessPolicy, shutdownSignals: [], shutdownReport: ShutdownReport(), exitOnShutdownOverrun: false, clock: clock,
+        connections: connections, standIn: incarnation)
 }

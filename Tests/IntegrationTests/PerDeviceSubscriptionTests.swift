@@ -202,6 +202,11 @@ struct PerDeviceSubscriptionTests {
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit(timeout: 20)
         let survivors = [gateways[0], gateways[2]]
+        // gw-b is adopted: its stand-in resumes gw-b's session, takes its partitions and hands
+        // them to the survivors make-before-break; then they hold every partition.
+        try await collector.wait(timeout: 30, "the survivors holding every partition after gw-b's stand-in handed them over") { messages in
+            ["gw-a", "gw-c"].map { ClusterHarness.metric(messages, $0, "gateway_cluster_partitions", labels: ["state": "held"]) ?? 0 }.reduce(0, +) == 1024
+        }
         for device in orphans {
             let heir = try #require(survivors.first { $0.instance == ClusterHarness.owner(of: device, among: ["gw-a", "gw-c"]) })
             try await broker.waitForSubscription(clientID: heir.subscriberClientID, filter: "wearables/\(device)/#", timeout: 30)

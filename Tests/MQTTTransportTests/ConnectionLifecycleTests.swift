@@ -143,7 +143,7 @@ struct ConnectionLifecycleTests {
     }
 }
 
-@Suite("Connection life cycle: stop and receive maximum (pure)")
+@Suite("Connection life cycle: stop, receive maximum and the owner's hold (pure)")
 struct ConnectionLifecycleStopTests {
     private let reconnect = MQTTClientConfiguration.Reconnect(initialDelay: 0.25, maximumDelay: 8)
     private let start = ContinuousClock.now
@@ -216,5 +216,29 @@ struct ConnectionLifecycleStopTests {
         var live = connected()
         let dropped = live.handle(.disconnected(reasonCode: 0x8B, reason: "server shutting down"), now: start, random: &random)
         #expect(dropped.first == .connectionEnded(reason: "server shutting down", wasConnected: true))
+    }
+
+    @Test("the owner's hold: a loss while it is on waits for a release however long, a release while connected is not kept, the release connects, a stop ends the hold; off, the same loss backs off")
+    func holdsReconnect() {
+        var lifecycle = connected()
+        var random = SystemRandomNumberGenerator()
+        #expect(lifecycle.handle(.release, now: start, random: &random).isEmpty, "a release while connected does nothing")
+        lifecycle.holding = true
+        let actions = lifecycle.handle(.connectionLost(reason: "reset"), now: start, random: &random)
+        #expect(actions == [.connectionEnded(reason: "reset", wasConnected: true), .announceHeld])
+        #expect(lifecycle.phase == .held)
+        #expect(lifecycle.handle(.disconnected(reasonCode: 0x8E, reason: "taken over"), now: start, random: &random).isEmpty)
+        #expect(lifecycle.handle(.tick, now: start + .seconds(3600), random: &random).isEmpty, "reconnected without a release")
+        #expect(lifecycle.handle(.release, now: start + .seconds(3600), random: &random) == [.connect(attempt: 1)])
+        #expect(lifecycle.phase == .idle)
+        // Held again (a failed attempt while the hold is on), then stopped.
+        _ = lifecycle.handle(.connectCallSent, now: start + .seconds(3600), random: &random)
+        #expect(lifecycle.handle(.connectCallFailed(reason: "refused"), now: start + .seconds(3600), random: &random) == [.announceHeld])
+        #expect(lifecycle.handle(.stop, now: start + .seconds(3600), random: &random).isEmpty)
+        #expect(lifecycle.phase == .stopped)
+        #expect(lifecycle.handle(.release, now: start + .seconds(3600), random: &random).isEmpty)
+
+        var open = connected()
+        #expect(open.handle(.connectionLost(reason: "reset"), now: start, random: &random).contains { if case .backOff = $0 { true } else { false } }, "the hold off: a backoff")
     }
 }

@@ -71,10 +71,12 @@ struct PostgresLeaseTests {
             _ = try await store.heartbeat(a, ttl: 1.5)
             let taken = try await store.take([0, 1, 2], by: a, ttl: 1.5)
             #expect(taken == [0: 1, 1: 1, 2: 1])
+            // The server's time before the renewal (read after it, a loaded machine's delay
+            // would count against the lease): the lease runs to at least this + 1.5 s.
+            let renewedAt = try await client.serverTime()
             #expect(try await store.heartbeat(a, ttl: 1.5) == taken)
             #expect(try await store.take([0, 1, 2], by: b, ttl: 1.5).isEmpty, "a live holder's lease was taken")
-            // Expired by the server's clock: read the server's time of the expiry and poll.
-            let renewedAt = try await client.serverTime()
+            // Expired by the server's clock: poll.
             var view = try await store.view()
             #expect(view.instances == ["gw-a": false])
             #expect(view.leases[0] == LeaseView.Lease(partition: 0, owner: "gw-a", incarnation: "a-1", epoch: 1, expired: false))
@@ -144,6 +146,50 @@ struct PostgresLeaseTests {
             #expect(try await store.take([0], by: b, ttl: 300) == [0: 3])
             // The earlier run's other lease is still its own (it did not leave): it waits for expiry.
             #expect(try await store.take([1], by: b, ttl: 300).isEmpty)
+        }
+    }
+
+    @Test("a dead instance is adopted once, within the window after its row expired: nobody else takes its partitions meanwhile, a restart of its name waits, its stand-in takes them at once; unadopted, they go after the window")
+    func adoption() async throws {
+        try await TestPostgres.withStore { client in
+            // A window long enough that a loaded machine's polling never outlasts it.
+            let store = PostgresLeaseStore(client, adoptionWindow: 8)
+            _ = try await store.heartbeat(a, ttl: 1)
+            #expect(try await store.take([0, 1, 2], by: a, ttl: 1).count == 3)
+            _ = try await store.heartbeat(b, ttl: 300)
+            #expect(try await store.adopt(by: "gw-b", standIn: "a-s", ttl: 30) == nil, "a live instance was adopted")
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await store.view().instances["gw-a"] != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(try await store.take([0], by: b, ttl: 300).isEmpty, "taken within the adoption window")
+            #expect(try await store.adopt(by: "gw-b", standIn: "a-s", ttl: 30) == a)
+            #expect(try await store.adopt(by: "gw-c", standIn: "a-t", ttl: 30) == nil, "adopted twice")
+            #expect(try await store.take([0], by: b, ttl: 300).isEmpty, "an adopted instance's partition was taken")
+            // A restart of the adopted name waits; its stand-in registers and takes the earlier run's leases at once.
+            let restart = LeaseMember(name: "gw-a", incarnation: "a-2")
+            await #expect(throws: InstanceNameAdopted.self) { try await store.heartbeat(restart, ttl: 300) }
+            #expect(try await store.take([0], by: restart, ttl: 300).isEmpty, "a restart took a leased partition of its adopted name")
+            let standIn = LeaseMember(name: "gw-a", incarnation: "a-s")
+            #expect(try await store.heartbeat(standIn, ttl: 300).isEmpty)
+            #expect(try await store.take([0, 1, 2], by: standIn, ttl: 300) == [0: 2, 1: 2, 2: 2])
+            #expect(try await store.heartbeat(standIn, ttl: 300) == [0: 2, 1: 2, 2: 2])
+            await #expect(throws: InstanceNameAdopted.self) { try await store.heartbeat(restart, ttl: 300) }
+            // The stand-in hands one over and leaves: the rest go at once, the restart registers.
+            try await store.offer([1: 2], to: "gw-b", by: standIn)
+            #expect(try await store.accept([1: 2], by: b, ttl: 300) == [1: 3])
+            try await store.leave(standIn)
+            #expect(try await store.heartbeat(restart, ttl: 1).isEmpty)
+            #expect(try await store.take([0], by: b, ttl: 300) == [0: 3])
+            #expect(try await store.take([2], by: restart, ttl: 1) == [2: 3])
+            // The restart dies unadopted: its lease is not taken within the window, then it is.
+            let expiring = ContinuousClock.now
+            while try await store.view().instances["gw-a"] != nil, ContinuousClock.now < expiring + .seconds(20) { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(try await store.take([2], by: b, ttl: 300).isEmpty, "taken within the adoption window")
+            var taken: [Int: Int64] = [:]
+            while taken.isEmpty, ContinuousClock.now < expiring + .seconds(40) {
+                taken = try await store.take([2], by: b, ttl: 300)
+                if taken.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(taken == [2: 4], "taken once the window ended")
         }
     }
 

@@ -83,4 +83,5 @@ private final class FirstHeartbeatHangs: LeaseStoring {
     func offer(_ partitions: [Int: Int64], to successor: String, by member: LeaseMember) async throws { throw Unused() }
     func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { [:] }
     func leave(_ member: LeaseMember) async throws { throw Unused() }
+    func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? { throw Unused() }
 }

@@ -33,6 +33,7 @@ struct OwnershipServiceTests {
         func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) { self.observer.withLock { $0 = observer } }
         func prepared(_ partitions: [Int]) { if !partitions.isEmpty { reported.withLock { $0.append(partitions) } } }
         func ready() async {}
+        func confirmed() async {}
         func run() async throws {
             let notify = observer.withLock { $0 }
             for change in changes { notify?(change) }

@@ -22,6 +22,7 @@ import Testing
         }
         func unsubscribe(_ filters: [String]) { log.withLock { $0 += filters.map { "-\($0)" } } }
         func shutdown() async {}
+        func resumeReconnecting() {}
         var statistics: MQTTClientStatistics { MQTTClientStatistics() }
         func take() -> [String] {
             log.withLock { log in

@@ -88,4 +88,5 @@ private struct UnreachableLeaseStore: LeaseStoring {
     func offer(_ partitions: [Int: Int64], to successor: String, by member: LeaseMember) async throws { throw Unreachable() }
     func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unreachable() }
     func leave(_ member: LeaseMember) async throws { throw Unreachable() }
+    func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? { throw Unreachable() }
 }

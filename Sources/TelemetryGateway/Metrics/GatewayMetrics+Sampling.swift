@@ -17,7 +17,7 @@ extension GatewayMetrics {
         case .sessionTakenOver:
             sessionTakeovers[connection]?.increment()
             connected[connection]?.record(0)
-        case .connecting, .subscriptionFailed, .subscribed:
+        case .connecting, .subscriptionFailed, .subscribed, .reconnectHeld:
             break
         }
     }

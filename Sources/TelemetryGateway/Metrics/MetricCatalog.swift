@@ -144,6 +144,7 @@ public enum MetricCatalog {
         .init("gateway_cluster_device_subscriptions", .gauge, "Per-device subscriptions held (the devices of held and warming partitions)."),
         .init("gateway_cluster_device_subscription_changes_total", .counter, "Per-device subscriptions made and dropped, by change.", labels: ["change"]),
         .init("gateway_cluster_subscriptions_pending", .gauge, "Per-device subscriptions whose SUBACK has not arrived (their discovery frames wait)."),
+        .init("gateway_cluster_adoptions_total", .counter, "Dead instances this instance adopted: it ran each one's stand-in, which resumed its broker session, processed what it had queued and handed its partitions over."),
         .init("gateway_cluster_held_overflow_total", .counter, "Discovery frames routed without waiting for their SUBACK because the held bytes were at their bound."),
         .init("gateway_cluster_context_writes_total", .counter, "Snapshots written at once after a context frame (hello, status, authorization, workout, headphone connection), on the shared store."),
         // The process.

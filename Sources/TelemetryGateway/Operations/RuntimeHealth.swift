@@ -63,7 +63,7 @@ public final class RuntimeHealth: Sendable {
             switch event {
             case .connected: true
             case .disconnected, .refused, .connectFailed, .sessionTakenOver: false
-            case .connecting, .subscriptionFailed, .subscribed: nil
+            case .connecting, .subscriptionFailed, .subscribed, .reconnectHeld: nil
             }
         guard let up else { return }
         state.withLock { $0.connected[connection] = up }

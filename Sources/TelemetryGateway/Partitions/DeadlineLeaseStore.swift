@@ -37,4 +37,8 @@ struct DeadlineLeaseStore: LeaseStoring {
     func leave(_ member: LeaseMember) async throws {
         try await withStoreDeadline(seconds, clock: clock) { [base] in try await base.leave(member) }
     }
+
+    func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? {
+        try await withStoreDeadline(seconds, clock: clock) { [base] in try await base.adopt(by: adopter, standIn: standIn, ttl: ttl) }
+    }
 }

@@ -44,6 +44,8 @@ final class OwnershipMetrics: Sendable {
     let duplicateDeliveries: Counter
     /// Discovery frames routed without waiting for their SUBACK (the held bytes were at their bound).
     let heldOverflow: Counter
+    /// Dead instances this one adopted (and ran the stand-in of).
+    let adoptions: Counter
 
     init(factory: any MetricsFactory) {
         framesNotOwned = Counter(label: "gateway_cluster_frames_not_owned_total", factory: factory)
@@ -66,5 +68,6 @@ final class OwnershipMetrics: Sendable {
         deviceUnsubscribes = Counter(label: "gateway_cluster_device_subscription_changes_total", dimensions: [("change", "unsubscribed")], factory: factory)
         duplicateDeliveries = Counter(label: "gateway_cluster_duplicate_deliveries_total", factory: factory)
         heldOverflow = Counter(label: "gateway_cluster_held_overflow_total", factory: factory)
+        adoptions = Counter(label: "gateway_cluster_adoptions_total", factory: factory)
     }
 }

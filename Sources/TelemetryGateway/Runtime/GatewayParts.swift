@@ -57,6 +57,8 @@ struct GatewayParts: Sendable {
     /// shared store (clustered).
     let ownership: any OwnershipPort
     let ownershipMetrics: OwnershipMetrics
+    /// The partition leases in the shared store (clustered); nil for a single gateway.
+    let leaseStore: (any LeaseStoring)?
     /// How device frames reach the subscriber: one filter, or per device of held partitions.
     let subscriptions: any InboundSubscriptions
     /// What the store knows of each ownership partition's devices (nothing in single mode).
@@ -78,7 +80,7 @@ struct GatewayParts: Sendable {
     init(
         configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
         prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, clock: any GatewayClock,
-        connections: BrokerConnections
+        connections: BrokerConnections, standIn: String? = nil
     ) throws {
         self.clock = clock
         self.configuration = configuration
@@ -156,10 +158,14 @@ struct GatewayParts: Sendable {
         // on PostgreSQL (unfenced snapshots there), and needs no store to start.
         if configuration.cluster.isClustered, let client = storeClient {
             let cluster = configuration.cluster
+            // Each call bounded by the lease time: a heartbeat that never answers must not keep
+            // the instance from the store once it is back.
+            let store = DeadlineLeaseStore(
+                base: PostgresLeaseStore(client, adoptionWindow: cluster.adoptionWindow), seconds: cluster.leaseTime, clock: clock)
+            leaseStore = store
             let leased = LeasedOwnership(
-                // Each call bounded by the lease time: a heartbeat that never answers must not
-                // keep the instance from the store once it is back.
-                store: DeadlineLeaseStore(base: PostgresLeaseStore(client), seconds: cluster.leaseTime, clock: clock), member: LeaseMember(name: cluster.instanceName, incarnation: String(UUID().uuidString.prefix(8))),
+                store: store, member: LeaseMember(
+                    name: cluster.instanceName, incarnation: standIn ?? String(UUID().uuidString.prefix(8)), clientID: configuration.mqtt.clientID),
                 timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
                 heartbeat: cluster.heartbeatInterval, clock: clock, logger: logger)
             let states = PostgresLeasedStateStore(client, ownership: leased)
@@ -167,6 +173,7 @@ struct GatewayParts: Sendable {
             deviceStates = states
             directory = states
         } else {
+            leaseStore = nil
             ownership = SoleOwner()
             deviceStates = storeClient.map { PostgresLeasedStateStore($0, ownership: nil) } ?? singleStates
             directory = NoPartitionDirectory()
@@ -181,8 +188,12 @@ struct GatewayParts: Sendable {
         publisherEvents = events
         (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
         let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: instance).message(online: false, reason: "connectionLost")
+        var publisherConfiguration = configuration.publisherConfiguration(will: will)
+        // A stand-in resumes only the dead run's subscriber session; its publisher has its own
+        // id, so it never knocks off the publisher of an instance taken for dead but alive.
+        if standIn != nil { publisherConfiguration.clientID += "-stand-in" }
         let client = try connections.makePublisher(
-            configuration.publisherConfiguration(will: will), logger,
+            publisherConfiguration, logger,
             { event in
                 metrics.recordConnectionEvent(event, connection: "publisher")
                 operations.health.record(event, connection: "publisher")
@@ -245,6 +256,17 @@ struct GatewayParts: Sendable {
                 journalIdentity: journal?.identity),
             scheme: scheme, publisher: publisher, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
             ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock, history: eventHistory)
+    }
+
+    /// The adopter of dead instances (clustered; nil for a single gateway), running each
+    /// stand-in that `makeStandIn` builds.
+    func adoptionService(makeStandIn: @escaping @Sendable (LeaseMember, String) throws -> ServiceGroup) -> AdoptionService? {
+        guard let leaseStore, let instance else { return nil }
+        let cluster = configuration.cluster
+        return AdoptionService(
+            store: leaseStore, adopter: instance, interval: cluster.heartbeatInterval, ttl: cluster.leaseTime,
+            standInLimit: 4 * cluster.leaseTime + 3 * configuration.pipeline.drainTimeout, makeStandIn: makeStandIn, metrics: ownershipMetrics,
+            clock: clock, logger: logger)
     }
 
     /// Makes shard `n`'s keeper of device state.

@@ -53,13 +53,27 @@ struct SubscriberService: Service {
             // records and the first frames go by it.
             await ownership.ready()
             guard await replayJournal(into: router) else { return nil }
+            // A connection that ends while this instance is past its lease's deadline reconnects
+            // only once the store registered this run again: the client that took the session
+            // may be the stand-in of an adoption, which keeps it until it has left
+            // (docs/scale-out.md). A single gateway is never past a deadline.
+            var configuration = configuration
+            configuration.holdsReconnect = { [ownership] in ownership.status.pastDeadline }
+            let made = LockedState<(any InboundConnection)?>(nil)
             let subscriber = try connections.makeSubscriber(
                 configuration, logger, router.receive,
-                { [metrics, health] event in
+                { [metrics, health, ownership] event in
                     metrics.recordConnectionEvent(event, connection: "subscriber")
                     health.record(event, connection: "subscriber")
                     router.connectionEvent(event)
+                    if case .reconnectHeld = event {
+                        Task {
+                            await ownership.confirmed()
+                            made.withLock { $0 }?.resumeReconnecting()
+                        }
+                    }
                 })
+            made.withLock { $0 = subscriber }
             subscriptions.attach(subscriber)
             statistics.attach(subscriber)
             receiving.withLock { $0 = true }

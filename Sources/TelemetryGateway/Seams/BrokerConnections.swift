@@ -34,6 +34,8 @@ public protocol InboundConnection: Sendable {
     func unsubscribe(_ filters: [String])
     /// Stops receiving and disconnects.
     func shutdown() async
+    /// Connects again after its hold kept it from reconnecting (``MQTTClientEvent/reconnectHeld``).
+    func resumeReconnecting()
     /// Counters so far (for metrics).
     var statistics: MQTTClientStatistics { get }
 }

@@ -207,6 +207,7 @@ final class ScriptedBroker: Sendable {
         func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) async throws { broker.record(.subscribed(filters)) }
         func request(_ filters: [String], qos: MQTTQoS, identifier: Int?) { broker.record(.subscribed(filters)) }
         func unsubscribe(_ filters: [String]) {}
+        func resumeReconnecting() {}
         var statistics: MQTTClientStatistics { MQTTClientStatistics() }
         func shutdown() async {
             // Like the real client, nothing is handed over after it stopped (and the handler,
