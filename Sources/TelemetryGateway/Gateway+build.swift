@@ -135,10 +135,13 @@ func assembleGateway(
             } : nil,
     ]
     var serviceConfigurations = services.compactMap { $0.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } }
-    if standIn != nil {
+    if let standIn, let subscriptions = parts.subscriptions as? PartitionSubscriptions, let instance = parts.instance {
         // Its return stops the stand-in's group: it hands over and leaves.
-        serviceConfigurations.append(
-            .init(service: StandInService(ownership: parts.ownership, subscribed: standInSubscribed), successTerminationBehavior: .gracefullyShutdownGroup))
+        let mark = StandInService(
+            ownership: parts.ownership, subscribed: standInSubscribed, subscriptions: subscriptions,
+            markTopic: "\(parts.scheme.outboundRoot)/instances/\(instance)/stand-in/\(standIn)", connection: parts.connection, clock: clock,
+            logger: logger)
+        serviceConfigurations.append(.init(service: mark, successTerminationBehavior: .gracefullyShutdownGroup))
     }
     var groupConfiguration = ServiceGroupConfiguration(
         services: serviceConfigurations,

@@ -90,10 +90,7 @@ struct MQTTClientTests {
     @Test("a persistent session receives what was published while it was away")
     func persistentSession() async throws {
         let broker = try await TestBroker.started()
-        let id = "persistent-\(UUID().uuidString.prefix(8))"
-        var configuration = try TestClients.configuration(broker, id: id)
-        configuration.cleanStart = false
-        configuration.sessionExpiry = 60
+        let configuration = try TestClients.keptSession(broker, prefix: "persistent").configuration
         let first = try await TestClients.connected(configuration)
         try await first.subscribe(["p/#"], qos: .atLeastOnce)
         await first.shutdown()

@@ -65,6 +65,51 @@ struct SessionResumeTests {
         await publisher.shutdown()
     }
 
+    @Test("a mark published to a resumed session while it delivers its backlog arrives behind everything the session queued (the stand-in's end of the backlog)")
+    func markComesBehindTheBacklog() async throws {
+        let broker = try await TestBroker.started()
+        let (id, configuration) = try TestClients.keptSession(broker, prefix: "mark")
+        let mark = "mark/\(id)"
+        // The session subscribes (the backlog's topics and the mark's) and goes away; 10,000
+        // QoS 1 messages queue for it.
+        let first = try await TestClients.subscribed(configuration, to: ["backlog/#", mark], onMessage: { _ in })
+        await first.shutdown()
+        let publisher = try await TestClients.connected(try TestClients.configuration(broker))
+        let backlog = 10_000
+        for index in 0..<backlog { try await publisher.send(MQTTMessage(topic: "backlog/\(index % 50)", string: "\(index)", qos: .atLeastOnce)) }
+        #expect(await publisher.flush(timeout: 60))
+
+        // The resumed client holds the first message it gets until the mark is published: the
+        // backlog is then being delivered for certain.
+        let collector = MessageCollector()
+        let gate = WatchedState(false)
+        let holding = WatchedState(false)
+        let resumed = try MQTTClient(
+            configuration: configuration, logger: TestClients.logger,
+            onMessage: { message in
+                holding.update { $0 = true }
+                _ = gate.blockingWait(timeout: 60) { $0 ? true : nil }
+                collector.handler(message)
+            }, onEvent: { _ in })
+        resumed.start()
+        let outcome: Result<[MQTTMessage], any Error>
+        do {
+            guard await holding.wait(timeout: 30, until: { $0 }) else { throw TestFailure("no backlog message arrived within 30 s") }
+            try await publisher.publish(MQTTMessage(topic: mark, string: "end", qos: .atLeastOnce))
+            gate.update { $0 = true }
+            outcome = .success(try await collector.wait(timeout: 60, "the mark") { $0.contains { $0.topic == mark } })
+        } catch {
+            outcome = .failure(error)
+        }
+        gate.update { $0 = true }
+        let received = try outcome.get()
+        let position = try #require(received.firstIndex { $0.topic == mark })
+        let before = Set(received[..<position].map(\.payloadString))
+        #expect(before.count == backlog, "every queued message before the mark: \(before.count) of \(backlog)")
+        await resumed.shutdown()
+        await publisher.shutdown()
+    }
+
     @Test("a graceful stop ends the kept session when asked to (endsSessionAtStop), and leaves it otherwise")
     func gracefulStopEndsSession() async throws {
         let broker = try await TestBroker.started()

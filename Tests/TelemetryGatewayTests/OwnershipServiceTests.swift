@@ -47,7 +47,7 @@ struct OwnershipServiceTests {
         let told = LockedState<[(OwnershipChange, Int)]>([])
         var filterIdentifier: Int? { nil }
         func attach(_ connection: any InboundConnection) {}
-        func isDuplicate(topic: String, identifiers: [Int]) -> Bool { false }
+        func absorbs(topic: String, identifiers: [Int]) -> Bool { false }
         func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool { false }
         func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame] { [] }
         func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) { told.withLock { $0.append((change, devices.count)) } }

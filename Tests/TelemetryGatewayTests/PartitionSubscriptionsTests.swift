@@ -54,14 +54,40 @@ import Testing
     @Test("a discovery stream's copy through a device's filter is the duplicate; a merged copy, one without identifiers or another stream is not")
     func duplicates() {
         let (subscriptions, _) = make()
-        #expect(subscriptions.isDuplicate(topic: "wearables/w-1/hello", identifiers: [2]))
-        #expect(subscriptions.isDuplicate(topic: "wearables/w-1/status", identifiers: [2]))
-        #expect(!subscriptions.isDuplicate(topic: "wearables/w-1/hello", identifiers: [1]))
-        #expect(!subscriptions.isDuplicate(topic: "wearables/w-1/status", identifiers: [2, 1]), "one merged copy is kept")
-        #expect(!subscriptions.isDuplicate(topic: "wearables/w-1/hello", identifiers: []))
-        #expect(!subscriptions.isDuplicate(topic: "wearables/w-1/imu/accelerometer", identifiers: [2]))
+        #expect(subscriptions.absorbs(topic: "wearables/w-1/hello", identifiers: [2]))
+        #expect(subscriptions.absorbs(topic: "wearables/w-1/status", identifiers: [2]))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/hello", identifiers: [1]))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", identifiers: [2, 1]), "one merged copy is kept")
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/hello", identifiers: []))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/imu/accelerometer", identifiers: [2]))
         #expect(subscriptions.filterIdentifier == 1)
-        #expect(!FleetSubscription().isDuplicate(topic: "wearables/w-1/hello", identifiers: [2]), "single mode drops nothing")
+        #expect(!FleetSubscription().absorbs(topic: "wearables/w-1/hello", identifiers: [2]), "single mode drops nothing")
+    }
+
+    @Test("a backlog mark: subscribed under its own identifier, published only after its SUBACK, done when it arrives (absorbed, not a frame)")
+    func backlogMark() async throws {
+        let (subscriptions, connection) = make()
+        let topic = "gateway/instances/gw-b/stand-in/run-2"
+        let published = LockedState(0)
+        let delivering = Task {
+            try await subscriptions.deliverMark(topic: topic) { published.withLock { $0 += 1 } }
+        }
+        let asked = ContinuousClock.now + .seconds(60)  // generous: parallel suites on two cores
+        while connection.take() != ["+\(topic) id 3"] {
+            guard ContinuousClock.now < asked else {
+                Issue.record("the mark was never subscribed")
+                delivering.cancel()
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(published.withLock { $0 } == 0, "published before its SUBACK")
+        #expect(!subscriptions.absorbs(topic: topic, identifiers: [1]), "the same topic through another filter is not the mark")
+        #expect(subscriptions.connectionEvent(.subscribed(filters: [topic])).isEmpty)
+        while published.withLock({ $0 }) == 0, ContinuousClock.now < asked { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(published.withLock { $0 } == 1)
+        #expect(subscriptions.absorbs(topic: topic, identifiers: [3]), "the mark is the subscriptions' own")
+        try await delivering.value
     }
 
     @Test("a gained partition's listed devices are subscribed at once; a lost one's are unsubscribed; another partition's stay")

@@ -11,8 +11,9 @@ protocol InboundSubscriptions: Sendable {
     var filterIdentifier: Int? { get }
     /// The subscriber connection exists (before it connects): subscriptions go through it.
     func attach(_ connection: any InboundConnection)
-    /// Whether a message is a second copy of one delivered through another filter, to drop.
-    func isDuplicate(topic: String, identifiers: [Int]) -> Bool
+    /// Whether a message is the subscriptions' own, not a frame: a second copy of one delivered
+    /// through another filter (dropped), or a stand-in's backlog mark.
+    func absorbs(topic: String, identifiers: [Int]) -> Bool
     /// Holds a frame this instance processes until its device's subscription is acknowledged
     /// (only discovery frames of devices not subscribed yet wait).
     /// - Returns: true when held (handed back by ``connectionEvent(_:)``).
@@ -24,11 +25,12 @@ protocol InboundSubscriptions: Sendable {
     func partitionChanged(_ change: OwnershipChange, devices: [DeviceID])
 }
 
-/// Single mode: one filter brings every device; nothing is held, nothing is a duplicate.
+/// Single mode: one filter brings every device; nothing is held, nothing is a duplicate (and a
+/// single gateway has no stand-in).
 struct FleetSubscription: InboundSubscriptions {
     var filterIdentifier: Int? { nil }
     func attach(_ connection: any InboundConnection) {}
-    func isDuplicate(topic: String, identifiers: [Int]) -> Bool { false }
+    func absorbs(topic: String, identifiers: [Int]) -> Bool { false }
     func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool { false }
     func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame] { [] }
     func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) {}

@@ -28,6 +28,8 @@ final class PartitionSubscriptions: InboundSubscriptions {
     static let discoveryIdentifier = 1
     /// Subscription identifier of the per-device filters.
     static let deviceIdentifier = 2
+    /// Subscription identifier of a stand-in's backlog mark (``deliverMark(topic:publish:)``).
+    static let markIdentifier = 3
 
     private enum Phase {
         /// SUBSCRIBE sent (or to be re-sent on the next connection); frames wait.
@@ -52,6 +54,8 @@ final class PartitionSubscriptions: InboundSubscriptions {
         /// Devices acknowledged when the connection ended: a session the broker kept still has
         /// their subscriptions, so its CONNACK acknowledges them again.
         var suspended: [String] = []
+        /// Backlog marks under way, by topic: their SUBACK, then their arrival.
+        var marks: [String: (subscribed: AsyncStream<Never>.Continuation, arrived: AsyncStream<Never>.Continuation)] = [:]
     }
 
     private let scheme: TopicScheme
@@ -76,8 +80,13 @@ final class PartitionSubscriptions: InboundSubscriptions {
         }
     }
 
-    func isDuplicate(topic: String, identifiers: [Int]) -> Bool {
-        guard !identifiers.isEmpty, !identifiers.contains(Self.discoveryIdentifier), discoveryStream(of: topic) != nil else { return false }
+    func absorbs(topic: String, identifiers: [Int]) -> Bool {
+        guard !identifiers.isEmpty else { return false }
+        if identifiers.contains(Self.markIdentifier) {
+            state.withLock { $0.marks[topic] }?.arrived.finish()
+            return true
+        }
+        guard !identifiers.contains(Self.discoveryIdentifier), discoveryStream(of: topic) != nil else { return false }
         metrics.duplicateDeliveries.increment()
         return true
     }
@@ -150,10 +159,35 @@ final class PartitionSubscriptions: InboundSubscriptions {
     }
 
     /// The broker acknowledged `filters`: the frames held for those devices, in order.
+    /// Delivers a mark through the subscriber's session behind everything the session queued
+    /// (a stand-in's resumed session): subscribes `topic`, calls `publish` (one message to it)
+    /// once the broker acknowledged, and returns when that message arrived. The broker queues a
+    /// session's messages in order, so the mark comes after the backlog (checked with mosquitto:
+    /// `SessionResumeTests`). Cancellable.
+    func deliverMark(topic: String, publish: @Sendable () async throws -> Void) async throws {
+        let (subscribed, subscribedSink) = AsyncStream.makeStream(of: Never.self)
+        let (arrived, arrivedSink) = AsyncStream.makeStream(of: Never.self)
+        let connection = state.withLock { state in
+            state.marks[topic] = (subscribedSink, arrivedSink)
+            return state.connection
+        }
+        defer { state.withLock { _ = $0.marks.removeValue(forKey: topic) } }
+        connection?.request([topic], qos: .atLeastOnce, identifier: Self.markIdentifier)
+        for await _ in subscribed {}
+        try Task.checkCancellation()
+        try await publish()
+        for await _ in arrived {}
+        try Task.checkCancellation()
+    }
+
     private func acknowledged(_ filters: [String]) -> [HeldDiscoveryFrame] {
         let (frames, pending) = state.withLock { state -> ([HeldDiscoveryFrame], Int) in
             var released: [HeldDiscoveryFrame] = []
             for filter in filters {
+                if let mark = state.marks[filter] {
+                    mark.subscribed.finish()
+                    continue
+                }
                 guard let key = scheme.device(ofInboundFilter: filter).map(String.init), case .pending(let frames)? = state.subscribed[key] else { continue }
                 released += frames
                 state.pending -= 1

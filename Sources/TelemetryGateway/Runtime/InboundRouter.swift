@@ -64,7 +64,7 @@ final class InboundRouter: Sendable {
         metrics.inboundBytes.increment(by: message.payload.count + message.topic.utf8.count)
         // Clustered: a hello or status of a subscribed device comes twice (it matches the
         // discovery filter and the device's own); the copy through the device's filter goes.
-        if subscriptions.isDuplicate(topic: message.topic, identifiers: message.properties.subscriptionIdentifiers) { return }
+        if subscriptions.absorbs(topic: message.topic, identifiers: message.properties.subscriptionIdentifiers) { return }
         metrics.messagesReceived.increment()
         let receivedAt = clock.wallTime()
         if let address = scheme.parseRecorderQuery(message.topic) {
