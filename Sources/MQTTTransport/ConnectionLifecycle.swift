@@ -101,9 +101,7 @@ struct ConnectionLifecycle {
     /// can hold more in flight than that, all resent by the broker at every reconnect.
     private(set) var widenReceiveMaximum = false
 
-    init(
-        reconnect: MQTTClientConfiguration.Reconnect, connectTimeout: Double, disconnectLimit: Duration = GracefulDisconnect.limit
-    ) {
+    init(reconnect: MQTTClientConfiguration.Reconnect, connectTimeout: Double, disconnectLimit: Duration = GracefulDisconnect.limit) {
         self.reconnect = reconnect
         self.connectTimeout = connectTimeout
         self.disconnectLimit = disconnectLimit

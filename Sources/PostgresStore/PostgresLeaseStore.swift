@@ -168,8 +168,9 @@ public final class PostgresLeaseStore: LeaseStoring {
     public func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? {
         guard adoptionWindow > 0 else { return nil }
         return try await store.withConnection { connection in
-            // The oldest adoptable row, locked, skipped when another adopter or a take holds it;
-            // adoptable only while every lease its run held is still its own (none taken yet).
+            // The oldest adoptable row, locked, skipped when another adopter or a take holds it.
+            // Within the window the take statement leaves the row's leases alone, so every lease
+            // its run held is still its own when it is adopted.
             for try await (name, incarnation, clientID) in try await connection.query(
                 """
                 WITH dead AS (

@@ -149,11 +149,10 @@ enum PostgresSchema {
         // `PostgresLeaseStore.save`) are found by their partition's holder through this index,
         // a handful of rows at a time, however many devices the partition has.
         ["CREATE INDEX device_state_made_known ON device_state (partition) WHERE epoch < 0"],
-        // 6: adoption of a dead instance (docs/scale-out.md, *A death: the adoption and the stand-in*): the client
-        // id its broker sessions go by, the instance that adopted it, until when, and the run
-        // its stand-in registers under. While
-        // an adoption is live nobody else takes the dead instance's partitions, and a restart
-        // of its name waits.
+        // 6: adoption of a dead instance (docs/scale-out.md, *A death: the adoption and the
+        // stand-in*): the client id its broker sessions go by, the instance that adopted it,
+        // until when, and the run its stand-in registers under. While an adoption is live
+        // nobody else takes the dead instance's partitions, and a restart of its name waits.
         [
             """
             ALTER TABLE gateway_instance ADD COLUMN client_id text, ADD COLUMN adopted_by text, ADD COLUMN adopted_until timestamptz, ADD COLUMN stand_in text
