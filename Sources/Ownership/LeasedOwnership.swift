@@ -139,7 +139,7 @@ public final class LeasedOwnership: OwnershipPort {
         return state.withLock {
             OwnershipStatus(
                 held: $0.holder.held.count, warming: $0.holder.warming.count, pastDeadline: $0.holder.isPastDeadline(at: now),
-                failedHeartbeats: $0.failedHeartbeats)
+                failedHeartbeats: $0.failedHeartbeats, adopted: $0.adoptedBy != nil)
         }
     }
 
@@ -221,13 +221,14 @@ public final class LeasedOwnership: OwnershipPort {
         } catch let adopted as InstanceNameAdopted {
             // The store answered: another instance adopted this name (this run was taken for
             // dead, or a restart came before the stand-in left). This run holds nothing and waits.
-            let answeredAt = clock.monotonicNow()
+            // Nothing was renewed, so its deadline stays where it was: the refusal must not lift
+            // the subscriber's hold (``OwnershipStatus/mayResumeSession``).
             let first = state.withLock { state in
                 state.failedHeartbeats = 0
                 defer { state.adoptedBy = adopted.adopter }
                 return state.adoptedBy == nil
             }
-            apply { $0.renewed([:], sentAt: sentAt, answeredAt: answeredAt) + $0.left() }
+            apply { $0.left() }
             if first { logger.warning("ownership: \(adopted); holding nothing, this run registers once it has left") }
         } catch {
             let failed = state.withLock {

@@ -10,12 +10,21 @@ public struct OwnershipStatus: Sendable, Equatable {
     public var pastDeadline: Bool
     /// Heartbeats that failed since the last that reached the store.
     public var failedHeartbeats: Int
+    /// Whether the store refused the last heartbeat because another instance adopted this name:
+    /// this run holds nothing until the adopter's stand-in has left.
+    public var adopted: Bool
 
     /// A status.
-    public init(held: Int, warming: Int, pastDeadline: Bool, failedHeartbeats: Int) {
+    public init(held: Int, warming: Int, pastDeadline: Bool, failedHeartbeats: Int, adopted: Bool = false) {
         self.held = held
         self.warming = warming
         self.pastDeadline = pastDeadline
         self.failedHeartbeats = failedHeartbeats
+        self.adopted = adopted
     }
+
+    /// Whether this run's subscriber may take its broker session back after losing it: not while
+    /// it is past its deadline or adopted, since the client that took the session may be the
+    /// stand-in of an adoption, which keeps it until it has left (docs/scale-out.md).
+    public var mayResumeSession: Bool { !pastDeadline && !adopted }
 }

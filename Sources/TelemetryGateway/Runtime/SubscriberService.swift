@@ -53,12 +53,11 @@ struct SubscriberService: Service {
             // records and the first frames go by it.
             await ownership.ready()
             guard await replayJournal(into: router) else { return nil }
-            // A connection that ends while this instance is past its lease's deadline reconnects
-            // only once the store registered this run again: the client that took the session
-            // may be the stand-in of an adoption, which keeps it until it has left
-            // (docs/scale-out.md). A single gateway is never past a deadline.
+            // A connection that ends while this instance is past its lease's deadline or adopted
+            // reconnects only once the store registered this run again (a single gateway is
+            // never either).
             var configuration = configuration
-            configuration.holdsReconnect = { [ownership] in ownership.status.pastDeadline }
+            configuration.holdsReconnect = { [ownership] in !ownership.status.mayResumeSession }
             let made = LockedState<(any InboundConnection)?>(nil)
             let subscriber = try connections.makeSubscriber(
                 configuration, logger, router.receive,

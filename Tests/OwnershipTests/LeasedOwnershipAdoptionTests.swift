@@ -1,0 +1,98 @@
+import GatewayTime
+import Locking
+import Logging
+import Ownership
+import Testing
+
+/// A run whose name the store says another instance adopted: it holds nothing, and its
+/// subscriber may not take its broker session back (the stand-in holds it) until the store
+/// registers the run again. On a manual clock, against a scripted store.
+@Suite("Leased ownership: a run whose name was adopted")
+struct LeasedOwnershipAdoptionTests {
+    let timing = LeaseHolder.Timing(ttl: 6, margin: 1, warmup: 3)
+
+    func ownership(_ store: ScriptedHeartbeats, clock: ManualGatewayClock) -> LeasedOwnership {
+        LeasedOwnership(
+            store: store, member: LeaseMember(name: "gw-a", incarnation: "run-1"), partitions: OwnershipPartitions(count: 16), timing: timing,
+            heartbeat: 1, clock: clock, logger: Logger(label: "adopted-run"))
+    }
+
+    @Test("refused past its deadline: it lets every partition go and keeps its session held until a heartbeat registers it")
+    func refusalKeepsTheHold() async {
+        let clock = ManualGatewayClock(wallTime: 1_800_000_000)
+        let store = ScriptedHeartbeats(answer: .leases([7: 3]))
+        let ownership = ownership(store, clock: clock)
+        await ownership.beat()
+        #expect(ownership.held == [7: 3])
+        #expect(ownership.status.mayResumeSession)
+
+        // Cut from the store past its deadline (6 − 1 s after the last answered heartbeat).
+        store.answer(.unanswered)
+        clock.advance(by: 5.5)
+        await ownership.beat()
+        #expect(ownership.status.pastDeadline)
+        #expect(!ownership.status.mayResumeSession)
+
+        // Back on the store: another instance adopted the name meanwhile.
+        store.answer(.adoptedBy("gw-b"))
+        clock.advance(by: 1)
+        await ownership.beat()
+        #expect(ownership.held.isEmpty, "an adopted run holds nothing")
+        #expect(ownership.status.adopted)
+        #expect(!ownership.status.mayResumeSession, "the refusal renewed nothing: the subscriber keeps holding its reconnection")
+        clock.advance(by: 10)
+        await ownership.beat()
+        #expect(!ownership.status.mayResumeSession, "still refused, still held")
+
+        // The stand-in has left: the store registers the run again.
+        store.answer(.leases([:]))
+        clock.advance(by: 1)
+        await ownership.beat()
+        #expect(!ownership.status.adopted)
+        #expect(ownership.status.mayResumeSession)
+    }
+
+    @Test("a restart refused at its first heartbeat (never registered, holding nothing) holds its session too")
+    func refusedRestartHolds() async {
+        let clock = ManualGatewayClock(wallTime: 1_800_000_000)
+        let store = ScriptedHeartbeats(answer: .adoptedBy("gw-b"))
+        let ownership = ownership(store, clock: clock)
+        await ownership.beat()
+        #expect(!ownership.status.pastDeadline, "no deadline before a first lease")
+        #expect(ownership.status.adopted)
+        #expect(!ownership.status.mayResumeSession)
+    }
+}
+
+/// A lease store whose heartbeat answers as the test says; every other statement finds nothing
+/// to do, and its view shows gw-a alone.
+final class ScriptedHeartbeats: LeaseStoring {
+    enum Answer {
+        case leases([Int: Int64])
+        case adoptedBy(String)
+        case unanswered
+    }
+
+    struct Unreachable: Error {}
+
+    private let current: LockedState<Answer>
+
+    init(answer: Answer) { current = LockedState(answer) }
+
+    func answer(_ answer: Answer) { current.withLock { $0 = answer } }
+
+    func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
+        switch current.withLock({ $0 }) {
+        case .leases(let leases): return leases
+        case .adoptedBy(let adopter): throw InstanceNameAdopted(adopter: adopter)
+        case .unanswered: throw Unreachable()
+        }
+    }
+
+    func view() async throws -> LeaseView { LeaseView(instances: ["gw-a": false], leases: [:]) }
+    func take(_ partitions: [Int], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { [:] }
+    func offer(_ partitions: [Int: Int64], to successor: String, by member: LeaseMember) async throws {}
+    func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { [:] }
+    func leave(_ member: LeaseMember) async throws {}
+    func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? { nil }
+}
