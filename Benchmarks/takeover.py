@@ -18,11 +18,12 @@ no device registry), waits until the 1,024 ownership partitions are held, then:
    run in the store (its stand-in, run by the survivor that adopted it, or a survivor; polled
    every 0.1 s), the time until none is held under its name any more (the stand-in handed them
    on), the time until the survivors subscribed every device again, the lease changes (sum of
-   the partitions' epochs, after minus before) against the partitions it held (two each: to the
-   stand-in, then on), and the same store rates over the take-over.
+   the partitions' epochs, after minus before) against the partitions it held (one each: the
+   stand-in continues the dead run's leases under their epochs, then hands them on), and the same
+   store rates over the take-over.
 
 Prints one Markdown table (docs/scale-out.md, *Cost model*). Exits 1 when the take-over missed
-`cluster.leaseTime` + 2 s, when a moved partition changed hands more than twice, or when the
+`cluster.leaseTime` + 2 s, when one of its partitions changed hands more than once, or when the
 survivors did not subscribe every device again.
 
 Usage (from the repository root, after `swift build -c release --scratch-path .build-release`):
@@ -213,6 +214,8 @@ def main():
         stored_at_kill = int(sql(store_url, "SELECT count(*) FROM device_state")[0])
         held, epochs = sql(store_url, f"SELECT count(*) FILTER (WHERE owner = '{victim}'), sum(epoch) FROM ownership_partition")
         held, epochs = int(held), int(epochs)
+        victim_epochs = dict(tuple(map(int, pair.split(":"))) for pair in sql(
+            store_url, f"SELECT string_agg(partition || ':' || epoch, ',') FROM ownership_partition WHERE owner = '{victim}'")[0].split(","))
         incarnation = sql(store_url, f"SELECT incarnation FROM gateway_instance WHERE name = '{victim}'")[0]
         store_before = store_counters(store_url)
         killed_at = time.monotonic()
@@ -243,6 +246,9 @@ def main():
         store_after = store_counters(store_url)
         window = (resubscribed_at or time.monotonic()) - killed_at
         changes = int(sql(store_url, "SELECT sum(epoch) FROM ownership_partition")[0]) - epochs
+        epochs_after = dict(tuple(map(int, pair.split(":"))) for pair in sql(
+            store_url, "SELECT string_agg(partition || ':' || epoch, ',') FROM ownership_partition")[0].split(","))
+        most_changes = max(epochs_after[partition] - epoch for partition, epoch in victim_epochs.items())
         streaming.set()
 
         took = taken_at - killed_at
@@ -263,10 +269,10 @@ def main():
         print(f"| every partition held by a live run (the stand-in or a survivor) after | {took:.1f} s (goal <= {LEASE_TIME + 2:.0f} s) |")
         print(f"| every partition held by a survivor (the stand-in handed them on) after | {f'{moved_at - killed_at:.1f} s' if moved_at else 'NOT within 90 s'} |")
         print(f"| every device subscribed by the survivors after | {f'{resubscribed_at - killed_at:.1f} s' if resubscribed_at else 'NOT within 120 s'} |")
-        print(f"| lease changes (epochs) for its partitions | {changes} |")
+        print(f"| lease changes (epochs) for its partitions: all; most for one partition | {changes}; {most_changes} |")
         print(f"| take-over: store transactions per second | {(store_after[0] - store_before[0]) / window:.0f} |")
         print(f"| take-over: store rows inserted or updated per second | {(store_after[1] - store_before[1]) / window:.0f} |")
-        failed = took > LEASE_TIME + 2 or changes > 2 * held or resubscribed_at is None or moved_at is None
+        failed = took > LEASE_TIME + 2 or most_changes > 1 or resubscribed_at is None or moved_at is None
         sys.exit(1 if failed else 0)
     finally:
         streaming.set()

@@ -130,9 +130,9 @@ public struct LeaseHolder: Sendable {
                 continue
             }
             // An earlier run's partitions are taken at once, wherever the assignment puts them:
-            // this run resumed that run's broker session, which holds their devices' frames (a
-            // restart, or the stand-in of an adopted instance); those assigned elsewhere are
-            // then handed over make-before-break.
+            // this run (a restart) resumed that run's broker session, which holds their devices'
+            // frames; those assigned elsewhere are then handed over make-before-break. (An
+            // adopted run's leases pass to its stand-in with the adoption: its heartbeat holds them.)
             if let lease, lease.owner == member.name, lease.incarnation != member.incarnation, !lease.released {
                 plan.take.append(partition)
                 continue

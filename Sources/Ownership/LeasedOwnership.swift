@@ -35,6 +35,9 @@ public final class LeasedOwnership: OwnershipPort {
     private let logger: Logger
     /// This instance's name (``LeaseMember/name`` never changes), stamped on what it publishes.
     private let instanceName: String
+    /// The adopter running this instance as a stand-in, stamped on what it publishes (the run
+    /// it stands in for may be alive, publishing under the same name and epochs).
+    private let standInOf: String?
     private let state: LockedState<State>
 
     /// An ownership holding nothing until ``run()`` takes its share.
@@ -44,17 +47,19 @@ public final class LeasedOwnership: OwnershipPort {
     ///   - partitions: the split of device ids (the same in every instance).
     ///   - timing: the leases' time to live, margin and warm-up.
     ///   - heartbeat: seconds between heartbeats; well under `timing.ttl`.
+    ///   - standInOf: the adopting instance, when this is the stand-in of an adopted run.
     ///   - clock: the gateway's clock.
     ///   - logger: where failed heartbeats are logged.
     public init(
         store: any LeaseStoring, member: LeaseMember, partitions: OwnershipPartitions = OwnershipPartitions(), timing: LeaseHolder.Timing,
-        heartbeat: Double, clock: any GatewayClock, logger: Logger
+        heartbeat: Double, standInOf: String? = nil, clock: any GatewayClock, logger: Logger
     ) {
         self.store = store
         self.clock = clock
         self.heartbeat = heartbeat
         self.logger = logger
         instanceName = member.name
+        self.standInOf = standInOf
         state = LockedState(
             State(holder: LeaseHolder(member: member, partitions: partitions, timing: timing), roles: Array(repeating: .none, count: partitions.count)))
     }
@@ -64,24 +69,26 @@ public final class LeasedOwnership: OwnershipPort {
     }
 
     public func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] {
-        if case .owner(let epoch)? = role { return messages.map { $0.device == nil ? $0 : Self.stamped($0, instance: instanceName, epoch: epoch) } }
+        if case .owner(let epoch)? = role { return messages.map { $0.device == nil ? $0 : stamped($0, epoch: epoch) } }
         guard messages.contains(where: { $0.device != nil }) else { return messages }
         return state.withLock { state in
             messages.compactMap { message in
                 guard let device = message.device else { return message }
                 guard case .owner(let epoch) = state.roles[state.holder.partitions.partition(of: device.rawValue)] else { return nil }
-                return Self.stamped(message, instance: instanceName, epoch: epoch)
+                return stamped(message, epoch: epoch)
             }
         }
     }
 
     /// `message` with this instance's name and `epoch` as its only `instance` and `epoch` user
-    /// properties (a retained one announced again carries the epoch it is published under now).
-    private static func stamped(_ message: OutboundMessage, instance: String, epoch: Int64) -> OutboundMessage {
+    /// properties, and a stand-in's adopter as `stand-in` (a retained one announced again carries
+    /// what it is published under now).
+    private func stamped(_ message: OutboundMessage, epoch: Int64) -> OutboundMessage {
         var stamped = message
-        if !stamped.userProperties.isEmpty { stamped.userProperties.removeAll { $0.name == "instance" || $0.name == "epoch" } }
-        stamped.userProperties.append(UserProperty(name: "instance", value: instance))
+        if !stamped.userProperties.isEmpty { stamped.userProperties.removeAll { $0.name == "instance" || $0.name == "epoch" || $0.name == "stand-in" } }
+        stamped.userProperties.append(UserProperty(name: "instance", value: instanceName))
         stamped.userProperties.append(UserProperty(name: "epoch", value: String(epoch)))
+        if let standInOf { stamped.userProperties.append(UserProperty(name: "stand-in", value: standInOf)) }
         return stamped
     }
 

@@ -170,7 +170,11 @@ public final class PostgresLeaseStore: LeaseStoring {
         return try await store.withConnection { connection in
             // The oldest adoptable row, locked, skipped when another adopter or a take holds it.
             // Within the window the take statement leaves the row's leases alone, so every lease
-            // its run held is still its own when it is adopted.
+            // its run held is still its own when it is adopted. Those leases pass to the stand-in
+            // in the same statement, under the same epoch: it continues the run (same name, same
+            // broker session), so the partition's holder does not change and nothing is notified;
+            // the dead run is fenced by the incarnation, which every renewal and snapshot write
+            // compares. A pending offer is withdrawn: the stand-in makes its own.
             for try await (name, incarnation, clientID) in try await connection.query(
                 """
                 WITH dead AS (
@@ -179,6 +183,10 @@ public final class PostgresLeaseStore: LeaseStoring {
                         AND adopted_by IS NULL AND name <> \(adopter)
                     ORDER BY expires_at LIMIT 1
                     FOR UPDATE SKIP LOCKED
+                ), continued AS (
+                    UPDATE ownership_partition p SET incarnation = \(standIn), offered_to = NULL
+                    FROM dead WHERE p.owner = dead.name AND p.incarnation = dead.incarnation AND p.expires_at > '-infinity'
+                    RETURNING 1
                 )
                 UPDATE gateway_instance i SET adopted_by = \(adopter), stand_in = \(standIn),
                     adopted_until = clock_timestamp() + make_interval(secs => \(ttl))

@@ -56,12 +56,12 @@ public func buildGateway(
 
 /// The gateway's service group for `configuration` (its paths already the instance's); `base`
 /// is the configuration as given, from which a dead instance's stand-in is made. A stand-in
-/// (`standIn`: its incarnation) runs under the dead instance's name, adopts nobody, serves no
+/// (`standIn`: its incarnation and adopter) runs under the dead instance's name, adopts nobody, serves no
 /// HTTP, and its group ends once it has handed everything over.
 func assembleGateway(
     configuration: GatewayConfiguration, base: GatewayConfiguration, logger: Logger, metricsFactory: any MetricsFactory,
     prometheus: PrometheusCollectorRegistry?, accessPolicy: AccessPolicy, shutdownSignals: [UnixSignal], shutdownReport: ShutdownReport,
-    exitOnShutdownOverrun: Bool, clock: any GatewayClock, connections: BrokerConnections, standIn: String?
+    exitOnShutdownOverrun: Bool, clock: any GatewayClock, connections: BrokerConnections, standIn: (incarnation: String, adopter: String)?
 ) throws -> ServiceGroup {
     let metricsFactory: any MetricsFactory =
         configuration.cluster.isClustered ? InstanceLabelledMetricsFactory(base: metricsFactory, instance: configuration.cluster.instanceName) : metricsFactory
@@ -139,7 +139,7 @@ func assembleGateway(
         // Its return stops the stand-in's group: it hands over and leaves.
         let mark = StandInService(
             ownership: parts.ownership, subscribed: standInSubscribed, subscriptions: subscriptions,
-            markTopic: "\(parts.scheme.outboundRoot)/instances/\(instance)/stand-in/\(standIn)", connection: parts.connection, clock: clock,
+            markTopic: "\(parts.scheme.outboundRoot)/instances/\(instance)/stand-in/\(standIn.incarnation)", connection: parts.connection, clock: clock,
             logger: logger)
         serviceConfigurations.append(.init(service: mark, successTerminationBehavior: .gracefullyShutdownGroup))
     }
@@ -180,5 +180,5 @@ private func standInGateway(
     return try assembleGateway(
         configuration: resolved, base: configuration, logger: standInLogger, metricsFactory: CatalogMetricsFactory(registry: registry), prometheus: registry,
         accessPolicy: accessPolicy, shutdownSignals: [], shutdownReport: ShutdownReport(), exitOnShutdownOverrun: false, clock: clock,
-        connections: connections, standIn: incarnation)
+        connections: connections, standIn: (incarnation, adopter))
 }

@@ -177,7 +177,10 @@ extension ClusterFaultTests {
                     let date = object["date"] as? Double, let instance = message.properties.userProperties.first(where: { $0.name == "instance" })?.value,
                     let epoch = message.properties.userProperties.first(where: { $0.name == "epoch" }).flatMap({ Int($0.value) })
                 else { return nil }
-                return (String(message.topic.split(separator: "/")[1]), Int(date) - baseDate, instance, epoch)
+                // A stand-in continues gw-a's leases under gw-a's name and epochs; its adopter's
+                // name tells its outputs from gw-a's own ("gw-a@gw-b").
+                let standIn = message.properties.userProperties.first(where: { $0.name == "stand-in" }).map { "@\($0.value)" } ?? ""
+                return (String(message.topic.split(separator: "/")[1]), Int(date) - baseDate, instance + standIn, epoch)
             }
         }
         try await collector.wait(timeout: 30, "gw-a publishing its devices' connections") { messages in outputs(messages).filter { $0.instance == "gw-a" }.count >= 10 * cutOff.count }
@@ -214,11 +217,15 @@ extension ClusterFaultTests {
         let firstEpoch = Dictionary(before.filter { $0.instance == "gw-a" }.map { ($0.device, $0.epoch) }, uniquingKeysWith: min)
         let whileCut = seen.filter { $0.instance == "gw-a" && cutOff.contains($0.device) && Double($0.date) > Double(cutAt) + 5 * 2.25 && $0.epoch == firstEpoch[$0.device] }
         #expect(!whileCut.isEmpty, "past its deadline gw-a went on publishing what it received")
-        // Greater epochs only: the stand-in's (under gw-a's name, the next epoch), gw-b's, gw-a's
-        // again; nothing changed hands more than three times (adopted, handed to gw-b, handed back).
+        // The stand-in continues gw-a's leases (the adoption changes no epoch); then greater
+        // epochs only: gw-b's, gw-a's again. Nothing changed hands more than twice (handed to
+        // gw-b, handed back).
         for device in cutOff {
             let pairs = Set(seen.filter { $0.device == device }.map { "\($0.instance)#\($0.epoch)" })
             #expect(pairs.count <= 4, "\(device) published under \(pairs.sorted())")
+            let held = before.filter { $0.device == device && $0.instance == "gw-a" }.map(\.epoch).max() ?? -1
+            let continued = Set(seen.filter { $0.device == device && $0.instance == "gw-a@gw-b" }.map(\.epoch))
+            #expect(continued.isSubset(of: [held]), "\(device): the stand-in's epochs \(continued), gw-a's before the cut \(held)")
             let taken = seen.filter { $0.device == device && $0.instance == "gw-b" }.map(\.epoch)
             #expect(taken.allSatisfy { $0 > firstEpoch[device] ?? 0 }, "\(device): gw-b's epochs \(Set(taken)) above gw-a's \(firstEpoch[device] ?? -1)")
         }

@@ -2,6 +2,7 @@ import GatewayTime
 import Locking
 import Logging
 import Ownership
+import TelemetryCore
 import Testing
 
 /// A run whose name the store says another instance adopted: it holds nothing, and its
@@ -61,6 +62,25 @@ struct LeasedOwnershipAdoptionTests {
         #expect(!ownership.status.pastDeadline, "no deadline before a first lease")
         #expect(ownership.status.adopted)
         #expect(!ownership.status.mayResumeSession)
+    }
+}
+
+@Suite("Leased ownership: what a stand-in publishes")
+struct StandInStampTests {
+    @Test("a stand-in's outputs carry its adopter beside the name and epoch it continues; re-stamped, a message carries only the publisher's")
+    func standInStamp() {
+        let clock = ManualGatewayClock(wallTime: 1_800_000_000)
+        func ownership(_ incarnation: String, standInOf: String?) -> LeasedOwnership {
+            LeasedOwnership(
+                store: ScriptedHeartbeats(answer: .leases([:])), member: LeaseMember(name: "gw-a", incarnation: incarnation),
+                timing: LeaseHolder.Timing(ttl: 6, margin: 1, warmup: 3), heartbeat: 1, standInOf: standInOf, clock: clock, logger: Logger(label: "stamp"))
+        }
+        let message = OutboundMessage(.connection, of: DeviceID("watch-1")!, in: TopicScheme(), payload: Array("{}".utf8))
+        let standIn = ownership("a-s", standInOf: "gw-b")
+        let stamped = standIn.visible([message], receivedAs: .owner(epoch: 4))
+        #expect(stamped.first?.userProperties.map { "\($0.name)=\($0.value)" } == ["instance=gw-a", "epoch=4", "stand-in=gw-b"])
+        let run = ownership("a-2", standInOf: nil)
+        #expect(run.visible(stamped, receivedAs: .owner(epoch: 5)).first?.userProperties.map { "\($0.name)=\($0.value)" } == ["instance=gw-a", "epoch=5"])
     }
 }
 

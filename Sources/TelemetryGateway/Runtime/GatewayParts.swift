@@ -80,7 +80,7 @@ struct GatewayParts: Sendable {
     init(
         configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
         prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, clock: any GatewayClock,
-        connections: BrokerConnections, standIn: String? = nil
+        connections: BrokerConnections, standIn: (incarnation: String, adopter: String)? = nil
     ) throws {
         self.clock = clock
         self.configuration = configuration
@@ -165,9 +165,9 @@ struct GatewayParts: Sendable {
             leaseStore = store
             let leased = LeasedOwnership(
                 store: store, member: LeaseMember(
-                    name: cluster.instanceName, incarnation: standIn ?? String(UUID().uuidString.prefix(8)), clientID: configuration.mqtt.clientID),
+                    name: cluster.instanceName, incarnation: standIn?.incarnation ?? String(UUID().uuidString.prefix(8)), clientID: configuration.mqtt.clientID),
                 timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
-                heartbeat: cluster.heartbeatInterval, clock: clock, logger: logger)
+                heartbeat: cluster.heartbeatInterval, standInOf: standIn?.adopter, clock: clock, logger: logger)
             let states = PostgresLeasedStateStore(client, ownership: leased)
             ownership = leased
             deviceStates = states
