@@ -116,10 +116,7 @@ final class InboundRouter: Sendable {
         guard case .owner = ownership.role(of: routingKey(of: record.topic)) else {
             if case .device(_, .recorderAccelerometer) = scheme.parseInbound(record.topic) {
                 // History whoever holds the device now: stored, not applied to its state.
-                var frame = InboundFrame(
-                    topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained, receivedAt: record.receivedAt)
-                frame.journalSequence = ticket.sequence
-                handoff.push(.replayedUpload(frame, ticket), bytes: record.payload.count, shard: shards.shard(forRoutingKey: routingKey(of: record.topic)), topic: record.topic, ticket: ticket)
+                handoff.push(.replayedUpload(InboundFrame(record, sequence: ticket.sequence), ticket), bytes: record.payload.count, shard: shards.shard(forRoutingKey: routingKey(of: record.topic)), topic: record.topic, ticket: ticket)
                 return
             }
             ownershipMetrics.framesNotOwned.increment()
@@ -145,12 +142,8 @@ final class InboundRouter: Sendable {
         if let device = scheme.parseHeadphoneResetPose(record.topic) {
             item = .resetPose(device, receivedAt: record.receivedAt, retained: record.retained, ticket)
         } else {
-            var frame = InboundFrame(
-                topic: record.topic, payload: record.payload, contentType: record.contentType, retained: record.retained,
-                receivedAt: record.receivedAt)
+            var frame = InboundFrame(record, sequence: ticket?.sequence)
             frame.parsedTopic = scheme.parseInbound(record.topic)
-            frame.journalSequence = ticket?.sequence
-            frame.traceParent = record.traceparent.flatMap(TraceParent.init)
             switch role {
             case .warming?: item = .shadow(frame)
             case let role?: item = .frame(frame, ticket, receivedAs: role)

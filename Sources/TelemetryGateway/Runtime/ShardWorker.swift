@@ -289,32 +289,16 @@ struct ShardWorker {
         // By the role at arrival: a frame that came while this instance held its device is
         // published even if the partition was lost before this worker got to it.
         messages = dependencies.ownership.visible(messages, receivedAs: role)
-        let journal = dependencies.journal
-        // Parts: the outputs acknowledged, the frame processed, for a frame that may change its
-        // device's snapshot the snapshot written after it stored, and for a held recorder chunk
-        // its store write.
-        let parts = 2 + (snapshotted ? 1 : 0) + (heldChunk != nil ? 1 : 0)
-        let countdown = ticket.map { ticket in ReleaseCountdown(parts: parts) { journal?.release(ticket) } }
+        var durable: (DeviceID, UnacknowledgedOutputs)?
+        if case .device(let device, _) = topic, deviceStates.isDurable { durable = (device, deviceStates.unacknowledged) }
+        let release = FrameRelease(
+            ticket: ticket, journal: dependencies.journal, messages: messages, durable: durable, snapshotted: snapshotted, heldChunk: heldChunk != nil)
+        let countdown = release.record
         if snapshotted, let countdown { deviceStates.holdUntilSnapshot(countdown) }
         if let heldChunk, case .device(let device, _) = topic {
             recorder.hold(.init(chunk: heldChunk, device: device, receivedAt: frame.receivedAt, traceParent: routed.traceParent, countdown: countdown))
         }
-        var outputs: ReleaseCountdown?
-        if let countdown, let ticket {
-            // Until acknowledged, a device's outputs travel with its snapshot (see UnacknowledgedOutputs).
-            var durableDevice: DeviceID?
-            if case .device(let id, _) = topic, deviceStates.isDurable {
-                durableDevice = id
-                deviceStates.unacknowledged.register(id, sequence: ticket.sequence, messages)
-            }
-            let device = durableDevice
-            let unacknowledged = deviceStates.unacknowledged
-            outputs = ReleaseCountdown(parts: messages.count) {
-                if let device { unacknowledged.acknowledged(device, sequence: ticket.sequence) }
-                countdown.partDone()
-            }
-        }
-        await dependencies.publisher.publish(messages, countdown: outputs)
+        await dependencies.publisher.publish(messages, countdown: release.outputs)
         // Clustered: a context frame's effect goes to the store at the end of this batch, for a
         // successor after a death.
         if case .device(let device, let stream) = topic, DeviceStateKeeper.contextStreams.contains(stream) {
