@@ -172,7 +172,8 @@ private func standInGateway(
     configuration.http.metricsListen = nil
     var resolved = configuration.withInstancePaths()
     var own = base
-    own.cluster.instance = "\(adopter)-stand-in"
+    // One file per dead name: an adopter may run several stand-ins at once.
+    own.cluster.instance = "\(adopter)-stand-in-\(dead.name)"
     resolved.journal.path = own.withInstancePaths().journal.path
     let registry = PrometheusCollectorRegistry()
     var standInLogger = logger

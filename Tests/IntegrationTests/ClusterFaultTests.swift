@@ -103,6 +103,34 @@ struct ClusterFaultTests {
         await run.shutdown()
     }
 
+    @Test("SIGKILL of two of three instances at once: the survivor adopts both and runs their stand-ins side by side; every swing begun after the kill is published, none twice")
+    func killTwoInstances() async throws {
+        let run = try await ClusterHarness.Run.start(swings: 8)
+        let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
+        let victims = run.watches(of: "gw-b", among: run.names).union(run.watches(of: "gw-c", among: run.names))
+        let (clockStart, playing) = run.play()
+        try await run.waitForSwings(of: victims, 20, "20 swings of gw-b's and gw-c's watches")
+        gateways[1].signal(SIGKILL)
+        gateways[2].signal(SIGKILL)
+        let killedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        // Both rows expire within a heartbeat of each other; gw-a adopts one per heartbeat, both
+        // within the adoption window (two heartbeats), and runs both stand-ins at once: one at a
+        // time, the second would have waited past its window and its session's frames been lost.
+        try await ClusterHarness.waitSubscribed(collector, ["gw-a"], count: 30)
+        let window = (killedAt - 3)...(killedAt + 0.5)
+        let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
+        try await ClusterHarness.stop([gateways[0]], collector: collector)
+
+        let tally = fleet.tally(collector.messages)
+        let adoptions = ClusterHarness.metric(collector.messages, "gw-a", "gateway_cluster_adoptions_total") ?? 0
+        #expect(adoptions == 2, "gw-a adopted both")
+        #expect(tally.duplicates == 0, "\(tally)")
+        let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "kill at \(killedAt) s")
+        #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
+        print("cluster double kill: \(victims.count) watches of gw-b and gw-c; killed at \(killedAt) s; adoptions \(adoptions); \(lostInWindow) swings lost in the window \(window); \(tally)")
+        await run.shutdown()
+    }
+
     // The cut can fall right after gw-d began warming up, before its listing of the partitions'
     // devices ran. When a warm-up was only a time, gw-d accepted the partitions without having
     // subscribed their devices, and the moved watches' frames reached nobody once their old

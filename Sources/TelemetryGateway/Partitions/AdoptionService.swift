@@ -7,11 +7,18 @@ import ServiceLifecycle
 
 /// Adopts dead instances (clustered): at every heartbeat it asks the store to adopt one whose
 /// row expired within the adoption window; when the store gives it one, it runs that
-/// instance's stand-in in this process to its end, then asks again. The stand-in is a gateway
-/// run under the dead name that resumes its broker session, processes what the session queued
-/// and hands every partition over make-before-break (docs/scale-out.md, *A death: the adoption and the stand-in*).
-/// The store lets one instance adopt each dead one, so several never split a session.
+/// instance's stand-in in this process until it ends, beside others, up to
+/// ``concurrentStandIns`` (several instances may die together, fewer survive). A stand-in is a
+/// gateway run under the dead name that resumes its broker session, processes what the session
+/// queued and hands every partition over make-before-break (docs/scale-out.md, *A death: the
+/// adoption and the stand-in*). The store lets one instance adopt each dead one, so several
+/// never split a session.
 struct AdoptionService: Service {
+    /// Stand-ins one process runs at once, each a gateway runtime of its own (two broker
+    /// connections, a journal file); more dead instances wait for the next adopter, or for a
+    /// stand-in here to end, within their adoption window.
+    static let concurrentStandIns = 4
+
     /// Where the adoptions are decided.
     let store: any LeaseStoring
     /// This instance's name.
@@ -31,39 +38,46 @@ struct AdoptionService: Service {
     func run() async throws {
         let running = LockedState(Running())
         await withGracefulShutdownHandler {
-            while !Task.isCancelled, !running.withLock({ $0.stopping }) {
-                await adoptOnce(running)
-                try? await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
+            // Leaves once every stand-in it started has ended.
+            await withDiscardingTaskGroup { group in
+                while !Task.isCancelled, !running.withLock({ $0.stopping }) {
+                    if running.withLock({ $0.standIns.count < Self.concurrentStandIns }), let (dead, incarnation) = await adopt() {
+                        group.addTask { await runStandIn(of: dead, incarnation: incarnation, running) }
+                    }
+                    try? await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
+                }
             }
         } onGracefulShutdown: {
-            // This process stops: a running stand-in hands over what it can first.
-            let group = running.withLock { state in
+            // This process stops: the running stand-ins hand over what they can first.
+            let groups = running.withLock { state in
                 state.stopping = true
-                return state.standIn
+                return Array(state.standIns.values)
             }
-            if let group { Task { await group.triggerGracefulShutdown() } }
+            for group in groups { Task { await group.triggerGracefulShutdown() } }
         }
     }
 
-    /// The stand-in running now, and whether this process stops.
+    /// The stand-ins running now, by incarnation, and whether this process stops.
     private struct Running {
-        var standIn: ServiceGroup?
+        var standIns: [String: ServiceGroup] = [:]
         var stopping = false
     }
 
-    /// One attempt; runs the stand-in to its end when the store gives this instance a dead one.
-    private func adoptOnce(_ running: LockedState<Running>) async {
-        guard !running.withLock({ $0.stopping }) else { return }
+    /// One attempt: the dead run the store gave this instance, with its stand-in's incarnation.
+    private func adopt() async -> (LeaseMember, String)? {
         let incarnation = String(UUID().uuidString.prefix(8))
-        let dead: LeaseMember
         do {
-            guard let adopted = try await store.adopt(by: adopter, standIn: incarnation, ttl: ttl) else { return }
-            dead = adopted
+            guard let dead = try await store.adopt(by: adopter, standIn: incarnation, ttl: ttl) else { return nil }
+            metrics.adoptions.increment()
+            return (dead, incarnation)
         } catch {
             // The heartbeat logs the store's state; an adoption is only tried again.
-            return
+            return nil
         }
-        metrics.adoptions.increment()
+    }
+
+    /// Runs `dead`'s stand-in to its end.
+    private func runStandIn(of dead: LeaseMember, incarnation: String, _ running: LockedState<Running>) async {
         let group: ServiceGroup
         do {
             group = try makeStandIn(dead, incarnation)
@@ -74,8 +88,9 @@ struct AdoptionService: Service {
         logger.notice("adoption: \(dead.name) (run \(dead.incarnation)) is dead; its stand-in \(incarnation) resumes its session and hands its partitions over")
         let started = clock.monotonicNow()
         guard running.withLock({ state in
-            state.standIn = group
-            return !state.stopping
+            guard !state.stopping else { return false }
+            state.standIns[incarnation] = group
+            return true
         }) else {
             // This process began to stop meanwhile: the stand-in does not start; the adoption
             // lapses after its time to live and the others take the partitions.
@@ -90,7 +105,7 @@ struct AdoptionService: Service {
         }
         do { try await group.run() } catch { logger.error("adoption: the stand-in of \(dead.name) ended with \(error)") }
         limit.cancel()
-        running.withLock { $0.standIn = nil }
+        running.withLock { $0.standIns[incarnation] = nil }
         logger.notice("adoption: the stand-in of \(dead.name) left after \(String(format: "%.1f", clock.secondsSince(started))) s")
     }
 }
