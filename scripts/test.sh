@@ -69,6 +69,9 @@ log "docs against the code: configuration keys, metric names, flags, WG_* variab
 python3 scripts/check-docs.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
 	die "the docs name keys, metrics, flags or variables the code does not have (listed above)"
 
+log "layers: no cycle among the gateway target's folders (scripts/check-folder-cycles.py)"
+python3 scripts/check-folder-cycles.py >/dev/null || { python3 scripts/check-folder-cycles.py; die "the folders of Sources/TelemetryGateway depend on each other in a cycle (listed above)"; }
+
 # The JSON batch decoders under libFuzzer with ASan and UBSan: the inputs that once failed
 # (Fuzz/regressions) and a fixed run of 200,000 mutations, about a minute (scripts/fuzz.sh).
 log "decoder fuzzing, a fixed run (scripts/fuzz.sh batch-decoders --runs 200000 --seed 1)"

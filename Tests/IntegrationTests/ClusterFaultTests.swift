@@ -51,7 +51,7 @@ struct ClusterFaultTests {
         await run.shutdown()
     }
 
-    @Test("SIGKILL of one instance mid-session: its watches' swings come from the others within 10 s, none twice")
+    @Test("SIGKILL of one instance mid-session: its watches' swings come from the others within 10 s, a moved watch's at most twice")
     func killOneInstance() async throws {
         let run = try await ClusterHarness.Run.start(swings: 8)
         let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
@@ -93,7 +93,9 @@ struct ClusterFaultTests {
         let tally = fleet.tally(collector.messages)
         let adoptions = ["gw-a", "gw-c"].map { ClusterHarness.metric(collector.messages, $0, "gateway_cluster_adoptions_total") ?? 0 }.reduce(0, +)
         #expect(adoptions == 1, "gw-b adopted once by a survivor")
-        #expect(tally.duplicates == 0, "\(tally)")
+        // The stand-in hands over make-before-break, as a leaving instance does: a swing whose
+        // frames came in the hand-over's overlap is published by both (ClusterTests, leave).
+        #expect(tally.maximumCopies <= 2 && tally.duplicatedDevices.isSubset(of: victims), "\(tally)")
         let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "kill at \(killedAt) s")
         #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
         let standIn = ["gateway_messages_received_total", "gateway_frames_processed_total", "gateway_cluster_frames_not_owned_total", "gateway_cluster_frames_shadowed_total", "gateway_frames_left_in_journal_total"].map { "\($0)=\(ClusterHarness.metric(collector.messages, "gw-b-stand-in", $0) ?? -1)" }
@@ -103,7 +105,7 @@ struct ClusterFaultTests {
         await run.shutdown()
     }
 
-    @Test("SIGKILL of two of three instances at once: the survivor adopts both and runs their stand-ins side by side; every swing begun after the kill is published, none twice")
+    @Test("SIGKILL of two of three instances at once: the survivor adopts both and runs their stand-ins side by side; every swing begun after the kill is published, a moved watch's at most twice")
     func killTwoInstances() async throws {
         let run = try await ClusterHarness.Run.start(swings: 8)
         let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
@@ -124,7 +126,7 @@ struct ClusterFaultTests {
         let tally = fleet.tally(collector.messages)
         let adoptions = ClusterHarness.metric(collector.messages, "gw-a", "gateway_cluster_adoptions_total") ?? 0
         #expect(adoptions == 2, "gw-a adopted both")
-        #expect(tally.duplicates == 0, "\(tally)")
+        #expect(tally.maximumCopies <= 2 && tally.duplicatedDevices.isSubset(of: victims), "\(tally)")
         let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "kill at \(killedAt) s")
         #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
         print("cluster double kill: \(victims.count) watches of gw-b and gw-c; killed at \(killedAt) s; adoptions \(adoptions); \(lostInWindow) swings lost in the window \(window); \(tally)")
