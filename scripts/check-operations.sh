@@ -124,7 +124,7 @@ case "$promtool_status" in
 0 | 3) ;;
 *) fail "promtool cannot parse /metrics (exit $promtool_status): $(head -5 "$WORK/promtool-metrics.txt")" ;;
 esac
-for metric in gateway_frames_processed_total mqtt_connected gateway_event_latency_seconds_bucket mqtt_publish_round_trip_seconds_bucket; do
+for metric in gateway_frames_processed_total gateway_mqtt_connected gateway_event_latency_seconds_bucket gateway_mqtt_publish_round_trip_seconds_bucket; do
 	grep -q "^$metric" "$WORK/metrics.txt" || fail "/metrics lacks $metric"
 done
 ok "/metrics is Prometheus text (promtool parses it) with latency histograms"
@@ -164,12 +164,12 @@ sys.exit(0 if any(x["name"] == "wearable-gateway" and len(x["rules"]) >= 5 for x
 wait_until 30 "Prometheus loaded the shipped alert rules" rules_loaded
 ok "Prometheus loaded the shipped alert rules"
 latency_scraped() {
-	curl -s --max-time 2 "http://127.0.0.1:$PROM_PORT/api/v1/query?query=sum(mqtt_publish_round_trip_seconds_count)" | python3 -c 'import json,sys
+	curl -s --max-time 2 "http://127.0.0.1:$PROM_PORT/api/v1/query?query=sum(gateway_mqtt_publish_round_trip_seconds_count)" | python3 -c 'import json,sys
 r=json.load(sys.stdin)["data"]["result"]
 sys.exit(0 if r and float(r[0]["value"][1]) > 0 else 1)' 2>/dev/null
 }
 wait_until 30 "Prometheus holds broker round-trip samples" latency_scraped
-ok "Prometheus holds mqtt_publish_round_trip_seconds samples"
+ok "Prometheus holds gateway_mqtt_publish_round_trip_seconds samples"
 
 # --- Dead letter: garbage in, the same bytes out, with the reasons as user properties.
 printf 'garbage\xff\xfe\x00{not json' >"$WORK/garbage.bin"

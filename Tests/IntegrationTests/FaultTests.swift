@@ -202,7 +202,7 @@ struct FaultTests {
         proxy.cut()
         try await publishing.value
         try await counter.wait(forDistinct: stream.count, timeout: 60)
-        #expect(run.gateway.metrics.sum("mqtt_connections_total") >= 4, "both connections reconnected at least once")
+        #expect(run.gateway.metrics.sum("gateway_mqtt_connections_total") >= 4, "both connections reconnected at least once")
         await device.shutdown()
         await observer.shutdown()
         try await run.stop()

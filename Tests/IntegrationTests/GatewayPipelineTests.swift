@@ -138,10 +138,10 @@ struct GatewayPipelineTests {
         #expect(text.sum("gateway_handoff_after_close_total") == 0)
         // Coalesced reads (pipeline.receiveCoalescing, on by default): the subscriber paused,
         // and each pause let many frames of the burst gather.
-        let pauses = text.sum("mqtt_subscriber_receive_pauses_total")
+        let pauses = text.sum("gateway_mqtt_subscriber_receive_pauses_total")
         #expect(pauses >= 1 && pauses <= Double(count / 10), "\(pauses) receive pauses for \(count) frames")
         // Read groups: what gathered is read in groups of at most 64 frames, not one by one.
-        let groups = text.sum("mqtt_subscriber_read_groups_total")
+        let groups = text.sum("gateway_mqtt_subscriber_read_groups_total")
         #expect(groups >= Double((count + 63) / 64) && groups <= Double(count / 2), "\(groups) read groups for \(count) frames")
         try await gateway.stop()
         await device.shutdown()

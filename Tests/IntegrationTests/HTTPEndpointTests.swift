@@ -44,11 +44,11 @@ import Testing
 
         // Round-trip probes run every metrics.publishInterval (0.2 s here).
         let metrics = try await Self.waitFor(base.appendingPathComponent("metrics"), timeout: 20, "a broker round trip in /metrics") {
-            PrometheusText(text: $0.text).sum("mqtt_publish_round_trip_seconds_count") >= 1
+            PrometheusText(text: $0.text).sum("gateway_mqtt_publish_round_trip_seconds_count") >= 1
         }
         #expect(metrics.contentType.hasPrefix("text/plain; version=0.0.4"))
         let text = PrometheusText(text: metrics.text)
-        #expect(text.sum("mqtt_connected") == 2)
+        #expect(text.sum("gateway_mqtt_connected") == 2)
         #expect(metrics.text.contains("# TYPE gateway_event_latency_seconds histogram"))
 
         broker.kill()

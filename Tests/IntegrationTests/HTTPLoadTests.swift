@@ -126,7 +126,7 @@ import Testing
 
         let metrics = try #require(await HTTPAnswer.get(metricsBase.appendingPathComponent("metrics")))
         #expect(metrics.status == 200 && metrics.contentType.hasPrefix("text/plain; version=0.0.4"))
-        #expect(metrics.text.contains("# TYPE mqtt_connected gauge"))
+        #expect(metrics.text.contains("# TYPE gateway_mqtt_connected gauge"))
         for path in ["api/fleet", "api/events", "", "fleet.js", "healthz", "readyz"] {
             #expect(await HTTPAnswer.get(metricsBase.appendingPathComponent(path))?.status == 404, "/\(path) on the metrics listener")
         }

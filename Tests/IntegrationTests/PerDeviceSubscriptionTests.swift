@@ -340,7 +340,7 @@ struct PerDeviceSubscriptionTests {
         let complete = await seen.wait(timeout: 60) { table in devices.allSatisfy { table[$0]?.count == rounds } }
         let table = seen.value
         let missing = devices.map { ($0, rounds - (table[$0]?.count ?? 0)) }.filter { $0.1 > 0 }
-        let settled = try await collector.wait(timeout: 10, "gw-b's metrics after the outage") { Self.metric($0, "gw-b", "mqtt_connections_total") >= 4 }
+        let settled = try await collector.wait(timeout: 10, "gw-b's metrics after the outage") { Self.metric($0, "gw-b", "gateway_mqtt_connections_total") >= 4 }
         let moved = names.map { ClusterHarness.metric(settled, $0, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) ?? 0 }
         print("per-device blip: gw-b (\(cutOff.count) of \(devices.count) devices) cut off for 2.5 s; \(rounds) status frames per device; missing \(missing)")
         #expect(complete && missing.isEmpty, "every frame processed: missing (device, frames) \(missing), of which gw-b's \(missing.filter { cutOff.contains($0.0) }); gw-b's metrics:\n\(settled.last { $0.topic == "gateway/instances/gw-b/metrics" }?.payloadString.split(separator: "\n").filter { !$0.hasPrefix("#") && ($0.contains("received") || $0.contains("processed") || $0.contains("published") || $0.contains("queue") || $0.contains("not_owned") || $0.contains("subscriptions")) }.joined(separator: "\n") ?? "none")")

@@ -37,6 +37,8 @@ struct MetricCatalogTests {
         for family in MetricCatalog.families {
             #expect(!family.help.isEmpty && !family.help.contains("\n") && family.help.hasSuffix("."), "\(family.name): \(family.help)")
             #expect(family.kind != .counter || family.name.hasSuffix("_total"), "\(family.name): a counter's name ends in _total")
+            // One prefix for the gateway's own families; the process_* ones are the standard names.
+            #expect(family.name.hasPrefix("gateway_") || family.name.hasPrefix("process_"), "\(family.name): not gateway_ (CHANGELOG, Renamed metrics)")
         }
     }
 

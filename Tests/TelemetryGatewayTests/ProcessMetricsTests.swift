@@ -30,6 +30,6 @@ struct ProcessMetricsTests {
         #expect((value("process_cpu_seconds_total") ?? 0) > 0)
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
-        #expect(String(decoding: buffer, as: UTF8.self).contains(#"wearable_gateway_build_info{version="0.2.0"} 1"#))
+        #expect(String(decoding: buffer, as: UTF8.self).contains(#"gateway_build_info{version="0.2.0"} 1"#))
     }
 }

@@ -11,7 +11,7 @@ import Glibc
 /// The process metrics every Prometheus client library exports, under their standard names
 /// (`process_cpu_seconds_total`, `process_resident_memory_bytes`, `process_virtual_memory_bytes`,
 /// `process_open_fds`, `process_max_fds`, `process_start_time_seconds`), read from Linux's
-/// `/proc/self` at each ``sample()``, and `wearable_gateway_build_info{version}` (always 1), the
+/// `/proc/self` at each ``sample()``, and `gateway_build_info{version}` (always 1), the
 /// usual way to put the running version into queries and dashboards.
 final class ProcessMetrics: Sendable {
     private let cpuSeconds: FloatingPointCounter
@@ -30,7 +30,7 @@ final class ProcessMetrics: Sendable {
         openDescriptors = Gauge(label: "process_open_fds", factory: factory)
         maximumDescriptors = Gauge(label: "process_max_fds", factory: factory)
         startTime = Gauge(label: "process_start_time_seconds", factory: factory)
-        Gauge(label: "wearable_gateway_build_info", dimensions: [("version", ProductVersion.current)], factory: factory).record(1)
+        Gauge(label: "gateway_build_info", dimensions: [("version", ProductVersion.current)], factory: factory).record(1)
     }
 
     /// Reads `/proc/self` and records the levels; does nothing where there is no `/proc`.

@@ -6,7 +6,7 @@ import TelemetryCore
 /// factory):
 /// - `gateway_event_latency_seconds{family}`: a frame's arrival (the subscriber's callback)
 ///   to each event derived from it being handed to the publisher connection, per family;
-/// - `mqtt_publish_round_trip_seconds`: a QoS 1 PUBLISH to its PUBACK on the publisher
+/// - `gateway_mqtt_publish_round_trip_seconds`: a QoS 1 PUBLISH to its PUBACK on the publisher
 ///   connection (the round-trip probe).
 final class EventLatencyMetrics: Sendable {
     private let perFamily: [EventFamily: Metrics.Timer]
@@ -17,7 +17,7 @@ final class EventLatencyMetrics: Sendable {
             uniqueKeysWithValues: EventFamily.allCases.map {
                 ($0, Metrics.Timer(label: "gateway_event_latency_seconds", dimensions: [("family", $0.rawValue)], factory: factory))
             })
-        roundTrip = Metrics.Timer(label: "mqtt_publish_round_trip_seconds", factory: factory)
+        roundTrip = Metrics.Timer(label: "gateway_mqtt_publish_round_trip_seconds", factory: factory)
     }
 
     /// Records, for each message derived from a frame received at `receivedAt` (Unix seconds),

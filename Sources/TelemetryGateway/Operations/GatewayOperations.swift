@@ -67,7 +67,7 @@ public final class GatewayOperations: Sendable {
 
     /// Until cancelled: every `metrics.publishInterval` (5 s when that is 0) publishes a QoS 1
     /// probe on `gateway/probe` and records the time to its PUBACK in
-    /// `mqtt_publish_round_trip_seconds`. A probe outstanding while connected tells
+    /// `gateway_mqtt_publish_round_trip_seconds`. A probe outstanding while connected tells
     /// ``RuntimeHealth`` whether the publisher's network thread still completes round trips.
     public func runRoundTripProbe(publisher: any OutboundConnection) async {
         while !Task.isCancelled {

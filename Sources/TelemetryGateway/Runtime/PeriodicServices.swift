@@ -121,7 +121,7 @@ struct JournalSyncService: Service {
     }
 }
 
-/// Times a QoS 1 probe on `gateway/probe` to its PUBACK (`mqtt_publish_round_trip_seconds`);
+/// Times a QoS 1 probe on `gateway/probe` to its PUBACK (`gateway_mqtt_publish_round_trip_seconds`);
 /// an unanswered probe while connected makes `/healthz` fail.
 struct RoundTripProbeService: Service {
     let operations: GatewayOperations
