@@ -41,8 +41,14 @@ struct AdoptionService: Service {
             // Leaves once every stand-in it started has ended.
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled, !running.withLock({ $0.stopping }) {
-                    if running.withLock({ $0.standIns.count < Self.concurrentStandIns }), let (dead, incarnation) = await adopt() {
-                        group.addTask { await runStandIn(of: dead, incarnation: incarnation, running) }
+                    if running.withLock({ $0.adopted < Self.concurrentStandIns }), let (dead, incarnation) = await adopt() {
+                        // Counted from the adoption, not from the stand-in's start: the bound holds
+                        // however late the child task runs.
+                        running.withLock { $0.adopted += 1 }
+                        group.addTask {
+                            await runStandIn(of: dead, incarnation: incarnation, running)
+                            running.withLock { $0.adopted -= 1 }
+                        }
                     }
                     try? await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
                 }
@@ -57,9 +63,11 @@ struct AdoptionService: Service {
         }
     }
 
-    /// The stand-ins running now, by incarnation, and whether this process stops.
+    /// The stand-ins running now, by incarnation, the adoptions not ended yet (started or about
+    /// to), and whether this process stops.
     private struct Running {
         var standIns: [String: ServiceGroup] = [:]
+        var adopted = 0
         var stopping = false
     }
 

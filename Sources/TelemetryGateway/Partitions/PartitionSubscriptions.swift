@@ -158,7 +158,6 @@ final class PartitionSubscriptions: InboundSubscriptions {
         return stream
     }
 
-    /// The broker acknowledged `filters`: the frames held for those devices, in order.
     /// Delivers a mark through the subscriber's session behind everything the session queued
     /// (a stand-in's resumed session): subscribes `topic`, calls `publish` (one message to it)
     /// once the broker acknowledged, and returns when that message arrived. The broker queues a
@@ -180,6 +179,8 @@ final class PartitionSubscriptions: InboundSubscriptions {
         try Task.checkCancellation()
     }
 
+    /// The broker acknowledged `filters`: the frames held for those devices, in order (a
+    /// mark's filter ends that mark's wait for its SUBACK).
     private func acknowledged(_ filters: [String]) -> [HeldDiscoveryFrame] {
         let (frames, pending) = state.withLock { state -> ([HeldDiscoveryFrame], Int) in
             var released: [HeldDiscoveryFrame] = []
