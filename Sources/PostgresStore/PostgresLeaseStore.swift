@@ -7,7 +7,7 @@ import PostgresNIO
 /// own and judges expiry by the server's `clock_timestamp()`, so no instance's clock decides who
 /// holds what.
 public final class PostgresLeaseStore: LeaseStoring {
-    private let store: PostgresStoreClient
+    let store: PostgresStoreClient
     /// Seconds after an instance's row expired during which it may be adopted, and nobody else
     /// takes its partitions unless it has no row any more.
     private let adoptionWindow: Double

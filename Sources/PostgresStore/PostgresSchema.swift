@@ -158,6 +158,23 @@ enum PostgresSchema {
             ALTER TABLE gateway_instance ADD COLUMN client_id text, ADD COLUMN adopted_by text, ADD COLUMN adopted_until timestamptz, ADD COLUMN stand_in text
             """
         ],
+        // 7: the output ledger (docs/scale-out.md, *Fenced outputs*): a clustered instance
+        // publishes an output only once it recorded it here under its partition's lease, so a
+        // holder that lost the lease publishes nothing more and an output is published once
+        // whoever derived it. Rows are kept for `PostgresLeaseStore` callers' retention, then pruned.
+        [
+            """
+            CREATE TABLE gateway_output (
+                topic text NOT NULL,
+                event_id text NOT NULL,
+                partition integer NOT NULL,
+                epoch bigint NOT NULL,
+                recorded_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                PRIMARY KEY (topic, event_id)
+            )
+            """,
+            "CREATE INDEX gateway_output_by_time ON gateway_output (recorded_at)",
+        ],
     ]
 
     /// The channel every change of a partition's holder is notified on (migration 3).

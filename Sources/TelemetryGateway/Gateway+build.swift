@@ -101,6 +101,8 @@ func assembleGateway(
         RecorderPruningService(recorder: parts.recorder),
         // Listed before the workers, so it stops after them and writes what they left.
         parts.historyService,
+        // Clustered: before the workers too, so it records and publishes what they handed over.
+        parts.fencedOutputs,
         DeviceStatePruningService(
             store: parts.deviceStates, retention: configuration.state.retention, metrics: parts.deviceStateMetrics, clock: clock, logger: logger),
         ShardWorkerService(

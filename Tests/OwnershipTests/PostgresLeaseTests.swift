@@ -131,6 +131,40 @@ struct PostgresLeaseTests {
         #expect(payloads.suffix(2).allSatisfy { $0.contains(#""owner" : "gw-b""#) && $0.contains(#""epoch" : 2"#) }, "\(payloads)")
     }
 
+    @Test("the output ledger: an output is recorded once, only by its partition's holder under the epoch it holds; a hand-over fences the old holder, a restart's new run too")
+    func outputLedger() async throws {
+        try await TestPostgres.withStore { client in
+            let store = PostgresLeaseStore(client)
+            _ = try await store.heartbeat(a, ttl: 30)
+            #expect(try await store.take([0, 1], by: a, ttl: 30) == [0: 1, 1: 1])
+            let swing = { (id: String, partition: Int, epoch: Int64) in OutputKey(topic: "gateway/w/swing", eventID: id, partition: partition, epoch: epoch) }
+            let pose = OutputKey(topic: "gateway/w/headphone/pose", eventID: "", partition: 1, epoch: 1)
+            // The holder records, once; a key given twice in a batch is recorded once.
+            var answer = try await store.record([swing("e1", 0, 1), swing("e2", 1, 1), swing("e2", 1, 1), pose], by: a)
+            #expect(answer.held == [0: 1, 1: 1])
+            #expect(answer.recorded == [OutputIdentity(topic: "gateway/w/swing", eventID: "e1"), OutputIdentity(topic: "gateway/w/swing", eventID: "e2")])
+            #expect(answer.admits(pose), "an output without an event id goes by the lease alone")
+            answer = try await store.record([swing("e1", 0, 1)], by: a)
+            #expect(answer.recorded.isEmpty && !answer.admits(swing("e1", 0, 1)), "recorded twice")
+            // A stale epoch, another run of the name, another instance: nothing recorded.
+            #expect(!(try await store.record([swing("e3", 0, 0)], by: a)).admits(swing("e3", 0, 0)))
+            let restarted = LeaseMember(name: "gw-a", incarnation: "a-2")
+            let byRestart = try await store.record([swing("e3", 0, 1)], by: restarted)
+            #expect(byRestart.held.isEmpty && byRestart.recorded.isEmpty, "a run that does not hold the lease recorded")
+            // Hand-over: after the accept the old holder records nothing, the successor does.
+            _ = try await store.heartbeat(b, ttl: 30)
+            try await store.offer([0: 1], to: "gw-b", by: a)
+            #expect(try await store.accept([0: 1], by: b, ttl: 30) == [0: 2])
+            let late = try await store.record([swing("e4", 0, 1)], by: a)
+            #expect(late.held.isEmpty && !late.admits(swing("e4", 0, 1)), "the old holder recorded after the hand-over")
+            let successor = try await store.record([swing("e1", 0, 2), swing("e4", 0, 2)], by: b)
+            #expect(successor.held == [0: 2])
+            #expect(!successor.admits(swing("e1", 0, 2)) && successor.admits(swing("e4", 0, 2)), "\(successor)")
+            #expect(try await store.pruneOutputs(olderThan: 3600) == 0)
+            #expect(try await store.pruneOutputs(olderThan: 0) == 3)
+        }
+    }
+
     @Test("leave ends the leases at once (taken without waiting for the time to live); a restart under the same name takes its earlier run's at once")
     func leaveAndRestart() async throws {
         try await TestPostgres.withStore { client in

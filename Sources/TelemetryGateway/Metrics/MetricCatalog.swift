@@ -145,6 +145,11 @@ public enum MetricCatalog {
         .init("gateway_cluster_device_subscription_changes_total", .counter, "Per-device subscriptions made and dropped, by change.", labels: ["change"]),
         .init("gateway_cluster_subscriptions_pending", .gauge, "Per-device subscriptions whose SUBACK has not arrived (their discovery frames wait)."),
         .init("gateway_cluster_adoptions_total", .counter, "Dead instances this instance adopted: it ran each one's stand-in, which resumed its broker session, processed what it had queued and handed its partitions over."),
+        .init("gateway_cluster_outputs_withheld_total", .counter, "Outputs not published by this instance, by reason: fenced (it no longer held their partition under their epoch when the store was asked) or duplicate (another holder, or this one earlier, had recorded them).", labels: ["reason"]),
+        .init("gateway_cluster_output_ledger_failures_total", .counter, "Output ledger statements the store did not answer; the batch waits and is tried again, nothing of it published meanwhile."),
+        .init("gateway_cluster_output_ledger_queued_bytes", .gauge, "Bytes of outputs waiting for the output ledger to record them."),
+        .init("gateway_cluster_output_ledger_waits_total", .counter, "Hand-overs of outputs that waited for room in the ledger's queue (the store slower than the outputs)."),
+        .init("gateway_cluster_warmup_outputs_dropped_total", .counter, "Outputs of warming partitions let go to keep their bound (the oldest; their old holder published them)."),
         .init("gateway_cluster_held_overflow_total", .counter, "Discovery frames routed without waiting for their SUBACK because the held bytes were at their bound."),
         .init("gateway_cluster_context_writes_total", .counter, "Snapshots written at once after a context frame (hello, status, authorization, workout, headphone connection), on the shared store."),
         // The process.

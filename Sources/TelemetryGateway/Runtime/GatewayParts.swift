@@ -42,6 +42,11 @@ struct GatewayParts: Sendable {
     var deviceStateKey: String { storeClient == nil ? "state.path" : "store.url" }
     let deviceStateMetrics: DeviceStateMetrics
     let publisher: OutboundPublisher
+    /// Where the workers' outputs go: the publisher (single), or the fenced outputs in front of
+    /// it (clustered: published once recorded under the partition's lease).
+    let outputs: any OutputSink
+    /// The fenced outputs' service (clustered); nil for a single gateway.
+    let fencedOutputs: FencedOutputs?
     /// The publishing connection (the publisher's).
     var connection: any OutboundConnection { publisher.client }
     /// Connection events of the publisher, consumed by the publisher service.
@@ -156,6 +161,7 @@ struct GatewayParts: Sendable {
         // Clustered (always on the shared store): partitions leased there, snapshots fenced by
         // them, devices subscribed one by one. A single gateway owns every device, on SQLite or
         // on PostgreSQL (unfenced snapshots there), and needs no store to start.
+        var leasedOwnership: LeasedOwnership?
         if configuration.cluster.isClustered, let client = storeClient {
             let cluster = configuration.cluster
             // Each call bounded by the lease time: a heartbeat that never answers must not keep
@@ -169,6 +175,7 @@ struct GatewayParts: Sendable {
                 timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
                 heartbeat: cluster.heartbeatInterval, standInOf: standIn?.adopter, clock: clock, logger: logger)
             let states = PostgresLeasedStateStore(client, ownership: leased)
+            leasedOwnership = leased
             ownership = leased
             deviceStates = states
             directory = states
@@ -199,9 +206,20 @@ struct GatewayParts: Sendable {
                 operations.health.record(event, connection: "publisher")
                 sink.yield(event)
             })
-        publisher = OutboundPublisher(
+        let publisher = OutboundPublisher(
             client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes, partitions: ownership.partitions, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             clock: clock, logger: logger)
+        self.publisher = publisher
+        if let leased = leasedOwnership, let client = storeClient {
+            let fenced = FencedOutputs(
+                ledger: PostgresLeaseStore(client), ownership: leased, publisher: publisher, metrics: FencedOutputMetrics(factory: metricsFactory),
+                drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger)
+            fencedOutputs = fenced
+            outputs = fenced
+        } else {
+            fencedOutputs = nil
+            outputs = publisher
+        }
     }
 
     /// Says what the journal's scan at open found: torn records skipped, a scan that stopped
@@ -254,7 +272,7 @@ struct GatewayParts: Sendable {
                 errorReportInterval: configuration.pipeline.errorReportInterval, maxTrackedDevices: configuration.state.maximumResidentDevices,
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
-            scheme: scheme, publisher: publisher, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
+            scheme: scheme, publisher: publisher, outputs: outputs, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
             ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock, history: eventHistory)
     }
 

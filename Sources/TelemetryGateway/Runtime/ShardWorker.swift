@@ -16,8 +16,11 @@ struct ShardWorker {
         /// How frames are checked and derived (the same for every shard).
         let processor: FrameProcessor.Configuration
         let scheme: TopicScheme
-        /// Where outputs go; acknowledgements release journal records.
+        /// The publisher, for its retained-state cache.
         let publisher: OutboundPublisher
+        /// Where outputs go (published at once, or once fenced: ``OutputSink``); acknowledgements
+        /// release journal records.
+        let outputs: any OutputSink
         /// The inbound journal whose records the worker releases; nil without one.
         let journal: InboundJournal?
         /// Stores recorder chunks and publishes tremor minutes.
@@ -110,7 +113,7 @@ struct ShardWorker {
                     await deviceStates.persistNow(&processor)
                     dependencies.journal?.relieved(shard: shard)
                 case .policy(let policy, let date):
-                    await dependencies.publisher.publish(processor.replaceAccessPolicy(policy, date: date))
+                    await dependencies.outputs.publish(processor.replaceAccessPolicy(policy, date: date), countdown: nil)
                 case .ownership(let change, let devices, let retained):
                     await changeOwnership(change, devices: devices, retained: retained, processor: &processor)
                 case .shadow(let frame):
@@ -124,7 +127,9 @@ struct ShardWorker {
                         dependencies.ownershipMetrics.framesUnrestored.increment()
                         continue
                     }
-                    processor.process(frame).messages.forEach(dependencies.publisher.retained.record)
+                    let messages = processor.process(frame).messages
+                    messages.forEach(dependencies.publisher.retained.record)
+                    dependencies.outputs.warmed(messages)
                 }
             }
             // The context frames of this batch, in the store before the next batch is taken.
@@ -148,6 +153,7 @@ struct ShardWorker {
     /// partition in memory is let go (its next holder continues from the store), and its
     /// devices' retained messages are forgotten here.
     private mutating func changeOwnership(_ change: OwnershipChange, devices: [DeviceID], retained: [OutboundMessage], processor: inout FrameProcessor) async {
+        dependencies.outputs.ownershipChanged(change)
         switch change {
         case .gained, .warming:
             deviceStates.stored.awaitRestore(devices.filter { !processor.isResident($0) })
@@ -172,7 +178,7 @@ struct ShardWorker {
         guard let restored else { return }
         let unacknowledged = deviceStates.unacknowledged
         let acknowledged = ReleaseCountdown(parts: restored.messages.count) { unacknowledged.acknowledged(device, sequence: restored.sequence) }
-        await dependencies.publisher.publish(restored.messages, countdown: acknowledged)
+        await dependencies.outputs.publish(restored.messages, countdown: acknowledged)
     }
 
     /// Processes a frame; `role` is its device's role when it arrived (nil for a replayed one).
@@ -298,7 +304,7 @@ struct ShardWorker {
         if let heldChunk, case .device(let device, _) = topic {
             recorder.hold(.init(chunk: heldChunk, device: device, receivedAt: frame.receivedAt, traceParent: routed.traceParent, countdown: countdown))
         }
-        await dependencies.publisher.publish(messages, countdown: release.outputs)
+        await dependencies.outputs.publish(messages, countdown: release.outputs)
         // Clustered: a context frame's effect goes to the store at the end of this batch, for a
         // successor after a death.
         if case .device(let device, let stream) = topic, DeviceStateKeeper.contextStreams.contains(stream) {
@@ -345,7 +351,7 @@ struct ShardWorker {
     /// reports, timeouts, tremor minutes; with the tick's time `now` they go to the event
     /// history too (no journal record to hold).
     private func flush(_ messages: [OutboundMessage], at now: Double? = nil) async {
-        await dependencies.publisher.publish(messages)
+        await dependencies.outputs.publish(messages, countdown: nil)
         if let now { dependencies.history.record(messages, receivedAt: now, holding: nil) }
     }
 }

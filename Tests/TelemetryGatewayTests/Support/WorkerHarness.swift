@@ -27,7 +27,7 @@ enum WorkerHarness {
             retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             clock: clock, logger: logger)
         var dependencies = ShardWorker.Dependencies(
-            processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, journal: journal,
+            processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, outputs: publisher, journal: journal,
             recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory), clock: clock),
             metrics: metrics, operations: operations, logger: logger, ownership: ownership, ownershipMetrics: OwnershipMetrics(factory: factory),
             tracing: nil, clock: clock)

@@ -1,0 +1,136 @@
+import Ownership
+import TelemetryCore
+
+/// What waits for the output ledger, as a value (``FencedOutputs`` acts on it under a lock):
+/// the outputs handed over in order, each with its ledger key, and the outputs of warming
+/// partitions kept for their hand-over's cut. Bounded in bytes: the queue by making callers wait,
+/// the warm-up outputs by letting the oldest go (they are the ones the old holder surely published).
+struct FenceQueue {
+    /// One hand-over's outputs (a frame's, a tick's), in the order they were derived.
+    struct Entry {
+        var messages: [OutboundMessage]
+        /// Each message's key in the ledger; nil for one the ledger does not fence (no device,
+        /// not stamped with an epoch: the gateway's own topics).
+        var keys: [OutputKey?]
+        var countdown: ReleaseCountdown?
+        var bytes: Int
+    }
+
+    let partitions: OwnershipPartitions
+    /// The most bytes the warm-up outputs take; past it the oldest go (counted by the caller).
+    let warmedLimit: Int
+    private(set) var entries: [Entry] = []
+    private(set) var queuedBytes = 0
+    /// Warm-up outputs in arrival order, with their partition.
+    private var warmedOutputs: [(partition: Int, message: OutboundMessage)] = []
+    private(set) var warmedBytes = 0
+    /// Partitions gained here with their epochs, as the workers reported them.
+    private var owned: [Int: Int64] = [:]
+
+    init(partitions: OwnershipPartitions, warmedLimit: Int) {
+        self.partitions = partitions
+        self.warmedLimit = warmedLimit
+    }
+
+    /// An entry of `messages`, each keyed by its device's partition, its `epoch` stamp and its
+    /// payload's `eventId` (empty for a message without one, and for one at QoS 0: at most once
+    /// by contract, fenced by the lease only).
+    func entry(_ messages: [OutboundMessage], countdown: ReleaseCountdown?) -> Entry {
+        Entry(messages: messages, keys: messages.map(key(of:)), countdown: countdown, bytes: messages.reduce(0) { $0 + Self.bytes(of: $1) })
+    }
+
+    func key(of message: OutboundMessage) -> OutputKey? {
+        guard let device = message.device, let stamp = message.userProperties.last(where: { $0.name == "epoch" }), let epoch = Int64(stamp.value) else {
+            return nil
+        }
+        let eventID = message.qos == .atMostOnce ? "" : HistoryEventFields(scanning: message.payload).eventId ?? ""
+        return OutputKey(topic: message.topic, eventID: eventID, partition: partitions.partition(of: device.rawValue), epoch: epoch)
+    }
+
+    static func bytes(of message: OutboundMessage) -> Int { message.payload.count + message.topic.utf8.count + 64 }
+
+    /// Appends `entry`, behind the warm-up outputs kept for the partitions it names (they are
+    /// older than any output derived as their holder), stamped by `stamp` under its epoch.
+    mutating func append(_ entry: Entry, stamp: (_ messages: [OutboundMessage], _ epoch: Int64) -> [OutboundMessage]) {
+        for key in entry.keys {
+            guard let key else { continue }
+            releaseWarmed(of: key.partition, epoch: key.epoch, stamp: stamp)
+        }
+        entries.append(entry)
+        queuedBytes += entry.bytes
+    }
+
+    /// Keeps a warming partition's outputs, or queues them at once when the partition is already
+    /// gained here (a frame that arrived warming, processed after the change).
+    /// - Returns: how many kept outputs were let go to stay within ``warmedLimit``.
+    mutating func warmed(_ messages: [OutboundMessage], stamp: (_ messages: [OutboundMessage], _ epoch: Int64) -> [OutboundMessage]) -> Int {
+        var byPartition: [Int: [OutboundMessage]] = [:]
+        for message in messages {
+            guard let device = message.device else { continue }
+            let partition = partitions.partition(of: device.rawValue)
+            if owned[partition] != nil {
+                byPartition[partition, default: []].append(message)
+            } else {
+                warmedOutputs.append((partition, message))
+                warmedBytes += Self.bytes(of: message)
+            }
+        }
+        for (partition, messages) in byPartition.sorted(by: { $0.key < $1.key }) {
+            if let epoch = owned[partition] { append(entry(stamp(messages, epoch), countdown: nil), stamp: stamp) }
+        }
+        var dropped = 0
+        while warmedBytes > warmedLimit, !warmedOutputs.isEmpty {
+            warmedBytes -= Self.bytes(of: warmedOutputs.removeFirst().message)
+            dropped += 1
+        }
+        return dropped
+    }
+
+    /// A partition changed role here: gained, its kept outputs are queued under its epoch; lost
+    /// (or warming again), they are let go.
+    mutating func changed(_ change: OwnershipChange, stamp: (_ messages: [OutboundMessage], _ epoch: Int64) -> [OutboundMessage]) {
+        switch change {
+        case .gained(let partition, let epoch):
+            guard owned[partition] != epoch else { return }
+            owned[partition] = epoch
+            releaseWarmed(of: partition, epoch: epoch, stamp: stamp)
+        case .warming(let partition), .lost(let partition):
+            owned[partition] = nil
+            forgetWarmed(of: partition)
+        }
+    }
+
+    /// The oldest entries, up to `maximumKeys` keyed outputs (at least one entry); they stay
+    /// queued until ``removeFirst(_:)``.
+    func batch(maximumKeys: Int) -> ArraySlice<Entry> {
+        var count = 0
+        var keys = 0
+        for entry in entries {
+            keys += entry.keys.count
+            if count > 0 && keys > maximumKeys { break }
+            count += 1
+        }
+        return entries.prefix(count)
+    }
+
+    /// The `count` oldest entries were delivered.
+    mutating func removeFirst(_ count: Int) {
+        queuedBytes -= entries.prefix(count).reduce(0) { $0 + $1.bytes }
+        entries.removeFirst(count)
+    }
+
+    private mutating func releaseWarmed(of partition: Int, epoch: Int64, stamp: (_ messages: [OutboundMessage], _ epoch: Int64) -> [OutboundMessage]) {
+        guard warmedOutputs.contains(where: { $0.partition == partition }) else { return }
+        let messages = warmedOutputs.filter { $0.partition == partition }.map(\.message)
+        forgetWarmed(of: partition)
+        let released = entry(stamp(messages, epoch), countdown: nil)
+        entries.append(released)
+        queuedBytes += released.bytes
+    }
+
+    private mutating func forgetWarmed(of partition: Int) {
+        guard warmedOutputs.contains(where: { $0.partition == partition }) else { return }
+        warmedBytes -= warmedOutputs.filter { $0.partition == partition }.reduce(0) { $0 + Self.bytes(of: $1.message) }
+        warmedOutputs.removeAll { $0.partition == partition }
+    }
+}

@@ -1,0 +1,153 @@
+import CoreMetrics
+import Locking
+import Logging
+import MQTTTransport
+import Ownership
+import Testing
+
+@testable import GatewayTime
+@testable import TelemetryCore
+@testable import TelemetryGateway
+
+/// Clustered outputs published only once the output ledger recorded them under their
+/// partition's lease, without a store or a broker: two holders of one partition around a
+/// hand-over, a holder that lost its lease, the store away, and the outputs of a warm-up.
+@Suite("Fenced outputs: published once, by the lease's holder")
+struct FencedOutputsTests {
+    static let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
+    static let partitions = OwnershipPartitions()
+
+    /// One instance's fenced outputs over a scripted publisher.
+    struct Instance {
+        let member: LeaseMember
+        let broker = ScriptedBroker(acknowledgeAtOnce: true)
+        let outputs: FencedOutputs
+        let task: Task<Void, Never>
+
+        init(_ name: String, ledger: MemoryOutputLedger) throws {
+            member = LeaseMember(name: name, incarnation: "\(name)-run")
+            let clock = SystemGatewayClock()
+            let logger = Logger(label: "fenced-\(name)")
+            var configuration = GatewayConfiguration()
+            configuration.recorder.database = nil
+            let factory = NOOPMetricsHandler.instance
+            let metrics = GatewayMetrics(factory: factory, shards: 1)
+            let publisher = OutboundPublisher(
+                client: try broker.connections.makePublisher(configuration.subscriberConfiguration(), logger) { _ in },
+                retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics,
+                operations: GatewayOperations(configuration: configuration, metricsFactory: factory, logger: logger, clock: clock), clock: clock, logger: logger)
+            let ownership = LeasedOwnership(
+                store: UnusedLeaseStore(), member: member, timing: LeaseHolder.Timing(ttl: 6, margin: 1, warmup: 3), heartbeat: 1, clock: clock,
+                logger: logger)
+            let outputs = FencedOutputs(
+                ledger: ledger, ownership: ownership, publisher: publisher, metrics: FencedOutputMetrics(factory: factory), drainSeconds: 5, clock: clock,
+                logger: logger)
+            self.outputs = outputs
+            task = Task { await outputs.run() }
+        }
+
+        /// Waits until `count` messages were sent to the broker.
+        func waitForSent(_ count: Int) async {
+            await broker.wait { steps in steps.filter { if case .sent = $0 { true } else { false } }.count >= count }
+        }
+
+        var sentEventIDs: [String] {
+            broker.sentMessages.map { HistoryEventFields(scanning: $0.payload).eventId ?? "-" }
+        }
+    }
+
+    /// A swing of `device` with event id `id`, as the worker hands it over: stamped under `epoch`
+    /// (as its owner) or not at all (warming).
+    static func swing(_ device: String, _ id: String, epoch: Int64?, instance: String = "gw-a") -> OutboundMessage {
+        var message = OutboundMessage(
+            .swing, of: DeviceID(device)!, in: scheme, payload: Array(#"{"deviceId":"\#(device)","eventId":"\#(id)","contact":false}"#.utf8))
+        if let epoch {
+            message.userProperties = [UserProperty(name: "instance", value: instance), UserProperty(name: "epoch", value: String(epoch))]
+        }
+        return message
+    }
+
+    @Test("a hand-over's overlap: what the old holder recorded goes out once, from it; what came after, from the successor, in order")
+    func handOverOverlap() async throws {
+        let ledger = MemoryOutputLedger()
+        let old = try Instance("gw-a", ledger: ledger)
+        let successor = try Instance("gw-b", ledger: ledger)
+        let partition = Self.partitions.partition(of: "watch-1")
+        ledger.lease(partition, to: old.member, epoch: 4)
+
+        // The successor warms up: it derives the same swings, publishing nothing yet.
+        successor.outputs.ownershipChanged(.warming(partition: partition))
+        successor.outputs.warmed((1...4).map { Self.swing("watch-1", "s\($0)", epoch: nil) })
+        // The old holder publishes s1 and s2 as the holder under epoch 4.
+        let release = LockedState(0)
+        let countdown = ReleaseCountdown(parts: 2) { release.withLock { $0 += 1 } }
+        await old.outputs.publish([Self.swing("watch-1", "s1", epoch: 4), Self.swing("watch-1", "s2", epoch: 4)], countdown: countdown)
+        await old.waitForSent(2)
+        #expect(release.withLock { $0 } == 1, "the old holder's two outputs were acknowledged: its frame's part is done")
+
+        // The successor accepts (epoch 5); the old holder has not heard of it and derives s3.
+        ledger.lease(partition, to: successor.member, epoch: 5)
+        let withheld = LockedState(0)
+        await old.outputs.publish([Self.swing("watch-1", "s3", epoch: 4)], countdown: ReleaseCountdown(parts: 1) { withheld.withLock { $0 += 1 } })
+        successor.outputs.ownershipChanged(.gained(partition: partition, epoch: 5))
+        await successor.outputs.publish([Self.swing("watch-1", "s5", epoch: 5, instance: "gw-b")], countdown: nil)
+        await successor.waitForSent(3)
+        // The old holder's s3 is withheld (fenced), yet its frame is released: the successor has it.
+        while withheld.withLock({ $0 }) == 0 { await Task.yield() }
+
+        #expect(old.sentEventIDs == ["s1", "s2"])
+        #expect(successor.sentEventIDs == ["s3", "s4", "s5"], "the warm-up's outputs the old holder did not publish, then the successor's own, in order")
+        #expect(successor.broker.sentMessages.allSatisfy { $0.properties.userProperties.contains(UserProperty(name: "epoch", value: "5")) })
+        old.task.cancel()
+        successor.task.cancel()
+    }
+
+    @Test("the store away: nothing is published until it answers, then everything in order, once")
+    func storeAway() async throws {
+        let ledger = MemoryOutputLedger()
+        let holder = try Instance("gw-a", ledger: ledger)
+        let partition = Self.partitions.partition(of: "watch-2")
+        ledger.lease(partition, to: holder.member, epoch: 1)
+        ledger.fail(true)
+        for id in 1...5 { await holder.outputs.publish([Self.swing("watch-2", "t\(id)", epoch: 1)], countdown: nil) }
+        // Several statements refused, nothing sent meanwhile.
+        while ledger.calls < 3 { await Task.yield() }
+        #expect(holder.broker.sentMessages.isEmpty)
+        ledger.fail(false)
+        await holder.waitForSent(5)
+        #expect(holder.sentEventIDs == ["t1", "t2", "t3", "t4", "t5"])
+        // The same output handed over again (a replayed frame) is not published twice.
+        await holder.outputs.publish([Self.swing("watch-2", "t3", epoch: 1), Self.swing("watch-2", "t6", epoch: 1)], countdown: nil)
+        await holder.waitForSent(6)
+        #expect(holder.sentEventIDs == ["t1", "t2", "t3", "t4", "t5", "t6"])
+        holder.task.cancel()
+    }
+
+    @Test("a holder whose lease was taken publishes nothing more for the partition, others' outputs and the gateway's own go on")
+    func fencedHolder() async throws {
+        let ledger = MemoryOutputLedger()
+        let holder = try Instance("gw-a", ledger: ledger)
+        let lost = Self.partitions.partition(of: "watch-3")
+        let kept = Self.partitions.partition(of: "watch-4")
+        #expect(lost != kept)
+        ledger.lease(lost, to: LeaseMember(name: "gw-a", incarnation: "stand-in-run"), epoch: 2)
+        ledger.lease(kept, to: holder.member, epoch: 2)
+        let status = OutboundMessage(topic: "gateway/status", payload: Array("{}".utf8))
+        await holder.outputs.publish([Self.swing("watch-3", "u1", epoch: 2), Self.swing("watch-4", "u2", epoch: 2), status], countdown: nil)
+        await holder.waitForSent(2)
+        #expect(holder.broker.sentTopics == ["gateway/watch-4/swing", "gateway/status"])
+        holder.task.cancel()
+    }
+}
+
+/// A lease store the tests never call (the ownership is only asked for its name and stamps).
+private struct UnusedLeaseStore: LeaseStoring {
+    struct Unused: Error {}
+    func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unused() }
+    func view() async throws -> LeaseView { throw Unused() }
+    func take(_ partitions: [Int], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unused() }
+    func offer(_ partitions: [Int: Int64], to successor: String, by member: LeaseMember) async throws { throw Unused() }
+    func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unused() }
+    func leave(_ member: LeaseMember) async throws { throw Unused() }
+    func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? { throw Unused() }
+}
