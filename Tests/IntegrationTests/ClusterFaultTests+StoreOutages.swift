@@ -18,7 +18,7 @@ import Glibc
 /// fault windows (three CI and local runs of four failed on 2026-11-27, docs/testing.md).
 extension ClusterFaultTests {
     @Test(
-        "PostgreSQL away from every instance for 8 s while a joining fourth warms up: nothing is accepted while it is away, the hand-over completes after; every swing published, a moved watch's at most twice")
+        "PostgreSQL away from every instance for 8 s while a joining fourth warms up: nothing is accepted while it is away, the hand-over completes after; every swing published once")
     func handOverDuringStoreOutage() async throws {
         var run = try await ClusterHarness.Run.start(swings: 10, storeBehindProxy: true)
         let (collector, fleet, names) = (run.collector, run.fleet, run.names)
@@ -55,14 +55,14 @@ extension ClusterFaultTests {
 
         let tally = fleet.tally(collector.messages)
         #expect(tally.published == run.expected && tally.unmatched.isEmpty, "\(tally)")
-        #expect(tally.maximumCopies <= 2 && tally.duplicatedDevices.isSubset(of: moving), "\(tally)")
+        #expect(tally.duplicates == 0, "\(tally) (\(moving.count) moving watches)")
         let lost = lostCount(beforeStop) - lostBefore
         #expect(lost == Double(dShare), "the others gave up exactly gw-d's share, once: \(lost) of \(dShare)")
         print("cluster hand-over during a store outage: \(moving.count) watches in gw-d's \(dShare) partitions; store cut at \(cutAt) s for \(outage) s; gw-d held its share at \(handedAt) s; the others lost \(lost); \(tally)")
         await run.shutdown()
     }
 
-    @Test("PostgreSQL away from every instance for 8 s and one of them killed meanwhile: the others keep publishing their own watches; nobody takes the dead one's partitions until the store is back, then the others do and restore its watches from the store; every swing outside that window once")
+    @Test("PostgreSQL away from every instance for 8 s and one of them killed meanwhile: the others' own watches' swings are published once the store is back; nobody takes the dead one's partitions until the store is back, then the others do and restore its watches from the store; every swing outside that window once")
     func deathDuringStoreOutage() async throws {
         let run = try await ClusterHarness.Run.start(swings: 14, storeBehindProxy: true)
         let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
@@ -84,7 +84,7 @@ extension ClusterFaultTests {
         let cutAt = (ContinuousClock.now - clockStart) / .seconds(1)
         gateways[1].signal(SIGKILL)
         _ = try await gateways[1].waitForExit(timeout: 10)
-        // Past their deadlines the survivors keep publishing, and say so.
+        // Past their deadlines the survivors say so; their outputs wait for the store (fenced outputs).
         try await collector.wait(timeout: 10, "both survivors past their deadline") { messages in
             survivors.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 1 }
         }
@@ -132,7 +132,7 @@ extension ClusterFaultTests {
                 return start > cutAt + 3 && start < cutAt + outage && tally.count(device.id, index) == 1
             }.count
         }.reduce(0, +)
-        #expect(duringOutage > 0, "the survivors' own watches swung while the store was away, and were published")
+        #expect(duringOutage > 0, "the survivors' own watches swung while the store was away, and were published once it was back")
         let afterReturn = fleet.devices.filter { victims.contains($0.id) }.map { device in
             device.expected.indices.filter { device.sessionTime(device.expected[$0]) > takenAt + 3 }.count
         }.reduce(0, +)
@@ -209,14 +209,12 @@ extension ClusterFaultTests {
         try await ClusterHarness.stop(gateways, collector: collector)
         let seen = outputs(collector.messages)
 
-        // The decision (docs/scale-out.md): past its deadline gw-a kept publishing, under its old
-        // epoch, what it received until the stand-in took its session: frames from its deadline
-        // on (2.25 s after its last heartbeat, at most 2.25 s into the cut). Its worker may reach
-        // them only after the loss (a first store write that hangs holds it up to 5 s): they go by
-        // the role they arrived under all the same.
+        // Fenced outputs (docs/scale-out.md): gw-a publishes only what the store recorded under
+        // its lease, so nothing of what it derived after the cut: the stand-in continued its
+        // leases under another run, and gw-a's records were refused once it was back.
         let firstEpoch = Dictionary(before.filter { $0.instance == "gw-a" }.map { ($0.device, $0.epoch) }, uniquingKeysWith: min)
-        let whileCut = seen.filter { $0.instance == "gw-a" && cutOff.contains($0.device) && Double($0.date) > Double(cutAt) + 5 * 2.25 && $0.epoch == firstEpoch[$0.device] }
-        #expect(!whileCut.isEmpty, "past its deadline gw-a went on publishing what it received")
+        let whileCut = seen.filter { $0.instance == "gw-a" && cutOff.contains($0.device) && $0.date > cutAt + 2 && $0.epoch == firstEpoch[$0.device] }
+        #expect(whileCut.isEmpty, "gw-a published after the cut what the store could not record: \(whileCut)")
         // The stand-in continues gw-a's leases (the adoption changes no epoch); then greater
         // epochs only: gw-b's, gw-a's again. Nothing changed hands more than twice (handed to
         // gw-b, handed back).
@@ -239,13 +237,22 @@ extension ClusterFaultTests {
         let adoptions = ClusterHarness.metric(collector.messages, "gw-b", "gateway_cluster_adoptions_total") ?? 0
         print("cluster store cut: gw-a (\(cutOff.count) devices) cut from PostgreSQL for 8 s from frame \(cutAt), back by frame \(backAt); published past its deadline \(whileCut.count); adopted by gw-b \(adoptions) time(s); frames without output: \(missing)")
         #expect(adoptions == 1, "gw-a adopted once")
-        // Every frame processed. The stand-in starts from the state gw-a stored before the cut
-        // (frame cutAt: gw-a could write nothing after it), so its first frame of a device, if its
-        // status equals that stored one, changes nothing and publishes nothing: at most that one
-        // frame per device goes without an output (docs/scale-out.md, the stand-in).
+        // What gw-a alone received after the cut (acknowledged to the broker, so not in the session
+        // the stand-in resumed) has outputs nobody publishes: gw-a's are refused by the ledger, the
+        // stand-in never had the frames (docs/scale-out.md, *Not done yet*). They are counted, and
+        // they lie only between the cut and the stand-in's first output of the device; moreover the
+        // stand-in starts from the state gw-a stored before the cut, so its first frame of a device,
+        // if it repeats that stored status, publishes nothing (at most one more frame a device).
+        // (The stand-in's first output of a frame after the cut: before it, it may republish what
+        // the stored snapshot held unacknowledged, of frames before the cut.)
+        let takenOver = Dictionary(seen.filter { $0.instance == "gw-a@gw-b" && $0.date > cutAt }.map { ($0.device, $0.date) }, uniquingKeysWith: min)
         #expect(
-            missing.allSatisfy { $0.1.count <= 1 && $0.1.allSatisfy { $0 > cutAt && $0 < backAt && ($0 - cutAt) % 2 == 0 } && cutOff.contains($0.0) },
-            "every frame published by one holder or the other, but for a stand-in's first frame repeating the stored status: (device, frame numbers) \(missing)")
+            missing.allSatisfy { device, absent in cutOff.contains(device) && absent.allSatisfy { $0 > cutAt && $0 <= (takenOver[device] ?? backAt) + 2 } },
+            "frames without output outside the cut's window: (device, frame numbers) \(missing)")
+        let withheld = ClusterHarness.metric(collector.messages, "gw-a", "gateway_cluster_outputs_withheld_total", labels: ["reason": "fenced"]) ?? 0
+        let unpublished = missing.map(\.1.count).reduce(0, +)
+        #expect(withheld >= Double(unpublished - cutOff.count), "every output gw-a could not publish is counted: \(withheld) withheld, \(unpublished) frames without output")
+        print("cluster store cut: outputs withheld by gw-a (fenced) \(withheld); frames without output \(unpublished)")
         await client.shutdown()
         await observer.shutdown()
         proxy.stop()

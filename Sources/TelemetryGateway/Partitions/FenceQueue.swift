@@ -65,7 +65,8 @@ struct FenceQueue {
     /// - Returns: how many kept outputs were let go to stay within ``warmedLimit``.
     mutating func warmed(_ messages: [OutboundMessage], stamp: (_ messages: [OutboundMessage], _ epoch: Int64) -> [OutboundMessage]) -> Int {
         var byPartition: [Int: [OutboundMessage]] = [:]
-        for message in messages {
+        // At most once (head pose): a stale one published late is worse than none.
+        for message in messages where message.qos != .atMostOnce {
             guard let device = message.device else { continue }
             let partition = partitions.partition(of: device.rawValue)
             if owned[partition] != nil {

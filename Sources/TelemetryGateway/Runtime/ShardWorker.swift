@@ -177,8 +177,11 @@ struct ShardWorker {
     private func republish(_ restored: (sequence: UInt64, messages: [OutboundMessage])?, of device: DeviceID) async {
         guard let restored else { return }
         let unacknowledged = deviceStates.unacknowledged
-        let acknowledged = ReleaseCountdown(parts: restored.messages.count) { unacknowledged.acknowledged(device, sequence: restored.sequence) }
-        await dependencies.outputs.publish(restored.messages, countdown: acknowledged)
+        // Clustered, stamped by this holder (so the ledger fences them, and withholds those the
+        // holder that stored them had published after all).
+        let messages = dependencies.ownership.visible(restored.messages)
+        let acknowledged = ReleaseCountdown(parts: messages.count) { unacknowledged.acknowledged(device, sequence: restored.sequence) }
+        await dependencies.outputs.publish(messages, countdown: acknowledged)
     }
 
     /// Processes a frame; `role` is its device's role when it arrived (nil for a replayed one).
