@@ -31,7 +31,7 @@ struct OutputLedgerBenchmark {
             let clock = ContinuousClock()
             func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
             for batch in [1, 10, 100, FencedOutputs.batchKeys] {
-                let count = batch == 1 ? min(outputs, 2_000) : outputs
+                let count = batch == 1 ? min(Self.outputs, 2_000) : Self.outputs
                 let messages = (0..<count).map { n in
                     var message = EventHistoryWriteBenchmark.message(n + batch * 10_000_000, start: start)
                     message.userProperties = [UserProperty(name: "instance", value: "bench"), UserProperty(name: "epoch", value: "1")]
