@@ -140,6 +140,51 @@ struct FencedOutputsTests {
     }
 }
 
+extension FencedOutputsTests {
+    @Test("warm-up outputs: kept from the first warming report, not dropped by a later worker's report, queued under the gained epoch; a lost partition's let go; at most once not kept; the oldest go past the bound")
+    func warmUpReports() {
+        let stamp: ([OutboundMessage], Int64) -> [OutboundMessage] = { messages, epoch in
+            messages.map { message in
+                var stamped = message
+                stamped.userProperties = [UserProperty(name: "epoch", value: String(epoch))]
+                return stamped
+            }
+        }
+        var queue = FenceQueue(partitions: Self.partitions, warmedLimit: 1 << 20)
+        let kept = Self.partitions.partition(of: "watch-5")
+        let dropped = Self.partitions.partition(of: "watch-6")
+        #expect(kept != dropped)
+        var pose = OutboundMessage(.headphonePose, of: DeviceID("watch-5")!, in: Self.scheme, payload: Array("{}".utf8))
+        pose.qos = .atMostOnce
+        // Before any warming report: nothing is kept (not this instance's to publish).
+        _ = queue.warmed([Self.swing("watch-5", "v0", epoch: nil)], stamp: stamp)
+        queue.changed(.warming(partition: kept), stamp: stamp)
+        _ = queue.warmed([Self.swing("watch-5", "v1", epoch: nil), pose], stamp: stamp)
+        // Another worker reports the same warm-up later: what was kept stays.
+        queue.changed(.warming(partition: kept), stamp: stamp)
+        _ = queue.warmed([Self.swing("watch-5", "v2", epoch: nil)], stamp: stamp)
+        queue.changed(.warming(partition: dropped), stamp: stamp)
+        _ = queue.warmed([Self.swing("watch-6", "x1", epoch: nil)], stamp: stamp)
+        queue.changed(.lost(partition: dropped), stamp: stamp)
+        #expect(queue.entries.isEmpty, "nothing queued before a partition is gained")
+        queue.changed(.gained(partition: kept, epoch: 9), stamp: stamp)
+        queue.changed(.gained(partition: kept, epoch: 9), stamp: stamp)
+        queue.changed(.gained(partition: dropped, epoch: 3), stamp: stamp)
+        let ids = queue.entries.flatMap(\.messages).map { HistoryEventFields(scanning: $0.payload).eventId ?? "-" }
+        #expect(ids == ["v1", "v2"])
+        #expect(queue.entries.flatMap(\.keys).allSatisfy { $0?.epoch == 9 && $0?.partition == kept })
+        // Gained already: a frame that arrived warming and is processed after the change goes at once.
+        _ = queue.warmed([Self.swing("watch-5", "v3", epoch: nil)], stamp: stamp)
+        #expect(queue.entries.last?.keys.first??.eventID == "v3")
+
+        var small = FenceQueue(partitions: Self.partitions, warmedLimit: 2 * FenceQueue.bytes(of: Self.swing("watch-5", "w1", epoch: nil)))
+        small.changed(.warming(partition: kept), stamp: stamp)
+        #expect(small.warmed((1...3).map { Self.swing("watch-5", "w\($0)", epoch: nil) }, stamp: stamp) == 1)
+        small.changed(.gained(partition: kept, epoch: 1), stamp: stamp)
+        #expect(small.entries.flatMap(\.messages).map { HistoryEventFields(scanning: $0.payload).eventId ?? "-" } == ["w2", "w3"])
+    }
+}
+
 /// A lease store the tests never call (the ownership is only asked for its name and stamps).
 private struct UnusedLeaseStore: LeaseStoring {
     struct Unused: Error {}

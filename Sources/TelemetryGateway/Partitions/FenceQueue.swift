@@ -24,8 +24,10 @@ struct FenceQueue {
     /// Warm-up outputs in arrival order, with their partition.
     private var warmedOutputs: [(partition: Int, message: OutboundMessage)] = []
     private(set) var warmedBytes = 0
-    /// Partitions gained here with their epochs, as the workers reported them.
+    /// Partitions gained here with their epochs, and those warming up, as the workers reported
+    /// them (each worker reports each change; the first report counts).
     private var owned: [Int: Int64] = [:]
+    private var warming: Set<Int> = []
 
     init(partitions: OwnershipPartitions, warmedLimit: Int) {
         self.partitions = partitions
@@ -71,7 +73,7 @@ struct FenceQueue {
             let partition = partitions.partition(of: device.rawValue)
             if owned[partition] != nil {
                 byPartition[partition, default: []].append(message)
-            } else {
+            } else if warming.contains(partition) {
                 warmedOutputs.append((partition, message))
                 warmedBytes += Self.bytes(of: message)
             }
@@ -87,16 +89,23 @@ struct FenceQueue {
         return dropped
     }
 
-    /// A partition changed role here: gained, its kept outputs are queued under its epoch; lost
-    /// (or warming again), they are let go.
+    /// A partition changed role here: warming, its outputs are kept from now on; gained, those
+    /// kept are queued under its epoch; lost, they are let go. Reported by every worker, each in
+    /// its own queue's order, so a later report of a change already applied changes nothing (a
+    /// worker's late warming report must not drop what other workers kept meanwhile).
     mutating func changed(_ change: OwnershipChange, stamp: (_ messages: [OutboundMessage], _ epoch: Int64) -> [OutboundMessage]) {
         switch change {
+        case .warming(let partition):
+            guard owned[partition] == nil else { return }
+            warming.insert(partition)
         case .gained(let partition, let epoch):
             guard owned[partition] != epoch else { return }
             owned[partition] = epoch
+            warming.remove(partition)
             releaseWarmed(of: partition, epoch: epoch, stamp: stamp)
-        case .warming(let partition), .lost(let partition):
+        case .lost(let partition):
             owned[partition] = nil
+            warming.remove(partition)
             forgetWarmed(of: partition)
         }
     }
