@@ -28,6 +28,10 @@ RUN swift build -c release --static-swift-stdlib \
 
 # Runtime stage: plain Debian 12 with the two shared C libraries.
 FROM debian:bookworm-slim
+# The image's version label: ProductVersion.current by default (scripts/check-version.py keeps
+# the two equal), what the binaries print for --version.
+ARG VERSION=0.3.0
+LABEL org.opencontainers.image.version="${VERSION}"
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
     && apt-get install -y -q --no-install-recommends libmosquitto1 libsimdjson14 libsqlite3-0 libxxhash0 ca-certificates tzdata curl \

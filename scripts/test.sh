@@ -18,6 +18,11 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$WG_REPO_ROOT"
 
+# Seconds, before anything is installed or built: every place that names the version names
+# ProductVersion.current (CHANGELOG.md, Dockerfile, Kubernetes manifests, docs, contract examples).
+log "one version: ProductVersion.swift, CHANGELOG.md, Dockerfile, manifests, docs (scripts/check-version.py)"
+python3 scripts/check-version.py || die "a file names another version than Sources/TelemetryCore/ProductVersion.swift (named above)"
+
 # Flags shared by the build and the test run (the same flags, so `swift test` does not
 # rebuild). Add e.g. -Xswiftc -warnings-as-errors here.
 SWIFT_FLAGS=()
