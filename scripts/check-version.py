@@ -10,8 +10,9 @@ that repeat it, each of which must name the same version:
   for work not yet given a version);
 - Dockerfile: the default of `ARG VERSION` (the image's org.opencontainers.image.version label);
 - deploy/kubernetes/kustomization.yaml: `newTag` of the wearable-gateway image;
-- deploy/kubernetes/statefulset.yaml, docker-compose.yml, README.md and docs/*.md: every image
-  reference `wearable-gateway:X.Y.Z` (a tag that is not a version, such as `dev`, is left alone);
+- Dockerfile, deploy/kubernetes/statefulset.yaml, docker-compose.yml, README.md and docs/*.md:
+  every image reference `wearable-gateway:X.Y.Z` or `wearable-gateway-testbed:X.Y.Z` (a tag that
+  is not a version, such as `dev`, is left alone);
 - docs/*.md and contract/asyncapi.yaml: the gateway/status examples' `"version": "X.Y.Z"`
   (`version: X.Y.Z` in the AsyncAPI document's examples; its own info.version and the MQTT
   bindings' bindingVersion are other versions).
@@ -85,9 +86,9 @@ def pattern_everywhere(paths, pattern, what, version):
 def main():
     version = product_version()
     docs = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))
-    image_paths = ["deploy/kubernetes/statefulset.yaml", "docker-compose.yml", "README.md", *docs]
+    image_paths = ["Dockerfile", "deploy/kubernetes/statefulset.yaml", "docker-compose.yml", "README.md", *docs]
     findings = changelog(version) + dockerfile(version) + kustomization(version)
-    findings += pattern_everywhere(image_paths, rf"\bwearable-gateway:({SEMVER})\b", "the image tag", version)
+    findings += pattern_everywhere(image_paths, rf"\bwearable-gateway(?:-testbed)?:({SEMVER})\b", "the image tag", version)
     findings += pattern_everywhere(docs, rf'"version":\s*"({SEMVER})"', "a status example's version", version)
     # The AsyncAPI document's examples are indented below messages; info.version (two spaces) is the contract's own.
     findings += pattern_everywhere(["contract/asyncapi.yaml"], rf"^\s{{4,}}version:\s*['\"]?({SEMVER})", "a status example's version", version)

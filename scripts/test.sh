@@ -203,6 +203,9 @@ log "Kubernetes manifests: kubernetes-validate, promtool on the PrometheusRule, 
 python3 scripts/check-kubernetes.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
 	die "the Kubernetes manifests in deploy/kubernetes/ are invalid or out of date (listed above)"
 
+log "the Dockerfile: strip, HEALTHCHECK, OCI labels (version = ProductVersion.current), testbed stage with mosquitto (scripts/check-dockerfile.py)"
+python3 scripts/check-dockerfile.py || die "the Dockerfile lacks what operators need (listed above)"
+
 log "the image's run: the gateway as the Dockerfile runs it, unprivileged, writing only to the volume (scripts/check-image.sh)"
 bash scripts/check-image.sh
 
