@@ -33,7 +33,7 @@ COPY Tests ./Tests
 # Stripped here: the DWARF debug information goes to /out/debug/<name>.debug, which stays in this
 # stage (docker build --target build, then copy it out, to debug a crash with gdb; each binary
 # names its file in a .gnu_debuglink section), and `strip --strip-debug` drops it from the
-# binaries. The symbol table stays, so a crash's backtrace still names its functions.
+# binaries. The symbol table stays, so backtraces, profiles and gdb still name functions.
 RUN swift build -c release --static-swift-stdlib \
     && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
     && mkdir -p /out/debug \
