@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The image's run, without a container engine: runs the gateway the way the Dockerfile's
-# runtime stage does and checks that it starts, serves and stops cleanly, writing only to
+# runtime stage (AS runtime) does and checks that it starts, serves and stops cleanly, writing only to
 # the volume. Read from the Dockerfile (so a change there is checked, not a copy of it):
 #   WORKDIR, owned by root, with config/ copied into it      (COPY config/ ./config/)
 #   the VOLUME, owned by the image's user                     (mkdir + chown)
@@ -36,8 +36,10 @@ fail() {
 }
 ok() { printf 'ok: %s\n' "$*"; }
 
-# --- The runtime stage (after the last FROM) of the Dockerfile.
-stage=$(awk '/^FROM /{stage=""} {stage=stage $0 "\n"} END{printf "%s", stage}' "$DOCKERFILE")
+# --- The runtime stage of the Dockerfile (FROM ... AS runtime, up to the next FROM; the last
+# stage, a plain `FROM runtime`, makes it the default target, checked by scripts/check-dockerfile.py).
+stage=$(awk '/^FROM /{on = (tolower($0) ~ / as runtime$/)} on' "$DOCKERFILE")
+[ -n "$stage" ] || die "no stage FROM ... AS runtime in $DOCKERFILE"
 instruction() { sed -n "s/^$1 //p" <<<"$stage" | tail -n 1; }
 WORKDIR_PATH=$(instruction WORKDIR)
 VOLUME_PATH=$(instruction VOLUME)

@@ -1,33 +1,45 @@
 #!/usr/bin/env python3
 """Checks the Kubernetes manifests of deploy/kubernetes/ (scripts/test.sh runs it after a build).
 
-- every core resource (ConfigMap, Secret, Services, StatefulSet, PodDisruptionBudget) against the
-  Kubernetes API's schema with kubernetes-validate, strictly (unknown fields fail), for
-  WG_KUBERNETES_VERSION (default 1.33.0); a kind it has no schema for fails too;
-- the custom resources it has no schema for (ServiceMonitor, PrometheusRule): the PrometheusRule
-  is what scripts/make-prometheusrule.py makes from config/prometheus/alerts.yml, and its rules
-  pass `promtool check rules`; the ServiceMonitor selects the metrics Service, scrapes one of its
+- every core resource (ConfigMap, Secret, Services, StatefulSet, PodDisruptionBudget,
+  NetworkPolicy) against the Kubernetes API's schema with kubernetes-validate, strictly (unknown
+  fields fail), for WG_KUBERNETES_VERSION (default 1.33.0); a kind it has no schema for fails too;
+- the custom resources it has no schema for (ServiceMonitor, PrometheusRule), which live in the
+  kustomize Component prometheus-operator/: the PrometheusRule is what
+  scripts/make-prometheusrule.py makes from config/prometheus/alerts.yml, and its rules pass
+  `promtool check rules`; the ServiceMonitor selects the metrics Service, scrapes one of its
   ports, and its jobLabel gives the job the alert rules select;
-- kustomization.yaml lists exactly the manifests of the directory;
+- kustomization.yaml lists exactly the manifests of the directory, and no custom resource; each
+  subdirectory is a Component (kustomize.config.k8s.io/v1alpha1) that lists exactly its own
+  manifests and is off by default (not under the kustomization's components:); with kubectl on
+  the PATH, `kubectl kustomize` renders the directory without the component's kinds and, in an
+  overlay that lists the component, with them;
 - the pieces refer to each other: Services select the pods and name container ports, the
   StatefulSet's serviceName is a headless Service, the ConfigMap and the Secret keys it mounts
   exist, the probes ask /healthz and /readyz, cluster.instance comes from the pod's name, and
   terminationGracePeriodSeconds exceeds the shutdown bound of the ConfigMap's gateway.yml
-  (2 x pipeline.drainTimeout plus the hand-over);
+  (2 x pipeline.drainTimeout plus the hand-over); the pod mounts no service account token and
+  spreads over kubernetes.io/hostname; the NetworkPolicy selects the pods, isolates both
+  directions, admits the metrics and HTTP ports by a selector each, and lets out DNS (UDP and
+  TCP 53), the broker's port (mqtt.broker of the ConfigMap) and PostgreSQL's (the Secret's
+  store-url);
 - the ConfigMap's gateway.yml passes `wearable-gateway check-config` (the build's binary, with
   development identities and a password file standing in for the Secret's files).
 
 Runs in the virtual environment $WG_REPO_ROOT/.build/pytest-venv (made when missing, as
-scripts/test.sh does), with the pinned packages of deploy/kubernetes/check-requirements.txt.
+scripts/test.sh does), with the pinned packages of deploy/kubernetes/check-requirements.txt;
+run by the Python of another virtual environment that has them, it stays there.
 Usage: scripts/check-kubernetes.py [--bin DIR]   (DIR: the built executables, default .build/debug)
 Exit status 1 and one line per finding when something is wrong.
 """
 import argparse
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 
 ROOT = pathlib.Path(os.environ.get("WG_REPO_ROOT") or pathlib.Path(__file__).resolve().parent.parent)
 MANIFESTS = ROOT / "deploy" / "kubernetes"
@@ -35,6 +47,7 @@ REQUIREMENTS = MANIFESTS / "check-requirements.txt"
 VENV = ROOT / ".build" / "pytest-venv"
 KUBERNETES_VERSION = os.environ.get("WG_KUBERNETES_VERSION", "1.33.0")
 CUSTOM_KINDS = {"ServiceMonitor", "PrometheusRule"}  # the Prometheus Operator's; no schema in kubernetes-validate
+COMPONENT_API = "kustomize.config.k8s.io/v1alpha1"
 JOB = "wearable-gateway"  # the job label config/prometheus/alerts.yml selects
 
 
@@ -43,24 +56,87 @@ def in_virtual_environment():
     python = VENV / "bin" / "python"
     if pathlib.Path(sys.prefix).resolve() == VENV.resolve():
         return
+    if sys.prefix != sys.base_prefix:  # another virtual environment: enough when it has the packages
+        try:
+            import kubernetes_validate  # noqa: F401
+            import yaml  # noqa: F401
+            return
+        except ImportError:
+            pass
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)], check=True)
     os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
 
 
+def listed_files(directory, listed, what):
+    """Findings where the `resources:` of `what` and the manifests of `directory` differ."""
+    present = sorted(p.name for p in directory.glob("*.yaml") if p.name != "kustomization.yaml")
+    findings = [f"{what} does not list {name}" for name in sorted(set(present) - set(listed))]
+    findings += [f"{what} lists {name}, which is not in {directory.relative_to(ROOT)}" for name in sorted(set(listed) - set(present))]
+    return [name for name in listed if name in present], findings
+
+
 def load_manifests(yaml):
-    """{file name: [documents]} of the manifests kustomization.yaml lists, and findings about the list."""
-    findings = []
+    """{file name relative to deploy/kubernetes: [documents]} of the kustomization's manifests and
+    of its components' (the subdirectories), findings about the lists, and the components' names."""
     kustomization = yaml.safe_load((MANIFESTS / "kustomization.yaml").read_text())
-    listed = kustomization.get("resources", [])
-    present = sorted(p.name for p in MANIFESTS.glob("*.yaml") if p.name != "kustomization.yaml")
-    for name in sorted(set(present) - set(listed)):
-        findings.append(f"kustomization.yaml does not list {name}")
-    for name in sorted(set(listed) - set(present)):
-        findings.append(f"kustomization.yaml lists {name}, which is not in {MANIFESTS.relative_to(ROOT)}")
-    documents = {name: [d for d in yaml.safe_load_all((MANIFESTS / name).read_text()) if d] for name in listed if name in present}
-    return documents, findings
+    files, findings = listed_files(MANIFESTS, kustomization.get("resources", []), "kustomization.yaml")
+    names = list(files)
+    components = sorted(p.parent.name for p in MANIFESTS.glob("*/kustomization.yaml"))
+    for component in components:
+        where = f"{component}/kustomization.yaml"
+        document = yaml.safe_load((MANIFESTS / where).read_text())
+        if document.get("kind") != "Component" or document.get("apiVersion") != COMPONENT_API:
+            findings.append(f"{where}: not a kustomize Component ({document.get('apiVersion')} {document.get('kind')}, not {COMPONENT_API} Component)")
+        if component in kustomization.get("components", []):
+            findings.append(f"kustomization.yaml lists the component {component}: it is off by default (it needs its CRDs)")
+        component_files, component_findings = listed_files(MANIFESTS / component, document.get("resources", []), where)
+        findings += component_findings
+        names += [f"{component}/{name}" for name in component_files]
+    documents = {name: [d for d in yaml.safe_load_all((MANIFESTS / name).read_text()) if d] for name in names}
+    for name in files:
+        for resource in documents[name]:
+            if resource.get("kind") in CUSTOM_KINDS:
+                findings.append(f"{name}: {resource['kind']} in the kustomization's own resources: "
+                                "it belongs in a component (a cluster without its CRD would refuse it)")
+    return documents, findings, components
+
+
+def render_with_kustomize(components, documents):
+    """Findings of `kubectl kustomize` on the directory, without and with each component
+    (an overlay in a temporary directory); none, and a note, without kubectl."""
+    kubectl = shutil.which("kubectl")
+    if not kubectl:
+        print("    kubectl kustomize: skipped (no kubectl on the PATH)")
+        return []
+    import yaml
+    findings = []
+
+    def kinds(directory):
+        result = subprocess.run([kubectl, "kustomize", str(directory)], capture_output=True, text=True)
+        if result.returncode != 0:
+            findings.append(f"kubectl kustomize {directory}: {result.stderr.strip()}")
+            return None
+        return sorted(d["kind"] for d in yaml.safe_load_all(result.stdout) if d)
+
+    base = kinds(MANIFESTS)
+    own = sorted(r["kind"] for name, rs in documents.items() if "/" not in name for r in rs)
+    if base is not None and base != own:
+        findings.append(f"kubectl kustomize renders {base}, not the kustomization's own resources {own}")
+    for component in components:
+        with tempfile.TemporaryDirectory() as overlay:
+            (pathlib.Path(overlay) / "kustomization.yaml").write_text(yaml.safe_dump({
+                "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                "resources": [os.path.relpath(MANIFESTS, overlay)],  # kustomize takes no absolute paths
+                "components": [os.path.relpath(MANIFESTS / component, overlay)]}))
+            rendered = kinds(overlay)
+        added = sorted(r["kind"] for name, rs in documents.items() if name.startswith(f"{component}/") for r in rs)
+        if rendered is not None and base is not None and rendered != sorted(base + added):
+            findings.append(f"kubectl kustomize with the component {component} renders {rendered}, not {sorted(base + added)}")
+    if not findings:
+        print(f"    kubectl kustomize: {len(base or [])} resources; with {', '.join(components) or 'no component'} as components also {', '.join(sorted({r['kind'] for n, rs in documents.items() if '/' in n for r in rs}))}")
+    return findings
 
 
 def validate_core(documents, kubernetes_validate):
@@ -140,6 +216,13 @@ def check_references(resources, yaml):
         if get.get("path") != path or get.get("port") not in port_names | {p.get("containerPort") for p in container.get("ports", [])}:
             findings.append(f"StatefulSet: {probe} does not ask {path} on a container port ({get})")
 
+    if pod.get("automountServiceAccountToken") is not False:
+        findings.append("StatefulSet: automountServiceAccountToken is not false (the gateway never calls the Kubernetes API)")
+    spread = [c for c in pod.get("topologySpreadConstraints", []) if c.get("topologyKey") == "kubernetes.io/hostname"]
+    spread_labels = spread[0].get("labelSelector", {}).get("matchLabels", {}) if spread else {}
+    if not spread_labels or any(labels.get(k) != v for k, v in spread_labels.items()):
+        findings.append("StatefulSet: no topologySpreadConstraints on kubernetes.io/hostname whose labelSelector selects its pods")
+
     environment = {e["name"]: e for e in container.get("env", [])}
     instance = environment.get("WG_CLUSTER_INSTANCE", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
     if instance != "metadata.name":
@@ -183,6 +266,10 @@ def check_references(resources, yaml):
     if gateway.get("store", {}).get("backend") != "postgres":
         findings.append("ConfigMap gateway.yml: partitioned mode needs store.backend postgres")
 
+    store = environment.get("WG_STORE_URL", {}).get("valueFrom", {}).get("secretKeyRef", {})
+    store_url = secrets.get(store.get("name"), {}).get("stringData", {}).get(store.get("key"), "")
+    findings += check_network_policy(resources, labels, container, gateway.get("mqtt", {}).get("broker", ""), store_url)
+
     for monitor in by_kind(resources, "ServiceMonitor"):
         wanted = monitor["spec"].get("selector", {}).get("matchLabels", {})
         selected = [s for s in services if all(s["metadata"].get("labels", {}).get(k) == v for k, v in wanted.items())]
@@ -197,6 +284,38 @@ def check_references(resources, yaml):
         job = service["metadata"].get("labels", {}).get(monitor["spec"].get("jobLabel", ""))
         if job != JOB:
             findings.append(f"ServiceMonitor: the job would be {job or service['metadata']['name']!r}, not {JOB!r} (jobLabel)")
+    return findings
+
+
+def check_network_policy(resources, labels, container, broker_url, store_url):
+    """Findings where the NetworkPolicy does not isolate the pods as docs/kubernetes.md says."""
+    policies = by_kind(resources, "NetworkPolicy")
+    if len(policies) != 1:
+        return [f"expected one NetworkPolicy, found {len(policies)}"]
+    findings, spec = [], policies[0]["spec"]
+    wanted = spec.get("podSelector", {}).get("matchLabels", {})
+    if not wanted or any(labels.get(k) != v for k, v in wanted.items()):
+        findings.append(f"NetworkPolicy: its podSelector {wanted} does not select the StatefulSet's pods {labels}")
+    if sorted(spec.get("policyTypes", [])) != ["Egress", "Ingress"]:
+        findings.append(f"NetworkPolicy: policyTypes {spec.get('policyTypes')}, not Ingress and Egress")
+    container_ports = {p.get("name"): p.get("containerPort") for p in container.get("ports", [])}
+    for direction, peers in (("ingress", "from"), ("egress", "to")):
+        for index, rule in enumerate(spec.get(direction, [])):
+            if not rule.get("ports"):
+                findings.append(f"NetworkPolicy: {direction} rule {index} allows every port")
+            if direction == "ingress" and not rule.get(peers):
+                findings.append(f"NetworkPolicy: ingress rule {index} admits every source (no from:)")
+    for name in ("metrics", "http"):
+        if not any(port.get("port") in (name, container_ports.get(name)) for rule in spec.get("ingress", []) for port in rule.get("ports", [])):
+            findings.append(f"NetworkPolicy: no ingress rule admits the {name} port ({container_ports.get(name)})")
+    allowed = {(port.get("protocol", "TCP"), port.get("port")) for rule in spec.get("egress", []) for port in rule.get("ports", [])}
+    broker = urllib.parse.urlsplit(broker_url)
+    broker_port = broker.port or {"mqtts": 8883, "mqtt": 1883}.get(broker.scheme)
+    store_port = urllib.parse.urlsplit(store_url).port or 5432
+    for protocol, port, what in (("UDP", 53, "DNS"), ("TCP", 53, "DNS over TCP"),
+                                 ("TCP", broker_port, f"the broker ({broker_url})"), ("TCP", store_port, "PostgreSQL (the Secret's store-url)")):
+        if (protocol, port) not in allowed:
+            findings.append(f"NetworkPolicy: no egress rule lets out {protocol} {port}, {what}")
     return findings
 
 
@@ -238,13 +357,14 @@ def main():
     import kubernetes_validate
     import yaml
 
-    documents, findings = load_manifests(yaml)
+    documents, findings, components = load_manifests(yaml)
     resources = [r for rs in documents.values() for r in rs]
     core, checked = validate_core(documents, kubernetes_validate)
     print(f"    kubernetes-validate {kubernetes_validate.version.__version__} (strict), Kubernetes {KUBERNETES_VERSION}: {checked} core resources valid")
     findings += core
     findings += check_prometheus_rule(resources, yaml)
     findings += check_references(resources, yaml)
+    findings += render_with_kustomize(components, documents)
     findings += check_gateway_configuration(resources, pathlib.Path(options.bin))
     for finding in findings:
         print(f"{MANIFESTS.relative_to(ROOT)}: {finding}")

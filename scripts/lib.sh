@@ -27,7 +27,7 @@ export PATH
 # (scripts/make-dev-pki.sh: the identities of demo.sh --secure).
 WG_BUILD_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsimdjson-dev libsqlite3-dev libxxhash-dev openssl)
 # Debian packages only the tests need (scripts/test.sh installs both lists). python3-venv: the
-# pytest suites (Examples/pytest, Tests/TraceExport) and scripts/check-kubernetes.sh run in a
+# pytest suites (Examples/pytest, Tests/TraceExport) and scripts/check-kubernetes.py run in a
 # virtual environment; chromium renders the fleet page (driven by scripts/fleet-page-check.py
 # through python3-websocket) and prometheus (with promtool) scrapes the gateway in
 # scripts/check-operations.sh; curl asks the HTTP endpoints; postgresql is the shared store of

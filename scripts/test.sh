@@ -18,6 +18,11 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$WG_REPO_ROOT"
 
+# Seconds, before anything is installed or built: every place that names the version names
+# ProductVersion.current (CHANGELOG.md, Dockerfile, Kubernetes manifests, docs, contract examples).
+log "one version: ProductVersion.swift, CHANGELOG.md, Dockerfile, manifests, docs (scripts/check-version.py)"
+python3 scripts/check-version.py || die "a file names another version than Sources/TelemetryCore/ProductVersion.swift (named above)"
+
 # Flags shared by the build and the test run (the same flags, so `swift test` does not
 # rebuild). Add e.g. -Xswiftc -warnings-as-errors here.
 SWIFT_FLAGS=()
@@ -194,9 +199,12 @@ WEARABLE_GATEWAY="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[
 log "broker ACL (scripts/check-acl.sh)"
 bash scripts/check-acl.sh
 
-log "Kubernetes manifests: kubernetes-validate, promtool on the PrometheusRule, check-config on the ConfigMap (scripts/check-kubernetes.py)"
+log "Kubernetes manifests: kubernetes-validate, the NetworkPolicy and the Prometheus Operator component, promtool on the PrometheusRule, check-config on the ConfigMap (scripts/check-kubernetes.py)"
 python3 scripts/check-kubernetes.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
 	die "the Kubernetes manifests in deploy/kubernetes/ are invalid or out of date (listed above)"
+
+log "the Dockerfile: strip, HEALTHCHECK, OCI labels (version = ProductVersion.current), testbed stage with mosquitto (scripts/check-dockerfile.py)"
+python3 scripts/check-dockerfile.py || die "the Dockerfile lacks what operators need (listed above)"
 
 log "the image's run: the gateway as the Dockerfile runs it, unprivileged, writing only to the volume (scripts/check-image.sh)"
 bash scripts/check-image.sh

@@ -2,5 +2,5 @@
 /// publishes it in `gateway/status`.
 public enum ProductVersion {
     /// The release version, semantic versioning.
-    public static let current = "0.2.0"
+    public static let current = "0.3.0"
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Prometheus
+import TelemetryCore
 import Testing
 
 @testable import TelemetryGateway
@@ -30,6 +31,6 @@ struct ProcessMetricsTests {
         #expect((value("process_cpu_seconds_total") ?? 0) > 0)
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
-        #expect(String(decoding: buffer, as: UTF8.self).contains(#"gateway_build_info{version="0.2.0"} 1"#))
+        #expect(String(decoding: buffer, as: UTF8.self).contains(#"gateway_build_info{version="\#(ProductVersion.current)"} 1"#))
     }
 }
