@@ -37,7 +37,7 @@ struct FencedOutputsTests {
                 retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics,
                 operations: GatewayOperations(configuration: configuration, metricsFactory: factory, logger: logger, clock: clock), clock: clock, logger: logger)
             let ownership = LeasedOwnership(
-                store: UnusedLeaseStore(), member: member, timing: LeaseHolder.Timing(ttl: 6, margin: 1, warmup: 3), heartbeat: 1, clock: clock,
+                store: UnreachableLeaseStore(), member: member, timing: LeaseHolder.Timing(ttl: 6, margin: 1, warmup: 3), heartbeat: 1, clock: clock,
                 logger: logger)
             let outputs = FencedOutputs(
                 ledger: ledger, ownership: ownership, publisher: publisher, metrics: FencedOutputMetrics(factory: factory), drainSeconds: 5, clock: clock,
@@ -183,16 +183,4 @@ extension FencedOutputsTests {
         small.changed(.gained(partition: kept, epoch: 1), stamp: stamp)
         #expect(small.entries.flatMap(\.messages).map { HistoryEventFields(scanning: $0.payload).eventId ?? "-" } == ["w2", "w3"])
     }
-}
-
-/// A lease store the tests never call (the ownership is only asked for its name and stamps).
-private struct UnusedLeaseStore: LeaseStoring {
-    struct Unused: Error {}
-    func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unused() }
-    func view() async throws -> LeaseView { throw Unused() }
-    func take(_ partitions: [Int], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unused() }
-    func offer(_ partitions: [Int: Int64], to successor: String, by member: LeaseMember) async throws { throw Unused() }
-    func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unused() }
-    func leave(_ member: LeaseMember) async throws { throw Unused() }
-    func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? { throw Unused() }
 }
