@@ -74,6 +74,10 @@ log "docs against the code: configuration keys, metric names, flags, WG_* variab
 python3 scripts/check-docs.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
 	die "the docs name keys, metrics, flags or variables the code does not have (listed above)"
 
+log "docs' shape: relative links and anchors, the index docs/README.md, each doc's purpose, docs/performance.md ≤ 600 lines (scripts/check-doc-links.py)"
+python3 scripts/check-doc-links.py ||
+	die "a doc links a missing file or heading, is missing from docs/README.md or has no purpose line, or docs/performance.md grew past 600 lines (listed above)"
+
 log "layers: no cycle among the gateway target's folders (scripts/check-folder-cycles.py)"
 python3 scripts/check-folder-cycles.py >/dev/null || { python3 scripts/check-folder-cycles.py; die "the folders of Sources/TelemetryGateway depend on each other in a cycle (listed above)"; }
 

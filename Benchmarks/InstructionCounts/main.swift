@@ -1,8 +1,8 @@
 // Fixed work for instruction counts under callgrind, which, unlike wall clock, repeat on a busy
 // or throttled machine. Each workload runs ROUNDS times; run it at two round counts and divide
 // the difference by the rounds between them (and the batches per round), so start-up and the
-// making of the input drop out. Commands and figures: ../docs/performance.md
-// ("Validation in one pass", "Float messages read from fixed places").
+// making of the input drop out. Commands and current figures: ../docs/performance.md ("The
+// worker's instructions"); each change's: ../Benchmarks/results/performance-log.md.
 //
 //   swift build -c release --product InstructionCounts
 //   cp .build/release/InstructionCounts /tmp/ic && strip --strip-debug /tmp/ic   # valgrind cannot read its DWARF 5

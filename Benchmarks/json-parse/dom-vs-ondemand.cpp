@@ -2,7 +2,7 @@
 // kernel, whole document validated) against its on-demand API (kernel chosen at compile time:
 // build with -mavx2 -mbmi -mpclmul -mlzcnt for Haswell), both extracting every sample member the
 // gateway reads, on the batched frames of `wearable-sim generate --encoding json`.
-// Command and figures: docs/performance.md ("JSON decoding: DOM or on-demand").
+// Command and figures: Benchmarks/results/performance-log.md ("JSON decoding: DOM or on-demand").
 #include "frames.hpp"
 
 #include <cstdio>

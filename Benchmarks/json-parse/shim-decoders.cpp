@@ -6,7 +6,8 @@
 // where it is (as the gateway does with received payloads) instead of copying it, interleaved in one process in
 // rotating order, so that a busy machine slows all of them alike; and the floor's walk with the
 // shim's own number reader (wg::fast::readDecimal) in place of simdjson's `get_double`.
-// Command and figures: docs/performance.md ("JSON decoding: DOM or on-demand").
+// Command and current figures: docs/performance.md ("Decoding in isolation"); the on-demand era's
+// figures: Benchmarks/results/performance-log.md ("JSON decoding: DOM or on-demand").
 #include "CSimdjsonDecoding.h"
 #include "DecimalReader.hpp"
 #include "frames.hpp"
