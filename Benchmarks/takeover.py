@@ -18,12 +18,13 @@ no device registry), waits until the 1,024 ownership partitions are held, then:
    run in the store (its stand-in, run by the survivor that adopted it, or a survivor; polled
    every 0.1 s), the time until none is held under its name any more (the stand-in handed them
    on), the time until the survivors subscribed every device again, the lease changes (sum of
-   the partitions' epochs, after minus before) against the partitions it held (one each: the
-   stand-in continues the dead run's leases under their epochs, then hands them on), and the same
-   store rates over the take-over.
+   the partitions' epochs, after minus before) against the partitions it held (two each: the
+   stand-in continues the dead run's leases under the next epoch, another run publishing, then
+   hands them on, the one change of holder), and the same store rates over the take-over.
 
 Prints one Markdown table (docs/scale-out.md, *Cost model*). Exits 1 when the take-over missed
-`cluster.leaseTime` + 2 s, when one of its partitions changed hands more than once, or when the
+`cluster.leaseTime` + 2 s, when one of its partitions changed hands more than once (its epoch
+moved by more than two: the adoption's and the hand-over's), or when the
 survivors did not subscribe every device again.
 
 Usage (from the repository root, after `swift build -c release --scratch-path .build-release`):
@@ -269,10 +270,10 @@ def main():
         print(f"| every partition held by a live run (the stand-in or a survivor) after | {took:.1f} s (goal <= {LEASE_TIME + 2:.0f} s) |")
         print(f"| every partition held by a survivor (the stand-in handed them on) after | {f'{moved_at - killed_at:.1f} s' if moved_at else 'NOT within 90 s'} |")
         print(f"| every device subscribed by the survivors after | {f'{resubscribed_at - killed_at:.1f} s' if resubscribed_at else 'NOT within 120 s'} |")
-        print(f"| lease changes (epochs) for its partitions: all; most for one partition | {changes}; {most_changes} |")
+        print(f"| epoch steps for its partitions (the adoption's and the hand-over's): all; most for one partition | {changes}; {most_changes} |")
         print(f"| take-over: store transactions per second | {(store_after[0] - store_before[0]) / window:.0f} |")
         print(f"| take-over: store rows inserted or updated per second | {(store_after[1] - store_before[1]) / window:.0f} |")
-        failed = took > LEASE_TIME + 2 or most_changes > 1 or resubscribed_at is None or moved_at is None
+        failed = took > LEASE_TIME + 2 or most_changes > 2 or resubscribed_at is None or moved_at is None
         sys.exit(1 if failed else 0)
     finally:
         streaming.set()

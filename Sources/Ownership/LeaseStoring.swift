@@ -32,9 +32,9 @@ public protocol LeaseStoring: Sendable {
 
     /// Adopts one dead instance for `adopter`: an instance whose row expired within the store's
     /// adoption window and that nobody adopted, none of whose partitions another instance took.
-    /// Its leases pass to its stand-in (the same name, incarnation `standIn`) under the same
+    /// Its leases pass to its stand-in (the same name, incarnation `standIn`) under the next
     /// epochs, in the same statement: the stand-in's first heartbeat holds them, and the dead run
-    /// renews and writes nothing more. From then on nobody else takes its partitions and a
+    /// renews, writes and publishes nothing more. From then on nobody else takes its partitions and a
     /// restart of its name waits, while the stand-in keeps heartbeating, or for `ttl` seconds
     /// until it first does.
     /// - Returns: the adopted instance's last run, or nil when there is none to adopt.

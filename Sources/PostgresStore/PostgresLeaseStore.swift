@@ -171,10 +171,12 @@ public final class PostgresLeaseStore: LeaseStoring {
             // The oldest adoptable row, locked, skipped when another adopter or a take holds it.
             // Within the window the take statement leaves the row's leases alone, so every lease
             // its run held is still its own when it is adopted. Those leases pass to the stand-in
-            // in the same statement, under the same epoch: it continues the run (same name, same
-            // broker session), so the partition's holder does not change and nothing is notified;
-            // the dead run is fenced by the incarnation, which every renewal and snapshot write
-            // compares. A pending offer is withdrawn: the stand-in makes its own.
+            // in the same statement, under the next epoch: it continues the run (same name, same
+            // broker session), so the partition's holder does not change, but another run
+            // publishes from now on, and two runs never publish under one epoch (consumers keep
+            // the greatest). The dead run is fenced by the incarnation and the epoch, which every
+            // renewal, snapshot write and output record compares. A pending offer is withdrawn:
+            // the stand-in makes its own.
             for try await (name, incarnation, clientID) in try await connection.query(
                 """
                 WITH dead AS (
@@ -184,7 +186,7 @@ public final class PostgresLeaseStore: LeaseStoring {
                     ORDER BY expires_at LIMIT 1
                     FOR UPDATE SKIP LOCKED
                 ), continued AS (
-                    UPDATE ownership_partition p SET incarnation = \(standIn), offered_to = NULL
+                    UPDATE ownership_partition p SET incarnation = \(standIn), offered_to = NULL, epoch = p.epoch + 1
                     FROM dead WHERE p.owner = dead.name AND p.incarnation = dead.incarnation AND p.expires_at > '-infinity'
                     RETURNING 1
                 )

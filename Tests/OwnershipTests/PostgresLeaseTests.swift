@@ -199,26 +199,28 @@ struct PostgresLeaseTests {
             #expect(try await store.adopt(by: "gw-c", standIn: "a-t", ttl: 30) == nil, "adopted twice")
             #expect(try await store.take([0], by: b, ttl: 300).isEmpty, "an adopted instance's partition was taken")
             // A restart of the adopted name waits; its stand-in's first heartbeat holds the dead
-            // run's leases under their epochs (no change of holder), and the dead run, were it
-            // alive, writes nothing more under them.
+            // run's leases under the next epochs (no change of holder, another run publishing),
+            // and the dead run, were it alive, writes nothing more under them.
             let restart = LeaseMember(name: "gw-a", incarnation: "a-2")
             await #expect(throws: InstanceNameAdopted.self) { try await store.heartbeat(restart, ttl: 300) }
             #expect(try await store.take([0], by: restart, ttl: 300).isEmpty, "a restart took a leased partition of its adopted name")
             let standIn = LeaseMember(name: "gw-a", incarnation: "a-s")
-            #expect(try await store.heartbeat(standIn, ttl: 300) == [0: 1, 1: 1, 2: 1])
+            #expect(try await store.heartbeat(standIn, ttl: 300) == [0: 2, 1: 2, 2: 2])
             #expect(try await store.take([0, 1, 2], by: standIn, ttl: 300).isEmpty, "nothing left to take")
             let snapshot = LeasedSnapshot(device: "watch-adopted", partition: 0, epoch: 1, lastSeen: 1, snapshot: "{}")
             #expect(try await store.save([snapshot], by: a).isEmpty, "the adopted run wrote under the lease its stand-in holds")
-            #expect(try await store.save([snapshot], by: standIn) == ["watch-adopted"])
+            var continued = snapshot
+            continued.epoch = 2
+            #expect(try await store.save([continued], by: standIn) == ["watch-adopted"])
             await #expect(throws: InstanceNameAdopted.self) { try await store.heartbeat(restart, ttl: 300) }
             // The stand-in hands one over (the one change of holder) and leaves: the rest go at
             // once, the restart registers.
-            try await store.offer([1: 1], to: "gw-b", by: standIn)
-            #expect(try await store.accept([1: 1], by: b, ttl: 300) == [1: 2])
+            try await store.offer([1: 2], to: "gw-b", by: standIn)
+            #expect(try await store.accept([1: 2], by: b, ttl: 300) == [1: 3])
             try await store.leave(standIn)
             #expect(try await store.heartbeat(restart, ttl: 1).isEmpty)
-            #expect(try await store.take([0], by: b, ttl: 300) == [0: 2])
-            #expect(try await store.take([2], by: restart, ttl: 1) == [2: 2])
+            #expect(try await store.take([0], by: b, ttl: 300) == [0: 3])
+            #expect(try await store.take([2], by: restart, ttl: 1) == [2: 3])
             // The restart dies unadopted: its lease is not taken within the window, then it is.
             let expiring = ContinuousClock.now
             while try await store.view().instances["gw-a"] != nil, ContinuousClock.now < expiring + .seconds(20) { try await Task.sleep(for: .milliseconds(20)) }
@@ -228,7 +230,7 @@ struct PostgresLeaseTests {
                 taken = try await store.take([2], by: b, ttl: 300)
                 if taken.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
             }
-            #expect(taken == [2: 3], "taken once the window ended")
+            #expect(taken == [2: 4], "taken once the window ended")
         }
     }
 
