@@ -36,18 +36,24 @@ struct FenceQueue {
 
     /// An entry of `messages`, each keyed by its device's partition, its `epoch` stamp and its
     /// payload's `eventId` (empty for a message without one, and for one at QoS 0: at most once
-    /// by contract, fenced by the lease only).
-    func entry(_ messages: [OutboundMessage], countdown: ReleaseCountdown?) -> Entry {
-        Entry(messages: messages, keys: messages.map(key(of:)), countdown: countdown, bytes: messages.reduce(0) { $0 + Self.bytes(of: $1) })
+    /// by contract, fenced by the lease only). Needs no queue: callers key outside their lock.
+    static func entry(_ messages: [OutboundMessage], countdown: ReleaseCountdown?, partitions: OwnershipPartitions) -> Entry {
+        Entry(
+            messages: messages, keys: messages.map { key(of: $0, partitions: partitions) }, countdown: countdown,
+            bytes: messages.reduce(0) { $0 + bytes(of: $1) })
     }
 
-    func key(of message: OutboundMessage) -> OutputKey? {
+    static func key(of message: OutboundMessage, partitions: OwnershipPartitions) -> OutputKey? {
         guard let device = message.device, let stamp = message.userProperties.last(where: { $0.name == "epoch" }), let epoch = Int64(stamp.value) else {
             return nil
         }
         let eventID = message.qos == .atMostOnce ? "" : HistoryEventFields(scanning: message.payload).eventId ?? ""
         return OutputKey(topic: message.topic, eventID: eventID, partition: partitions.partition(of: device.rawValue), epoch: epoch)
     }
+
+    func entry(_ messages: [OutboundMessage], countdown: ReleaseCountdown?) -> Entry { Self.entry(messages, countdown: countdown, partitions: partitions) }
+
+    func key(of message: OutboundMessage) -> OutputKey? { Self.key(of: message, partitions: partitions) }
 
     static func bytes(of message: OutboundMessage) -> Int { message.payload.count + message.topic.utf8.count + 64 }
 

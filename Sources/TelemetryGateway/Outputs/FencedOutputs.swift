@@ -31,6 +31,7 @@ final class FencedOutputs: OutputSink, Service {
     private let failureLog: RateLimitedLog
     /// Seconds past the shutdown's start the queue may take to drain (`pipeline.drainTimeout`).
     private let drainSeconds: Double
+    private let partitions: OwnershipPartitions
     private let state: LockedState<State>
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
@@ -59,6 +60,7 @@ final class FencedOutputs: OutputSink, Service {
         self.clock = clock
         self.logger = logger
         failureLog = RateLimitedLog(interval: 10, clock: clock)
+        partitions = ownership.partitions
         state = LockedState(State(queue: FenceQueue(partitions: ownership.partitions, warmedLimit: Self.maximumWarmedBytes)))
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -67,7 +69,8 @@ final class FencedOutputs: OutputSink, Service {
 
     func publish(_ messages: [OutboundMessage], countdown: ReleaseCountdown?) async {
         guard !messages.isEmpty else { return }
-        let entry = state.withLock { $0.queue.entry(messages, countdown: countdown) }
+        // Keyed before the lock: scanning payloads is the workers' work, not the queue's.
+        let entry = FenceQueue.entry(messages, countdown: countdown, partitions: partitions)
         await waitForSpace()
         let queued = state.withLock { state -> Int in
             state.queue.append(entry, stamp: stamp)
