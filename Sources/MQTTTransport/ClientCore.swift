@@ -454,11 +454,30 @@ final class ClientCore: Sendable {
         }
         guard received > 0 else { return MOSQ_ERR_SUCCESS.rawValue }
         state.withLock { $0.statistics.readGroups += 1 }
+        if let gate = configuration.acknowledgementGate, !gate.mayAcknowledge() {
+            return closeWithoutAcknowledging(mosq, socket: socket)
+        }
         guard mosquitto_want_write(mosq) else { return MOSQ_ERR_SUCCESS.rawValue }
         if received > 1 { Self.setCork(socket, true) }
         let rc = mosquitto_loop_write(mosq, 1)
         if received > 1 { Self.setCork(socket, false) }
         return rc
+    }
+
+    /// Ends the connection without writing what libmosquitto queued (the group's PUBACKs): the
+    /// socket is shut down, then read until libmosquitto sees the end and reports the lost
+    /// connection (its reconnect drops the queued packets). Messages the socket still held are
+    /// handed over on the way; unacknowledged, the broker delivers them again too.
+    private func closeWithoutAcknowledging(_ mosq: OpaquePointer, socket: Int32) -> Int32 {
+        logger.warning("MQTT connection to \(configuration.broker) closed without acknowledging its last messages: the broker keeps them in the session")
+        Glibc.shutdown(socket, Int32(SHUT_RDWR))
+        var rc = MOSQ_ERR_SUCCESS.rawValue
+        // Bounded: a shut-down socket reads its end within what it held.
+        for _ in 0..<100_000 where mosquitto_socket(mosq) >= 0 {
+            rc = mosquitto_loop_read(mosq, 1)
+            if rc != MOSQ_ERR_SUCCESS.rawValue { break }
+        }
+        return rc == MOSQ_ERR_SUCCESS.rawValue ? MOSQ_ERR_CONN_LOST.rawValue : rc
     }
 
     /// The most messages read in one group: the keepalive and the wake-up are served between groups.
@@ -908,6 +927,7 @@ final class ClientCore: Sendable {
             state.stopRequested = true
             return state.threadStarted
         }
+        configuration.acknowledgementGate?.interrupt()
         wakeup.lock()
         wakeup.broadcast()
         wakeup.unlock()

@@ -88,6 +88,10 @@ public struct MQTTClientConfiguration: Sendable {
     /// deadline: the client that took its session may be the stand-in of an adoption, which
     /// must keep it. Nil: always reconnect after the backoff.
     public var holdsReconnect: (@Sendable () -> Bool)?
+    /// Asked on the network thread after each group of received messages, before their
+    /// acknowledgements are written (``AcknowledgementGate``): a clustered gateway acknowledges a
+    /// frame only once its outputs are published. Nil: acknowledged at once, as libmosquitto does.
+    public var acknowledgementGate: (any AcknowledgementGate)?
     /// MQTT 5 receive maximum: how many unacknowledged QoS 1/2 messages the broker may send us.
     /// After a connection that libmosquitto ended with a protocol error (as when a resumed
     /// session holds more QoS 2 messages in flight than this), the client announces 65,535

@@ -1,4 +1,5 @@
 import Logging
+import MQTTTransport
 import Ownership
 import Metrics
 import Prometheus
@@ -70,6 +71,8 @@ func assembleGateway(
         shutdownReport: shutdownReport, clock: clock, connections: connections, standIn: standIn)
     let (standInSubscribed, standInSubscribedSink) = AsyncStream.makeStream(of: Never.self)
     let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout, clock: clock)
+    var subscriberConfiguration = configuration.subscriberConfiguration()
+    subscriberConfiguration.acknowledgementGate = parts.acknowledgements
     logger.info(
         "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(configuration.inboundFilters(parts.scheme).joined(separator: " "))\(configuration.cluster.mode == .partitioned ? " + \(parts.scheme.deviceInboundFilter(rawDevice: "{id}")) per owned device" : ""), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
     )
@@ -114,7 +117,7 @@ func assembleGateway(
             health: parts.operations.health, clock: clock),
         PolicyReloadService(files: configuration.accessPolicyFiles, initial: accessPolicy, queues: parts.queues, clock: clock, logger: logger),
         SubscriberService(
-            connections: connections, configuration: configuration.subscriberConfiguration(), filters: configuration.inboundFilters(parts.scheme),
+            connections: connections, configuration: subscriberConfiguration, filters: configuration.inboundFilters(parts.scheme),
             connectTimeout: configuration.mqtt.connectTimeout, router: parts.makeRouter(), journal: parts.journal, queues: parts.queues,
             queries: parts.queries, budget: parts.budget, deadline: deadline, metrics: parts.metrics, health: parts.operations.health,
             statistics: parts.subscriberStatistics, ownership: parts.ownership, subscriptions: parts.subscriptions,

@@ -148,6 +148,8 @@ public enum MetricCatalog {
         .init("gateway_cluster_outputs_withheld_total", .counter, "Outputs not published by this instance, by reason: fenced (it no longer held their partition under their epoch when the store was asked) or duplicate (another holder, or this one earlier, had recorded them).", labels: ["reason"]),
         .init("gateway_cluster_output_ledger_failures_total", .counter, "Output ledger statements the store did not answer; the batch waits and is tried again, nothing of it published meanwhile."),
         .init("gateway_cluster_output_ledger_queued_bytes", .gauge, "Bytes of outputs waiting for the output ledger to record them."),
+        .init("gateway_cluster_acknowledgement_wait_seconds_total", .counter, "Seconds the subscriber's network thread waited after a group of frames for their outputs to be published before acknowledging them."),
+        .init("gateway_cluster_unacknowledged_closes_total", .counter, "Subscriber connections closed without acknowledging their last frames, by reason: fenced (this run lost a lease they needed) or timeout (their outputs were not published within half the keepalive); the broker delivers them again.", labels: ["reason"]),
         .init("gateway_cluster_output_ledger_waits_total", .counter, "Hand-overs of outputs that waited for room in the ledger's queue (the store slower than the outputs)."),
         .init("gateway_cluster_warmup_outputs_dropped_total", .counter, "Outputs of warming partitions let go to keep their bound (the oldest; their old holder published them)."),
         .init("gateway_cluster_held_overflow_total", .counter, "Discovery frames routed without waiting for their SUBACK because the held bytes were at their bound."),

@@ -195,7 +195,7 @@ final class FencedOutputs: OutputSink, Service {
                 }
                 if admission.held[key.partition] != key.epoch {
                     metrics.fenced.increment()
-                    entry.countdown?.partDone()
+                    entry.countdown?.partFenced()
                 } else if key.eventID.isEmpty || recorded.remove(OutputIdentity(topic: key.topic, eventID: key.eventID)) != nil {
                     kept.append(message)
                 } else {

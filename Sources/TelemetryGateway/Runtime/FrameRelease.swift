@@ -19,9 +19,11 @@ struct FrameRelease {
     ///     nil when snapshots are not kept or the frame has no device.
     ///   - snapshotted: whether the record also waits for the device's next snapshot write.
     ///   - heldChunk: whether the record also waits for a held recorder chunk's store write.
+    ///   - acknowledgements: clustered, what the frame's acknowledgement to the broker waits for
+    ///     (``AcknowledgementsAfterOutputs``): settled once its outputs are published or withheld.
     init(
         ticket: JournalTicket?, journal: InboundJournal?, messages: [OutboundMessage], durable: (device: DeviceID, outputs: UnacknowledgedOutputs)?,
-        snapshotted: Bool, heldChunk: Bool
+        snapshotted: Bool, heldChunk: Bool, acknowledgements: AcknowledgementsAfterOutputs? = nil
     ) {
         guard let ticket else {
             (record, outputs) = (nil, nil)
@@ -30,9 +32,10 @@ struct FrameRelease {
         let record = ReleaseCountdown(parts: 2 + (snapshotted ? 1 : 0) + (heldChunk ? 1 : 0)) { journal?.release(ticket) }
         if let durable { durable.outputs.register(durable.device, sequence: ticket.sequence, messages) }
         self.record = record
-        outputs = ReleaseCountdown(parts: messages.count) {
+        outputs = ReleaseCountdown(parts: messages.count, onSettled: { fenced in
             if let durable { durable.outputs.acknowledged(durable.device, sequence: ticket.sequence) }
+            acknowledgements?.settled(ticket.sequence, fenced: fenced)
             record.partDone()
-        }
+        })
     }
 }

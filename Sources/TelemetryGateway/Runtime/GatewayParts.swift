@@ -47,6 +47,9 @@ struct GatewayParts: Sendable {
     let outputs: any OutputSink
     /// The fenced outputs' service (clustered); nil for a single gateway.
     let fencedOutputs: FencedOutputs?
+    /// Clustered with a journal: what the subscriber's acknowledgements wait for (a frame's
+    /// outputs published); nil for a single gateway, which acknowledges at once.
+    let acknowledgements: AcknowledgementsAfterOutputs?
     /// The publishing connection (the publisher's).
     var connection: any OutboundConnection { publisher.client }
     /// Connection events of the publisher, consumed by the publisher service.
@@ -216,9 +219,11 @@ struct GatewayParts: Sendable {
                 drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger)
             fencedOutputs = fenced
             outputs = fenced
+            acknowledgements = journal.map { _ in AcknowledgementsAfterOutputs(keepalive: configuration.mqtt.keepalive, factory: metricsFactory) }
         } else {
             fencedOutputs = nil
             outputs = publisher
+            acknowledgements = nil
         }
     }
 
@@ -273,7 +278,8 @@ struct GatewayParts: Sendable {
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
             scheme: scheme, publisher: publisher, outputs: outputs, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
-            ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock, history: eventHistory)
+            ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock, history: eventHistory,
+            acknowledgements: acknowledgements)
     }
 
     /// The adopter of dead instances (clustered; nil for a single gateway), running each
@@ -299,6 +305,6 @@ struct GatewayParts: Sendable {
         InboundRouter(
             scheme: scheme, clock: clock, queues: queues, maximumHandoffWait: configuration.pipeline.maximumHandoffWait, journal: journal,
             journalMaximumWait: configuration.journal.maximumWait, recorder: recorder, queries: queries, metrics: metrics, health: operations.health,
-            ownership: ownership, subscriptions: subscriptions, ownershipMetrics: ownershipMetrics, logger: logger)
+            ownership: ownership, subscriptions: subscriptions, ownershipMetrics: ownershipMetrics, acknowledgements: acknowledgements, logger: logger)
     }
 }

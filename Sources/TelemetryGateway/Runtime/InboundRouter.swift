@@ -29,13 +29,15 @@ final class InboundRouter: Sendable {
     /// How device frames reach the subscriber (per device in clustered mode).
     private let subscriptions: any InboundSubscriptions
     private let ownershipMetrics: OwnershipMetrics
+    /// Clustered: a held device's journaled frame is acknowledged once its outputs are published.
+    private let acknowledgements: AcknowledgementsAfterOutputs?
 
     /// A router over `queues` (one per shard).
     init(
         scheme: TopicScheme, clock: any GatewayClock, queues: [HandoffQueue<WorkItem>], maximumHandoffWait: Double, journal: InboundJournal?,
         journalMaximumWait: Double, recorder: RecorderRuntime, queries: HandoffQueue<RecorderRequest>, metrics: GatewayMetrics,
         health: RuntimeHealth, ownership: any OwnershipPort, subscriptions: any InboundSubscriptions, ownershipMetrics: OwnershipMetrics,
-        logger: Logger
+        acknowledgements: AcknowledgementsAfterOutputs? = nil, logger: Logger
     ) {
         self.scheme = scheme
         self.clock = clock
@@ -48,11 +50,13 @@ final class InboundRouter: Sendable {
         self.ownership = ownership
         self.subscriptions = subscriptions
         self.ownershipMetrics = ownershipMetrics
+        self.acknowledgements = acknowledgements
     }
 
     /// A connection event of the subscriber (on its network thread): a SUBACK releases the
     /// discovery frames held for the devices it acknowledged.
     func connectionEvent(_ event: MQTTClientEvent) {
+        acknowledgements?.connectionEvent(event)
         for frame in subscriptions.connectionEvent(event) { route(frame.record, ticket: frame.ticket, role: frame.role) }
     }
 
@@ -102,6 +106,7 @@ final class InboundRouter: Sendable {
         // A discovery frame of a device whose subscription is not acknowledged yet waits for the
         // SUBACK (its availability must not reach the device before its frames can).
         if subscriptions.hold(HeldDiscoveryFrame(record: record, ticket: ticket, role: role), device: key) { return }
+        if let ticket { acknowledgements?.opened(ticket.sequence) }
         route(record, ticket: ticket, shard: shard, role: role)
     }
 

@@ -40,6 +40,8 @@ struct ShardWorker {
         var history: any EventHistory = NoEventHistory()
         /// The most frame bytes one shard keeps waiting for their devices' stored state.
         var restoreWaitLimitBytes = 4 << 20
+        /// Clustered: settled as each frame's outputs are published, so its PUBACK may leave.
+        var acknowledgements: AcknowledgementsAfterOutputs?
     }
 
     let shard: Int
@@ -301,7 +303,8 @@ struct ShardWorker {
         var durable: (DeviceID, UnacknowledgedOutputs)?
         if case .device(let device, _) = topic, deviceStates.isDurable { durable = (device, deviceStates.unacknowledged) }
         let release = FrameRelease(
-            ticket: ticket, journal: dependencies.journal, messages: messages, durable: durable, snapshotted: snapshotted, heldChunk: heldChunk != nil)
+            ticket: ticket, journal: dependencies.journal, messages: messages, durable: durable, snapshotted: snapshotted, heldChunk: heldChunk != nil,
+            acknowledgements: dependencies.acknowledgements)
         let countdown = release.record
         if snapshotted, let countdown { deviceStates.holdUntilSnapshot(countdown) }
         if let heldChunk, case .device(let device, _) = topic {

@@ -11,13 +11,20 @@ final class ReleaseCountdown: Sendable {
     /// `LockedState`: every frame makes two countdowns, and each lock was two more allocations
     /// (the box and its mutex) and a lock per part.
     private let remaining: Atomic<Int>
-    private let onDone: @Sendable () -> Void
+    /// Whether a part was an output withheld because this run no longer held its partition.
+    private let fenced = Atomic<Bool>(false)
+    private let onDone: @Sendable (_ fenced: Bool) -> Void
 
     /// Creates a countdown of `parts` parts.
-    init(parts: Int, onDone: @escaping @Sendable () -> Void) {
+    convenience init(parts: Int, onDone: @escaping @Sendable () -> Void) {
+        self.init(parts: parts, onSettled: { _ in onDone() })
+    }
+
+    /// Creates a countdown of `parts` parts whose end learns whether one of them was fenced.
+    init(parts: Int, onSettled: @escaping @Sendable (_ fenced: Bool) -> Void) {
         remaining = Atomic(parts)
-        self.onDone = onDone
-        if parts == 0 { onDone() }
+        onDone = onSettled
+        if parts == 0 { onSettled(false) }
     }
 
     /// One more part to wait for. Only while another part is surely unfinished (the frame's own
@@ -29,7 +36,14 @@ final class ReleaseCountdown: Sendable {
     /// One part finished well.
     func partDone() {
         // Acquiring and releasing: whoever finishes the last part sees what the others did.
-        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { onDone() }
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { onDone(fenced.load(ordering: .relaxed)) }
+    }
+
+    /// One part finished by being withheld from a lease this run no longer holds.
+    func partFenced() {
+        // Relaxed: the subtraction that follows orders it before the last part's load.
+        fenced.store(true, ordering: .relaxed)
+        partDone()
     }
 
     /// The handler to give ``MQTTClient/send(_:onComplete:)`` for one part. A QoS 0 message is
