@@ -36,8 +36,13 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
     private let closedFenced: Counter
     private let closedTimedOut: Counter
 
-    init(keepalive: Int, factory: any MetricsFactory) {
-        bound = .milliseconds(keepalive * 500)
+    /// Waits at most half of `keepalive` (seconds).
+    convenience init(keepalive: Int, factory: any MetricsFactory) {
+        self.init(bound: .milliseconds(keepalive * 500), factory: factory)
+    }
+
+    init(bound: Duration, factory: any MetricsFactory) {
+        self.bound = bound
         waited = FloatingPointCounter(label: "gateway_cluster_acknowledgement_wait_seconds_total", factory: factory)
         closedFenced = Counter(label: "gateway_cluster_unacknowledged_closes_total", dimensions: [("reason", "fenced")], factory: factory)
         closedTimedOut = Counter(label: "gateway_cluster_unacknowledged_closes_total", dimensions: [("reason", "timeout")], factory: factory)
