@@ -25,9 +25,11 @@ are not Markdown and are left alone) for names in backticks that must exist in t
   lines of the Examples' own docstrings): every repository path they name exists (except what a
   script generates: config/mosquitto/pki/, .build/), and every `--flag` given to a Python script
   under Examples/ is defined by a script in its directory;
-- the alert rules (config/prometheus/alerts.yml): every alert has a `runbook_url` whose anchor is
-  a heading of docs/operations.md; the Grafana dashboards: every range of rate(), irate() and
-  increase() is `$__rate_interval`;
+- the alert rules (config/prometheus/alerts.yml): every alert has a `runbook_url`
+  `docs/operations.md#<anchor>`, relative, whose anchor is a heading of docs/operations.md; the
+  files generated from them (`scripts/make-prometheusrule.py --check`) are up to date and their
+  runbook URLs start with the script's RUNBOOK_BASE; the Grafana dashboards: every range of
+  rate(), irate() and increase() is `$__rate_interval`;
 - the key table of docs/configuration.md: exactly what `wearable-gateway config-keys` prints
   (`--write-key-table` replaces it with that output);
 - the metrics reference, docs/metrics.md: its table (between its marker comments) is exactly what
@@ -215,7 +217,9 @@ def slug(heading):
 
 
 def check_runbooks():
-    """Findings for alerts without a runbook_url, or whose anchor is no heading of docs/operations.md."""
+    """Findings for alerts without a runbook_url, with one that is not docs/operations.md#<anchor>
+    (relative: the generated files add the base), or whose anchor is no heading of docs/operations.md;
+    and when the files generated from the rules are out of date or use another base."""
     anchors = {slug(line.lstrip("#")) for line in (ROOT / "docs" / "operations.md").read_text().splitlines() if re.match(r"#+ ", line)}
     path = ROOT / "config" / "prometheus" / "alerts.yml"
     findings = []
@@ -227,8 +231,14 @@ def check_runbooks():
         url = re.search(r'runbook_url: "?([^"\s]+)"?', block)
         if not url:
             findings.append(f"{path.relative_to(ROOT)}: alert {alert.group(1)} has no runbook_url annotation")
-        elif not re.search(r"(^|/)docs/operations\.md#", url.group(1)) or url.group(1).split("#", 1)[1] not in anchors:
+        elif not url.group(1).startswith("docs/operations.md#"):
+            findings.append(f"{path.relative_to(ROOT)}: alert {alert.group(1)}: runbook_url {url.group(1)} is not docs/operations.md#<anchor> "
+                            "(relative: scripts/make-prometheusrule.py adds the base to the files it generates)")
+        elif url.group(1).split("#", 1)[1] not in anchors:
             findings.append(f"{path.relative_to(ROOT)}: alert {alert.group(1)}: runbook_url {url.group(1)} is no section of docs/operations.md")
+    generated = subprocess.run([sys.executable, str(ROOT / "scripts" / "make-prometheusrule.py"), "--check"], capture_output=True, text=True)
+    if generated.returncode != 0:
+        findings += (generated.stderr.strip() or "scripts/make-prometheusrule.py --check failed").splitlines()
     return findings
 
 
