@@ -25,11 +25,19 @@ are not Markdown and are left alone) for names in backticks that must exist in t
   lines of the Examples' own docstrings): every repository path they name exists (except what a
   script generates: config/mosquitto/pki/, .build/), and every `--flag` given to a Python script
   under Examples/ is defined by a script in its directory;
-- the alert rules (config/prometheus/alerts.yml): every alert has a `runbook_url` whose anchor is
-  a heading of docs/operations.md; the Grafana dashboards: every range of rate(), irate() and
-  increase() is `$__rate_interval`;
+- the alert rules (config/prometheus/alerts.yml): every alert has a `runbook_url`
+  `docs/operations.md#<anchor>`, relative, whose anchor is a heading of docs/operations.md; the
+  files generated from them (`scripts/make-prometheusrule.py --check`) are up to date and their
+  runbook URLs start with the script's RUNBOOK_BASE; the Grafana dashboards: every range of
+  rate(), irate() and increase() is `$__rate_interval`;
 - the key table of docs/configuration.md: exactly what `wearable-gateway config-keys` prints
   (`--write-key-table` replaces it with that output);
+- the metrics reference, docs/metrics.md: its table (between its marker comments) is exactly what
+  `wearable-gateway metrics-reference` prints (`--write-metrics-table` replaces it with that output);
+- the alerts on losses and failures: every family of that output named `…_failures_total` or
+  `…_dropped_total` (or with `_dropped_` in its name), and the gauges of `ALERTED_GAUGES`, is in the
+  `expr` of some alert of config/prometheus/alerts.yml, unless `EXEMPT` says why it needs none; an
+  exempt family that is gone from the catalog or has an alert after all is a finding too;
 - type names in docs/architecture.md and README.md (`GatewayParts`, `TopicScheme.Leaf`,
   `Double.rounded(toPlaces:)`): every capitalised component must be a type declared or extended
   in Sources/ or Tests/ (or a target of Package.swift), and every lower-case member after a type
@@ -40,7 +48,8 @@ are not Markdown and are left alone) for names in backticks that must exist in t
   of a metric under Sources/; Prometheus' own `up` aside), so a renamed metric cannot leave an
   empty panel or an alert that never fires.
 
-Usage: scripts/check-docs.py [--bin DIR] [--write-key-table]   (DIR: the built executables, default .build/debug)
+Usage: scripts/check-docs.py [--bin DIR] [--write-key-table] [--write-metrics-table]
+       (DIR: the built executables, default .build/debug)
 Exit status 1 and one line per finding when something drifted.
 """
 import argparse
@@ -57,6 +66,36 @@ METRIC_PREFIXES = ("gateway_", "mqtt_", "wearable_gateway_", "recorder_")
 # that belong to other libraries (swift-service-lifecycle, swift-otel, the standard library, Foundation, C).
 TYPE_CHECKED = ("docs/architecture.md", "README.md")
 FOREIGN_TYPES = {"Service", "ServiceGroup", "OTel", "Synchronization", "Mutex", "NSLock", "DispatchQueue", "NDEBUG"}
+# docs/metrics.md: the lines between these markers are `wearable-gateway metrics-reference`'s output.
+METRICS_TABLE_BEGIN = "<!-- metrics-reference: begin"
+METRICS_TABLE_END = "<!-- metrics-reference: end"
+# Families that must be in some alert's expression besides those named like a loss or a failure
+# (`LOSS_OR_FAILURE`): the lease's gauges of the clustered mode.
+LOSS_OR_FAILURE = re.compile(r"_failures_total$|_dropped_total$|_dropped_")
+ALERTED_GAUGES = ("gateway_cluster_heartbeats_failing", "gateway_cluster_lease_past_deadline")
+# Families of that kind that need no alert, each with why: drops that lose no frame, no event
+# and no stored data, or a failure another alert already covers. A drop that loses a frame or an
+# event is never exempt.
+EXEMPT = {
+    "gateway_swing_dropped_candidates_total":
+        "swing candidates are not events: impacts and rotation segments wait for the other stream, 64 of each per "
+        "device; more wait only while that stream is missing or lags past the alignment window, when they cannot "
+        "become swings anyway (docs/swing-metrics.md), or in a flood of spurious impacts; every frame is processed "
+        "and published as usual (a derivation-quality count for the dashboard)",
+    "gateway_fleet_view_dropped_total":
+        "the fleet page's in-memory view letting go of its oldest plot points, events or devices to stay within its "
+        "bounds (http.fleetViewBytes, 10,000 devices): a display's bound; the events were published (and the event "
+        "history keeps them when it is on)",
+    "gateway_fleet_live_clients_dropped_total":
+        "a fleet page's live updates ended for a newer page beyond http.maxLiveClients (the oldest, likely a "
+        "forgotten tab, which says so and resumes on a reload); nothing of the fleet's data is lost",
+    "gateway_tracing_spans_dropped_total":
+        "trace spans not exported (queue full, receiver failing): diagnostics about frames, not frames; processing "
+        "and publishing go on unaffected, and the log says why",
+    "gateway_mqtt_connection_failures_total":
+        "no drop: a failed attempt leaves its connection down, which GatewayBrokerDown alerts on after 30 s "
+        "(gateway_mqtt_connected); meanwhile the broker keeps the session's frames and the gateway retries with backoff",
+}
 
 
 def run(args):
@@ -91,6 +130,73 @@ def check_key_table(key_table, write):
             "(rewrite it: scripts/check-docs.py --write-key-table)"]
 
 
+def check_metrics_table(table, write):
+    """Findings when docs/metrics.md's table is not `table` (rewritten when `write`)."""
+    document = ROOT / "docs" / "metrics.md"
+    lines = document.read_text().splitlines(keepends=True)
+    begin = next((i for i, line in enumerate(lines) if line.startswith(METRICS_TABLE_BEGIN)), None)
+    end = next((i for i in range(begin or 0, len(lines)) if lines[i].startswith(METRICS_TABLE_END)), None)
+    if begin is None or end is None:
+        return [f"{document.relative_to(ROOT)}: no metrics table between '{METRICS_TABLE_BEGIN} …' and '{METRICS_TABLE_END} …' lines"]
+    if "".join(lines[begin + 1:end]) == table:
+        return []
+    if write:
+        document.write_text("".join(lines[:begin + 1]) + table + "".join(lines[end:]))
+        return []
+    return [f"{document.relative_to(ROOT)}:{begin + 2}: the metrics table differs from `wearable-gateway metrics-reference` "
+            "(rewrite it: scripts/check-docs.py --write-metrics-table)"]
+
+
+def alert_expressions(text):
+    """{alert name: its expr} of a Prometheus rule file (an expr on one line, or a block scalar
+    `expr: |` / `expr: >` over the lines indented under it)."""
+    expressions, alert = {}, None
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        named = re.match(r"\s*- (alert|record): (\S+)", line)
+        if named:
+            alert = named.group(2) if named.group(1) == "alert" else None
+            continue
+        expr = re.match(r"(\s*)expr: ?(.*)$", line)
+        if not expr or alert is None:
+            continue
+        value = expr.group(2)
+        if re.fullmatch(r"[|>][-+]?", value.strip()):
+            indent = len(expr.group(1))
+            block = []
+            for following in lines[number + 1:]:
+                if following.strip() and len(following) - len(following.lstrip()) <= indent:
+                    break
+                block.append(following)
+            value = "\n".join(block)
+        expressions[alert] = value
+    return expressions
+
+
+def check_alert_coverage(families):
+    """Findings for the families of `families` (the catalog's names) that lose or fail and are in
+    no alert's expression of config/prometheus/alerts.yml, and for stale entries of `EXEMPT`."""
+    path = ROOT / "config" / "prometheus" / "alerts.yml"
+    selected = {}
+    for alert, expression in alert_expressions(path.read_text()).items():
+        for name in re.findall(r"[a-zA-Z_:][a-zA-Z0-9_:]*", expression):
+            selected.setdefault(name, []).append(alert)
+    findings = []
+    for family in families:
+        if not (LOSS_OR_FAILURE.search(family) or family in ALERTED_GAUGES):
+            continue
+        if family in EXEMPT:
+            if family in selected:
+                findings.append(f"scripts/check-docs.py: `{family}` is exempt from alerts but {', '.join(selected[family])} uses it: "
+                                "remove it from EXEMPT")
+        elif family not in selected:
+            findings.append(f"{path.relative_to(ROOT)}: no alert's expr uses `{family}` (a loss or a failure): add one, "
+                            "with its runbook in docs/operations.md, or list it in EXEMPT of scripts/check-docs.py with why it needs none")
+    findings += [f"scripts/check-docs.py: EXEMPT names `{family}`, which is no family of the catalog" for family in EXEMPT if family not in families]
+    findings += [f"scripts/check-docs.py: ALERTED_GAUGES names `{family}`, which is no family of the catalog" for family in ALERTED_GAUGES if family not in families]
+    return findings
+
+
 def check_queries(sources):
     """Findings for metrics the dashboards and alert rules select that the gateway does not register."""
     registered = set(re.findall(r'label: "([a-z_:][a-z0-9_:]*)"', sources)) | {"up"}
@@ -111,7 +217,9 @@ def slug(heading):
 
 
 def check_runbooks():
-    """Findings for alerts without a runbook_url, or whose anchor is no heading of docs/operations.md."""
+    """Findings for alerts without a runbook_url, with one that is not docs/operations.md#<anchor>
+    (relative: the generated files add the base), or whose anchor is no heading of docs/operations.md;
+    and when the files generated from the rules are out of date or use another base."""
     anchors = {slug(line.lstrip("#")) for line in (ROOT / "docs" / "operations.md").read_text().splitlines() if re.match(r"#+ ", line)}
     path = ROOT / "config" / "prometheus" / "alerts.yml"
     findings = []
@@ -123,8 +231,14 @@ def check_runbooks():
         url = re.search(r'runbook_url: "?([^"\s]+)"?', block)
         if not url:
             findings.append(f"{path.relative_to(ROOT)}: alert {alert.group(1)} has no runbook_url annotation")
-        elif not re.search(r"(^|/)docs/operations\.md#", url.group(1)) or url.group(1).split("#", 1)[1] not in anchors:
+        elif not url.group(1).startswith("docs/operations.md#"):
+            findings.append(f"{path.relative_to(ROOT)}: alert {alert.group(1)}: runbook_url {url.group(1)} is not docs/operations.md#<anchor> "
+                            "(relative: scripts/make-prometheusrule.py adds the base to the files it generates)")
+        elif url.group(1).split("#", 1)[1] not in anchors:
             findings.append(f"{path.relative_to(ROOT)}: alert {alert.group(1)}: runbook_url {url.group(1)} is no section of docs/operations.md")
+    generated = subprocess.run([sys.executable, str(ROOT / "scripts" / "make-prometheusrule.py"), "--check"], capture_output=True, text=True)
+    if generated.returncode != 0:
+        findings += (generated.stderr.strip() or "scripts/make-prometheusrule.py --check failed").splitlines()
     return findings
 
 
@@ -261,6 +375,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default=str(ROOT / ".build" / "debug"), help="directory of the built executables")
     parser.add_argument("--write-key-table", action="store_true", help="replace docs/configuration.md's key table with config-keys' output")
+    parser.add_argument("--write-metrics-table", action="store_true", help="replace docs/metrics.md's table with metrics-reference's output")
     options = parser.parse_args()
     binaries = pathlib.Path(options.bin)
 
@@ -272,6 +387,14 @@ def main():
         sys.exit(f"error: `{binaries / 'wearable-gateway'} config-keys` printed no keys (build first)")
 
     findings = check_key_table(key_table, options.write_key_table)
+    metrics_table = run([str(binaries / "wearable-gateway"), "metrics-reference"])
+    families = re.findall(r"^\| `([a-z_:][a-z0-9_:]*)` \|", metrics_table, re.M)
+    if families:
+        findings += check_metrics_table(metrics_table, options.write_metrics_table)
+        findings += check_alert_coverage(families)
+    else:
+        findings.append(f"`{binaries / 'wearable-gateway'} metrics-reference` printed no families (build first): "
+                        "the metrics table and the alerts on losses and failures were not checked")
 
     help_text = ""
     for executable in ("wearable-gateway", "wearable-sim"):
@@ -343,7 +466,7 @@ def main():
     for finding in findings:
         print(finding)
     print(f"docs check: {len(findings)} findings in {len(markdown)} Markdown files "
-          f"({len(key_paths)} keys, {len(flags)} flags known)")
+          f"({len(key_paths)} keys, {len(families)} metric families, {len(flags)} flags known)")
     sys.exit(1 if findings else 0)
 
 

@@ -130,8 +130,9 @@ done
 ok "/metrics is Prometheus text (promtool parses it) with latency histograms"
 
 # --- Shipped monitoring config.
-promtool check rules config/prometheus/alerts.yml >"$WORK/rules.txt" 2>&1 || fail "promtool check rules: $(cat "$WORK/rules.txt")"
-ok "promtool check rules config/prometheus/alerts.yml"
+promtool check rules config/prometheus/alerts.yml config/prometheus/alerts.generated.yml >"$WORK/rules.txt" 2>&1 ||
+	fail "promtool check rules: $(cat "$WORK/rules.txt")"
+ok "promtool check rules config/prometheus/alerts.yml config/prometheus/alerts.generated.yml"
 promtool check config config/prometheus/prometheus.yml >"$WORK/config.txt" 2>&1 || fail "promtool check config: $(cat "$WORK/config.txt")"
 ok "promtool check config config/prometheus/prometheus.yml"
 
@@ -143,7 +144,7 @@ done
 ok "http.metricsListen serves /metrics; /api/fleet, / and /healthz are 404 there"
 PROM_PORT=$(free_port)
 mkdir -p "$WORK/prometheus"
-cp config/prometheus/alerts.yml "$WORK/prometheus/"
+cp config/prometheus/alerts.generated.yml "$WORK/prometheus/"
 sed -e "s/127.0.0.1:9464/127.0.0.1:$METRICS_PORT/" -e 's/scrape_interval: 15s/scrape_interval: 1s/' \
 	-e 's/evaluation_interval: 15s/evaluation_interval: 1s/' config/prometheus/prometheus.yml >"$WORK/prometheus/prometheus.yml"
 detached prometheus --config.file="$WORK/prometheus/prometheus.yml" --storage.tsdb.path="$WORK/prometheus/data" \

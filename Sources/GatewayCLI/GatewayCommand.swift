@@ -12,9 +12,10 @@ struct GatewayCommand: AsyncParsableCommand {
             Subscribes to <inboundRoot>/{id}/<stream> (default wearables/+/#), checks every frame and \
             publishes status, presence, errors and derived events under <outboundRoot>/ (default gateway/).
             Configuration: defaults < YAML file < WG_* environment variables < flags. \
-            See docs/configuration.md or `wearable-gateway config-keys`.
+            See docs/configuration.md or `wearable-gateway config-keys`; for the metrics, docs/metrics.md or \
+            `wearable-gateway metrics-reference`.
             """,
         version: ProductVersion.current,
-        subcommands: [RunCommand.self, CheckConfigCommand.self, ConfigKeysCommand.self],
+        subcommands: [RunCommand.self, CheckConfigCommand.self, ConfigKeysCommand.self, MetricsReferenceCommand.self],
         defaultSubcommand: RunCommand.self)
 }
