@@ -250,6 +250,16 @@ struct ClusterStateHandoverTests {
             let missing = divers.flatMap { diver in retainedLeaves.filter { latest(retained.messages, diver, $0) == nil }.map { "\(diver)/\($0)\(moved.contains(diver) ? " (moved)" : "")" } }
             throw TestFailure("\(error); missing: \(missing)")
         }
+        // A late reader can rank what it read: each retained message carries its publisher's
+        // instance and epoch (MQTT 5 user properties, which the broker keeps with the message).
+        for diver in divers {
+            for leaf in retainedLeaves {
+                guard let message = latest(retained.messages, diver, leaf) else { continue }
+                let stamp = Dictionary(message.properties.userProperties.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+                #expect(stamp["instance"] == ClusterHarness.owner(of: diver, among: names), "\(message.topic) retained from \(stamp)")
+                #expect(stamp["epoch"].flatMap { Int64($0) }.map { $0 > 0 } == true, "\(message.topic) retained without an epoch: \(stamp)")
+            }
+        }
         let stale = divers.filter { latest(retained.messages, $0, "submersion/depth-state")?.payloadString.contains(#""state":"approachingMaxDepth""#) != true }
         #expect(stale.isEmpty, "the retained depth state of \(stale) is not the newest (moved: \(stale.filter(moved.contains)))")
         let offline = divers.filter { latest(retained.messages, $0, "connection")?.payloadString.contains(#""state":"connected""#) != true }

@@ -23,6 +23,9 @@ struct FenceQueue {
     private(set) var queuedBytes = 0
     /// Warm-up outputs in arrival order, with their partition.
     private var warmedOutputs: [(partition: Int, message: OutboundMessage)] = []
+    /// How many of ``warmedOutputs`` each partition has: every keyed output appended asks, so
+    /// it must not scan the list (changes of role, rare, do).
+    private var warmedCounts: [Int: Int] = [:]
     private(set) var warmedBytes = 0
     /// Partitions gained here with their epochs, and those warming up, as the workers reported
     /// them (each worker reports each change; the first report counts).
@@ -81,17 +84,22 @@ struct FenceQueue {
                 byPartition[partition, default: []].append(message)
             } else if warming.contains(partition) {
                 warmedOutputs.append((partition, message))
+                warmedCounts[partition, default: 0] += 1
                 warmedBytes += Self.bytes(of: message)
             }
         }
         for (partition, messages) in byPartition.sorted(by: { $0.key < $1.key }) {
             if let epoch = owned[partition] { append(entry(stamp(messages, epoch), countdown: nil), stamp: stamp) }
         }
+        // The oldest go, in one removal.
         var dropped = 0
-        while warmedBytes > warmedLimit, !warmedOutputs.isEmpty {
-            warmedBytes -= Self.bytes(of: warmedOutputs.removeFirst().message)
+        while warmedBytes > warmedLimit, dropped < warmedOutputs.count {
+            let (partition, message) = warmedOutputs[dropped]
+            warmedBytes -= Self.bytes(of: message)
+            warmedCounts[partition] = warmedCounts[partition].flatMap { $0 > 1 ? $0 - 1 : nil }
             dropped += 1
         }
+        warmedOutputs.removeFirst(dropped)
         return dropped
     }
 
@@ -136,7 +144,7 @@ struct FenceQueue {
     }
 
     private mutating func releaseWarmed(of partition: Int, epoch: Int64, stamp: (_ messages: [OutboundMessage], _ epoch: Int64) -> [OutboundMessage]) {
-        guard warmedOutputs.contains(where: { $0.partition == partition }) else { return }
+        guard warmedCounts[partition] != nil else { return }
         let messages = warmedOutputs.filter { $0.partition == partition }.map(\.message)
         forgetWarmed(of: partition)
         let released = entry(stamp(messages, epoch), countdown: nil)
@@ -145,7 +153,7 @@ struct FenceQueue {
     }
 
     private mutating func forgetWarmed(of partition: Int) {
-        guard warmedOutputs.contains(where: { $0.partition == partition }) else { return }
+        guard warmedCounts.removeValue(forKey: partition) != nil else { return }
         warmedBytes -= warmedOutputs.filter { $0.partition == partition }.reduce(0) { $0 + Self.bytes(of: $1.message) }
         warmedOutputs.removeAll { $0.partition == partition }
     }
