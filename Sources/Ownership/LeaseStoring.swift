@@ -31,7 +31,9 @@ public protocol LeaseStoring: Sendable {
     func leave(_ member: LeaseMember) async throws
 
     /// Adopts one dead instance for `adopter`: an instance whose row expired within the store's
-    /// adoption window and that nobody adopted, none of whose partitions another instance took.
+    /// adoption window and that nobody adopted, none of whose partitions another instance took,
+    /// and only while `adopter`'s own row is live and was live without a gap when the dead one's
+    /// expired (after a store outage that let every row run out, nobody adopts a live instance).
     /// Its leases pass to its stand-in (the same name, incarnation `standIn`) under the next
     /// epochs, in the same statement: the stand-in's first heartbeat holds them, and the dead run
     /// renews, writes and publishes nothing more. From then on nobody else takes its partitions and a

@@ -40,6 +40,8 @@ public final class PostgresLeaseStore: LeaseStoring {
                     VALUES (\(member.name), \(member.incarnation), \(member.draining), clock_timestamp(), clock_timestamp() + make_interval(secs => \(ttl)), \(member.clientID))
                     ON CONFLICT (name) DO UPDATE SET
                         started_at = CASE WHEN gateway_instance.incarnation = excluded.incarnation THEN gateway_instance.started_at ELSE clock_timestamp() END,
+                        live_since = CASE WHEN gateway_instance.incarnation = excluded.incarnation AND gateway_instance.expires_at >= clock_timestamp()
+                            THEN gateway_instance.live_since ELSE clock_timestamp() END,
                         incarnation = excluded.incarnation, draining = excluded.draining, renewed_at = excluded.renewed_at, expires_at = excluded.expires_at,
                         client_id = excluded.client_id,
                         adopted_by = CASE WHEN gateway_instance.stand_in = excluded.incarnation THEN gateway_instance.adopted_by END,
@@ -169,6 +171,9 @@ public final class PostgresLeaseStore: LeaseStoring {
         guard adoptionWindow > 0 else { return nil }
         return try await store.withConnection { connection in
             // The oldest adoptable row, locked, skipped when another adopter or a take holds it.
+            // Only an adopter whose own row is live, and was live without a gap when that row
+            // expired: after a store outage that let every row run out, the first instance back
+            // (live again only since) adopts nobody, so live instances never adopt each other.
             // Within the window the take statement leaves the row's leases alone, so every lease
             // its run held is still its own when it is adopted. Those leases pass to the stand-in
             // in the same statement, under the next epoch: it continues the run (same name, same
@@ -180,11 +185,12 @@ public final class PostgresLeaseStore: LeaseStoring {
             for try await (name, incarnation, clientID) in try await connection.query(
                 """
                 WITH dead AS (
-                    SELECT name, incarnation FROM gateway_instance
-                    WHERE expires_at < clock_timestamp() AND expires_at > clock_timestamp() - make_interval(secs => \(adoptionWindow))
-                        AND adopted_by IS NULL AND name <> \(adopter)
-                    ORDER BY expires_at LIMIT 1
-                    FOR UPDATE SKIP LOCKED
+                    SELECT d.name, d.incarnation FROM gateway_instance d
+                    WHERE d.expires_at < clock_timestamp() AND d.expires_at > clock_timestamp() - make_interval(secs => \(adoptionWindow))
+                        AND d.adopted_by IS NULL AND d.name <> \(adopter)
+                        AND EXISTS (SELECT 1 FROM gateway_instance me WHERE me.name = \(adopter) AND me.expires_at > clock_timestamp() AND me.live_since < d.expires_at)
+                    ORDER BY d.expires_at LIMIT 1
+                    FOR UPDATE OF d SKIP LOCKED
                 ), continued AS (
                     UPDATE ownership_partition p SET incarnation = \(standIn), offered_to = NULL, epoch = p.epoch + 1
                     FROM dead WHERE p.owner = dead.name AND p.incarnation = dead.incarnation AND p.expires_at > '-infinity'

@@ -175,6 +175,10 @@ enum PostgresSchema {
             """,
             "CREATE INDEX gateway_output_by_time ON gateway_output (recorded_at)",
         ],
+        // 8: since when an instance's row has been live without a gap (docs/scale-out.md, *A
+        // death*): an instance adopts only a row that expired while its own was live, so after
+        // a store outage that let every row run out, nobody adopts a live instance.
+        ["ALTER TABLE gateway_instance ADD COLUMN live_since timestamptz NOT NULL DEFAULT clock_timestamp()"],
     ]
 
     /// The channel every change of a partition's holder is notified on (migration 3).

@@ -234,6 +234,28 @@ struct PostgresLeaseTests {
         }
     }
 
+    @Test("after a store outage that let every row run out, the first instance back adopts nobody (its own row was not live when the others' expired); a death while it is live is adopted")
+    func noAdoptionAfterOutage() async throws {
+        try await TestPostgres.withStore { client in
+            let store = PostgresLeaseStore(client, adoptionWindow: 8)
+            let c = LeaseMember(name: "gw-c", incarnation: "c-1")
+            // Both rows run out together, as in an outage longer than the lease.
+            _ = try await store.heartbeat(a, ttl: 1)
+            _ = try await store.heartbeat(b, ttl: 1)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await !store.view().instances.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            // b is back first: a is within its adoption window, but b was not live when it expired.
+            _ = try await store.heartbeat(b, ttl: 300)
+            #expect(try await store.adopt(by: "gw-b", standIn: "a-s", ttl: 30) == nil, "a live instance taken for dead after the outage was adopted")
+            #expect(try await store.adopt(by: "gw-a", standIn: "b-s", ttl: 30) == nil, "an adopter whose own row expired adopted")
+            _ = try await store.heartbeat(a, ttl: 300)
+            // A death while b is live: adopted.
+            _ = try await store.heartbeat(c, ttl: 1)
+            while try await store.view().instances["gw-c"] != nil, ContinuousClock.now < deadline + .seconds(20) { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(try await store.adopt(by: "gw-b", standIn: "c-s", ttl: 30) == c)
+        }
+    }
+
     @Test("snapshot writes are fenced by the partition's epoch: the old holder writes nothing after a hand-over, the new one writes; a device the old holder made known is taken up once by the new one")
     func fencedSnapshots() async throws {
         try await TestPostgres.withStore { client in
