@@ -90,9 +90,10 @@ extension GatewayConfiguration {
 extension GatewayConfiguration.Cluster {
     /// Seconds a clustered subscriber's session outlives a lost connection, in whole seconds:
     /// long enough for a dead instance's stand-in to resume it (the lease time, the adoption
-    /// window and a lease time more to start), so the frames it queued are processed. Its
-    /// stand-in, or any graceful stop, ends it.
-    package var subscriberSessionExpiry: UInt32 { UInt32((2 * leaseTime + adoptionWindow).rounded(.up)) }
+    /// window and a lease time more to start), so the frames it queued are processed, and for
+    /// an instance cut from the broker, which renews half a lease time longer before it is taken
+    /// for dead. Its stand-in, or any graceful stop, ends it.
+    package var subscriberSessionExpiry: UInt32 { UInt32((2.5 * leaseTime + adoptionWindow).rounded(.up)) }
 
     /// Seconds after a dead instance's row expired during which another instance may adopt it
     /// (two heartbeats: every live instance tries at each of its own); its partitions are taken

@@ -65,7 +65,7 @@ extension GatewayConfiguration.MQTT {
         .integer("mqtt.keepalive", "Keepalive in seconds.", in: 5...65535, \.mqtt.keepalive),
         .integer(
             "mqtt.sessionExpiry",
-            "Seconds the broker keeps the subscriber session and queues QoS 1 frames while the gateway is away (0: clean start; clustered instances keep it at most 2 × cluster.leaseTime + 2 × cluster.heartbeatInterval, so a dead instance's stand-in can resume it, and end it at a graceful stop).",
+            "Seconds the broker keeps the subscriber session and queues QoS 1 frames while the gateway is away (0: clean start; clustered instances keep it at most 2.5 × cluster.leaseTime + 2 × cluster.heartbeatInterval, so a dead or broker-cut instance's stand-in can resume it, and end it at a graceful stop).",
             in: 0...Int(UInt32.max), \.mqtt.sessionExpiry),
         .integer(
             "mqtt.receiveMaximum", "MQTT 5 receive maximum of the subscriber (unacknowledged QoS 1 frames in flight from the broker).", in: 1...65535,

@@ -454,8 +454,14 @@ final class ClientCore: Sendable {
         }
         guard received > 0 else { return MOSQ_ERR_SUCCESS.rawValue }
         state.withLock { $0.statistics.readGroups += 1 }
-        if let gate = configuration.acknowledgementGate, !gate.mayAcknowledge() {
-            return closeWithoutAcknowledging(mosq, socket: socket)
+        if let gate = configuration.acknowledgementGate {
+            let readAt = ContinuousClock.now
+            while true {
+                let decision = gate.decide(groupReadAt: readAt, waitingAtMost: .milliseconds(100))
+                if decision == .acknowledge { break }
+                // Refused, or the broker ended the connection meanwhile: nothing to acknowledge on it.
+                if decision == .refuse || Self.peerClosed(socket) { return closeWithoutAcknowledging(mosq, socket: socket) }
+            }
         }
         guard mosquitto_want_write(mosq) else { return MOSQ_ERR_SUCCESS.rawValue }
         if received > 1 { Self.setCork(socket, true) }
@@ -479,6 +485,17 @@ final class ClientCore: Sendable {
         }
         return rc == MOSQ_ERR_SUCCESS.rawValue ? MOSQ_ERR_CONN_LOST.rawValue : rc
     }
+
+    /// Whether the broker closed its side of `socket` (or it failed): poll(2) without waiting.
+    private static func peerClosed(_ socket: Int32) -> Bool {
+        var entry = pollfd(fd: socket, events: pollReadHangUp, revents: 0)
+        guard poll(&entry, 1, 0) > 0 else { return false }
+        return entry.revents & (pollReadHangUp | Int16(POLLHUP | POLLERR)) != 0
+    }
+
+    /// Linux's POLLRDHUP (the peer shut its side down), which Glibc's module leaves out
+    /// (it needs `_GNU_SOURCE`).
+    private static let pollReadHangUp: Int16 = 0x2000
 
     /// The most messages read in one group: the keepalive and the wake-up are served between groups.
     static let readGroupLimit = 64

@@ -41,6 +41,11 @@ public protocol LeaseStoring: Sendable {
     /// until it first does.
     /// - Returns: the adopted instance's last run, or nil when there is none to adopt.
     func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember?
+
+    /// The instance whose live adoption holds `member`'s name, or nil; reads, renews nothing (an
+    /// instance that withholds its renewals because it cannot reach the broker asks it instead of
+    /// heartbeating).
+    func adopter(of member: LeaseMember) async throws -> String?
 }
 
 /// The heartbeat of a run whose name another instance adopted (its stand-in is running): the

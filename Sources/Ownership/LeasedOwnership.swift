@@ -27,6 +27,11 @@ public final class LeasedOwnership: OwnershipPort {
         var successors = 0
         /// The instance that adopted this name, at the last heartbeat the store refused for it.
         var adoptedBy: String?
+        /// Since when the subscriber has been trying to reach the broker in vain; nil while
+        /// connected, before it first tries, and while this run holds its reconnection itself.
+        var subscriberDownSince: SuspendingClock.Instant?
+        /// Whether renewals are withheld for it (logged once per episode).
+        var withholding = false
     }
 
     private let store: any LeaseStoring
@@ -146,8 +151,56 @@ public final class LeasedOwnership: OwnershipPort {
         return state.withLock {
             OwnershipStatus(
                 held: $0.holder.held.count, warming: $0.holder.warming.count, pastDeadline: $0.holder.isPastDeadline(at: now),
-                failedHeartbeats: $0.failedHeartbeats, adopted: $0.adoptedBy != nil)
+                failedHeartbeats: $0.failedHeartbeats, adopted: $0.adoptedBy != nil, withholdingRenewals: $0.withholding)
         }
+    }
+
+    public func subscriberChanged(_ change: SubscriberConnectivity) {
+        let now = clock.monotonicNow()
+        state.withLock { state in
+            switch change {
+            case .connected, .held: state.subscriberDownSince = nil
+            case .unreachable: if state.subscriberDownSince == nil { state.subscriberDownSince = now }
+            }
+        }
+    }
+
+    /// Whether the next heartbeat is withheld: the subscriber has been trying to reach the
+    /// broker for half a lease time, this run holds or warms partitions (holding nothing, it has
+    /// nothing for a stand-in to serve), and it is not adopted (an adopted run heartbeats to
+    /// learn when the stand-in has left). Logs each change.
+    private func withholdsRenewal() -> Bool {
+        let now = clock.monotonicNow()
+        let (withholding, changed, ttl) = state.withLock { state -> (Bool, Bool, Double) in
+            let ttl = state.holder.timing.ttl
+            let down = state.subscriberDownSince.map { now - $0 >= .milliseconds(Int64(ttl * 500)) } ?? false
+            let serving = !state.holder.held.isEmpty || !state.holder.warming.isEmpty
+            let withholding = down && serving && state.adoptedBy == nil
+            defer { state.withholding = withholding }
+            return (withholding, withholding != state.withholding, ttl)
+        }
+        if changed {
+            if withholding {
+                logger.warning(
+                    "ownership: the subscriber has not reached the broker for \(ttl / 2) s; renewing nothing, so that another instance adopts this one and its stand-in serves its devices from its broker session")
+            } else {
+                logger.notice("ownership: the subscriber reached the broker again; renewing")
+            }
+        }
+        return withholding
+    }
+
+    /// While renewals are withheld: reads whether another instance adopted this run (nothing
+    /// renewed), so the subscriber stops reconnecting and the run waits for the stand-in to leave.
+    private func readAdoption() async {
+        let member = state.withLock { $0.holder.member }
+        guard let adopter = try? await store.adopter(of: member) else { return }
+        let first = state.withLock { state in
+            defer { state.adoptedBy = adopter }
+            return state.adoptedBy == nil
+        }
+        apply { $0.left() }
+        if first { logger.warning("ownership: \(member.name) was adopted by \(adopter) while the broker was unreachable; holding nothing, this run registers once it has left") }
     }
 
     /// Partitions held now, with their epochs.
@@ -164,12 +217,19 @@ public final class LeasedOwnership: OwnershipPort {
     /// decision in docs/scale-out.md, *When the store is unreachable*).
     public func run() async throws {
         while !Task.isCancelled {
-            await beat()
+            await step()
             // While it offers a partition, the holder beats often: it learns at its next
             // heartbeat that the offer was taken, and publishes beside the taker until then.
             let offering = state.withLock { $0.offering }
             try await clock.sleep(for: offering ? min(heartbeat, Self.offeringHeartbeat) : heartbeat)
         }
+    }
+
+    /// One round of ``run()``: a heartbeat, or, while renewals are withheld because the
+    /// subscriber cannot reach the broker, a read of this run's adoption. Public for tests that
+    /// step a manual clock.
+    public func step() async {
+        if withholdsRenewal() { await readAdoption() } else { await beat() }
     }
 
     /// One heartbeat: renew, read the view, send the plan. Public for tests that step a manual clock.
@@ -199,10 +259,18 @@ public final class LeasedOwnership: OwnershipPort {
             let view = try await store.view()
             state.withLock { state in
                 state.successors = view.assignable.filter { $0 != member.name }.count
-                state.offering = state.holder.held.keys.contains { view.leases[$0]?.offeredTo != nil }
+                // Only an offer to a live instance: one left pointing at a dead instance will not
+                // be accepted, and heartbeating fast for it would only load the store.
+                state.offering = state.holder.held.keys.contains { view.leases[$0]?.offeredTo.map { view.instances[$0] != nil } ?? false }
             }
             let now = clock.monotonicNow()
-            let plan = state.withLock { $0.holder.plan(view, at: now) }
+            var plan = state.withLock { $0.holder.plan(view, at: now) }
+            // A subscriber that cannot reach the broker serves nothing it would take or accept:
+            // both wait until it is connected (the plan asks again at every heartbeat).
+            if state.withLock({ $0.subscriberDownSince != nil }) {
+                plan.take = []
+                plan.accept = [:]
+            }
             apply { _ in plan.changes }
             if !plan.take.isEmpty {
                 let taken = try await store.take(plan.take, by: member, ttl: timing.ttl)

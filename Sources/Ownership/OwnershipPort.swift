@@ -60,6 +60,13 @@ public protocol OwnershipPort: Sendable {
     /// most `seconds` (they warm up and take it over), then gives up the rest so they take it
     /// at once rather than after a lease runs out.
     func leave(within seconds: Double) async
+
+    /// What the subscriber's connection to the broker did: the clustered adapter withholds its
+    /// renewals once the subscriber has been trying to reach the broker, in vain, for half a
+    /// lease time, so that another instance adopts this one and its stand-in serves its devices
+    /// from its broker session (docs/scale-out.md, *Liveness: serving, not only heartbeats*).
+    /// The sole owner ignores it.
+    func subscriberChanged(_ change: SubscriberConnectivity)
 }
 
 extension OwnershipPort {

@@ -13,18 +13,25 @@ public struct OwnershipStatus: Sendable, Equatable {
     /// Whether the store refused the last heartbeat because another instance adopted this name:
     /// this run holds nothing until the adopter's stand-in has left.
     public var adopted: Bool
+    /// Whether this instance withholds its renewals because its subscriber cannot reach the
+    /// broker (it is to be adopted, so that a stand-in serves its devices).
+    public var withholdingRenewals: Bool
 
     /// A status.
-    public init(held: Int, warming: Int, pastDeadline: Bool, failedHeartbeats: Int, adopted: Bool = false) {
+    public init(held: Int, warming: Int, pastDeadline: Bool, failedHeartbeats: Int, adopted: Bool = false, withholdingRenewals: Bool = false) {
         self.held = held
         self.warming = warming
         self.pastDeadline = pastDeadline
         self.failedHeartbeats = failedHeartbeats
         self.adopted = adopted
+        self.withholdingRenewals = withholdingRenewals
     }
 
-    /// Whether this run's subscriber may take its broker session back after losing it: not while
-    /// it is past its deadline or adopted, since the client that took the session may be the
-    /// stand-in of an adoption, which keeps it until it has left (docs/scale-out.md).
-    public var mayResumeSession: Bool { !pastDeadline && !adopted }
+    /// Whether this run's subscriber may take its broker session back after losing it: never
+    /// while adopted (the stand-in keeps the session until it has left); not while past its
+    /// deadline for want of the store, since the client that took the session may be the
+    /// stand-in of an adoption this run cannot learn of; but yes while it withholds its renewals
+    /// because the broker was unreachable: reaching it again is what it waits for, and it reads
+    /// its adoption from the store meanwhile (docs/scale-out.md).
+    public var mayResumeSession: Bool { !adopted && (!pastDeadline || withholdingRenewals) }
 }

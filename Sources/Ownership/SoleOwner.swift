@@ -16,4 +16,5 @@ public struct SoleOwner: OwnershipPort {
     public func confirmed() async {}
     public func run() async throws {}
     public func leave(within seconds: Double) async {}
+    public func subscriberChanged(_ change: SubscriberConnectivity) {}
 }

@@ -208,6 +208,20 @@ public final class PostgresLeaseStore: LeaseStoring {
         }
     }
 
+    public func adopter(of member: LeaseMember) async throws -> String? {
+        try await store.withConnection { connection in
+            for try await adopter in try await connection.query(
+                """
+                SELECT adopted_by FROM gateway_instance
+                WHERE name = \(member.name) AND adopted_by IS NOT NULL AND adopted_until >= clock_timestamp()
+                """, logger: store.logger
+            ).decode(String.self) {
+                return adopter
+            }
+            return nil
+        }
+    }
+
     /// Writes the snapshots whose partition `member` still holds under the epoch each carries, in
     /// one statement that locks those leases (`FOR SHARE`): a hand-over or take-over of the
     /// partition waits for the write, or the write finds the new epoch and overwrites nothing.

@@ -14,9 +14,9 @@ struct AcknowledgementGateTests {
         let allows: Bool
         let asked = Atomic<Int>(0)
         init(allows: Bool) { self.allows = allows }
-        func mayAcknowledge() -> Bool {
+        func decide(groupReadAt: ContinuousClock.Instant, waitingAtMost: Duration) -> AcknowledgementDecision {
             asked.add(1, ordering: .relaxed)
-            return allows
+            return allows ? .acknowledge : .refuse
         }
         func interrupt() {}
     }

@@ -53,6 +53,64 @@ struct LeasedOwnershipAdoptionTests {
         #expect(ownership.status.mayResumeSession)
     }
 
+    @Test("a subscriber that cannot reach the broker for half a lease time stops the renewals (the store takes the run for dead and adopts it); its session stays resumable until the adoption is read, then held; reconnected before, it renews again")
+    func brokerUnreachableWithholdsRenewals() async {
+        let clock = ManualGatewayClock(wallTime: 1_800_000_000)
+        let store = ScriptedHeartbeats(answer: .leases([7: 3]))
+        let ownership = ownership(store, clock: clock)
+        ownership.subscriberChanged(.connected)
+        await ownership.step()
+        #expect(store.heartbeats == 1)
+
+        // Down for less than half the lease time (6 s): renewals go on.
+        ownership.subscriberChanged(.unreachable)
+        clock.advance(by: 2.9)
+        await ownership.step()
+        #expect(store.heartbeats == 2)
+        #expect(!ownership.status.withholdingRenewals)
+        // Back, then down again: the time counts from the last loss.
+        ownership.subscriberChanged(.connected)
+        ownership.subscriberChanged(.unreachable)
+        clock.advance(by: 2.9)
+        await ownership.step()
+        #expect(store.heartbeats == 3)
+
+        // Down for half the lease time: no renewal, the session may still be resumed (the broker
+        // is what it waits for), even past the deadline.
+        clock.advance(by: 0.2)
+        await ownership.step()
+        #expect(store.heartbeats == 3, "a renewal went out while the broker was unreachable")
+        #expect(ownership.status.withholdingRenewals)
+        clock.advance(by: 5)
+        await ownership.step()
+        #expect(store.heartbeats == 3)
+        #expect(ownership.status.pastDeadline)
+        #expect(ownership.status.mayResumeSession)
+
+        // Reconnected before anybody adopted it: it renews at once.
+        ownership.subscriberChanged(.connected)
+        await ownership.step()
+        #expect(store.heartbeats == 4)
+        #expect(!ownership.status.withholdingRenewals)
+        #expect(ownership.held == [7: 3])
+
+        // Down again, and adopted meanwhile: it reads the adoption (renewing nothing), lets
+        // everything go, and its session is held; adopted, it heartbeats to learn when the stand-in left.
+        ownership.subscriberChanged(.unreachable)
+        clock.advance(by: 3.5)
+        store.answer(.adoptedBy("gw-b"))
+        await ownership.step()
+        #expect(store.heartbeats == 4)
+        #expect(ownership.status.adopted)
+        #expect(ownership.held.isEmpty)
+        #expect(!ownership.status.mayResumeSession)
+        await ownership.step()
+        #expect(store.heartbeats == 5, "an adopted run heartbeats to learn when the stand-in has left")
+        store.answer(.leases([:]))
+        await ownership.step()
+        #expect(!ownership.status.adopted)
+    }
+
     @Test("a restart refused at its first heartbeat (never registered, holding nothing) holds its session too")
     func refusedRestartHolds() async {
         let clock = ManualGatewayClock(wallTime: 1_800_000_000)
@@ -96,12 +154,17 @@ final class ScriptedHeartbeats: LeaseStoring {
     struct Unreachable: Error {}
 
     private let current: LockedState<Answer>
+    private let beats = LockedState(0)
 
     init(answer: Answer) { current = LockedState(answer) }
 
     func answer(_ answer: Answer) { current.withLock { $0 = answer } }
 
+    /// Heartbeats asked so far.
+    var heartbeats: Int { beats.withLock { $0 } }
+
     func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
+        beats.withLock { $0 += 1 }
         switch current.withLock({ $0 }) {
         case .leases(let leases): return leases
         case .adoptedBy(let adopter): throw InstanceNameAdopted(adopter: adopter)
@@ -115,4 +178,11 @@ final class ScriptedHeartbeats: LeaseStoring {
     func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { [:] }
     func leave(_ member: LeaseMember) async throws {}
     func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? { nil }
+    func adopter(of member: LeaseMember) async throws -> String? {
+        switch current.withLock({ $0 }) {
+        case .adoptedBy(let adopter): return adopter
+        case .unanswered: throw Unreachable()
+        case .leases: return nil
+        }
+    }
 }

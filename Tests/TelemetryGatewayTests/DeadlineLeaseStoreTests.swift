@@ -84,4 +84,5 @@ private final class FirstHeartbeatHangs: LeaseStoring {
     func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { [:] }
     func leave(_ member: LeaseMember) async throws { throw Unused() }
     func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? { throw Unused() }
+    func adopter(of member: LeaseMember) async throws -> String? { throw Unused() }
 }

@@ -40,6 +40,7 @@ struct OwnershipServiceTests {
             while !Task.isCancelled { try await Task.sleep(for: .seconds(60)) }
         }
         func leave(within seconds: Double) async {}
+        func subscriberChanged(_ change: SubscriberConnectivity) {}
     }
 
     /// Records what the subscriptions are told, in order.

@@ -185,6 +185,12 @@ final class FencedOutputs: OutputSink, Service {
             }
         }
         var recorded = admission.recorded
+        // A fenced output's frame is acknowledged to the broker only when this run let the
+        // partition go by a hand-over: the successor warmed up on the same frames. A run past
+        // its deadline or adopted lost it otherwise; its frame is the stand-in's, left in the
+        // session (AcknowledgementsAfterOutputs).
+        let status = ownership.status
+        let lostByHandOver = !status.pastDeadline && !status.adopted
         for entry in batch {
             var kept: [OutboundMessage] = []
             kept.reserveCapacity(entry.messages.count)
@@ -195,7 +201,7 @@ final class FencedOutputs: OutputSink, Service {
                 }
                 if admission.held[key.partition] != key.epoch {
                     metrics.fenced.increment()
-                    entry.countdown?.partFenced()
+                    if lostByHandOver { entry.countdown?.partDone() } else { entry.countdown?.partFenced() }
                 } else if key.eventID.isEmpty || recorded.remove(OutputIdentity(topic: key.topic, eventID: key.eventID)) != nil {
                     kept.append(message)
                 } else {

@@ -31,6 +31,9 @@ struct AdoptionService: Service {
     let standInLimit: Double
     /// Builds the stand-in's service group for the adopted run under a new incarnation.
     let makeStandIn: @Sendable (_ dead: LeaseMember, _ incarnation: String) throws -> ServiceGroup
+    /// Whether this instance may adopt now: not while it withholds its own renewals for want of
+    /// the broker (its stand-in would not reach the broker either).
+    let mayAdopt: @Sendable () -> Bool
     let metrics: OwnershipMetrics
     let clock: any GatewayClock
     let logger: Logger
@@ -73,6 +76,7 @@ struct AdoptionService: Service {
 
     /// One attempt: the dead run the store gave this instance, with its stand-in's incarnation.
     private func adopt() async -> (LeaseMember, String)? {
+        guard mayAdopt() else { return nil }
         let incarnation = String(UUID().uuidString.prefix(8))
         do {
             guard let dead = try await store.adopt(by: adopter, standIn: incarnation, ttl: ttl) else { return nil }

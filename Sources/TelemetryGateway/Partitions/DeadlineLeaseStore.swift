@@ -41,4 +41,8 @@ struct DeadlineLeaseStore: LeaseStoring {
     func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? {
         try await withStoreDeadline(seconds, clock: clock) { [base] in try await base.adopt(by: adopter, standIn: standIn, ttl: ttl) }
     }
+
+    func adopter(of member: LeaseMember) async throws -> String? {
+        try await withStoreDeadline(seconds, clock: clock) { [base] in try await base.adopter(of: member) }
+    }
 }

@@ -35,14 +35,18 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
     private let waited: FloatingPointCounter
     private let closedFenced: Counter
     private let closedTimedOut: Counter
+    /// Whether every group is refused now: this run was adopted, so the session it may still
+    /// hold (a reconnect that raced the stand-in's) is the stand-in's to be delivered again.
+    private let refusing: @Sendable () -> Bool
 
     /// Waits at most half of `keepalive` (seconds).
-    convenience init(keepalive: Int, factory: any MetricsFactory) {
-        self.init(bound: .milliseconds(keepalive * 500), factory: factory)
+    convenience init(keepalive: Int, factory: any MetricsFactory, refusing: @escaping @Sendable () -> Bool = { false }) {
+        self.init(bound: .milliseconds(keepalive * 500), factory: factory, refusing: refusing)
     }
 
-    init(bound: Duration, factory: any MetricsFactory) {
+    init(bound: Duration, factory: any MetricsFactory, refusing: @escaping @Sendable () -> Bool = { false }) {
         self.bound = bound
+        self.refusing = refusing
         waited = FloatingPointCounter(label: "gateway_cluster_acknowledgement_wait_seconds_total", factory: factory)
         closedFenced = Counter(label: "gateway_cluster_unacknowledged_closes_total", dimensions: [("reason", "fenced")], factory: factory)
         closedTimedOut = Counter(label: "gateway_cluster_unacknowledged_closes_total", dimensions: [("reason", "timeout")], factory: factory)
@@ -72,25 +76,48 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
         }
     }
 
-    func mayAcknowledge() -> Bool {
-        let started = SuspendingClock.now
-        let deadline = started + bound
-        let verdict = condition.withLock { () -> Bool? in
+    func decide(groupReadAt: ContinuousClock.Instant, waitingAtMost slice: Duration) -> AcknowledgementDecision {
+        if refusing() {
+            closedFenced.increment()
+            return .refuse
+        }
+        let started = ContinuousClock.now
+        let bounded = groupReadAt + bound
+        // The condition waits on the monotonic clock: the same deadline, as an offset from now.
+        let until = SuspendingClock.now + (min(bounded, started + slice) - started)
+        let (open, fenced, interrupted) = condition.withLock { () -> (Int, Bool, Bool) in
             while !state.interrupted && !state.fenced && !state.open.isEmpty {
-                if !condition.wait(until: deadline) && SuspendingClock.now >= deadline { break }
+                if !condition.wait(until: until) && SuspendingClock.now >= until { break }
             }
-            if state.interrupted { return true }
-            if state.fenced { return nil }
-            return state.open.isEmpty
+            return (state.open.count, state.fenced, state.interrupted)
         }
-        let seconds = (SuspendingClock.now - started).inSeconds
+        let now = ContinuousClock.now
+        let seconds = (now - started).inSeconds
         if seconds > 0 { waited.increment(by: seconds) }
-        switch verdict {
-        case true?: return true
-        case false?: closedTimedOut.increment()
-        case nil: closedFenced.increment()
+        if interrupted { return .acknowledge }
+        if fenced {
+            closedFenced.increment()
+            return .refuse
         }
-        return false
+        if open == 0 { return .acknowledge }
+        if now >= bounded {
+            closedTimedOut.increment()
+            return .refuse
+        }
+        return .undecided
+    }
+
+    /// Asks ``decide(groupReadAt:waitingAtMost:)`` until it decides, as the network thread
+    /// does; true when the group may be acknowledged.
+    func mayAcknowledge() -> Bool {
+        let readAt = ContinuousClock.now
+        while true {
+            switch decide(groupReadAt: readAt, waitingAtMost: .milliseconds(100)) {
+            case .acknowledge: return true
+            case .refuse: return false
+            case .undecided: continue
+            }
+        }
     }
 
     func interrupt() {

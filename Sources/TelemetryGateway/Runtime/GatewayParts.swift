@@ -219,7 +219,9 @@ struct GatewayParts: Sendable {
                 drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger)
             fencedOutputs = fenced
             outputs = fenced
-            acknowledgements = journal.map { _ in AcknowledgementsAfterOutputs(keepalive: configuration.mqtt.keepalive, factory: metricsFactory) }
+            acknowledgements = journal.map { _ in
+                AcknowledgementsAfterOutputs(keepalive: configuration.mqtt.keepalive, factory: metricsFactory, refusing: { leased.status.adopted })
+            }
         } else {
             fencedOutputs = nil
             outputs = publisher
@@ -289,7 +291,8 @@ struct GatewayParts: Sendable {
         let cluster = configuration.cluster
         return AdoptionService(
             store: leaseStore, adopter: instance, interval: cluster.heartbeatInterval, ttl: cluster.leaseTime,
-            standInLimit: 4 * cluster.leaseTime + 3 * configuration.pipeline.drainTimeout, makeStandIn: makeStandIn, metrics: ownershipMetrics,
+            standInLimit: 4 * cluster.leaseTime + 3 * configuration.pipeline.drainTimeout, makeStandIn: makeStandIn,
+            mayAdopt: { [ownership] in !ownership.status.withholdingRenewals }, metrics: ownershipMetrics,
             clock: clock, logger: logger)
     }
 

@@ -64,6 +64,14 @@ struct SubscriberService: Service {
                 { [metrics, health, ownership] event in
                     metrics.recordConnectionEvent(event, connection: "subscriber")
                     health.record(event, connection: "subscriber")
+                    // Clustered liveness is serving: a subscriber that cannot reach the broker
+                    // for half a lease time stops the renewals (LeasedOwnership).
+                    switch event {
+                    case .connected: ownership.subscriberChanged(.connected)
+                    case .disconnected, .connectFailed: ownership.subscriberChanged(.unreachable)
+                    case .reconnectHeld: ownership.subscriberChanged(.held)
+                    default: break
+                    }
                     router.connectionEvent(event)
                     if case .reconnectHeld = event {
                         Task {
@@ -76,6 +84,8 @@ struct SubscriberService: Service {
             subscriptions.attach(subscriber)
             statistics.attach(subscriber)
             receiving.withLock { $0 = true }
+            // Down until its first CONNACK (the journal's replay before does not count).
+            ownership.subscriberChanged(.unreachable)
             subscriber.start()
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {

@@ -11,4 +11,5 @@ struct UnreachableLeaseStore: LeaseStoring {
     func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] { throw Unreachable() }
     func leave(_ member: LeaseMember) async throws { throw Unreachable() }
     func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? { throw Unreachable() }
+    func adopter(of member: LeaseMember) async throws -> String? { throw Unreachable() }
 }
