@@ -44,6 +44,10 @@ for argument in "$@"; do
 	esac
 done
 
+if [ "$prepare_only" = 0 ]; then
+	docker compose version >/dev/null 2>&1 ||
+		die "no 'docker compose' here (a Docker engine with the compose plugin). Without one: scripts/demo.sh runs broker, gateway and simulator as local processes"
+fi
 command -v openssl >/dev/null || die "openssl not found (Debian package openssl): it makes the development identities and passwords"
 
 WG_PKI_SHARED_KEYS=1 bash scripts/make-dev-pki.sh
@@ -59,7 +63,4 @@ chmod 644 "$secrets"/*
 printf 'development passwords in %s\n' "$ROOT/$secrets"
 
 [ "$prepare_only" = 1 ] && exit 0
-
-docker compose version >/dev/null 2>&1 ||
-	die "no 'docker compose' here (a Docker engine with the compose plugin). Without one: scripts/demo.sh runs broker, gateway and simulator as local processes"
 exec docker compose "${files[@]}" up --build ${up_args[@]+"${up_args[@]}"}
