@@ -41,32 +41,15 @@ import sys
 import tempfile
 import urllib.parse
 
+from wg_venv import in_virtual_environment
+
 ROOT = pathlib.Path(os.environ.get("WG_REPO_ROOT") or pathlib.Path(__file__).resolve().parent.parent)
 MANIFESTS = ROOT / "deploy" / "kubernetes"
 REQUIREMENTS = MANIFESTS / "check-requirements.txt"
-VENV = ROOT / ".build" / "pytest-venv"
 KUBERNETES_VERSION = os.environ.get("WG_KUBERNETES_VERSION", "1.33.0")
 CUSTOM_KINDS = {"ServiceMonitor", "PrometheusRule"}  # the Prometheus Operator's; no schema in kubernetes-validate
 COMPONENT_API = "kustomize.config.k8s.io/v1alpha1"
 JOB = "wearable-gateway"  # the job label config/prometheus/alerts.yml selects
-
-
-def in_virtual_environment():
-    """Re-runs this script with the virtual environment's Python (made and filled when needed)."""
-    python = VENV / "bin" / "python"
-    if pathlib.Path(sys.prefix).resolve() == VENV.resolve():
-        return
-    if sys.prefix != sys.base_prefix:  # another virtual environment: enough when it has the packages
-        try:
-            import kubernetes_validate  # noqa: F401
-            import yaml  # noqa: F401
-            return
-        except ImportError:
-            pass
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)], check=True)
-    os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
 
 
 def listed_files(directory, listed, what):
@@ -353,7 +336,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default=str(ROOT / ".build" / "debug"), help="directory of the built executables")
     options = parser.parse_args()
-    in_virtual_environment()
+    in_virtual_environment(__file__, REQUIREMENTS, ("kubernetes_validate", "yaml"))
     import kubernetes_validate
     import yaml
 

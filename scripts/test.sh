@@ -46,8 +46,8 @@ export WG_TEST_POSTGRES_URL=$PG_URL
 log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT (data in $PG_DIR)"
 
 # The Python environment of the later checks (pytest testbed, contract, trace export, Kubernetes
-# manifests) is made and filled while the package builds: pip waits on the network and the disk
-# more than on the two cores (about 45 s alone, 25 s of CPU), and the build takes 15 minutes.
+# manifests, compose files) is made and filled while the package builds: pip waits on the network
+# and the disk more than on the two cores (about 45 s alone, 25 s of CPU), and the build takes 15 minutes.
 venv="$WG_REPO_ROOT/.build/pytest-venv"
 python_requirements=(Examples/pytest/requirements.txt scripts/contract-requirements.txt Tests/TraceExport/requirements.txt deploy/kubernetes/check-requirements.txt)
 python_log=$(mktemp)
@@ -209,6 +209,14 @@ python3 scripts/check-kubernetes.py --bin "$(swift build --show-bin-path ${SWIFT
 
 log "the Dockerfile: strip, HEALTHCHECK, OCI labels (version = ProductVersion.current), testbed stage with mosquitto (scripts/check-dockerfile.py)"
 python3 scripts/check-dockerfile.py || die "the Dockerfile lacks what operators need (listed above)"
+
+# The compose files, which no container engine runs here: both files and the merged full stack
+# against the compose specification's schema (scripts/compose-spec.json), what a fresh clone after
+# scripts/compose-up.sh --prepare mounts, check-config on every gateway service, promtool on the
+# Prometheus configuration, Grafana's provisioning against the dashboard (same virtual environment).
+log "compose files: compose-spec schema, mounts after compose-up.sh --prepare, check-config, promtool, Grafana provisioning (scripts/check-compose.py)"
+"$venv/bin/python" scripts/check-compose.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
+	die "docker-compose.yml or docker-compose.full.yml is invalid or does not fit the repository (listed above)"
 
 log "the image's run: the gateway as the Dockerfile runs it, unprivileged, writing only to the volume (scripts/check-image.sh)"
 bash scripts/check-image.sh
