@@ -81,7 +81,7 @@ func assembleGateway(
         parts.tracingService,
         JournalReleaseService(journal: parts.journal),
         // Stops after every part that writes to the shared store.
-        parts.storeClient.map { SharedStoreService(client: $0, health: parts.operations.health, clock: clock, logger: logger) },
+        parts.storeClient.map { SharedStoreService(client: $0, leaseClient: parts.leaseClient, health: parts.operations.health, clock: clock, logger: logger) },
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
             reannounceRate: configuration.retained.reannounceRate, ownership: parts.ownership, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),

@@ -67,6 +67,9 @@ struct GatewayParts: Sendable {
     let ownershipMetrics: OwnershipMetrics
     /// The partition leases in the shared store (clustered); nil for a single gateway.
     let leaseStore: (any LeaseStoring)?
+    /// Clustered: the connection pool of the lease statements alone (two connections), so a
+    /// heartbeat never waits for a connection behind snapshot, history or recorder writes.
+    let leaseClient: PostgresStoreClient?
     /// How device frames reach the subscriber: one filter, or per device of held partitions.
     let subscriptions: any InboundSubscriptions
     /// What the store knows of each ownership partition's devices (nothing in single mode).
@@ -165,12 +168,14 @@ struct GatewayParts: Sendable {
         // them, devices subscribed one by one. A single gateway owns every device, on SQLite or
         // on PostgreSQL (unfenced snapshots there), and needs no store to start.
         var leasedOwnership: LeasedOwnership?
-        if configuration.cluster.isClustered, let client = storeClient {
+        if configuration.cluster.isClustered, let client = storeClient, let settings = configuration.store.postgresSettings {
             let cluster = configuration.cluster
+            let leases = PostgresStoreClient(settings: settings, maximumConnections: 2, logger: logger)
+            leaseClient = leases
             // Each call bounded by the lease time: a heartbeat that never answers must not keep
             // the instance from the store once it is back.
             let store = DeadlineLeaseStore(
-                base: PostgresLeaseStore(client, adoptionWindow: cluster.adoptionWindow), seconds: cluster.leaseTime, clock: clock)
+                base: PostgresLeaseStore(leases, adoptionWindow: cluster.adoptionWindow), seconds: cluster.leaseTime, clock: clock)
             leaseStore = store
             let leased = LeasedOwnership(
                 store: store, member: LeaseMember(
@@ -184,6 +189,7 @@ struct GatewayParts: Sendable {
             directory = states
         } else {
             leaseStore = nil
+            leaseClient = nil
             ownership = SoleOwner()
             deviceStates = storeClient.map { PostgresLeasedStateStore($0, ownership: nil) } ?? singleStates
             directory = NoPartitionDirectory()

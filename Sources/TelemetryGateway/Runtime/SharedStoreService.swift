@@ -10,6 +10,9 @@ import ServiceLifecycle
 /// the service group, so it stops after the workers' last writes.
 struct SharedStoreService: Service {
     let client: PostgresStoreClient
+    /// Clustered: the lease statements' own pool (heartbeats never wait behind data writes for
+    /// a connection), run and replaced with the main one.
+    var leaseClient: PostgresStoreClient?
     let health: RuntimeHealth
     /// Where checks time out, the next one is waited for and failure logs are spaced.
     let clock: any GatewayClock
@@ -23,6 +26,7 @@ struct SharedStoreService: Service {
         let failureLog = RateLimitedLog(interval: 30, clock: clock)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
+            if let leaseClient { group.addTask { await leaseClient.run() } }
             group.addTask {
                 var failing = false
                 while !Task.isCancelled {
@@ -36,6 +40,7 @@ struct SharedStoreService: Service {
                         // A fresh pool: calls stuck on the old one fail at once, and the new one
                         // connects as soon as the server is back.
                         client.reset()
+                        leaseClient?.reset()
                         if !failing || failureLog.shouldLog() {
                             logger.error(
                                 "store.url: PostgreSQL at \(client.location) does not answer (\(String(describing: error))); frames keep flowing, recorder and snapshot writes are retried, /readyz is 503 until it answers"
