@@ -9,8 +9,8 @@
 #   - a garbage payload comes back byte for byte on gateway/{id}/dead-letter, with the
 #     MQTT 5 user properties code, detail, stream, sourceTopic;
 #   - headless Chromium renders the fleet page listing every device that said hello, with
-#     live updates applied, and its device view lists a dive and swings from the event history (DOM asserted through the DevTools protocol by
-#     scripts/fleet-page-check.py; screenshot and DOM kept in .build/test-artifacts/);
+#     live updates applied, and its device view lists a dive and swings from the event history (DOM asserted with Selenium
+#     WebDriver and chromedriver by scripts/fleet-page-check.py; screenshot and DOM kept in .build/test-artifacts/);
 #   - /readyz goes 503 within 10 s of the broker stopping and 200 after it is back, while
 #     /healthz stays 200;
 #   - every line the gateway logged is one JSON object.
@@ -28,10 +28,10 @@ SIMULATOR=$BIN_DIR/wearable-sim
 ARTIFACTS=$WG_REPO_ROOT/.build/test-artifacts
 [ -x "$GATEWAY" ] && [ -x "$SIMULATOR" ] || die "build first: $GATEWAY / $SIMULATOR missing"
 ensure_packages
-for tool in chromium prometheus promtool curl mosquitto_sub mosquitto_pub python3; do
+for tool in chromium chromedriver prometheus promtool curl mosquitto_sub mosquitto_pub python3; do
 	command -v "$tool" >/dev/null || die "$tool not found (scripts/lib.sh WG_PACKAGES installs it)"
 done
-/usr/bin/python3 -c 'import websocket' || die "Debian python3-websocket is missing (scripts/lib.sh WG_PACKAGES)"
+/usr/bin/python3 -c 'import selenium' || die "Debian python3-selenium is missing (scripts/lib.sh WG_PACKAGES)"
 mkdir -p "$ARTIFACTS"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/wg-check-ops.XXXXXX")
@@ -188,7 +188,7 @@ for expected in code:invalidPayload cmError:107 stream:motion sourceTopic:wearab
 done
 ok "dead letter carries code, cmError, detail, stream, sourceTopic user properties"
 
-# --- The fleet page in a real headless Chromium (driven through the DevTools protocol:
+# --- The fleet page in a real headless Chromium (driven by Selenium WebDriver through chromedriver:
 # --dump-dom's virtual time would stand still while the page's event stream is open).
 /usr/bin/python3 scripts/fleet-page-check.py "$BASE/" "$ARTIFACTS" watch-ultra-1 watch-s9-1 buds-1 watch-s9-2 ||
 	fail "headless Chromium did not render the devices that said hello"

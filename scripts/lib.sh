@@ -29,10 +29,10 @@ WG_BUILD_PACKAGES=(libmosquitto-dev mosquitto mosquitto-clients pkg-config libsi
 # Debian packages only the tests need (scripts/test.sh installs both lists). python3-venv: the
 # pytest suites (Examples/pytest, Tests/TraceExport) and scripts/check-kubernetes.py run in a
 # virtual environment; chromium renders the fleet page (driven by scripts/fleet-page-check.py
-# through python3-websocket) and prometheus (with promtool) scrapes the gateway in
-# scripts/check-operations.sh; curl asks the HTTP endpoints; postgresql is the shared store of
-# the postgres backend, started privately by the tests.
-WG_TEST_PACKAGES=(python3 python3-venv chromium prometheus curl python3-websocket postgresql)
+# with Selenium WebDriver: python3-selenium and chromedriver, chromium-driver) and prometheus
+# (with promtool) scrapes the gateway in scripts/check-operations.sh; curl asks the HTTP
+# endpoints; postgresql is the shared store of the postgres backend, started privately by the tests.
+WG_TEST_PACKAGES=(python3 python3-venv chromium chromium-driver python3-selenium prometheus curl postgresql)
 # Both lists: what the test command and the checks run from it install.
 WG_PACKAGES=("${WG_BUILD_PACKAGES[@]}" "${WG_TEST_PACKAGES[@]}")
 
