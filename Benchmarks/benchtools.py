@@ -1,7 +1,8 @@
 """Process and broker helpers shared by the benchmark scripts (end-to-end.py, scale-out.py,
-outbound-rate.py, relay-ratio/relay-ratio.py): free ports, CPU from /proc, waiting for a broker,
+outbound-rate.py, relay-ratio/relay-ratio.py): free ports, a process's CPU seconds, context
+switches and threads' CPU, and the disks' written bytes (read by psutil), waiting for a broker,
 stopping what a run started (the gateway with SIGTERM, so it drains), and reading the gateway's
-Prometheus text with prometheus_client's parser (Benchmarks/requirements.txt)."""
+Prometheus text with prometheus_client's parser (both in Benchmarks/requirements.txt)."""
 
 import os
 import signal
@@ -11,13 +12,15 @@ import sys
 import time
 
 try:
+    import psutil
     from prometheus_client.parser import text_string_to_metric_families
 except ImportError:
-    sys.exit("the benchmarks read metrics with prometheus-client: python3 -m venv .build/pytest-venv && "
+    sys.exit("the benchmarks read metrics with prometheus-client and processes with psutil: python3 -m venv .build/pytest-venv && "
              ".build/pytest-venv/bin/pip install -r Benchmarks/requirements.txt, then run them with .build/pytest-venv/bin/python "
              "(docs/performance.md)")
 
-TICKS = os.sysconf("SC_CLK_TCK")
+TICKS = os.sysconf("SC_CLK_TCK")  # clock ticks per second of /proc's CPU times (end-to-end.py's thread table)
+GONE = (psutil.NoSuchProcess, psutil.AccessDenied)  # a process or thread that ended (ZombieProcess is a NoSuchProcess)
 
 
 def metric_samples(text):
@@ -55,69 +58,63 @@ def free_port():
 
 
 def cpu_seconds(pid):
-    """User + system CPU seconds of a live process, or None."""
+    """User + system CPU seconds of a live process (its own, not its children's), or None."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS
-    except (OSError, IndexError, ValueError):
+        times = psutil.Process(pid).cpu_times()
+    except GONE:
         return None
+    return times.user + times.system
 
 
 def context_switches(pid):
     """Voluntary context switches (a thread blocked, then was woken) summed over a live
     process's threads, or None. Threads that exited are no longer counted, so over a phase in
-    which threads end this undercounts."""
-    total = 0
+    which threads end this undercounts. (psutil counts a process's switches as its main
+    thread's, as Linux does in /proc/<pid>/status: so each thread is asked as a Process of its
+    own id.)"""
     try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{task}/status") as f:
-                    for line in f:
-                        if line.startswith("voluntary_ctxt_switches:"):
-                            total += int(line.split()[1])
-            except OSError:
-                pass
-    except OSError:
+        threads = psutil.Process(pid).threads()
+    except GONE:
         return None
+    total = 0
+    for thread in threads:
+        try:
+            total += psutil.Process(thread.id).num_ctx_switches().voluntary
+        except GONE:
+            pass
     return total
 
 
 def disk_written_bytes():
-    """Bytes the machine's disks have written since boot (/proc/diskstats, sectors of 512
-    bytes), summed over whole disks (those in /sys/block, without loop, RAM and zram devices,
+    """Bytes the machine's disks have written since boot (psutil's per-disk counters, sectors of
+    512 bytes), summed over whole disks (those in /sys/block, without loop, RAM and zram devices,
     whose writes land on a disk counted anyway or on none), or None. Machine-wide: over a
     phase it counts every process's write-back, the side's included."""
     try:
         disks = {name for name in os.listdir("/sys/block") if not name.startswith(("loop", "ram", "zram"))}
-        total = 0
-        with open("/proc/diskstats") as f:
-            for line in f:
-                fields = line.split()
-                if len(fields) > 9 and fields[2] in disks:
-                    total += int(fields[9]) * 512
-        return total
-    except (OSError, ValueError):
+        counters = psutil.disk_io_counters(perdisk=True)
+    except (OSError, RuntimeError):
         return None
+    return sum(counter.write_bytes for name, counter in counters.items() if name in disks)
 
 
 def thread_cpu_seconds(pid):
     """User + system CPU seconds of a live process's threads, summed by thread name (the
     gateway names its own: mqtt-in, mqtt-out, ...; its cooperative pool's threads share
-    Dispatch's name), or None. Threads that exited are no longer counted."""
-    totals = {}
+    Dispatch's name), or None. Threads that exited are no longer counted. A name is what Linux
+    keeps, 15 bytes, except that psutil gives the main thread its executable's whole name
+    (wearable-gateway, not wearable-gatewa)."""
     try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{task}/stat") as f:
-                    text = f.read()
-            except OSError:
-                continue
-            name = text[text.index("(") + 1:text.rindex(")")]
-            fields = text.rsplit(")", 1)[1].split()
-            totals[name] = totals.get(name, 0) + (int(fields[11]) + int(fields[12])) / TICKS
-    except OSError:
+        threads = psutil.Process(pid).threads()
+    except GONE:
         return None
+    totals = {}
+    for thread in threads:
+        try:
+            name = psutil.Process(thread.id).name()
+        except GONE:
+            continue
+        totals[name] = totals.get(name, 0) + thread.user_time + thread.system_time
     return totals
 
 

@@ -5,14 +5,14 @@ Starts a private mosquitto on a free loopback port (the repository's
 config/mosquitto/conf.d/flow-control.conf limits, no persistence), starts the release
 gateway against it, runs `wearable-sim load`, and follows the gateway's retained
 gateway/metrics while sampling the CPU time of the broker, the gateway and the simulator
-from /proc. Every process it starts is stopped when it ends (the gateway with SIGTERM,
+(psutil, benchtools.py; the gateway's threads from /proc). Every process it starts is stopped when it ends (the gateway with SIGTERM,
 the others by pid with SIGKILL).
 
 Usage (from the repository root, after `swift build -c release`):
     .build/pytest-venv/bin/python Benchmarks/end-to-end.py --devices 200 --seconds 10
     .build/pytest-venv/bin/python Benchmarks/end-to-end.py --devices 200 --seconds 10 --set pipeline.queueCapacity=64
 
-Linux only (reads /proc). Python 3 with prometheus-client (Benchmarks/requirements.txt). Figures: docs/performance.md.
+Linux only (reads /proc). Python 3 with prometheus-client and psutil (Benchmarks/requirements.txt). Figures: docs/performance.md.
 """
 
 import argparse

@@ -15,7 +15,7 @@
 Usage (from the repository root; builds what it needs unless OUTBOUND_RATE_SKIP_BUILD=1):
     .build/pytest-venv/bin/python Benchmarks/outbound-rate.py --devices 100000
 
-Linux only (reads /proc). Python 3 with prometheus-client (Benchmarks/requirements.txt). Figures: docs/reliability.md.
+Linux only (reads /proc). Python 3 with prometheus-client and psutil (Benchmarks/requirements.txt). Figures: docs/reliability.md.
 """
 
 import argparse

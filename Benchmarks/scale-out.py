@@ -13,7 +13,7 @@ once every SUBACK is in), then runs `wearable-sim load` and follows every instan
 
 Per instance it reports, over the load phase: received bytes (`gateway_inbound_bytes_total`:
 topics and payloads of everything its subscriber connection handed over), frames processed,
-and CPU seconds (utime + stime from /proc/<pid>/stat). The fleet's bytes are the simulator's
+and CPU seconds (user + system time, psutil's cpu_times()). The fleet's bytes are the simulator's
 own count (topics and payloads of every load frame). The goal of issue #24: every instance's
 received bytes <= 1.2 x fleet / N. Prints one table; exits 1 if a goal is missed or frames
 were lost.
@@ -30,7 +30,7 @@ of 1,024 would stop it at about 250 devices) and says so, naming --devices, when
 limit is too low.
 
 Bounded: every wait has a timeout and the whole run stops after --deadline seconds. Linux only
-(reads /proc). Python 3 with prometheus-client (Benchmarks/requirements.txt; scale-out.sh installs it). Figures:
+(reads /proc). Python 3 with prometheus-client and psutil (Benchmarks/requirements.txt; scale-out.sh installs them). Figures:
 docs/performance.md, docs/scale-out.md.
 """
 

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 start_postgres
 trap stop_postgres EXIT
-# .build/pytest-venv with prometheus-client (Benchmarks/requirements.txt)
+# .build/pytest-venv with prometheus-client and psutil (Benchmarks/requirements.txt)
 # --takeover first: Benchmarks/takeover.py (kill -9 of one instance at scale) instead.
 if [ "${1:-}" = "--takeover" ]; then
 	shift

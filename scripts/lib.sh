@@ -132,7 +132,8 @@ ensure_packages() {
 
 # benchmark_python: print the path of the Python that runs the benchmark scripts: the virtual
 # environment $WG_REPO_ROOT/.build/pytest-venv (made when missing, as scripts/test.sh does) with
-# Benchmarks/requirements.txt installed (prometheus-client, whose parser reads the metrics text).
+# Benchmarks/requirements.txt installed (prometheus-client, whose parser reads the metrics text, and
+# psutil, which reads the processes' CPU).
 benchmark_python() {
 	local venv=$WG_REPO_ROOT/.build/pytest-venv
 	[ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2

@@ -119,7 +119,7 @@ if [ "$load" = 1 ]; then
 	cc -O2 -Wall -o "$logs/loadgen" "$here/loadgen.c" -lmosquitto -lpthread
 	cc -O2 -Wall -o "$logs/relay" "$here/relay.c" -lmosquitto -lpthread
 	conf=$(render_broker_config "$here/broker.conf" @PORT@)
-	python=$(benchmark_python) # .build/pytest-venv with prometheus-client (Benchmarks/requirements.txt)
+	python=$(benchmark_python) # .build/pytest-venv with prometheus-client and psutil (Benchmarks/requirements.txt)
 	for corpus in "json precise" "json reordered" "protobuf tidy"; do
 		read -r encoding style <<<"$corpus"
 		log "load through the sanitized gateway: $encoding ($style), $watches watches, 8 s"

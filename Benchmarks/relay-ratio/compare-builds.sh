@@ -86,7 +86,7 @@ for corpus in $corpora; do
 		--json-style "${corpus##*:}" --output "$work/frames-${corpus/:/-}" >/dev/null
 done
 
-python=$(benchmark_python) # .build/pytest-venv with prometheus-client (Benchmarks/requirements.txt)
+python=$(benchmark_python) # .build/pytest-venv with prometheus-client and psutil (Benchmarks/requirements.txt)
 
 # trial BUILD CORPUS ROUND: one relay-ratio trial of the gateway side; appends to results.tsv.
 trial() {

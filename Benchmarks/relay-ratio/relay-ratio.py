@@ -16,10 +16,10 @@ A trial is sustained when every batch arrived (relay: its own count; gateway:
 gateway_frames_processed_total on the retained gateway/metrics, published every 0.2 s) no
 more than --max-drain seconds after the load generator's last publish, and the load generator
 itself kept its schedule (max lag <= 0.5 s). The sustained count of a side is the largest
-count below its first failure. CPU seconds come from /proc/<pid>/stat over the load phase;
+count below its first failure. CPU seconds (user + system) come from psutil over the load phase;
 wake-ups per frame from the voluntary context switches of the side's threads over the same
-phase (/proc/<pid>/task/*/status; threads that ended meanwhile are not counted); the side's
-CPU by thread name from /proc/<pid>/task/*/stat, the four largest shares printed per frame;
+phase (psutil, each thread's; threads that ended meanwhile are not counted); the side's
+CPU by thread name (psutil's threads), the four largest shares printed per frame;
 resident memory from /proc/<pid>/status (VmRSS). Swing latency: arrival of gateway/<id>/swing
 (mosquitto_sub's receive time) minus the publish time of the later of the two batches whose
 samples reach the swing's impact (a miss: its start).
@@ -28,7 +28,7 @@ With --pin-side CPUS the side under test runs on those CPUs (under taskset, from
 the broker, the load generator, the subscribers and this script on the others, so
 a side's capacity is its own cost per frame or the broker's, not the sum of the three.
 
-Linux only. Python 3 with prometheus-client (Benchmarks/requirements.txt; run.sh installs it). Figures and method:
+Linux only. Python 3 with prometheus-client and psutil (Benchmarks/requirements.txt; run.sh installs them). Figures and method:
 docs/performance.md.
 """
 

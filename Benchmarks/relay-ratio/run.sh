@@ -100,7 +100,7 @@ log "wearable-sim generate ($encoding, JSON style $style, 20 template watches, $
 "$release/wearable-sim" generate --watches 20 --seconds $total --encoding "$encoding" --json-style "$style" --output "$work/frames"
 
 status=0
-python=$(benchmark_python) # .build/pytest-venv with prometheus-client (Benchmarks/requirements.txt)
+python=$(benchmark_python) # .build/pytest-venv with prometheus-client and psutil (Benchmarks/requirements.txt)
 "$python" "$here/relay-ratio.py" --encoding "$encoding" --frames "$work/frames/frames.bin" --bin-dir "$work" \
 	--release-dir "$release" --broker-conf "$conf" --mosquitto "$(mosquitto_bin)" --logs "$work" "$@" || status=$?
 rm -rf "$(dirname "$conf")" "$work/frames"
