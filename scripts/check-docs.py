@@ -35,28 +35,36 @@ are not Markdown and are left alone) for names in backticks that must exist in t
 - the metrics reference, docs/metrics.md: its table (between its marker comments) is exactly what
   `wearable-gateway metrics-reference` prints (`--write-metrics-table` replaces it with that output);
 - the alerts on losses and failures: every family of that output named `…_failures_total` or
-  `…_dropped_total` (or with `_dropped_` in its name), and the gauges of `ALERTED_GAUGES`, is in the
-  `expr` of some alert of config/prometheus/alerts.yml, unless `EXEMPT` says why it needs none; an
-  exempt family that is gone from the catalog or has an alert after all is a finding too;
+  `…_dropped_total` (or with `_dropped_` in its name), and the gauges of `ALERTED_GAUGES`, is
+  selected by the `expr` of some alert of config/prometheus/alerts.yml (parsed as below), unless
+  `EXEMPT` says why it needs none; an exempt family that is gone from the catalog or has an alert
+  after all is a finding too;
 - type names in docs/architecture.md and README.md (`GatewayParts`, `TopicScheme.Leaf`,
   `Double.rounded(toPlaces:)`): every capitalised component must be a type declared or extended
   in Sources/ or Tests/ (or a target of Package.swift), and every lower-case member after a type
   must be spelled there, so the map cannot name a type that was renamed or removed; the few
   names of other libraries the map mentions are listed in `FOREIGN_TYPES`;
 - the Grafana dashboards (config/grafana/*.json) and the Prometheus rules (config/prometheus/*.yml):
-  every metric their queries select must be one the gateway registers (a `label: "..."` literal
-  of a metric under Sources/; Prometheus' own `up` aside), so a renamed metric cannot leave an
-  empty panel or an alert that never fires.
+  every query (a panel's `expr`, a Prometheus template variable's `label_values(selector, label)`
+  or `query_result(query)`, a rule's `expr`) parses as PromQL, and every metric it selects (the
+  name of each vector selector, by promql-parser) must be one the gateway registers (a
+  `label: "..."` literal of a metric under Sources/; Prometheus' own `up` aside), so a renamed
+  metric cannot leave an empty panel or an alert that never fires.
 
 Usage: scripts/check-docs.py [--bin DIR] [--write-key-table] [--write-metrics-table]
        (DIR: the built executables, default .build/debug)
+Runs in .build/pytest-venv with scripts/check-docs-requirements.txt (promql-parser, PyYAML),
+which it makes or fills when needed (scripts/wg_venv.py).
 Exit status 1 and one line per finding when something drifted.
 """
 import argparse
+import json
 import pathlib
 import re
 import subprocess
 import sys
+
+from wg_venv import in_virtual_environment
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KEY_SECTIONS = ("registry", "capabilities", "mqtt", "topics", "pipeline", "journal", "retained", "state", "metrics", "tracing",
@@ -179,7 +187,11 @@ def check_alert_coverage(families):
     path = ROOT / "config" / "prometheus" / "alerts.yml"
     selected = {}
     for alert, expression in alert_expressions(path.read_text()).items():
-        for name in re.findall(r"[a-zA-Z_:][a-zA-Z0-9_:]*", expression):
+        try:
+            names = promql_metric_names(expression)
+        except ValueError:
+            continue  # check_queries names the expression that does not parse
+        for name in names:
             selected.setdefault(name, []).append(alert)
     findings = []
     for family in families:
@@ -197,17 +209,108 @@ def check_alert_coverage(families):
     return findings
 
 
+def promql_metric_names(expression):
+    """The metric names a PromQL expression selects: each vector selector's name, or its
+    `__name__="…"` matcher (one that matches names by a regular expression names none), as
+    promql-parser parses it. ValueError when it is no PromQL."""
+    import promql_parser
+    names = []
+
+    def selector(node):
+        if isinstance(node, promql_parser.VectorSelector):
+            if node.name:
+                names.append(node.name)
+            else:
+                names.extend(m.value for m in node.matchers.matchers if m.name == "__name__" and m.op == promql_parser.MatchOp.Equal)
+
+    promql_parser.walk(promql_parser.parse(expression), pre_visit=selector)
+    return names
+
+
+# Grafana's interval variables stand where PromQL has a duration (`[$__rate_interval]`).
+GRAFANA_INTERVAL = re.compile(r"\$\{?__(?:rate_interval|interval|range)\}?")
+
+
+def rule_fields(path, field):
+    """(line, text) of the scalars under `field` in a Prometheus rule file: a rule's `expr`, or
+    the values of its `annotations`."""
+    import yaml
+    found = []
+
+    def visit(node, inside):
+        if isinstance(node, yaml.ScalarNode) and inside:
+            found.append((node.start_mark.line + 1, node.value))
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                visit(value, inside or key.value == field)
+        elif isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                visit(item, inside)
+
+    visit(yaml.compose(path.read_text()), False)
+    return found
+
+
+def query_expressions(path):
+    """(line, PromQL) of every query of a Grafana dashboard or a Prometheus rule file: a panel
+    target's `expr`, the selector of a Prometheus template variable's `label_values(selector,
+    label)` and the query of its `query_result(query)`, with Grafana's interval variables as 1m;
+    each rule's `expr`. `line` is where the query is written (None when it cannot be found)."""
+    if path.suffix != ".json":
+        return rule_fields(path, "expr")
+    text = path.read_text()
+    queries = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("expr"), str):
+                queries.append((node["expr"], node["expr"]))
+            datasource = node.get("datasource")
+            prometheus = not isinstance(datasource, dict) or datasource.get("type", "prometheus") == "prometheus"
+            if node.get("type") == "query" and prometheus and "query" in node:
+                query = node["query"].get("query", "") if isinstance(node["query"], dict) else node["query"]
+                variable = re.fullmatch(r"\s*(?:label_values\((.*),\s*[a-zA-Z_]\w*\s*\)|query_result\((.*)\))\s*", query, re.S)
+                if variable:
+                    queries.append((query, variable.group(1) or variable.group(2)))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(json.loads(text))
+    found, cursor = [], 0
+    for written, query in queries:
+        encoded = json.dumps(written, ensure_ascii=False)
+        position = text.find(encoded, cursor)
+        if position < 0:
+            position = text.find(encoded)
+        else:
+            cursor = position + len(encoded)
+        found.append((text.count("\n", 0, position) + 1 if position >= 0 else None, GRAFANA_INTERVAL.sub("1m", query)))
+    return found
+
+
 def check_queries(sources):
-    """Findings for metrics the dashboards and alert rules select that the gateway does not register."""
+    """Findings for queries of the dashboards and alert rules that do not parse as PromQL, and for
+    metrics they select (or an alert's prose quotes) that the gateway does not register."""
     registered = set(re.findall(r'label: "([a-z_:][a-z0-9_:]*)"', sources)) | {"up"}
-    findings = []
+    findings, selected = [], []
     files = [*sorted((ROOT / "config" / "grafana").glob("*.json")), *sorted((ROOT / "config" / "prometheus").glob("*.yml"))]
     for path in files:
-        for number, line in enumerate(path.read_text().splitlines(), start=1):
-            for metric in re.findall(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\{", line):
-                base = re.sub(r"_(bucket|sum|count)$", "", metric)
-                if metric not in registered and base not in registered:
-                    findings.append(f"{path.relative_to(ROOT)}:{number}: metric `{metric}` is not registered under Sources/")
+        for number, query in query_expressions(path):
+            where = f"{path.relative_to(ROOT)}:{number}" if number else str(path.relative_to(ROOT))
+            try:
+                selected += [(where, metric, "") for metric in promql_metric_names(query)]
+            except ValueError as error:
+                findings.append(f"{where}: the query does not parse as PromQL ({error}): {query}")
+        # The alerts' prose: a selector it quotes (`name{...}`, outside `{{ }}` templates) names a metric too.
+        for number, text in rule_fields(path, "annotations") if path.suffix == ".yml" else []:
+            selected += [(f"{path.relative_to(ROOT)}:{number}", metric, " (in an annotation)")
+                         for metric in re.findall(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\{", re.sub(r"\{\{.*?\}\}", "", text))]
+    for where, metric, what in selected:
+        if metric not in registered and re.sub(r"_(bucket|sum|count)$", "", metric) not in registered:
+            findings.append(f"{where}: metric `{metric}`{what} is not registered under Sources/")
     return findings
 
 
@@ -377,6 +480,7 @@ def main():
     parser.add_argument("--write-key-table", action="store_true", help="replace docs/configuration.md's key table with config-keys' output")
     parser.add_argument("--write-metrics-table", action="store_true", help="replace docs/metrics.md's table with metrics-reference's output")
     options = parser.parse_args()
+    in_virtual_environment(__file__, ROOT / "scripts" / "check-docs-requirements.txt", ("promql_parser", "yaml"))
     binaries = pathlib.Path(options.bin)
 
     key_table = run([str(binaries / "wearable-gateway"), "config-keys"])

@@ -45,11 +45,12 @@ trap 'rm -f "${build_log:-}" "${test_log:-}" "${python_log:-}"; stop_postgres' E
 export WG_TEST_POSTGRES_URL=$PG_URL
 log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT (data in $PG_DIR)"
 
-# The Python environment of the later checks (pytest testbed, contract, trace export, Kubernetes
-# manifests, compose files) is made and filled while the package builds: pip waits on the network
-# and the disk more than on the two cores (about 45 s alone, 25 s of CPU), and the build takes 15 minutes.
+# The Python environment of the later checks (the docs' PromQL, pytest testbed, contract, trace
+# export, Kubernetes manifests, compose files) is made and filled while the package builds: pip
+# waits on the network and the disk more than on the two cores (about 45 s alone, 25 s of CPU),
+# and the build takes 15 minutes.
 venv="$WG_REPO_ROOT/.build/pytest-venv"
-python_requirements=(Examples/pytest/requirements.txt scripts/contract-requirements.txt Tests/TraceExport/requirements.txt deploy/kubernetes/check-requirements.txt)
+python_requirements=(Examples/pytest/requirements.txt scripts/contract-requirements.txt Tests/TraceExport/requirements.txt deploy/kubernetes/check-requirements.txt scripts/check-docs-requirements.txt)
 python_log=$(mktemp)
 log "the Python environment for the later checks, in the background (.build/pytest-venv: ${python_requirements[*]})"
 (
@@ -70,8 +71,14 @@ if grep -E "^$WG_REPO_ROOT/(Sources|Tests)/.*: warning:" "$build_log" | sort -u 
 	die "the build has warnings (listed above); fix them"
 fi
 
-log "docs against the code: configuration keys, metric names, flags, WG_* variables (scripts/check-docs.py)"
-python3 scripts/check-docs.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
+# The checks from here on use it (check-docs.py parses PromQL with promql-parser).
+wait "$python_pid" || {
+	cat "$python_log" >&2
+	die "the Python environment could not be made (pip's output above)"
+}
+
+log "docs against the code: configuration keys, metric names, flags, WG_* variables, the dashboard's and alerts' PromQL (scripts/check-docs.py)"
+"$venv/bin/python" scripts/check-docs.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
 	die "the docs name keys, metrics, flags or variables the code does not have (listed above)"
 
 log "docs' shape: relative links and anchors, the index docs/README.md, each doc's purpose, docs/performance.md ≤ 600 lines (scripts/check-doc-links.py)"
@@ -179,10 +186,6 @@ swift test --package-path Examples --scratch-path "$WG_REPO_ROOT/.build" ${SWIFT
 # `wearable-sim testbed` from another language: pytest with paho-mqtt in a virtual
 # environment under .build (pip's cache keeps later runs offline-fast).
 log "testbed from pytest (Examples/pytest)"
-wait "$python_pid" || {
-	cat "$python_log" >&2
-	die "the Python environment could not be made (pip's output above)"
-}
 WEARABLE_SIM="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})/wearable-sim" \
 	"$venv/bin/python" -m pytest -q -p no:cacheprovider Examples/pytest
 
