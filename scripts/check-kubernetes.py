@@ -4,11 +4,16 @@
 - every core resource (ConfigMap, Secret, Services, StatefulSet, PodDisruptionBudget,
   NetworkPolicy) against the Kubernetes API's schema with kubernetes-validate, strictly (unknown
   fields fail), for WG_KUBERNETES_VERSION (default 1.33.0); a kind it has no schema for fails too;
-- the custom resources it has no schema for (ServiceMonitor, PrometheusRule), which live in the
-  kustomize Component prometheus-operator/: the PrometheusRule is what
-  scripts/make-prometheusrule.py makes from config/prometheus/alerts.yml, and its rules pass
-  `promtool check rules`; the ServiceMonitor selects the metrics Service, scrapes one of its
-  ports, and its jobLabel gives the job the alert rules select;
+- the Prometheus Operator's custom resources (ServiceMonitor, PrometheusRule), which live in the
+  kustomize Component prometheus-operator/, against the OpenAPI v3 schema of their
+  CustomResourceDefinitions (spec.versions[].schema.openAPIV3Schema of the version their
+  apiVersion names) with jsonschema, strictly (unknown fields fail, as `kubectl apply` refuses
+  them); the CRDs are pinned in deploy/kubernetes/check-crds/ (SOURCE.txt: the release and each
+  file's SHA-256, checked); a custom kind without a CRD there fails. What a schema cannot say:
+  the PrometheusRule is what scripts/make-prometheusrule.py makes from
+  config/prometheus/alerts.yml, and its rules pass `promtool check rules`; the ServiceMonitor
+  selects the metrics Service, scrapes one of its ports, and its jobLabel gives the job the alert
+  rules select;
 - kustomization.yaml lists exactly the manifests of the directory, and no custom resource; each
   subdirectory is a Component (kustomize.config.k8s.io/v1alpha1) that lists exactly its own
   manifests and is off by default (not under the kustomization's components:); with kubectl on
@@ -28,11 +33,15 @@
 
 Runs in the virtual environment $WG_REPO_ROOT/.build/pytest-venv (made when missing, as
 scripts/test.sh does), with the pinned packages of deploy/kubernetes/check-requirements.txt;
-run by the Python of another virtual environment that has them, it stays there.
+run by the Python of another virtual environment that has them, it stays there
+(scripts/wg_venv.py).
 Usage: scripts/check-kubernetes.py [--bin DIR]   (DIR: the built executables, default .build/debug)
 Exit status 1 and one line per finding when something is wrong.
 """
 import argparse
+import copy
+import hashlib
+import importlib.metadata
 import os
 import pathlib
 import shutil
@@ -46,8 +55,9 @@ from wg_venv import in_virtual_environment
 ROOT = pathlib.Path(os.environ.get("WG_REPO_ROOT") or pathlib.Path(__file__).resolve().parent.parent)
 MANIFESTS = ROOT / "deploy" / "kubernetes"
 REQUIREMENTS = MANIFESTS / "check-requirements.txt"
+CRDS = MANIFESTS / "check-crds"  # the Prometheus Operator's CRDs, pinned (SOURCE.txt)
 KUBERNETES_VERSION = os.environ.get("WG_KUBERNETES_VERSION", "1.33.0")
-CUSTOM_KINDS = {"ServiceMonitor", "PrometheusRule"}  # the Prometheus Operator's; no schema in kubernetes-validate
+CUSTOM_KINDS = {"ServiceMonitor", "PrometheusRule"}  # the Prometheus Operator's: validated against check-crds/, not kubernetes-validate
 COMPONENT_API = "kustomize.config.k8s.io/v1alpha1"
 JOB = "wearable-gateway"  # the job label config/prometheus/alerts.yml selects
 
@@ -139,6 +149,77 @@ def validate_core(documents, kubernetes_validate):
                 path = ".".join(str(p) for p in error.path)
                 findings.append(f"{where}: {path}: {error.message}")
     return findings, checked
+
+
+def crd_schemas(yaml):
+    """{(apiVersion, kind): (openAPIV3Schema, the operator's version)} of the CRDs in check-crds/,
+    and findings where a file is not what SOURCE.txt pins."""
+    pinned = {}
+    for line in (CRDS / "SOURCE.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            digest, name = line.split()
+            pinned[name] = digest
+    schemas, findings = {}, []
+    for path in sorted(CRDS.glob("*.yaml")):
+        where = f"{path.relative_to(MANIFESTS)}"
+        if path.name not in pinned:
+            findings.append(f"{where}: not listed in check-crds/SOURCE.txt")
+        elif hashlib.sha256(path.read_bytes()).hexdigest() != pinned[path.name]:
+            findings.append(f"{where}: its SHA-256 is not the one check-crds/SOURCE.txt pins (the file was changed)")
+        for crd in (d for d in yaml.safe_load_all(path.read_text()) if d):
+            spec = crd["spec"]
+            release = crd["metadata"].get("annotations", {}).get("operator.prometheus.io/version", "?")
+            for version in spec["versions"]:
+                if version.get("served"):
+                    schemas[(f"{spec['group']}/{version['name']}", spec["names"]["kind"])] = (version["schema"]["openAPIV3Schema"], release)
+    findings += [f"check-crds/SOURCE.txt lists {name}, which is not in check-crds/" for name in sorted(set(pinned) - {p.name for p in CRDS.glob("*.yaml")})]
+    return schemas, findings
+
+
+def strict(schema):
+    """`schema` with unknown fields refused: every object schema that lists its properties gets
+    additionalProperties: false, unless it keeps unknown fields (x-kubernetes-preserve-unknown-fields)
+    or says what they may be. (The API server prunes or, with kubectl's default strict field
+    validation, refuses fields a structural schema does not name.)"""
+    schema = copy.deepcopy(schema)
+
+    def tighten(node):
+        if isinstance(node, dict):
+            if ("properties" in node and "additionalProperties" not in node
+                    and not node.get("x-kubernetes-preserve-unknown-fields")):
+                node["additionalProperties"] = False
+            for value in node.values():
+                tighten(value)
+        elif isinstance(node, list):
+            for item in node:
+                tighten(item)
+
+    tighten(schema)
+    return schema
+
+
+def validate_custom(documents, yaml, jsonschema):
+    """Findings of jsonschema for every custom resource against its CRD's schema (strict), the
+    number valid, and the operator's versions of the CRDs used."""
+    schemas, findings = crd_schemas(yaml)
+    checked, releases = 0, set()
+    for name, resources in documents.items():
+        for resource in resources:
+            if resource.get("kind") not in CUSTOM_KINDS:
+                continue
+            where = f"{name}: {resource.get('kind')}/{resource.get('metadata', {}).get('name')}"
+            found = schemas.get((resource.get("apiVersion"), resource.get("kind")))
+            if found is None:
+                findings.append(f"{where}: no CRD in check-crds/ serves {resource.get('apiVersion')} {resource.get('kind')}")
+                continue
+            schema, release = found
+            # OpenAPI v3.0's schema objects are JSON Schema draft 4's keywords (exclusiveMinimum a boolean);
+            # the x-kubernetes-* extensions are no keywords of it and are left alone.
+            errors = sorted(jsonschema.Draft4Validator(strict(schema)).iter_errors(resource), key=lambda e: list(e.path))
+            findings += [f"{where}: {'.'.join(str(p) for p in error.path) or '(top)'}: {error.message[:300]}" for error in errors]
+            checked += 0 if errors else 1
+            releases.add(release)
+    return findings, checked, releases
 
 
 def check_prometheus_rule(resources, yaml):
@@ -336,7 +417,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default=str(ROOT / ".build" / "debug"), help="directory of the built executables")
     options = parser.parse_args()
-    in_virtual_environment(__file__, REQUIREMENTS, ("kubernetes_validate", "yaml"))
+    in_virtual_environment(__file__, REQUIREMENTS, ("kubernetes_validate", "yaml", "jsonschema"))
+    import jsonschema
     import kubernetes_validate
     import yaml
 
@@ -345,6 +427,10 @@ def main():
     core, checked = validate_core(documents, kubernetes_validate)
     print(f"    kubernetes-validate {kubernetes_validate.version.__version__} (strict), Kubernetes {KUBERNETES_VERSION}: {checked} core resources valid")
     findings += core
+    custom, checked, releases = validate_custom(documents, yaml, jsonschema)
+    print(f"    jsonschema {importlib.metadata.version('jsonschema')} (strict), the Prometheus Operator's CRDs "
+          f"{', '.join(sorted(releases)) or '(none used)'} (check-crds/): {checked} custom resources valid")
+    findings += custom
     findings += check_prometheus_rule(resources, yaml)
     findings += check_references(resources, yaml)
     findings += render_with_kustomize(components, documents)

@@ -206,7 +206,7 @@ WEARABLE_GATEWAY="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[
 log "broker ACL (scripts/check-acl.sh)"
 bash scripts/check-acl.sh
 
-log "Kubernetes manifests: kubernetes-validate, the NetworkPolicy and the Prometheus Operator component, promtool on the PrometheusRule, check-config on the ConfigMap (scripts/check-kubernetes.py)"
+log "Kubernetes manifests: kubernetes-validate, the NetworkPolicy and the Prometheus Operator component (its CRDs' schemas), promtool on the PrometheusRule, check-config on the ConfigMap (scripts/check-kubernetes.py)"
 python3 scripts/check-kubernetes.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
 	die "the Kubernetes manifests in deploy/kubernetes/ are invalid or out of date (listed above)"
 
