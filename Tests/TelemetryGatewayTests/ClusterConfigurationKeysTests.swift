@@ -26,7 +26,7 @@ import Testing
         #expect(configuration.inboundFilters(TopicScheme()) == ["wearables/+/#", "gateway/+/headphone/reset-pose", "gateway/+/recorder/query/#"])
     }
 
-    @Test("partitioned: the instance joins client ids and file names; the subscriber's session outlives the leases long enough for a stand-in to resume it (2 × lease time + the adoption window), and ends at a graceful stop")
+    @Test("partitioned: the instance joins client ids and file names; the subscriber's session outlives the leases long enough for a stand-in to resume it, also after a broker cut (2.5 × lease time + the adoption window), and ends at a graceful stop")
     func partitioned() throws {
         let configuration = try Self.load(
             [("cluster.mode", "partitioned"), ("cluster.heartbeatInterval", "0.5"), ("cluster.leaseTime", "2")] + Self.postgres,
@@ -34,7 +34,7 @@ import Testing
         #expect(configuration.cluster.instanceName == "gw-b.2")
         #expect(configuration.subscriberConfiguration().clientID == "wearable-gateway-gw-b.2-in")
         let subscriber = configuration.subscriberConfiguration()
-        #expect(subscriber.sessionExpiry == 5 && !subscriber.cleanStart && subscriber.endsSessionAtStop, "2 × lease 2 s + 2 heartbeats of 0.5 s, whole seconds")
+        #expect(subscriber.sessionExpiry == 6 && !subscriber.cleanStart && subscriber.endsSessionAtStop, "2.5 × lease 2 s + 2 heartbeats of 0.5 s, whole seconds")
         let named = configuration.withInstancePaths()
         #expect(named.journal.path == "data/journal-gw-b.2.bin")
         #expect(named.recorder.database == "data/recorder-gw-b.2.sqlite")
