@@ -197,6 +197,14 @@ log "contract: AsyncAPI 3.0.0 and JSON Schema 2020-12, \$refs, bundle, examples 
 "$venv/bin/python" scripts/check-contract.py ||
 	die "contract/ is invalid (each problem's file and JSON path are listed above)"
 
+# contract/openapi.yaml, the HTTP API (same virtual environment, about 40 s): the OpenAPI 3.1
+# schema and its examples, the routes the sources register, and a live gateway with a private
+# mosquitto and simulated devices: every documented GET route's answers against the document's
+# schemas, generated history parameters (invalid ones must be 400), the event stream.
+log "HTTP API: OpenAPI 3.1, routes in the sources, every route on a live gateway (scripts/check-openapi.py)"
+"$venv/bin/python" scripts/check-openapi.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
+	die "contract/openapi.yaml and the HTTP server disagree (listed above)"
+
 # OpenTelemetry export (tracing.*) on the real executable: a private mosquitto, wearable-gateway
 # and an OTLP/HTTP receiver decoding the spans with opentelemetry-proto (same virtual environment).
 log "trace export to an OTLP/HTTP receiver (Tests/TraceExport)"
