@@ -197,7 +197,7 @@ log "contract: AsyncAPI 3.0.0 and JSON Schema 2020-12, \$refs, bundle, examples 
 "$venv/bin/python" scripts/check-contract.py ||
 	die "contract/ is invalid (each problem's file and JSON path are listed above)"
 
-# contract/openapi.yaml, the HTTP API (same virtual environment, about 40 s): the OpenAPI 3.1
+# contract/openapi.yaml, the HTTP API (same virtual environment): the OpenAPI 3.1
 # schema and its examples, the routes the sources register, and a live gateway with a private
 # mosquitto and simulated devices: every documented GET route's answers against the document's
 # schemas, generated history parameters (invalid ones must be 400), the event stream.
