@@ -74,11 +74,7 @@ extension ClusterFaultTests {
         // until the stand-in resumed it. The stand-in starts from the state gw-a stored, so its
         // first frame of a device, if it repeats that stored status, publishes nothing: at most
         // one frame a device, after the cut.
-        let missing = devices.compactMap { device -> (String, [Int])? in
-            let dates = Set(seen.filter { $0.device == device }.map(\.date))
-            let absent = (0..<rounds).filter { !dates.contains($0) }
-            return absent.isEmpty ? nil : (device, absent)
-        }
+        let missing = ClusterHarness.framesWithoutOutput(devices, rounds: rounds, seen: seen.map { ($0.device, $0.date) })
         #expect(
             missing.allSatisfy { device, absent in cutOff.contains(device) && absent.count <= 1 && absent.allSatisfy { $0 > cutAt } },
             "frames without output (device, frame numbers): \(missing)")

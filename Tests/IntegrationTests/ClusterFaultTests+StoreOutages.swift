@@ -229,11 +229,7 @@ extension ClusterFaultTests {
         }
         let others = devices.filter { !cutOff.contains($0) }
         #expect(others.allSatisfy { device in Set(seen.filter { $0.device == device }.map(\.instance)) == ["gw-b"] }, "gw-b's own devices never moved")
-        let missing = devices.compactMap { device -> (String, [Int])? in
-            let dates = Set(seen.filter { $0.device == device }.map(\.date))
-            let absent = (0..<rounds).filter { !dates.contains($0) }
-            return absent.isEmpty ? nil : (device, absent)
-        }
+        let missing = ClusterHarness.framesWithoutOutput(devices, rounds: rounds, seen: seen.map { ($0.device, $0.date) })
         let adoptions = ClusterHarness.metric(collector.messages, "gw-b", "gateway_cluster_adoptions_total") ?? 0
         print("cluster store cut: gw-a (\(cutOff.count) devices) cut from PostgreSQL for 8 s from frame \(cutAt), back by frame \(backAt); published past its deadline \(whileCut.count); adopted by gw-b \(adoptions) time(s); frames without output: \(missing)")
         #expect(adoptions == 1, "gw-a adopted once")

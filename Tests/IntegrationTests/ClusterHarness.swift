@@ -37,6 +37,16 @@ enum ClusterHarness {
         try await TestClients.observer(broker, subscribedTo: ["gateway/+/swing", "gateway/+/availability", "gateway/instances/+/metrics", "gateway/status"])
     }
 
+    /// Per device, the frame numbers `0..<rounds` that no output in `seen` carries (devices with
+    /// none missing left out).
+    static func framesWithoutOutput(_ devices: [String], rounds: Int, seen: [(device: String, date: Int)]) -> [(String, [Int])] {
+        devices.compactMap { device -> (String, [Int])? in
+            let dates = Set(seen.filter { $0.device == device }.map(\.date))
+            let absent = (0..<rounds).filter { !dates.contains($0) }
+            return absent.isEmpty ? nil : (device, absent)
+        }
+    }
+
     /// The partitions `instance` holds once the ownership of `instances` has settled.
     static func share(of instance: String, among instances: [String]) -> Int {
         PartitionAssignment(partitions: OwnershipPartitions(), instances: instances).partitions(of: instance).count

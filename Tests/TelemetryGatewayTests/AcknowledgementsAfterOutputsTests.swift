@@ -14,10 +14,16 @@ struct AcknowledgementsAfterOutputsTests {
         AcknowledgementsAfterOutputs(bound: bound, factory: NOOPMetricsHandler.instance)
     }
 
-    /// Asks the gate on a thread of its own, as the network thread does.
+    /// Asks the gate on a thread of its own until it decides, as the network thread does
+    /// (ClientCore.readGroup); true when the group may be acknowledged.
     private func ask(_ gate: AcknowledgementsAfterOutputs) async -> Bool {
         await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: gate.mayAcknowledge()) }.start()
+            Thread {
+                let readAt = ContinuousClock.now
+                var decision = AcknowledgementDecision.undecided
+                while decision == .undecided { decision = gate.decide(groupReadAt: readAt, waitingAtMost: .milliseconds(100)) }
+                continuation.resume(returning: decision == .acknowledge)
+            }.start()
         }
     }
 

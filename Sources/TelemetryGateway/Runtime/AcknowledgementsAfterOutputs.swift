@@ -107,19 +107,6 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
         return .undecided
     }
 
-    /// Asks ``decide(groupReadAt:waitingAtMost:)`` until it decides, as the network thread
-    /// does; true when the group may be acknowledged.
-    func mayAcknowledge() -> Bool {
-        let readAt = ContinuousClock.now
-        while true {
-            switch decide(groupReadAt: readAt, waitingAtMost: .milliseconds(100)) {
-            case .acknowledge: return true
-            case .refuse: return false
-            case .undecided: continue
-            }
-        }
-    }
-
     func interrupt() {
         condition.withLock {
             state.interrupted = true
