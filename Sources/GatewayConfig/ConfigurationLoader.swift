@@ -83,6 +83,12 @@ public enum ConfigurationLoader {
             case .failure(let problem): issues.append(.init(key: "store.passwordFile", source: "configuration", message: problem.message))
             }
         }
+        for (group, file) in configuration.http.tokenFiles.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            switch CredentialFiles.tokens(at: file) {
+            case .success(let tokens): configuration.http.accessTokens = configuration.http.accessTokens.adding(tokens, for: group)
+            case .failure(let problem): issues.append(.init(key: group.tokenFileKey, source: "configuration", message: problem.message))
+            }
+        }
         issues += configuration.keyIssues()
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         return LoadedConfiguration(configuration: configuration, warnings: warnings)

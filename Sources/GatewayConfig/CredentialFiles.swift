@@ -1,7 +1,7 @@
 import Foundation
 
-/// Strict reading of the files that prove the gateway's identity: the broker password file and
-/// the TLS CA, certificate and key. A file that cannot be read, is not UTF-8 or holds no
+/// Strict reading of the files that hold secrets: the broker and store password files, the TLS
+/// CA, certificate and key, and the HTTP access tokens. A file that cannot be read, is not UTF-8 or holds no
 /// credential is a configuration error naming its key -- never a silent fallback (a password
 /// file read with `try?` would mean connecting with no password).
 package enum CredentialFiles {
@@ -21,6 +21,36 @@ package enum CredentialFiles {
         return .success(String(line))
     }
 
+    /// The shortest HTTP access token accepted: 16 characters (96 bits and more from a random
+    /// generator such as `openssl rand -hex 16`), so a guessable word is refused at start.
+    package static let minimumTokenLength = 16
+
+    /// HTTP access tokens: one per line; blank lines and lines starting with `#` are skipped,
+    /// spaces around a token are not part of it.
+    /// - Returns: the tokens (at least one), or a sentence saying why the file is unusable.
+    package static func tokens(at path: String) -> Result<[String], CredentialFileProblem> {
+        let text: String
+        switch utf8Text(at: path) {
+        case .success(let contents): text = contents
+        case .failure(let problem): return .failure(problem)
+        }
+        var tokens: [String] = []
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            // What a client can send in an Authorization header: visible ASCII, no spaces.
+            guard line.allSatisfy({ $0.asciiValue.map { $0 > 0x20 && $0 < 0x7F } == true }) else {
+                return .failure(CredentialFileProblem("file '\(path)' line \(index + 1): a token must be visible ASCII without spaces"))
+            }
+            guard line.count >= minimumTokenLength else {
+                return .failure(CredentialFileProblem("file '\(path)' line \(index + 1): a token must have at least \(minimumTokenLength) characters, got \(line.count)"))
+            }
+            tokens.append(line)
+        }
+        guard !tokens.isEmpty else { return .failure(CredentialFileProblem("file '\(path)' holds no token (one per line; # starts a comment)")) }
+        return .success(tokens)
+    }
+
     /// Why a PEM file (CA, certificate or key) is unusable, or nil when it is readable UTF-8
     /// text with a PEM block.
     package static func pemProblem(at path: String) -> CredentialFileProblem? {
@@ -29,6 +59,11 @@ package enum CredentialFiles {
         case .success(let text):
             return text.contains("-----BEGIN ") ? nil : CredentialFileProblem("file '\(path)' holds no PEM block (-----BEGIN ...)")
         }
+    }
+
+    /// Why the PEM file at `path` is unusable, or nil when it is usable or not set: a key's check.
+    package static func pemProblem(ofOptional path: String?) -> String? {
+        path.flatMap { pemProblem(at: $0)?.message }
     }
 
     private static func utf8Text(at path: String) -> Result<String, CredentialFileProblem> {

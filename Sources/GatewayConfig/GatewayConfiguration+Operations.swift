@@ -15,6 +15,16 @@ extension GatewayConfiguration {
         public var fleetViewBytes = 32 << 20
         /// The most live-update (server-sent events) clients; a new one beyond it ends the oldest.
         public var maxLiveClients = 32
+        /// The token file of each protected route group (`http.auth.*TokenFile`); a group
+        /// without one is open.
+        public var tokenFiles: [HTTPRouteGroup: String] = [:]
+        /// The tokens read from ``tokenFiles`` when the configuration loads.
+        public var accessTokens = HTTPAccessTokens()
+        /// PEM certificate chain of both HTTP listeners (`http.tls.certFile`); with
+        /// ``tlsKeyFile``, the listeners speak HTTPS only.
+        public var tlsCertificateFile: String?
+        /// PEM private key of ``tlsCertificateFile`` (`http.tls.keyFile`).
+        public var tlsKeyFile: String?
 
         /// Creates the defaults.
         public init() {}
@@ -69,7 +79,24 @@ extension GatewayConfiguration.HTTP {
             "http.maxLiveClients", "Most live-update clients (/api/events); a new one beyond it ends the oldest (gateway_fleet_live_clients_dropped_total).",
             in: 1...10_000, \.http.maxLiveClients),
         .number("http.stallTimeout", "Seconds a worker or loop may miss its heartbeat before /healthz answers 503.", in: 1...3600, \.http.stallTimeout),
+        tokenFile(.metrics, "GET /metrics on both listeners"),
+        tokenFile(.api, "GET /api/* and /openapi.yaml"),
+        tokenFile(.page, "the fleet page (/, /fleet.js, /fleet.css)"),
+        tokenFile(.health, "GET /healthz and /readyz (kubelet probes cannot send one: leave open there)"),
+        .optionalText("http.tls.certFile", "PEM certificate chain of the HTTP listeners; with http.tls.keyFile they serve HTTPS only.", \.http.tlsCertificateFile)
+            .checked { ($0.http.tlsCertificateFile == nil) != ($0.http.tlsKeyFile == nil) ? "http.tls.certFile and http.tls.keyFile go together; set both or neither" : nil }
+            .checked { CredentialFiles.pemProblem(ofOptional: $0.http.tlsCertificateFile) },
+        .optionalText("http.tls.keyFile", "PEM private key of http.tls.certFile.", \.http.tlsKeyFile)
+            .checked { CredentialFiles.pemProblem(ofOptional: $0.http.tlsKeyFile) },
     ]
+
+    /// `http.auth.{group}TokenFile`: the file of tokens that open `group`.
+    private static func tokenFile(_ group: HTTPRouteGroup, _ routes: String) -> ConfigurationKey {
+        .optionalText(
+            group.tokenFileKey,
+            "File of bearer tokens (one per line, 16+ characters) required for \(routes); a browser may send one as the Basic password. Unset: open.",
+            none: "(open)", \.http.tokenFiles[group])
+    }
 
     /// `host:port` of an HTTP listener, or `off` (nil; also `null`).
     private static func listenAddress(

@@ -78,17 +78,12 @@ extension GatewayConfiguration.MQTT {
             .checked { $0.mqtt.reconnectInitialDelay > $0.mqtt.reconnectMaximumDelay ? "must not exceed mqtt.reconnect.maxDelay" : nil },
         .number("mqtt.reconnect.maxDelay", "Longest reconnect delay in seconds.", in: 0.01...3600, \.mqtt.reconnectMaximumDelay),
         .optionalText("mqtt.tls.caFile", "PEM file of trusted CAs; enables TLS (mqtts:// without it uses /etc/ssl/certs).", \.mqtt.tlsCAFile)
-            .checked { pemProblem($0.mqtt.tlsCAFile) },
+            .checked { CredentialFiles.pemProblem(ofOptional: $0.mqtt.tlsCAFile) },
         .optionalText("mqtt.tls.certFile", "Client certificate (PEM) for mutual TLS.", \.mqtt.tlsCertificateFile)
             .checked { ($0.mqtt.tlsCertificateFile == nil) != ($0.mqtt.tlsKeyFile == nil) ? "mqtt.tls.certFile and mqtt.tls.keyFile go together; set both or neither" : nil }
-            .checked { pemProblem($0.mqtt.tlsCertificateFile) },
+            .checked { CredentialFiles.pemProblem(ofOptional: $0.mqtt.tlsCertificateFile) },
         .optionalText("mqtt.tls.keyFile", "Client private key (PEM) for mutual TLS.", \.mqtt.tlsKeyFile)
-            .checked { pemProblem($0.mqtt.tlsKeyFile) },
+            .checked { CredentialFiles.pemProblem(ofOptional: $0.mqtt.tlsKeyFile) },
         .flag("mqtt.tls.verifyHostname", "Check that the broker certificate names the host (disable only for tests).", \.mqtt.tlsVerifyHostname),
     ]
-
-    /// Why the PEM file at `path` is unusable, or nil when it is usable or not set.
-    private static func pemProblem(_ path: String?) -> String? {
-        path.flatMap { CredentialFiles.pemProblem(at: $0)?.message }
-    }
 }
