@@ -27,6 +27,9 @@ WORKDIR /src
 COPY Package.swift ./
 RUN swift package resolve
 COPY Sources ./Sources
+# The gateway compiles contract/openapi.yaml in (Sources/TelemetryGateway/Operations/openapi.yaml
+# is a link to it) and serves it at /openapi.yaml.
+COPY contract/openapi.yaml ./contract/openapi.yaml
 COPY Tests ./Tests
 # The Swift runtime is linked statically; libmosquitto, simdjson and libstdc++ stay
 # shared (installed from Debian in the runtime stage).

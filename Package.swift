@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        // Already in the graph through postgres-nio; named for the HTTPS listeners' certificates.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // OTLP/HTTP only: the default traits also build the gRPC exporter (grpc-swift-2 and its
@@ -146,9 +149,18 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Only its header parsing (Bearer, Basic); HummingbirdBcrypt and the rest are not built.
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "OTel", package: "swift-otel"),
-            ]
+            ],
+            // The OpenAPI document the HTTP server serves at /openapi.yaml: a link to
+            // contract/openapi.yaml, compiled in as bytes (PackageResources.openapi_yaml), so the
+            // served document is the checked one and nothing is read from disk at run time.
+            resources: [.embedInCode("Operations/openapi.yaml")]
         ),
         // The testing kit: a private mosquitto, the in-process gateway, waits on derived events,
         // session capture and replay with fault injection. No XCTest/Testing dependency: it

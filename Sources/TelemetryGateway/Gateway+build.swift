@@ -87,10 +87,13 @@ func assembleGateway(
             reannounceRate: configuration.retained.reannounceRate, ownership: parts.ownership, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
-            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus, history: parts.historyStore), logger: logger)
+            HTTPService(
+                address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus, history: parts.historyStore), tls: configuration.httpTLSFiles,
+                logger: logger)
         },
         configuration.http.metricsListen.map {
-            HTTPService(address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), routes: .metricsOnly, logger: logger)
+            HTTPService(
+                address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), routes: .metricsOnly, tls: configuration.httpTLSFiles, logger: logger)
         },
         MetricsService(
             prometheus: prometheus, interval: configuration.metrics.publishInterval,

@@ -118,6 +118,7 @@ public enum MetricCatalog {
         .init("gateway_fleet_view_dropped_total", .counter, "Entries the fleet page's view let go of to stay within its bounds, by what (history, event, device).", labels: ["what"]),
         .init("gateway_fleet_live_clients", .gauge, "Clients following the fleet page's live updates."),
         .init("gateway_fleet_live_clients_dropped_total", .counter, "Live fleet-page clients closed to make room for a newer one beyond http.maxLiveClients."),
+        .init("gateway_http_requests_refused_total", .counter, "HTTP requests answered 401 for want of a valid token, by route group (metrics, api, page, health); only protected groups have a series.", labels: ["group"]),
         .init("gateway_tracing_spans_dropped_total", .counter, "Spans not exported, by reason (queueFull, exportFailed).", labels: ["reason"]),
         // The broker connections.
         .init("gateway_mqtt_connected", .gauge, "1 while a broker connection is up, by connection (publisher, subscriber).", labels: ["connection"]),

@@ -15,6 +15,7 @@ public final class GatewayOperations: Sendable {
     /// The fleet as the published events describe it.
     public let fleet: FleetView
     private let latency: EventLatencyMetrics
+    private let access: HTTPAccess
     private let scheme: TopicScheme
     private let probeInterval: Double
     private let logger: Logger
@@ -30,6 +31,7 @@ public final class GatewayOperations: Sendable {
         fleet = FleetView(
             maxBytes: configuration.http.fleetViewBytes, maxLiveClients: configuration.http.maxLiveClients, metricsFactory: metricsFactory)
         latency = EventLatencyMetrics(factory: metricsFactory)
+        access = HTTPAccess(tokens: configuration.http.accessTokens, metricsFactory: metricsFactory)
         scheme = configuration.topics.scheme
         probeInterval = configuration.metrics.publishInterval > 0 ? configuration.metrics.publishInterval : 5
         self.logger = logger
@@ -62,7 +64,7 @@ public final class GatewayOperations: Sendable {
         let health = health
         return HTTPEndpoints(
             metrics: { prometheus?.emitToBuffer() ?? [] }, liveness: { health.liveness() }, readiness: { health.readiness() }, fleet: fleet,
-            history: history, clock: clock)
+            history: history, clock: clock, access: access)
     }
 
     /// Until cancelled: every `metrics.publishInterval` (5 s when that is 0) publishes a QoS 1

@@ -15,6 +15,8 @@ public struct HTTPEndpoints: Sendable {
     public var history: (any EventHistoryStoring)?
     /// The clock a history read's deadline (``historyDeadline``) runs on.
     public var clock: any GatewayClock
+    /// Which route groups need a token.
+    public var access: HTTPAccess
 
     /// Seconds a history read may take before the request is answered 503: a store that does
     /// not answer must not hold HTTP requests (and their connections) for ever.
@@ -24,9 +26,10 @@ public struct HTTPEndpoints: Sendable {
     public init(
         metrics: @escaping @Sendable () -> [UInt8], liveness: @escaping @Sendable () -> HealthReport,
         readiness: @escaping @Sendable () -> HealthReport, fleet: FleetView, history: (any EventHistoryStoring)? = nil,
-        clock: any GatewayClock = SystemGatewayClock()
+        clock: any GatewayClock = SystemGatewayClock(), access: HTTPAccess = .open
     ) {
         self.clock = clock
+        self.access = access
         self.metrics = metrics
         self.liveness = liveness
         self.readiness = readiness
