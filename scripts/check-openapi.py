@@ -3,8 +3,8 @@
 
 1. the document against the OpenAPI 3.1 schema (openapi-spec-validator, pinned in scripts/contract-requirements.txt),
    its external `$ref`s (the wire contract's schemas/outbound/) resolved; every example validates against its schema;
-2. the routes: every `router.<method>("…")` of Sources/TelemetryGateway/Operations/*.swift is a GET operation of the
-   document and every operation is a registered route;
+2. the routes: every route a route group registers in Sources/TelemetryGateway/Operations/*.swift (`group(.api).get("…")`)
+   is a GET operation of the document with that group as its `x-route-group`, and every operation is a registered route;
 3. the live server: a private mosquitto on a free port, `wearable-gateway run` with `http.listen`, `http.metricsListen`,
    `http.maxLiveClients=1` and the event history on a SQLite recorder file, `wearable-sim publish` devices; then every
    documented GET route is asked and its status, content type, `Cache-Control` and body must be a documented response
@@ -57,7 +57,11 @@ from wg_contract import CONTRACT_DIR, ID_BASE  # noqa: E402
 DOCUMENT = CONTRACT_DIR / "openapi.yaml"
 DOCUMENT_URI = ID_BASE + "openapi.yaml"
 ROUTE_SOURCES = REPOSITORY / "Sources/TelemetryGateway/Operations"
-ROUTE = re.compile(r'\brouter\.(get|post|put|patch|delete|head|options|on)\(\s*"([^"]*)"')
+# A route is registered on a route group: `group(.api).get("…")`, or `let api = group(.api)` and `api.get("…")`.
+ROUTE = re.compile(r'\b(\w+|group\(\.\w+\))\.(get|post|put|patch|delete|head|options|on)\(\s*"([^"]*)"')
+GROUP_VARIABLE = re.compile(r'\blet (\w+) = group\(\.(\w+)\)')
+GROUP_CALL = re.compile(r'group\(\.(\w+)\)')
+TOKEN_GROUPS = ("metrics", "api", "page", "health")
 SEED = 63
 
 
@@ -123,8 +127,10 @@ def check_document(document, schemas: Schemas, check: Check):
     check.expect(not errors, "contract/openapi.yaml is a valid OpenAPI 3.1 document (openapi-spec-validator)",
                  "; ".join(e.message[:300] for e in errors[:5]))
     check.expect(document.get("openapi") == "3.1.0", "openapi: 3.1.0")
-    check.expect("authentication is not yet implemented" in document["info"]["description"].lower(),
-                 "info.description says authentication is not yet implemented")
+    description = document["info"]["description"]
+    keys = [f"http.auth.{group}TokenFile" for group in TOKEN_GROUPS] + ["http.tls.certFile", "http.tls.keyFile"]
+    check.expect(all(key in description for key in keys), "info.description names every access and TLS key",
+                 f"missing: {[key for key in keys if key not in description]}")
     count = 0
     for path, item in document["paths"].items():
         for method, operation in item.items():
@@ -155,19 +161,26 @@ def check_document(document, schemas: Schemas, check: Check):
 
 # --- 2. Routes: sources against the document ----------------------------------------------------------------------
 
-def source_routes() -> set[tuple[str, str]]:
+def source_routes() -> set[tuple[str, str, str]]:
+    """(method, path, route group) of every route the sources register on a route group."""
     routes = set()
     for file in sorted(ROUTE_SOURCES.glob("*.swift")):
-        for method, path in ROUTE.findall(file.read_text()):
+        text = file.read_text()
+        variables = dict(GROUP_VARIABLE.findall(text))
+        for receiver, method, path in ROUTE.findall(text):
+            call = GROUP_CALL.fullmatch(receiver)
+            group = call.group(1) if call else variables.get(receiver)
+            if group is None:
+                continue
             path = "/" + path.strip("/")
             path = re.sub(r":([A-Za-z_][A-Za-z0-9_]*)", r"{\1}", path)
-            routes.add((method.upper(), path))
+            routes.add((method.upper(), path, group))
     return routes
 
 
-def document_routes(document) -> set[tuple[str, str]]:
-    return {(method.upper(), path) for path, item in document["paths"].items() for method in item
-            if method in ("get", "post", "put", "patch", "delete", "head", "options")}
+def document_routes(document) -> set[tuple[str, str, str]]:
+    return {(method.upper(), path, operation.get("x-route-group", "(none)")) for path, item in document["paths"].items()
+            for method, operation in item.items() if method in ("get", "post", "put", "patch", "delete", "head", "options")}
 
 
 def check_routes(document, check: Check):
@@ -175,8 +188,8 @@ def check_routes(document, check: Check):
     check.expect(len(in_sources) >= 8, f"found {len(in_sources)} route registrations in {ROUTE_SOURCES.relative_to(REPOSITORY)}")
     missing = sorted(in_sources - in_document)
     extra = sorted(in_document - in_sources)
-    check.expect(not missing, "every route the sources register is in the document", f"undocumented: {missing}")
-    check.expect(not extra, "every route of the document is registered in the sources", f"not registered: {extra}")
+    check.expect(not missing, "every route the sources register is in the document, in its route group", f"undocumented: {missing}")
+    check.expect(not extra, "every route of the document is registered in the sources, in its route group", f"not registered: {extra}")
 
 
 # --- 3. The live server -------------------------------------------------------------------------------------------
@@ -210,10 +223,10 @@ class Response:
         return json.loads(self.body)
 
 
-def request(port, target, method="GET", timeout=10.0) -> Response:
+def request(port, target, method="GET", timeout=10.0, headers=None) -> Response:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        connection.request(method, target)
+        connection.request(method, target, headers=headers or {})
         answer = connection.getresponse()
         body = answer.read()
         return Response(answer.status, {k.lower(): v for k, v in answer.getheaders()}, body)
@@ -269,10 +282,14 @@ class Live:
         if status not in responses:
             self.check.fail(f"{label}: undocumented status {status}: {response.body[:200]!r}")
             return False
-        documented = responses[status]
+        documented = self.resolve(responses[status])
         content_type = response.headers.get("content-type", "")
         media = documented.get("content", {})
-        if content_type not in media:
+        if not media:
+            if response.body:
+                self.check.fail(f"{label}: {status} documents no body, got {response.body[:200]!r}")
+                return False
+        elif content_type not in media:
             self.check.fail(f"{label}: content type {content_type!r}, documented: {sorted(media)}")
             return False
         for name, header in documented.get("headers", {}).items():
@@ -509,6 +526,38 @@ def check_routes_live(live: Live, device_ids):
     check.expect(not wrong, f"{len(undocumented)} undocumented paths and methods are 404 with an empty body", f"{wrong}")
 
 
+def check_tokens(live: Live, processes, arguments, gateway, broker_port, http_port, work: Path, device_id):
+    """A gateway with a token file for every group but health: each documented route answers a request without the
+    token with the documented 401 (empty body, the challenge) and one with it with its documented 200."""
+    check = live.check
+    tokens = {group: f"{group}-token-{random.Random(SEED).getrandbits(64):016x}" for group in TOKEN_GROUPS if group != "health"}
+    settings = []
+    for group, token in tokens.items():
+        (work / f"{group}.tokens").write_text(f"# {group}\n{token}\n")
+        settings += ["--set", f"http.auth.{group}TokenFile={work / (group + '.tokens')}"]
+    process = processes.start("gateway-tokens", arguments(gateway, broker_port, http_port, work, [
+        *settings, "--set", f"recorder.database={work}/recorder-tokens.sqlite", "--set", "history.enabled=true"]))
+    wait_until(60, "gateway (tokens) /readyz answers 200 without a token",
+               lambda: process.poll() is None and request(http_port, "/readyz", timeout=2).status == 200)
+    for path, item in live.document["paths"].items():
+        group = item["get"]["x-route-group"]
+        target = path.replace("{id}", device_id)
+        if group == "health":
+            check.expect(request(http_port, target).status == 200, f"GET {target}: health stays open with every other group closed")
+            continue
+        if path == "/api/events":
+            continue  # a stream: its 200 is read by check_events; only its refusal is asked here
+        check.expect(live.conforms(path, target, request(http_port, target), expected_status=401), f"GET {target} without a token: documented 401")
+        other = tokens["page" if group != "page" else "metrics"]
+        check.expect(request(http_port, target, headers={"Authorization": f"Bearer {other}"}).status == 401,
+                     f"GET {target} with another group's token: 401")
+        answer = request(http_port, target, headers={"Authorization": f"Bearer {tokens[group]}"})
+        check.expect(live.conforms(path, target, answer, expected_status=200), f"GET {target} with its group's token: documented 200")
+    events = request(http_port, "/api/events", timeout=3)
+    check.expect(events.status == 401 and not events.body, "GET /api/events without a token: 401, empty body")
+    processes.stop(process)
+
+
 def gateway_arguments(binary, broker_port, http_port, work, extra):
     return [str(binary), "run", "--broker", f"mqtt://127.0.0.1:{broker_port}", "--set", f"http.listen=127.0.0.1:{http_port}",
             "--set", "mqtt.reconnect.maxDelay=0.5", "--set", f"state.path={work}/state.sqlite",
@@ -568,6 +617,7 @@ def check_live(document, schemas: Schemas, check: Check, bin_dir: Path, keep: bo
         check.expect(live.conforms("/api/devices/{id}/events", target, request(http_port, target), expected_status=404),
                      "history.enabled=false: the history route is 404 with a Problem body")
         processes.stop(off)
+        check_tokens(live, processes, gateway_arguments, gateway, broker_port, http_port, work, device_ids[0])
     except TimeoutError as error:
         check.fail(str(error))
     finally:

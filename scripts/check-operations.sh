@@ -5,6 +5,8 @@
 #   - /metrics parses as Prometheus text (promtool check metrics) and a real Prometheus
 #     scrapes it on the separate metrics listener (http.metricsListen, which answers 404 for
 #     the fleet data) until its HTTP API answers up == 1, with the shipped alert rules loaded;
+#     /metrics is closed by a token file (http.auth.metricsTokenFile): 401 without the token,
+#     and Prometheus sends it from a credentials_file;
 #   - promtool check rules / check config pass on config/prometheus/;
 #   - a garbage payload comes back byte for byte on gateway/{id}/dead-letter, with the
 #     MQTT 5 user properties code, detail, stream, sourceTopic;
@@ -65,8 +67,8 @@ fail() {
 	exit 1
 }
 
-# http_status URL: the HTTP status code (000 when nothing answers).
-http_status() { curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$1" || true; }
+# http_status URL [CURL ARGS...]: the HTTP status code (000 when nothing answers).
+http_status() { curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$@" || true; }
 
 # wait_until SECONDS DESCRIPTION COMMAND...: polls COMMAND every 0.1 s until it succeeds.
 wait_until() {
@@ -87,10 +89,16 @@ BASE=http://127.0.0.1:$HTTP_PORT
 METRICS_BASE=http://127.0.0.1:$METRICS_PORT
 CONF=$(render_broker_config "$WG_REPO_ROOT/config/mosquitto/demo.conf" "$BROKER_PORT")
 log "operations check: mosquitto on 127.0.0.1:$BROKER_PORT, gateway HTTP on $BASE"
+# /metrics needs this token on both listeners; the other route groups stay open.
+METRICS_TOKEN=$(openssl rand -hex 24)
+printf '# scrapers\n%s\n' "$METRICS_TOKEN" >"$WORK/metrics.tokens"
+printf '%s' "$METRICS_TOKEN" >"$WORK/metrics.token"
+METRICS_AUTH=(-H "Authorization: Bearer $METRICS_TOKEN")
 start_broker "$CONF" "$BROKER_PORT" "$WORK/broker.log"
 
 detached "$GATEWAY" run --broker "mqtt://127.0.0.1:$BROKER_PORT" \
 	--set "http.listen=127.0.0.1:$HTTP_PORT" --set "http.metricsListen=127.0.0.1:$METRICS_PORT" --set deadLetter.enabled=true --set logging.format=json \
+	--set "http.auth.metricsTokenFile=$WORK/metrics.tokens" \
 	--set mqtt.reconnect.maxDelay=0.5 --set metrics.publishInterval=1 \
 	--set "recorder.database=$WORK/recorder.sqlite" --set "state.path=$WORK/state.sqlite" --set "journal.path=$WORK/journal.bin" \
 	>"$WORK/gateway.log" 2>&1 &
@@ -114,7 +122,8 @@ wait_until 60 "4 devices with availability and connection in /api/fleet" devices
 ok "/api/fleet lists the 4 simulated devices"
 
 # --- Metrics: valid exposition text, parsed by Prometheus' own parser.
-curl -sf --max-time 5 -D "$WORK/metrics.headers" "$BASE/metrics" -o "$WORK/metrics.txt" || fail "GET /metrics"
+[ "$(http_status "$BASE/metrics")" = 401 ] || fail "/metrics without the token is not 401"
+curl -sf --max-time 5 "${METRICS_AUTH[@]}" -D "$WORK/metrics.headers" "$BASE/metrics" -o "$WORK/metrics.txt" || fail "GET /metrics with the token"
 grep -qi '^content-type: text/plain; version=0.0.4' "$WORK/metrics.headers" || fail "/metrics content type: $(grep -i content-type "$WORK/metrics.headers")"
 # promtool exits 1 on a parse error and 3 on lint remarks only (e.g. "no help text"; the
 # swift-metrics API has no help strings), which do not fail the check.
@@ -127,7 +136,7 @@ esac
 for metric in gateway_frames_processed_total gateway_mqtt_connected gateway_event_latency_seconds_bucket gateway_mqtt_publish_round_trip_seconds_bucket; do
 	grep -q "^$metric" "$WORK/metrics.txt" || fail "/metrics lacks $metric"
 done
-ok "/metrics is Prometheus text (promtool parses it) with latency histograms"
+ok "/metrics is 401 without its token; with it, Prometheus text (promtool parses it) with latency histograms"
 
 # --- Shipped monitoring config.
 promtool check rules config/prometheus/alerts.yml config/prometheus/alerts.generated.yml >"$WORK/rules.txt" 2>&1 ||
@@ -137,16 +146,20 @@ promtool check config config/prometheus/prometheus.yml >"$WORK/config.txt" 2>&1 
 ok "promtool check config config/prometheus/prometheus.yml"
 
 # --- A real Prometheus scrapes the gateway (the shipped file, pointed at the metrics-only listener).
-[ "$(http_status "$METRICS_BASE/metrics")" = 200 ] || fail "/metrics on http.metricsListen is not 200"
+[ "$(http_status "$METRICS_BASE/metrics")" = 401 ] || fail "/metrics on http.metricsListen without the token is not 401"
+[ "$(http_status "$METRICS_BASE/metrics" "${METRICS_AUTH[@]}")" = 200 ] || fail "/metrics on http.metricsListen with the token is not 200"
 for path in api/fleet "" healthz; do
 	[ "$(http_status "$METRICS_BASE/$path")" = 404 ] || fail "/$path on http.metricsListen is not 404"
 done
-ok "http.metricsListen serves /metrics; /api/fleet, / and /healthz are 404 there"
+ok "http.metricsListen serves /metrics (401 without the token); /api/fleet, / and /healthz are 404 there"
 PROM_PORT=$(free_port)
 mkdir -p "$WORK/prometheus"
 cp config/prometheus/alerts.generated.yml "$WORK/prometheus/"
 sed -e "s/127.0.0.1:9464/127.0.0.1:$METRICS_PORT/" -e 's/scrape_interval: 15s/scrape_interval: 1s/' \
-	-e 's/evaluation_interval: 15s/evaluation_interval: 1s/' config/prometheus/prometheus.yml >"$WORK/prometheus/prometheus.yml"
+	-e 's/evaluation_interval: 15s/evaluation_interval: 1s/' \
+	-e "s|^    # authorization: {credentials_file: .*}|    authorization: {credentials_file: $WORK/metrics.token}|" \
+	config/prometheus/prometheus.yml >"$WORK/prometheus/prometheus.yml"
+grep -q "credentials_file: $WORK/metrics.token" "$WORK/prometheus/prometheus.yml" || fail "config/prometheus/prometheus.yml lost its commented authorization line"
 detached prometheus --config.file="$WORK/prometheus/prometheus.yml" --storage.tsdb.path="$WORK/prometheus/data" \
 	--web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
 PROM_PID=$!
@@ -156,7 +169,7 @@ r=json.load(sys.stdin)["data"]["result"]
 sys.exit(0 if r and r[0]["value"][1] == "1" else 1)' 2>/dev/null
 }
 wait_until 60 "Prometheus reports up == 1 for the gateway" target_up
-ok "a real Prometheus scrapes the gateway: up{job=\"wearable-gateway\"} == 1"
+ok "a real Prometheus scrapes the gateway with the metrics token: up{job=\"wearable-gateway\"} == 1"
 rules_loaded() {
 	curl -s --max-time 2 "http://127.0.0.1:$PROM_PORT/api/v1/rules" | python3 -c 'import json,sys
 g=json.load(sys.stdin)["data"]["groups"]
