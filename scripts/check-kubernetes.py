@@ -29,12 +29,17 @@
   TCP 53), the broker's port (mqtt.broker of the ConfigMap) and PostgreSQL's (the Secret's
   store-url);
 - the ConfigMap's gateway.yml passes `wearable-gateway check-config` (the build's binary, with
-  development identities and a password file standing in for the Secret's files).
+  development identities and a password file standing in for the Secret's files);
+- checkov (--framework kubernetes, pinned in deploy/kubernetes/checkov-requirements.txt, in its
+  own virtual environment .build/checkov-venv) on the manifests and the component, not on
+  check-crds/: no check fails except those of CHECKOV_SKIPS, each with its reason; each of those
+  still fails somewhere (a check that passes leaves the list); no manifest skips a check itself
+  (a checkov.io/skip annotation); docs/kubernetes.md's table of skipped checks names the same ids.
 
 Runs in the virtual environment $WG_REPO_ROOT/.build/pytest-venv (made when missing, as
 scripts/test.sh does), with the pinned packages of deploy/kubernetes/check-requirements.txt;
 run by the Python of another virtual environment that has them, it stays there
-(scripts/wg_venv.py).
+(scripts/wg_venv.py). checkov runs in .build/checkov-venv (made or filled likewise).
 Usage: scripts/check-kubernetes.py [--bin DIR]   (DIR: the built executables, default .build/debug)
 Exit status 1 and one line per finding when something is wrong.
 """
@@ -42,15 +47,17 @@ import argparse
 import copy
 import hashlib
 import importlib.metadata
+import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import urllib.parse
 
-from wg_venv import in_virtual_environment
+from wg_venv import in_virtual_environment, tool_environment
 
 ROOT = pathlib.Path(os.environ.get("WG_REPO_ROOT") or pathlib.Path(__file__).resolve().parent.parent)
 MANIFESTS = ROOT / "deploy" / "kubernetes"
@@ -60,6 +67,17 @@ KUBERNETES_VERSION = os.environ.get("WG_KUBERNETES_VERSION", "1.33.0")
 CUSTOM_KINDS = {"ServiceMonitor", "PrometheusRule"}  # the Prometheus Operator's: validated against check-crds/, not kubernetes-validate
 COMPONENT_API = "kustomize.config.k8s.io/v1alpha1"
 JOB = "wearable-gateway"  # the job label config/prometheus/alerts.yml selects
+CHECKOV_REQUIREMENTS = MANIFESTS / "checkov-requirements.txt"
+CHECKOV_TIMEOUT = 300  # seconds; a run takes about 2.5 s
+CHECKOV_DOC = ROOT / "docs" / "kubernetes.md"  # its table of skipped checks lists these ids
+# The checkov checks that fail on these manifests by choice, each with why it is not fixed. Any
+# other failing check is a finding, and so is an id here that no longer fails anywhere.
+CHECKOV_SKIPS = {
+    "CKV_K8S_21": "the manifests name no namespace: whoever applies them picks it (kubectl -n, or namespace: in an overlay)",
+    "CKV_K8S_43": "the project publishes no image, so there is no digest to pin: an overlay's images: digest: pins the one you pushed",
+    "CKV_K8S_15": "IfNotPresent with a release tag: Always would make every container start, a liveness restart too, fail while the registry is unreachable",
+    "CKV_K8S_35": "WG_STORE_URL holds no password (store.passwordFile reads it from the mounted Secret) and store.url has no file form",
+}
 
 
 def listed_files(directory, listed, what):
@@ -383,6 +401,66 @@ def check_network_policy(resources, labels, container, broker_url, store_url):
     return findings
 
 
+def checkov_report():
+    """checkov's JSON report of the manifests and the component (not check-crds/), or a finding.
+    Offline: no download of guidelines or policies, no update check."""
+    try:
+        python = tool_environment("checkov-venv", CHECKOV_REQUIREMENTS)
+    except RuntimeError as error:
+        return None, f"checkov could not be installed: {error}"
+    command = [str(python), "-m", "checkov.main", "--framework", "kubernetes", "--directory", str(MANIFESTS.relative_to(ROOT)),
+               "--skip-path", str(CRDS.relative_to(ROOT)), "--skip-download", "--output", "json"]
+    environment = dict(os.environ, CKV_SKIP_PACKAGE_UPDATE_CHECK="true", BC_SKIP_MAPPING="TRUE")
+    try:
+        result = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=CHECKOV_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None, f"checkov did not finish within {CHECKOV_TIMEOUT} s"
+    try:
+        report = json.loads(result.stdout)  # exit status 1 when a check failed: the report says which
+    except json.JSONDecodeError:
+        return None, f"checkov exited {result.returncode} without a JSON report: {(result.stderr or result.stdout).strip()[-2000:]}"
+    reports = [r for r in (report if isinstance(report, list) else [report]) if r.get("check_type") == "kubernetes"]
+    if len(reports) != 1:
+        return None, f"checkov's report has no Kubernetes results (does it find the manifests?): {result.stdout.strip()[:500]}"
+    return reports[0], None
+
+
+def documented_skips():
+    """The check ids in the first column of the table rows of docs/kubernetes.md (`CKV_K8S_n`)."""
+    return {m.group(1) for m in re.finditer(r"^\| *`(CKV2?_K8S_\d+)` *\|", CHECKOV_DOC.read_text(), re.MULTILINE)}
+
+
+def check_checkov():
+    """Findings of checkov that CHECKOV_SKIPS does not allow, and where the list, the report and
+    the doc's table disagree."""
+    report, problem = checkov_report()
+    if problem:
+        return [problem]
+    results = report["results"]
+    findings = [f"checkov could not parse {path}" for path in results.get("parsing_errors", [])]
+    failed = results.get("failed_checks", [])
+    for check in failed:
+        if check["check_id"] not in CHECKOV_SKIPS:
+            lines = "-".join(str(n) for n in check.get("file_line_range", []))
+            findings.append(f"checkov {check['check_id']} ({check['check_name']}) fails for {check['resource']} "
+                            f"({check['file_path'].lstrip('/')}:{lines}): fix the manifest, or add the id and why to CHECKOV_SKIPS and {CHECKOV_DOC.relative_to(ROOT)}")
+    for check in results.get("skipped_checks", []):
+        findings.append(f"checkov {check['check_id']} is skipped for {check['resource']} by the manifest ({check['file_path'].lstrip('/')}): "
+                        "the skips belong in CHECKOV_SKIPS of scripts/check-kubernetes.py")
+    failing = {check["check_id"] for check in failed}
+    findings += [f"checkov {check} ({reason}) no longer fails: remove it from CHECKOV_SKIPS and {CHECKOV_DOC.relative_to(ROOT)}"
+                 for check, reason in CHECKOV_SKIPS.items() if check not in failing]
+    documented = documented_skips()
+    findings += [f"{CHECKOV_DOC.relative_to(ROOT)}: the table of checkov's skipped checks lacks {check}" for check in sorted(set(CHECKOV_SKIPS) - documented)]
+    findings += [f"{CHECKOV_DOC.relative_to(ROOT)}: the table of checkov's skipped checks lists {check}, which CHECKOV_SKIPS does not" for check in sorted(documented - set(CHECKOV_SKIPS))]
+    allowed = [check for check in failed if check["check_id"] in CHECKOV_SKIPS]
+    summary = report.get("summary", {})
+    print(f"    checkov {summary.get('checkov_version', '?')} (kubernetes, {summary.get('resource_count', '?')} resources): "
+          f"{len(results.get('passed_checks', []))} passed, {len(failed) - len(allowed)} failed, "
+          f"{len(allowed)} skipped with a reason ({len(CHECKOV_SKIPS)} check ids of CHECKOV_SKIPS)")
+    return findings
+
+
 def check_gateway_configuration(resources, binaries):
     """Findings of `wearable-gateway check-config` on the ConfigMap's gateway.yml."""
     gateway = binaries / "wearable-gateway"
@@ -435,6 +513,7 @@ def main():
     findings += check_references(resources, yaml)
     findings += render_with_kustomize(components, documents)
     findings += check_gateway_configuration(resources, pathlib.Path(options.bin))
+    findings += check_checkov()
     for finding in findings:
         print(f"{MANIFESTS.relative_to(ROOT)}: {finding}")
     print(f"kubernetes check: {len(findings)} findings in {len(documents)} manifests ({len(resources)} resources)")

@@ -48,17 +48,21 @@ log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:
 # The Python environment of the later checks (the docs' PromQL, pytest testbed, contract, trace
 # export, Kubernetes manifests, compose files) is made and filled while the package builds: pip
 # waits on the network and the disk more than on the two cores (about 45 s alone, 25 s of CPU),
-# and the build takes 15 minutes.
+# and the build takes 15 minutes. checkov (scripts/check-kubernetes.py) gets an environment of its
+# own, .build/checkov-venv: it requires packaging<24, which pytest 9 refuses (about 30 s more).
 venv="$WG_REPO_ROOT/.build/pytest-venv"
+checkov_venv="$WG_REPO_ROOT/.build/checkov-venv"
 python_requirements=(Examples/pytest/requirements.txt scripts/contract-requirements.txt Tests/TraceExport/requirements.txt deploy/kubernetes/check-requirements.txt scripts/check-docs-requirements.txt)
 python_log=$(mktemp)
-log "the Python environment for the later checks, in the background (.build/pytest-venv: ${python_requirements[*]})"
+log "the Python environments for the later checks, in the background (.build/pytest-venv: ${python_requirements[*]}; .build/checkov-venv: deploy/kubernetes/checkov-requirements.txt)"
 (
 	mkdir -p "$WG_REPO_ROOT/.build"
 	[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 	requirement_args=()
 	for file in "${python_requirements[@]}"; do requirement_args+=(-r "$file"); done
 	"$venv/bin/python" -m pip install -q "${requirement_args[@]}"
+	[ -x "$checkov_venv/bin/python" ] || python3 -m venv "$checkov_venv"
+	"$checkov_venv/bin/python" -m pip install -q -r deploy/kubernetes/checkov-requirements.txt
 ) >"$python_log" 2>&1 &
 python_pid=$!
 
@@ -214,7 +218,7 @@ WEARABLE_GATEWAY="$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[
 log "broker ACL (scripts/check-acl.sh)"
 bash scripts/check-acl.sh
 
-log "Kubernetes manifests: kubernetes-validate, the NetworkPolicy and the Prometheus Operator component (its CRDs' schemas), promtool on the PrometheusRule, check-config on the ConfigMap (scripts/check-kubernetes.py)"
+log "Kubernetes manifests: kubernetes-validate, the NetworkPolicy and the Prometheus Operator component (its CRDs' schemas), promtool on the PrometheusRule, check-config on the ConfigMap, checkov with its skip list (scripts/check-kubernetes.py)"
 python3 scripts/check-kubernetes.py --bin "$(swift build --show-bin-path ${SWIFT_FLAGS[@]+"${SWIFT_FLAGS[@]}"})" ||
 	die "the Kubernetes manifests in deploy/kubernetes/ are invalid or out of date (listed above)"
 
