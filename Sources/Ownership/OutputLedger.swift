@@ -7,7 +7,10 @@
 /// PostgreSQL implements it (`PostgresLeaseStore`).
 public protocol OutputLedger: Sendable {
     /// Records those of `outputs` whose partition `member` holds under the output's epoch, each
-    /// key once for ever (until pruned).
+    /// key once for ever (until pruned). A key already recorded under the same partition, epoch
+    /// and ``OutputKey/queueEntry`` counts as recorded by this call: it is this run's own record
+    /// from an earlier try of the same batch whose answer was lost (the statement committed, the
+    /// reply never came), still this run's to publish; any other earlier record of the key is not.
     /// - Returns: which outputs were recorded now, and the partitions `member` holds with their
     ///   epochs among those the outputs name.
     func record(_ outputs: [OutputKey], by member: LeaseMember) async throws -> OutputAdmission
@@ -28,13 +31,19 @@ public struct OutputKey: Sendable, Hashable {
     public var partition: Int
     /// The epoch it is stamped with (the lease it was derived under).
     public var epoch: Int64
+    /// The number this run gave the batch entry the output belongs to. Epochs are never shared
+    /// by two runs, so (partition, epoch, queue entry) names one entry of one run: a retry finds
+    /// its own earlier record by it, and a later output with the same key (a frame delivered
+    /// again) does not.
+    public var queueEntry: Int64
 
     /// An output key.
-    public init(topic: String, eventID: String, partition: Int, epoch: Int64) {
+    public init(topic: String, eventID: String, partition: Int, epoch: Int64, queueEntry: Int64 = 0) {
         self.topic = topic
         self.eventID = eventID
         self.partition = partition
         self.epoch = epoch
+        self.queueEntry = queueEntry
     }
 }
 

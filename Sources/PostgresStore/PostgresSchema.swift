@@ -179,6 +179,10 @@ enum PostgresSchema {
         // death*): an instance adopts only a row that expired while its own was live, so after
         // a store outage that let every row run out, nobody adopts a live instance.
         ["ALTER TABLE gateway_instance ADD COLUMN live_since timestamptz NOT NULL DEFAULT clock_timestamp()"],
+        // 9: the recording run's number of the output's batch entry (OutputKey.queueEntry): a
+        // statement retried after its answer was lost finds its own records by it, so their
+        // outputs are published instead of withheld as another holder's.
+        ["ALTER TABLE gateway_output ADD COLUMN queue_entry bigint NOT NULL DEFAULT 0"],
     ]
 
     /// The channel every change of a partition's holder is notified on (migration 3).

@@ -137,15 +137,23 @@ struct PostgresLeaseTests {
             let store = PostgresLeaseStore(client)
             _ = try await store.heartbeat(a, ttl: 30)
             #expect(try await store.take([0, 1], by: a, ttl: 30) == [0: 1, 1: 1])
-            let swing = { (id: String, partition: Int, epoch: Int64) in OutputKey(topic: "gateway/w/swing", eventID: id, partition: partition, epoch: epoch) }
+            let swing = { (id: String, partition: Int, epoch: Int64) in
+                OutputKey(topic: "gateway/w/swing", eventID: id, partition: partition, epoch: epoch, queueEntry: 1)
+            }
             let pose = OutputKey(topic: "gateway/w/headphone/pose", eventID: "", partition: 1, epoch: 1)
             // The holder records, once; a key given twice in a batch is recorded once.
             var answer = try await store.record([swing("e1", 0, 1), swing("e2", 1, 1), swing("e2", 1, 1), pose], by: a)
             #expect(answer.held == [0: 1, 1: 1])
             #expect(answer.recorded == [OutputIdentity(topic: "gateway/w/swing", eventID: "e1"), OutputIdentity(topic: "gateway/w/swing", eventID: "e2")])
             #expect(answer.admits(pose), "an output without an event id goes by the lease alone")
-            answer = try await store.record([swing("e1", 0, 1)], by: a)
-            #expect(answer.recorded.isEmpty && !answer.admits(swing("e1", 0, 1)), "recorded twice")
+            // A later copy of e1 (another queue entry: a frame delivered again) is not recorded again.
+            var later = swing("e1", 0, 1)
+            later.queueEntry = 2
+            answer = try await store.record([later], by: a)
+            #expect(answer.recorded.isEmpty && !answer.admits(later), "recorded twice")
+            // The same entry tried again (its first answer lost): this run's own record, admitted.
+            answer = try await store.record([swing("e1", 0, 1), swing("e2", 1, 1)], by: a)
+            #expect(answer.admits(swing("e1", 0, 1)) && answer.admits(swing("e2", 1, 1)), "a retry of a committed statement was refused: \(answer)")
             // A stale epoch, another run of the name, another instance: nothing recorded.
             #expect(!(try await store.record([swing("e3", 0, 0)], by: a)).admits(swing("e3", 0, 0)))
             let restarted = LeaseMember(name: "gw-a", incarnation: "a-2")

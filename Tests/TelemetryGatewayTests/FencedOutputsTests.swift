@@ -12,7 +12,7 @@ import Testing
 /// Clustered outputs published only once the output ledger recorded them under their
 /// partition's lease, without a store or a broker: two holders of one partition around a
 /// hand-over, a holder that lost its lease, the store away, and the outputs of a warm-up.
-@Suite("Fenced outputs: published once, by the lease's holder")
+@Suite("Fenced outputs: published once, by the lease's holder", .timeLimit(.minutes(1)))
 struct FencedOutputsTests {
     static let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
     static let partitions = OwnershipPartitions()
@@ -120,6 +120,26 @@ struct FencedOutputsTests {
         await holder.outputs.publish([Self.swing("watch-2", "t3", epoch: 1), Self.swing("watch-2", "t6", epoch: 1)], countdown: nil)
         await holder.waitForSent(6)
         #expect(holder.sentEventIDs == ["t1", "t2", "t3", "t4", "t5", "t6"])
+        holder.task.cancel()
+    }
+
+    @Test("a statement that committed but whose answer was lost: the retry publishes its outputs once, a frame's later copy stays a duplicate")
+    func answerLost() async throws {
+        let ledger = MemoryOutputLedger()
+        let holder = try Instance("gw-a", ledger: ledger)
+        let partition = Self.partitions.partition(of: "watch-3")
+        ledger.lease(partition, to: holder.member, epoch: 2)
+        // The first two statements record and commit, but their replies never come (a store cut
+        // mid-statement, or the record deadline passed); the third is answered.
+        ledger.loseAnswers(2)
+        for id in 1...3 { await holder.outputs.publish([Self.swing("watch-3", "u\(id)", epoch: 2)], countdown: nil) }
+        await holder.waitForSent(3)
+        #expect(ledger.calls >= 3)
+        #expect(holder.sentEventIDs == ["u1", "u2", "u3"], "recorded by this run's own lost tries: published, once each, in order")
+        // The same outputs derived again from a frame delivered again: other entries, not published.
+        await holder.outputs.publish([Self.swing("watch-3", "u2", epoch: 2), Self.swing("watch-3", "u4", epoch: 2)], countdown: nil)
+        await holder.waitForSent(4)
+        #expect(holder.sentEventIDs == ["u1", "u2", "u3", "u4"])
         holder.task.cancel()
     }
 

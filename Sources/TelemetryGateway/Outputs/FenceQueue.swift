@@ -21,6 +21,8 @@ struct FenceQueue {
     let warmedLimit: Int
     private(set) var entries: [Entry] = []
     private(set) var queuedBytes = 0
+    /// The number the next queued entry's keys get (``OutputKey/queueEntry``).
+    private var nextEntry: Int64 = 1
     /// Warm-up outputs in arrival order, with their partition.
     private var warmedOutputs: [(partition: Int, message: OutboundMessage)] = []
     /// How many of ``warmedOutputs`` each partition has: every keyed output appended asks, so
@@ -67,6 +69,14 @@ struct FenceQueue {
             guard let key else { continue }
             releaseWarmed(of: key.partition, epoch: key.epoch, stamp: stamp)
         }
+        enqueue(entry)
+    }
+
+    /// Queues `entry` under the next entry number.
+    private mutating func enqueue(_ entry: Entry) {
+        var entry = entry
+        for index in entry.keys.indices { entry.keys[index]?.queueEntry = nextEntry }
+        nextEntry += 1
         entries.append(entry)
         queuedBytes += entry.bytes
     }
@@ -147,9 +157,7 @@ struct FenceQueue {
         guard warmedCounts[partition] != nil else { return }
         let messages = warmedOutputs.filter { $0.partition == partition }.map(\.message)
         forgetWarmed(of: partition)
-        let released = entry(stamp(messages, epoch), countdown: nil)
-        entries.append(released)
-        queuedBytes += released.bytes
+        enqueue(entry(stamp(messages, epoch), countdown: nil))
     }
 
     private mutating func forgetWarmed(of partition: Int) {

@@ -7,8 +7,11 @@ import Ownership
 final class MemoryOutputLedger: OutputLedger {
     private struct State {
         var leases: [Int: (name: String, incarnation: String, epoch: Int64)] = [:]
-        var recorded: Set<OutputIdentity> = []
+        /// Each recorded key with the partition, epoch and queue entry it was recorded under.
+        var recorded: [OutputIdentity: (partition: Int, epoch: Int64, queueEntry: Int64)] = [:]
         var failing = false
+        /// Statements still to commit whose answer is then lost (the caller sees an error).
+        var answersToLose = 0
         var calls = 0
     }
 
@@ -21,6 +24,9 @@ final class MemoryOutputLedger: OutputLedger {
 
     /// Whether every call fails (the store away).
     func fail(_ failing: Bool) { state.withLock { $0.failing = failing } }
+
+    /// The next `count` statements commit, but their callers get an error (the reply lost).
+    func loseAnswers(_ count: Int) { state.withLock { $0.answersToLose = count } }
 
     /// Statements answered or refused so far.
     var calls: Int { state.withLock { $0.calls } }
@@ -37,9 +43,20 @@ final class MemoryOutputLedger: OutputLedger {
                     admission.held[partition] = lease.epoch
                 }
             }
+            let before = state.recorded
             for key in outputs where !key.eventID.isEmpty && admission.held[key.partition] == key.epoch {
                 let identity = OutputIdentity(topic: key.topic, eventID: key.eventID)
-                if state.recorded.insert(identity).inserted { admission.recorded.insert(identity) }
+                if let earlier = before[identity] {
+                    // This run's own record from a try whose answer was lost.
+                    if earlier == (key.partition, key.epoch, key.queueEntry) { admission.recorded.insert(identity) }
+                } else if state.recorded[identity] == nil {
+                    state.recorded[identity] = (key.partition, key.epoch, key.queueEntry)
+                    admission.recorded.insert(identity)
+                }
+            }
+            if state.answersToLose > 0 {
+                state.answersToLose -= 1
+                throw Unreachable()
             }
             return admission
         }
