@@ -32,6 +32,10 @@ public final class LeasedOwnership: OwnershipPort {
         var subscriberDownSince: SuspendingClock.Instant?
         /// Whether renewals are withheld for it (logged once per episode).
         var withholding = false
+        /// Warming partitions listed and subscribed, waiting for their SUBACKs (``prepared(_:subscribed:)``).
+        var listed: Set<Int> = []
+        /// Whether a listed partition's subscriptions are all acknowledged.
+        var subscribed: (@Sendable (Int) -> Bool)?
     }
 
     private let store: any LeaseStoring
@@ -101,10 +105,30 @@ public final class LeasedOwnership: OwnershipPort {
         state.withLock { $0.observer = observer }
     }
 
-    public func prepared(_ partitions: [Int]) {
+    public func prepared(_ partitions: [Int], subscribed: @escaping @Sendable (Int) -> Bool) {
         guard !partitions.isEmpty else { return }
+        state.withLock { state in
+            state.listed.formUnion(partitions)
+            state.subscribed = subscribed
+        }
+        markSubscribed()
+    }
+
+    /// Counts as prepared, from now, the listed partitions whose subscriptions the broker
+    /// acknowledged; forgets those no longer warming.
+    private func markSubscribed() {
+        let (listed, subscribed) = state.withLock { state -> ([Int], (@Sendable (Int) -> Bool)?) in
+            state.listed = state.listed.filter { state.holder.warming[$0] != nil && state.holder.prepared[$0] == nil }
+            return (state.listed.sorted(), state.subscribed)
+        }
+        guard let subscribed, !listed.isEmpty else { return }
+        let acknowledged = listed.filter(subscribed)
+        guard !acknowledged.isEmpty else { return }
         let now = clock.monotonicNow()
-        state.withLock { $0.holder.prepared(partitions, at: now) }
+        state.withLock { state in
+            state.holder.prepared(acknowledged, at: now)
+            state.listed.subtract(acknowledged)
+        }
     }
 
     /// Seconds between heartbeats while a partition this instance holds is offered.
@@ -263,6 +287,7 @@ public final class LeasedOwnership: OwnershipPort {
                 // be accepted, and heartbeating fast for it would only load the store.
                 state.offering = state.holder.held.keys.contains { view.leases[$0]?.offeredTo.map { view.instances[$0] != nil } ?? false }
             }
+            markSubscribed()
             let now = clock.monotonicNow()
             var plan = state.withLock { $0.holder.plan(view, at: now) }
             // A subscriber that cannot reach the broker serves nothing it would take or accept:

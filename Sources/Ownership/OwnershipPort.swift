@@ -35,11 +35,16 @@ public protocol OwnershipPort: Sendable {
     /// ``run()``; an adapter that never changes never calls it.
     func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void)
 
-    /// Reports warming partitions whose devices are listed from the store and subscribed: the
-    /// clustered adapter accepts a partition handed to it only after this report and its
-    /// warm-up time; the sole owner has nothing to warm up. Called after the ``OwnershipChange/warming(partition:)``
-    /// it answers; a partition no longer warming is ignored.
-    func prepared(_ partitions: [Int])
+    /// Reports warming partitions whose devices are listed from the store and whose
+    /// subscriptions were requested. `subscribed` tells whether the broker acknowledged every
+    /// subscription of a partition's devices on a connected subscriber: the clustered adapter
+    /// counts a partition as prepared from the first heartbeat at which it does (before that,
+    /// the old holder's outputs would be the only ones, and a hand-over could leave frames to
+    /// nobody), and accepts it only its warm-up time later; the sole owner has nothing to warm
+    /// up. Called after the ``OwnershipChange/warming(partition:)`` it answers; a partition no
+    /// longer warming is ignored. `subscribed` is called on the adapter's own task, not under
+    /// its lock.
+    func prepared(_ partitions: [Int], subscribed: @escaping @Sendable (Int) -> Bool)
 
     /// Returns once this instance knows what it holds (the clustered adapter's first heartbeat
     /// answered; at once for the sole owner), or when the calling task is cancelled: the journal

@@ -11,7 +11,7 @@ public struct SoleOwner: OwnershipPort {
     public func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] { messages }
     public func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) {}
     public var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
-    public func prepared(_ partitions: [Int]) {}
+    public func prepared(_ partitions: [Int], subscribed: @escaping @Sendable (Int) -> Bool) {}
     public func ready() async {}
     public func confirmed() async {}
     public func run() async throws {}

@@ -301,7 +301,7 @@ struct PostgresLeaseTests {
         }
     }
 
-    @Test("two LeasedOwnerships on a manual clock: the first takes all, the second joins and gets its share after the warm-up of its listed partitions, roles and events follow")
+    @Test("two LeasedOwnerships on a manual clock: the first takes all, the second joins and gets its share after the warm-up of its listed partitions, counted from their SUBACKs; roles and events follow")
     func twoInstancesJoin() async throws {
         try await TestPostgres.withStore { client in
             let clock = ManualGatewayClock(wallTime: 1_800_000_000)
@@ -324,10 +324,17 @@ struct PostgresLeaseTests {
             let moving = (0..<10_000).map { "device-\($0)" }.first { theirs.contains(partitions.partition(of: $0)) }!
             await second.beat()  // registers, warms its share
             #expect(second.role(of: moving) == .warming)
-            second.prepared(Array(theirs))  // its devices listed and subscribed (the ownership service)
+            // Its devices listed and their subscriptions requested (the ownership service); the
+            // broker has not acknowledged them yet.
+            let acknowledged = LockedState(false)
+            second.prepared(Array(theirs), subscribed: { _ in acknowledged.withLock { $0 } })
             #expect(first.role(of: moving) == .owner(epoch: 1))
             await first.beat()  // offers
-            await second.beat()  // offered, but not warmed up for 3 s yet
+            clock.advance(by: 3)
+            await second.beat()  // offered, listed 3 s ago, but nothing acknowledged: not prepared
+            #expect(second.held.isEmpty, "accepted before the broker acknowledged its subscriptions")
+            acknowledged.withLock { $0 = true }
+            await second.beat()  // the SUBACKs came: prepared from now, not warmed up for 3 s yet
             #expect(second.held.isEmpty)
             clock.advance(by: 3)
             await second.beat()  // accepts

@@ -20,7 +20,7 @@ struct OwnershipServiceTests {
         /// The role of each partition (none for any other).
         let roles: [Int: DeviceRole]
         private let observer = LockedState<(@Sendable (OwnershipChange) -> Void)?>(nil)
-        /// What ``prepared(_:)`` was told, in order.
+        /// What ``prepared(_:subscribed:)`` was told, in order.
         let reported = LockedState<[[Int]]>([])
         init(_ changes: [OwnershipChange], roles: [Int: DeviceRole] = [:]) {
             self.changes = changes
@@ -31,7 +31,9 @@ struct OwnershipServiceTests {
         func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] { messages }
         var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
         func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) { self.observer.withLock { $0 = observer } }
-        func prepared(_ partitions: [Int]) { if !partitions.isEmpty { reported.withLock { $0.append(partitions) } } }
+        func prepared(_ partitions: [Int], subscribed: @escaping @Sendable (Int) -> Bool) {
+            if !partitions.isEmpty { reported.withLock { $0.append(partitions) } }
+        }
         func ready() async {}
         func confirmed() async {}
         func run() async throws {
@@ -52,6 +54,7 @@ struct OwnershipServiceTests {
         func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool { false }
         func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame] { [] }
         func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) { told.withLock { $0.append((change, devices.count)) } }
+        func isSubscribed(partition: Int) -> Bool { true }
     }
 
     struct StoreAway: Error {}

@@ -107,6 +107,29 @@ import Testing
         #expect(connection.take().isEmpty)
     }
 
+    @Test("a partition is subscribed only on a connected subscriber once every device's SUBACK came; a lost connection makes it wait again, a kept session's CONNACK ends that")
+    func subscribedAfterSubacks() {
+        let (subscriptions, _) = make()
+        let mine = devices(in: 5, count: 2)
+        #expect(!subscriptions.isSubscribed(partition: 5), "not connected yet")
+        _ = subscriptions.connectionEvent(.connected(sessionPresent: false))
+        #expect(subscriptions.isSubscribed(partition: 5), "connected, no device to wait for")
+        subscriptions.partitionChanged(.warming(partition: 5), devices: mine.compactMap(DeviceID.init))
+        #expect(!subscriptions.isSubscribed(partition: 5), "SUBSCRIBE sent, no SUBACK yet")
+        _ = subscriptions.connectionEvent(.subscribed(filters: ["wearables/\(mine[0])/#"]))
+        #expect(!subscriptions.isSubscribed(partition: 5), "one of two acknowledged")
+        _ = subscriptions.connectionEvent(.subscribed(filters: ["wearables/\(mine[1])/#"]))
+        #expect(subscriptions.isSubscribed(partition: 5))
+        #expect(subscriptions.isSubscribed(partition: 6), "another partition with no devices")
+        _ = subscriptions.connectionEvent(.disconnected(reason: "connection lost"))
+        #expect(!subscriptions.isSubscribed(partition: 5) && !subscriptions.isSubscribed(partition: 6), "disconnected")
+        _ = subscriptions.connectionEvent(.connected(sessionPresent: true))
+        #expect(subscriptions.isSubscribed(partition: 5), "the kept session still has the subscriptions")
+        _ = subscriptions.connectionEvent(.disconnected(reason: "connection lost"))
+        _ = subscriptions.connectionEvent(.connected(sessionPresent: false))
+        #expect(!subscriptions.isSubscribed(partition: 5), "a new session: the SUBACKs of the re-sent subscriptions are awaited")
+    }
+
     @Test("a new device's discovery frames wait for its SUBACK and then go in order; a subscribed one's and other streams' go at once")
     func holdUntilAcknowledged() {
         let (subscriptions, connection) = make()

@@ -23,6 +23,9 @@ protocol InboundSubscriptions: Sendable {
     func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame]
     /// A partition changed hands: subscribe its listed devices (gained, warming) or drop them (lost).
     func partitionChanged(_ change: OwnershipChange, devices: [DeviceID])
+    /// Whether the subscriber is connected and the broker acknowledged the subscription of
+    /// every device of `partition` subscribed here.
+    func isSubscribed(partition: Int) -> Bool
 }
 
 /// Single mode: one filter brings every device; nothing is held, nothing is a duplicate (and a
@@ -34,4 +37,5 @@ struct FleetSubscription: InboundSubscriptions {
     func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool { false }
     func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame] { [] }
     func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) {}
+    func isSubscribed(partition: Int) -> Bool { true }
 }

@@ -83,8 +83,8 @@ struct OwnershipService: Service {
     /// snapshots: 1.7-1.9 s for 8,000-9,000 devices at 10⁵ on this machine, against 0.05-0.2 s for
     /// the devices), so a take-over's subscriptions do not wait for it. Partitions whose listing
     /// failed earlier (`unlisted`) are listed with them; a failure leaves a batch's partitions
-    /// there. Warming partitions listed and subscribed are reported to the port (it accepts only
-    /// those), unless a newer change of theirs is `isWaiting`.
+    /// there. Warming partitions listed and subscribed are reported to the port, unless a newer
+    /// change of theirs is `isWaiting`; it accepts only those, once their SUBACKs came.
     private func apply(_ batch: [Pending], unlisted: LockedState<[Int: OwnershipChange]>, isWaiting: (Int) -> Bool) async {
         var retried = unlisted.withLock { found in defer { found = [:] }; return found }
         guard !batch.isEmpty || !retried.isEmpty else { return }
@@ -118,7 +118,9 @@ struct OwnershipService: Service {
             case .adopted(let adopted): adopt(adopted)
             }
         }
-        ownership.prepared(current.keys.filter { if case .warming = current[$0], listedDevices != nil, !isWaiting($0) { true } else { false } }.sorted())
+        ownership.prepared(
+            current.keys.filter { if case .warming = current[$0], listedDevices != nil, !isWaiting($0) { true } else { false } }.sorted(),
+            subscribed: { [subscriptions] in subscriptions.isSubscribed(partition: $0) })
         // The retained messages of the partitions still gained after the batch (a loss later in
         // it was handed over already: its partition's messages must not come after it).
         let gained = current.filter { if case .gained = $0.value, listedDevices != nil, !isWaiting($0.key) { true } else { false } }

@@ -42,6 +42,8 @@ final class PartitionSubscriptions: InboundSubscriptions {
 
     private struct State {
         var connection: (any InboundConnection)?
+        /// Whether the subscriber is connected (from its CONNACK to its loss).
+        var connected = false
         /// Devices subscribed, by routing key.
         var subscribed: [String: Phase] = [:]
         /// The subscribed devices of each partition.
@@ -121,6 +123,7 @@ final class PartitionSubscriptions: InboundSubscriptions {
             return []
         case .connected(let sessionPresent):
             let suspended = state.withLock { state in
+                state.connected = true
                 defer { state.suspended = [] }
                 return state.suspended
             }
@@ -145,6 +148,14 @@ final class PartitionSubscriptions: InboundSubscriptions {
             }
             // Frames still waiting for a SUBACK of a lost partition: another instance has them.
             if dropped > 0 { metrics.framesNotOwned.increment(by: dropped) }
+        }
+    }
+
+    func isSubscribed(partition: Int) -> Bool {
+        state.withLock { state in
+            // A connection loss makes every subscription pending again until its SUBACK (or the
+            // CONNACK of a kept session) comes.
+            state.connected && (state.byPartition[partition] ?? []).allSatisfy { state.subscribed[$0].map { !$0.isPending } ?? true }
         }
     }
 
@@ -206,6 +217,7 @@ final class PartitionSubscriptions: InboundSubscriptions {
     /// kept, the next CONNACK says so and the subscriptions acknowledged before hold again.
     private func connectionLost() {
         let pending = state.withLock { state in
+            state.connected = false
             for (key, phase) in state.subscribed where !phase.isPending {
                 state.subscribed[key] = .pending([])
                 state.suspended.append(key)
