@@ -34,11 +34,12 @@ are not Markdown and are left alone) for names in backticks that must exist in t
   (`--write-key-table` replaces it with that output);
 - the metrics reference, docs/metrics.md: its table (between its marker comments) is exactly what
   `wearable-gateway metrics-reference` prints (`--write-metrics-table` replaces it with that output);
-- the alerts on losses and failures: every family of that output named `…_failures_total` or
-  `…_dropped_total` (or with `_dropped_` in its name), and the gauges of `ALERTED_GAUGES`, is
-  selected by the `expr` of some alert of config/prometheus/alerts.yml (parsed as below), unless
-  `EXEMPT` says why it needs none; an exempt family that is gone from the catalog or has an alert
-  after all is a finding too;
+- the alerts on losses and failures: every family of that output that `MUST_ALERT` requires (a
+  name pattern, `…_failures_total` or `_dropped_` in the name, or a family it names outside that
+  pattern, each with why) is selected by the `expr` of some alert of config/prometheus/alerts.yml
+  (parsed as below), unless `EXEMPT` says why it needs none; a family `MUST_ALERT` or `EXEMPT`
+  names that is gone from the catalog, and an exempt family that has an alert after all, that no
+  pattern requires or that `MUST_ALERT` names, is a finding too;
 - type names in docs/architecture.md and README.md (`GatewayParts`, `TopicScheme.Leaf`,
   `Double.rounded(toPlaces:)`): every capitalised component must be a type declared or extended
   in Sources/ or Tests/ (or a target of Package.swift), and every lower-case member after a type
@@ -77,13 +78,24 @@ FOREIGN_TYPES = {"Service", "ServiceGroup", "OTel", "Synchronization", "Mutex", 
 # docs/metrics.md: the lines between these markers are `wearable-gateway metrics-reference`'s output.
 METRICS_TABLE_BEGIN = "<!-- metrics-reference: begin"
 METRICS_TABLE_END = "<!-- metrics-reference: end"
-# Families that must be in some alert's expression besides those named like a loss or a failure
-# (`LOSS_OR_FAILURE`): the lease's gauges of the clustered mode.
-LOSS_OR_FAILURE = re.compile(r"_failures_total$|_dropped_total$|_dropped_")
-ALERTED_GAUGES = ("gateway_cluster_heartbeats_failing", "gateway_cluster_lease_past_deadline")
-# Families of that kind that need no alert, each with why: drops that lose no frame, no event
-# and no stored data, or a failure another alert already covers. A drop that loses a frame or an
-# event is never exempt.
+# The families some alert's expression must select, each key a regular expression the whole
+# name matches, with why: every family named like a failure or a drop, and the families outside
+# that pattern that lose data or say the clustered lease is going (a key without metacharacters
+# is one family's name).
+MUST_ALERT = {
+    r".*_failures_total": "a failure",
+    r".*_dropped_.*": "a drop",
+    "gateway_journal_bypassed_total": "frames handed on without a journal record: a crash before they are done loses them",
+    "gateway_journal_corrupt_records_total": "journal records skipped at start for a failed checksum: their frames are lost",
+    "gateway_handoff_after_close_total": "frames handed over after the queues closed at a stop: not processed, lost when not journaled",
+    "gateway_device_restores_abandoned_total": "devices processed without their stored state: what it held (open sessions, dives) is lost",
+    "gateway_device_state_moved_aside_total": "a state.path file that could not be opened, moved aside: every device's stored state is lost",
+    "gateway_cluster_heartbeats_failing": "the store not answering the heartbeats: the leases run out, and outputs wait",
+    "gateway_cluster_lease_past_deadline": "past its lease's deadline another instance may take its partitions; what it receives is withheld as fenced",
+}
+# Families a pattern of `MUST_ALERT` requires that need no alert, each with why: drops that lose
+# no frame, no event and no stored data, or a failure another alert already covers. A drop that
+# loses a frame or an event is never exempt, nor a family `MUST_ALERT` names.
 EXEMPT = {
     "gateway_swing_dropped_candidates_total":
         "swing candidates are not events: impacts and rotation segments wait for the other stream, 64 of each per "
@@ -181,9 +193,16 @@ def alert_expressions(text):
     return expressions
 
 
+def required_alert(family):
+    """Why `family` must be selected by an alert: the reason of the first key of `MUST_ALERT`
+    that matches its whole name, or None."""
+    return next((why for pattern, why in MUST_ALERT.items() if re.fullmatch(pattern, family)), None)
+
+
 def check_alert_coverage(families):
-    """Findings for the families of `families` (the catalog's names) that lose or fail and are in
-    no alert's expression of config/prometheus/alerts.yml, and for stale entries of `EXEMPT`."""
+    """Findings for the families of `families` (the catalog's names) that `MUST_ALERT` requires
+    and that are in no alert's expression of config/prometheus/alerts.yml, and for stale entries
+    of `MUST_ALERT` and `EXEMPT`."""
     path = ROOT / "config" / "prometheus" / "alerts.yml"
     selected = {}
     for alert, expression in alert_expressions(path.read_text()).items():
@@ -195,17 +214,23 @@ def check_alert_coverage(families):
             selected.setdefault(name, []).append(alert)
     findings = []
     for family in families:
-        if not (LOSS_OR_FAILURE.search(family) or family in ALERTED_GAUGES):
+        why = required_alert(family)
+        if why is None:
             continue
         if family in EXEMPT:
             if family in selected:
                 findings.append(f"scripts/check-docs.py: `{family}` is exempt from alerts but {', '.join(selected[family])} uses it: "
                                 "remove it from EXEMPT")
         elif family not in selected:
-            findings.append(f"{path.relative_to(ROOT)}: no alert's expr uses `{family}` (a loss or a failure): add one, "
-                            "with its runbook in docs/operations.md, or list it in EXEMPT of scripts/check-docs.py with why it needs none")
+            remedy = "" if family in MUST_ALERT else ", or list it in EXEMPT of scripts/check-docs.py with why it needs none"
+            findings.append(f"{path.relative_to(ROOT)}: no alert's expr uses `{family}` ({why}): add one, "
+                            f"with its runbook in docs/operations.md{remedy}")
+    named = [key for key in MUST_ALERT if re.fullmatch(r"[a-z_:][a-z0-9_:]*", key)]
+    findings += [f"scripts/check-docs.py: MUST_ALERT names `{family}`, which is no family of the catalog" for family in named if family not in families]
     findings += [f"scripts/check-docs.py: EXEMPT names `{family}`, which is no family of the catalog" for family in EXEMPT if family not in families]
-    findings += [f"scripts/check-docs.py: ALERTED_GAUGES names `{family}`, which is no family of the catalog" for family in ALERTED_GAUGES if family not in families]
+    findings += [f"scripts/check-docs.py: EXEMPT names `{family}`, which MUST_ALERT names too: it needs an alert" for family in EXEMPT if family in MUST_ALERT]
+    findings += [f"scripts/check-docs.py: EXEMPT names `{family}`, which no pattern of MUST_ALERT requires: remove it"
+                 for family in EXEMPT if family in families and required_alert(family) is None]
     return findings
 
 
