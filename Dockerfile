@@ -20,12 +20,41 @@ RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get install -y -q --no-install-recommends binutils libmosquitto-dev libsimdjson-dev libsqlite3-dev libxxhash-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-# Resolve dependencies in their own layer, so a source change does not refetch them. Package.swift
+# Resolve dependencies in their own layers, so a source change does not refetch them. Package.swift
 # gives each dependency a lower bound within its major version, and Package.resolved is not in
-# the repository: this resolves the newest releases within those bounds, and the image keeps
-# the result (/usr/share/doc/wearable-gateway/Package.resolved) so what went in can be read back.
+# the repository (the development machines resolve through a mirror whose commit ids are not
+# upstream's): the first resolve takes the newest releases within those bounds. Then every
+# package of the graph, direct and transitive, is moved to its version in
+# deploy/swift-package-versions.txt, the versions the test command built and tested
+# (scripts/check-package-versions.py keeps the file equal to that resolution; docs/releasing.md).
+# Moving one package can add, drop or move others: a package that the newest releases no longer
+# need is missing from the graph until the release that needs it is moved back (its resolve
+# fails with "dependency ... was not found", which does not stop the build), and then comes back
+# at its newest version. So the pass repeats for the packages not at their version until the
+# resolution holds exactly the listed ones (at most 5 rounds, and only while a round changes
+# something); otherwise the build fails with the difference (- listed, + resolved). The versions
+# are read from Package.resolved, one key a line as SwiftPM writes it (python3 is not in the
+# Swift image). The image keeps the result (/usr/share/doc/wearable-gateway/Package.resolved)
+# so what went in can be read back.
 COPY Package.swift ./
 RUN swift package resolve
+COPY deploy/swift-package-versions.txt ./deploy/
+RUN resolved() { awk -F'"' '$2 == "identity" { id = $4 } $2 == "version" && $4 != "" && id != "" { print id, $4; id = "" }' Package.resolved | LC_ALL=C sort; } \
+    && sed -e 's/#.*//' -e '/^[[:space:]]*$/d' deploy/swift-package-versions.txt | awk '{ print $1, $2 }' | LC_ALL=C sort >/tmp/listed \
+    && resolved >/tmp/resolved \
+    && for round in 1 2 3 4 5; do \
+        cmp -s /tmp/listed /tmp/resolved && break; \
+        echo "swift-package-versions.txt, round $round: $(grep -cvxFf /tmp/resolved /tmp/listed) packages to move"; \
+        while read -r name version; do \
+            resolved | grep -qxF "$name $version" || swift package resolve "$name" --version "$version" </dev/null || true; \
+        done </tmp/listed; \
+        mv /tmp/resolved /tmp/previous && resolved >/tmp/resolved; \
+        cmp -s /tmp/previous /tmp/resolved && break; \
+    done \
+    && if ! diff -u /tmp/listed /tmp/resolved; then \
+        echo "the resolved packages differ from deploy/swift-package-versions.txt (above: - listed, + resolved)" >&2; exit 1; \
+    fi \
+    && rm -f /tmp/listed /tmp/resolved /tmp/previous
 COPY Sources ./Sources
 # The gateway compiles contract/openapi.yaml in (Sources/TelemetryGateway/Operations/openapi.yaml
 # is a link to it) and serves it at /openapi.yaml.

@@ -12,7 +12,9 @@
 - the last stage is `FROM runtime`, so a plain `docker build .` gives the runtime image, not the
   testbed.
 
-What the stages do at run time is scripts/check-image.sh's part. Standard library only.
+The build stage's Swift package pinning (deploy/swift-package-versions.txt copied and applied
+before `swift build`) is scripts/check-package-versions.py's part, with this file's parser;
+what the stages do at run time is scripts/check-image.sh's. Standard library only.
 Usage: python3 scripts/check-dockerfile.py [DOCKERFILE]   (default: the repository's Dockerfile)
 Exit status 1 and one line per finding.
 """

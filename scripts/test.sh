@@ -225,6 +225,13 @@ python3 scripts/check-kubernetes.py --bin "$(swift build --show-bin-path ${SWIFT
 log "the Dockerfile: strip, HEALTHCHECK, OCI labels (version = ProductVersion.current), testbed stage with mosquitto (scripts/check-dockerfile.py)"
 python3 scripts/check-dockerfile.py || die "the Dockerfile lacks what operators need (listed above)"
 
+# The image pins every Swift package to the version listed in deploy/swift-package-versions.txt;
+# the list must be the resolution this run built and tested (Package.resolved, written by the
+# build above), and the Dockerfile's build stage must apply it before `swift build`. Under a second.
+log "Swift package versions: deploy/swift-package-versions.txt = Package.resolved, applied by the Dockerfile (scripts/check-package-versions.py)"
+python3 scripts/check-package-versions.py ||
+	die "deploy/swift-package-versions.txt differs from the resolution or the Dockerfile does not apply it (listed above; after a change to Package.swift: python3 scripts/check-package-versions.py --write)"
+
 # The compose files, which no container engine runs here: both files and the merged full stack
 # against the compose specification's schema (scripts/compose-spec.json), what a fresh clone after
 # scripts/compose-up.sh --prepare mounts, check-config on every gateway service, promtool on the
