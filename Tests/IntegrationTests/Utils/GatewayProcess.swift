@@ -29,6 +29,7 @@ final class GatewayProcess: @unchecked Sendable {
         instance = arguments.last { $0.hasPrefix("cluster.instance=") }.map { String($0.dropFirst("cluster.instance=".count)) }
         partitioned = arguments.last { $0.hasPrefix("cluster.mode=") } == "cluster.mode=partitioned"
         let data = dataDirectory ?? broker.directory.appendingPathComponent("gw-data-\(UUID().uuidString.prefix(6))")
+        self.dataDirectory = data
         logURL = broker.directory.appendingPathComponent("gateway-\(UUID().uuidString.prefix(6)).log")
         let arguments =
             [
@@ -44,6 +45,8 @@ final class GatewayProcess: @unchecked Sendable {
         process = try ChildProcess(program, words, in: TestBroker.repositoryRoot, environment: environment, standardOutput: .file(logURL))
     }
 
+    /// Where its journal, recorder and device state live: a restart on the same disk passes it again.
+    let dataDirectory: URL
     /// The `mqtt.clientId` the process runs with (its subscriber is `<clientId>-in`, or
     /// `<clientId>-<instance>-in` with a `cluster.instance`).
     let clientID: String

@@ -123,6 +123,25 @@ struct SwingFleetSession: Sendable {
         }
     }
 
+    /// The swings that reached the observer after a later swing of the same device (by their
+    /// `startTimestamp`), as "device@start"; a copy of one already seen does not count.
+    func outOfOrder(_ messages: [MQTTMessage]) -> [String] {
+        let ids = Set(devices.map(\.id))
+        var latest: [String: Double] = [:]
+        var found: [String] = []
+        for message in messages {
+            let levels = message.topic.split(separator: "/")
+            guard levels.count == 3, levels[0] == "gateway", levels[2] == "swing", ids.contains(String(levels[1])),
+                let object = (try? JSONSerialization.jsonObject(with: Data(message.payload))) as? [String: Any],
+                let start = object["startTimestamp"] as? Double
+            else { continue }
+            let device = String(levels[1])
+            if let last = latest[device], start < last - 0.005 { found.append("\(device)@\(start)") }
+            latest[device] = max(latest[device] ?? start, start)
+        }
+        return found
+    }
+
     func tally(_ messages: [MQTTMessage]) -> Tally {
         var tally = Tally()
         for device in devices { tally.matches[device.id] = Array(repeating: 0, count: device.expected.count) }
