@@ -526,16 +526,17 @@ def check_routes_live(live: Live, device_ids):
     check.expect(not wrong, f"{len(undocumented)} undocumented paths and methods are 404 with an empty body", f"{wrong}")
 
 
-def check_tokens(live: Live, processes, arguments, gateway, broker_port, http_port, work: Path, device_id):
+def check_tokens(live: Live, processes, gateway, broker_port, http_port, work: Path, device_id):
     """A gateway with a token file for every group but health: each documented route answers a request without the
     token with the documented 401 (empty body, the challenge) and one with it with its documented 200."""
     check = live.check
-    tokens = {group: f"{group}-token-{random.Random(SEED).getrandbits(64):016x}" for group in TOKEN_GROUPS if group != "health"}
+    suffix = f"{random.Random(SEED).getrandbits(64):016x}"
+    tokens = {group: f"{group}-token-{suffix}" for group in TOKEN_GROUPS if group != "health"}
     settings = []
     for group, token in tokens.items():
         (work / f"{group}.tokens").write_text(f"# {group}\n{token}\n")
         settings += ["--set", f"http.auth.{group}TokenFile={work / (group + '.tokens')}"]
-    process = processes.start("gateway-tokens", arguments(gateway, broker_port, http_port, work, [
+    process = processes.start("gateway-tokens", gateway_arguments(gateway, broker_port, http_port, work, [
         *settings, "--set", f"recorder.database={work}/recorder-tokens.sqlite", "--set", "history.enabled=true"]))
     wait_until(60, "gateway (tokens) /readyz answers 200 without a token",
                lambda: process.poll() is None and request(http_port, "/readyz", timeout=2).status == 200)
@@ -617,7 +618,7 @@ def check_live(document, schemas: Schemas, check: Check, bin_dir: Path, keep: bo
         check.expect(live.conforms("/api/devices/{id}/events", target, request(http_port, target), expected_status=404),
                      "history.enabled=false: the history route is 404 with a Problem body")
         processes.stop(off)
-        check_tokens(live, processes, gateway_arguments, gateway, broker_port, http_port, work, device_ids[0])
+        check_tokens(live, processes, gateway, broker_port, http_port, work, device_ids[0])
     except TimeoutError as error:
         check.fail(str(error))
     finally:

@@ -9,7 +9,7 @@ public struct HTTPAccessTokens: Sendable, Equatable {
 
     /// Every group in `tokens` protected by those tokens.
     public init(_ tokens: [HTTPRouteGroup: [String]]) {
-        for (group, list) in tokens where !list.isEmpty { self.tokens[group] = list.map { Array($0.utf8) } }
+        self = tokens.reduce(HTTPAccessTokens()) { $0.adding($1.value, for: $1.key) }
     }
 
     /// These tokens and `list` for `group` (its earlier ones replaced); an empty list opens it.
