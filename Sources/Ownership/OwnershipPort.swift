@@ -1,7 +1,8 @@
 import TelemetryCore
 
-/// Who processes and publishes a device's frames on this instance: the one question the router,
-/// the shard workers and the state keeper ask about ownership, whatever the mode.
+/// Who processes and publishes a device's frames on this instance, whatever the mode. The
+/// gateway's frame path never asks it: its router's gate asks once per frame, and the role it
+/// decided is applied where outputs leave.
 ///
 /// Two adapters: ``SoleOwner`` (`cluster.mode: single`: every device is this instance's, no store,
 /// nothing changes) and ``LeasedOwnership`` (the clustered modes: partitions leased in the shared

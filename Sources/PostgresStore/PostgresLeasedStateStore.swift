@@ -75,8 +75,11 @@ public final class PostgresLeasedStateStore: DeviceSnapshotStoring {
 
     /// Clustered none: a partition's devices are listed when it is gained (``devices(in:)``).
     /// A single gateway: every device with a stored snapshot.
+    /// Fenced by the partition leases (clustered), other instances take its devices over.
+    public var handsDevicesOver: Bool { ownership != nil }
+
     public func devices() async throws -> [DeviceID] {
-        guard ownership == nil else { return [] }
+        guard !handsDevicesOver else { return [] }
         return try await store.withConnection { connection in
             var devices: [DeviceID] = []
             for try await name in try await connection.query("SELECT device FROM device_state", logger: store.logger).decode(String.self) {

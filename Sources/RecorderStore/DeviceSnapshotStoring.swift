@@ -16,9 +16,15 @@ public protocol DeviceSnapshotStoring: Sendable {
     /// A device's stored snapshot, or nil when none is stored.
     func snapshot(of device: DeviceID) async throws -> DeviceSnapshot?
 
-    /// The ids of every device with a stored snapshot (clustered: none; a partition's devices
-    /// are listed when it is gained).
+    /// The ids of every device with a stored snapshot (none when ``handsDevicesOver``: a
+    /// partition's devices are listed when it is gained).
     func devices() async throws -> [DeviceID]
+
+    /// Whether other processes take devices over from this store at any moment (the clustered
+    /// modes' shared store): it lists no devices (each is looked up at its first frame), and a
+    /// frame sent once (a context frame) is written as it comes, not at the next interval, so
+    /// that a successor after a death finds it.
+    var handsDevicesOver: Bool { get }
 
     /// The store's own clock (Unix epoch seconds) when several processes share it: the
     /// `state.retention` cut-off is taken on it. Nil for a store only this process writes.
@@ -33,4 +39,7 @@ public protocol DeviceSnapshotStoring: Sendable {
 extension DeviceSnapshotStoring {
     /// A store of this process alone has no clock of its own.
     public func storeTime() async throws -> Double? { nil }
+
+    /// A store of this process alone keeps its devices.
+    public var handsDevicesOver: Bool { false }
 }

@@ -84,7 +84,7 @@ func assembleGateway(
         parts.storeClient.map { SharedStoreService(client: $0, leaseClient: parts.leaseClient, health: parts.operations.health, clock: clock, logger: logger) },
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
-            reannounceRate: configuration.retained.reannounceRate, ownership: parts.ownership, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
+            reannounceRate: configuration.retained.reannounceRate, visible: { [ownership = parts.ownership] in ownership.visible($0) }, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
             HTTPService(

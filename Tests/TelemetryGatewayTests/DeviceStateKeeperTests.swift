@@ -68,8 +68,8 @@ struct DeviceStateKeeperTests {
         let health = RuntimeHealth(stallTimeout: 30, now: { 0 })
         func keeper(_ cache: RetainedStateCache) -> DeviceStateKeeper {
             DeviceStateKeeper(
-                shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1), health: health,
-                clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"), settings: GatewayConfiguration.DeviceState(), retained: cache, shared: true)
+                shard: 0, shardCount: 1, store: SharedStore(base: store), metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1), health: health,
+                clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"), settings: GatewayConfiguration.DeviceState(), retained: cache)
         }
         let device = try #require(DeviceID("keeper-retained"))
         // The first holder processes the device's status and publishes its connection, retained.
@@ -109,6 +109,19 @@ struct DeviceStateKeeperTests {
         func snapshot(of device: DeviceID) async throws -> DeviceSnapshot? { nil }
         func devices() async throws -> [DeviceID] { [] }
         func prune(lastSeenBefore cutoff: Double) async throws -> Int { 0 }
+        /// Clustered: other instances take devices over from it.
+        var handsDevicesOver: Bool { true }
+    }
+
+    /// A store as the clustered modes' shared one behaves: it lists no devices and hands them over.
+    struct SharedStore: DeviceSnapshotStoring {
+        let base: any DeviceSnapshotStoring
+        var location: String { base.location }
+        var handsDevicesOver: Bool { true }
+        func save(_ snapshots: [(device: DeviceID, snapshot: DeviceSnapshot)]) async throws { try await base.save(snapshots) }
+        func snapshot(of device: DeviceID) async throws -> DeviceSnapshot? { try await base.snapshot(of: device) }
+        func devices() async throws -> [DeviceID] { [] }
+        func prune(lastSeenBefore cutoff: Double) async throws -> Int { try await base.prune(lastSeenBefore: cutoff) }
     }
 
     @Test("clustered, after a failed write the context frames wait for the next tick's write instead of trying the store at every batch")
@@ -117,7 +130,7 @@ struct DeviceStateKeeperTests {
         var keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
             health: RuntimeHealth(stallTimeout: 30, now: { 0 }), clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"),
-            settings: GatewayConfiguration.DeviceState(), retained: RetainedStateCache(limit: 1 << 20), shared: true)
+            settings: GatewayConfiguration.DeviceState(), retained: RetainedStateCache(limit: 1 << 20))
         var processor = FrameProcessor()
         let device = try #require(DeviceID("flaky-1"))
         func status(_ state: String, at time: Double) {
@@ -149,7 +162,7 @@ struct DeviceStateKeeperTests {
         var keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: NOOPMetricsHandler.instance, shards: 1),
             health: RuntimeHealth(stallTimeout: 30, now: { 0 }), clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"),
-            settings: GatewayConfiguration.DeviceState(), retained: RetainedStateCache(limit: 1 << 20), shared: true)
+            settings: GatewayConfiguration.DeviceState(), retained: RetainedStateCache(limit: 1 << 20))
         var processor = FrameProcessor()
         let partitions = OwnershipPartitions()
         let leaving = try #require(DeviceID("newcomer-1"))
@@ -161,7 +174,7 @@ struct DeviceStateKeeperTests {
         }
         let partition = partitions.partition(of: leaving.rawValue)
         let resident = processor.residentDevices.filter { partitions.partition(of: $0.rawValue) == partition }
-        await keeper.forgetPartition(partition, partitions: partitions, leaving: resident, processor: processor)
+        await keeper.forgetPartition(where: { partitions.partition(of: $0.rawValue) == partition }, leaving: resident, processor: processor)
         #expect(store.writes.withLock { $0 } == [[leaving]], "the leaving device written before it is forgotten")
         await keeper.persistContext(processor)
         #expect(store.writes.withLock { $0 } == [[leaving], [staying]], "the other written at the batch's end, the leaving one not again")

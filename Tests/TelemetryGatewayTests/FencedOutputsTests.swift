@@ -17,6 +17,11 @@ struct FencedOutputsTests {
     static let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
     static let partitions = OwnershipPartitions()
 
+    /// `change` as a worker hands it on.
+    static func move(_ change: OwnershipChange) -> PartitionMove {
+        PartitionMove(change: change, devices: [], retained: [], partitions: partitions)
+    }
+
     /// One instance's fenced outputs over a scripted publisher.
     struct Instance {
         let member: LeaseMember
@@ -76,21 +81,21 @@ struct FencedOutputsTests {
         ledger.lease(partition, to: old.member, epoch: 4)
 
         // The successor warms up: it derives the same swings, publishing nothing yet.
-        successor.outputs.ownershipChanged(.warming(partition: partition))
+        successor.outputs.partitionMoved(Self.move(.warming(partition: partition)))
         successor.outputs.warmed((1...4).map { Self.swing("watch-1", "s\($0)", epoch: nil) })
         // The old holder publishes s1 and s2 as the holder under epoch 4.
         let release = LockedState(0)
         let countdown = ReleaseCountdown(parts: 2) { release.withLock { $0 += 1 } }
-        await old.outputs.publish([Self.swing("watch-1", "s1", epoch: 4), Self.swing("watch-1", "s2", epoch: 4)], countdown: countdown)
+        await old.outputs.publish([Self.swing("watch-1", "s1", epoch: 4), Self.swing("watch-1", "s2", epoch: 4)], as: Publication(role: .owner(epoch: 4)), countdown: countdown)
         await old.waitForSent(2)
         #expect(release.withLock { $0 } == 1, "the old holder's two outputs were acknowledged: its frame's part is done")
 
         // The successor accepts (epoch 5); the old holder has not heard of it and derives s3.
         ledger.lease(partition, to: successor.member, epoch: 5)
         let withheld = LockedState(0)
-        await old.outputs.publish([Self.swing("watch-1", "s3", epoch: 4)], countdown: ReleaseCountdown(parts: 1) { withheld.withLock { $0 += 1 } })
-        successor.outputs.ownershipChanged(.gained(partition: partition, epoch: 5))
-        await successor.outputs.publish([Self.swing("watch-1", "s5", epoch: 5, instance: "gw-b")], countdown: nil)
+        await old.outputs.publish([Self.swing("watch-1", "s3", epoch: 4)], as: Publication(role: .owner(epoch: 4)), countdown: ReleaseCountdown(parts: 1) { withheld.withLock { $0 += 1 } })
+        successor.outputs.partitionMoved(Self.move(.gained(partition: partition, epoch: 5)))
+        await successor.outputs.publish([Self.swing("watch-1", "s5", epoch: 5, instance: "gw-b")], as: Publication(role: .owner(epoch: 5)), countdown: nil)
         await successor.waitForSent(3)
         // The old holder's s3 is withheld (fenced), yet its frame is released: the successor has it.
         while withheld.withLock({ $0 }) == 0 { await Task.yield() }
@@ -109,7 +114,7 @@ struct FencedOutputsTests {
         let partition = Self.partitions.partition(of: "watch-2")
         ledger.lease(partition, to: holder.member, epoch: 1)
         ledger.fail(true)
-        for id in 1...5 { await holder.outputs.publish([Self.swing("watch-2", "t\(id)", epoch: 1)], countdown: nil) }
+        for id in 1...5 { await holder.outputs.publish([Self.swing("watch-2", "t\(id)", epoch: 1)], as: Publication(role: .owner(epoch: 1)), countdown: nil) }
         // Several statements refused, nothing sent meanwhile.
         while ledger.calls < 3 { await Task.yield() }
         #expect(holder.broker.sentMessages.isEmpty)
@@ -117,7 +122,7 @@ struct FencedOutputsTests {
         await holder.waitForSent(5)
         #expect(holder.sentEventIDs == ["t1", "t2", "t3", "t4", "t5"])
         // The same output handed over again (a replayed frame) is not published twice.
-        await holder.outputs.publish([Self.swing("watch-2", "t3", epoch: 1), Self.swing("watch-2", "t6", epoch: 1)], countdown: nil)
+        await holder.outputs.publish([Self.swing("watch-2", "t3", epoch: 1), Self.swing("watch-2", "t6", epoch: 1)], as: Publication(role: .owner(epoch: 1)), countdown: nil)
         await holder.waitForSent(6)
         #expect(holder.sentEventIDs == ["t1", "t2", "t3", "t4", "t5", "t6"])
         holder.task.cancel()
@@ -132,12 +137,12 @@ struct FencedOutputsTests {
         // The first two statements record and commit, but their replies never come (a store cut
         // mid-statement, or the record deadline passed); the third is answered.
         ledger.loseAnswers(2)
-        for id in 1...3 { await holder.outputs.publish([Self.swing("watch-3", "u\(id)", epoch: 2)], countdown: nil) }
+        for id in 1...3 { await holder.outputs.publish([Self.swing("watch-3", "u\(id)", epoch: 2)], as: Publication(role: .owner(epoch: 2)), countdown: nil) }
         await holder.waitForSent(3)
         #expect(ledger.calls >= 3)
         #expect(holder.sentEventIDs == ["u1", "u2", "u3"], "recorded by this run's own lost tries: published, once each, in order")
         // The same outputs derived again from a frame delivered again: other entries, not published.
-        await holder.outputs.publish([Self.swing("watch-3", "u2", epoch: 2), Self.swing("watch-3", "u4", epoch: 2)], countdown: nil)
+        await holder.outputs.publish([Self.swing("watch-3", "u2", epoch: 2), Self.swing("watch-3", "u4", epoch: 2)], as: Publication(role: .owner(epoch: 2)), countdown: nil)
         await holder.waitForSent(4)
         #expect(holder.sentEventIDs == ["u1", "u2", "u3", "u4"])
         holder.task.cancel()
@@ -153,7 +158,7 @@ struct FencedOutputsTests {
         ledger.lease(lost, to: LeaseMember(name: "gw-a", incarnation: "stand-in-run"), epoch: 2)
         ledger.lease(kept, to: holder.member, epoch: 2)
         let status = OutboundMessage(topic: "gateway/status", payload: Array("{}".utf8))
-        await holder.outputs.publish([Self.swing("watch-3", "u1", epoch: 2), Self.swing("watch-4", "u2", epoch: 2), status], countdown: nil)
+        await holder.outputs.publish([Self.swing("watch-3", "u1", epoch: 2), Self.swing("watch-4", "u2", epoch: 2), status], as: Publication(role: .owner(epoch: 2)), countdown: nil)
         await holder.waitForSent(2)
         #expect(holder.broker.sentTopics == ["gateway/watch-4/swing", "gateway/status"])
         holder.task.cancel()

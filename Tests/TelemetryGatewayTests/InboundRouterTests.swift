@@ -30,14 +30,15 @@ struct InboundRouterTests {
             configuration.recorder.database = nil
             let logger = Logger(label: "router-test")
             let factory = PrometheusMetricsFactory(registry: registry)
+            let metrics = GatewayMetrics(factory: factory, shards: shards)
             router = InboundRouter(
                 scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), clock: clock, queues: queues, maximumHandoffWait: 0.01,
-                journal: journal, journalMaximumWait: 0.01,
+                journal: JournalAppender(
+                    journal: journal, acknowledgements: nil, maximumWait: 0.01, metrics: metrics, clock: clock, logger: logger),
                 recorder: RecorderRuntime(configuration: configuration, scheme: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway"), logger: logger, metrics: RecorderMetrics(factory: factory),
                     clock: clock),
-                queries: HandoffQueue<RecorderRequest>(capacity: 16, clock: SystemGatewayClock()), metrics: GatewayMetrics(factory: factory, shards: shards),
-                health: RuntimeHealth(stallTimeout: 30, now: { 0 }), ownership: SoleOwner(), subscriptions: FleetSubscription(),
-                ownershipMetrics: OwnershipMetrics(factory: factory), logger: logger)
+                queries: HandoffQueue<RecorderRequest>(capacity: 16, clock: SystemGatewayClock()), metrics: metrics,
+                health: RuntimeHealth(stallTimeout: 30, now: { 0 }), gate: OpenGate(), logger: logger)
         }
 
         /// Every frame queued so far, per shard (closes the queues).
@@ -47,7 +48,7 @@ struct InboundRouterTests {
                 queue.close()
                 var frames: [InboundFrame] = []
                 while let batch = await queue.next() {
-                    for case .frame(let frame, _, _) in batch { frames.append(frame) }
+                    for case .frame(let routed) in batch { frames.append(routed.frame) }
                 }
                 shards.append(frames)
             }

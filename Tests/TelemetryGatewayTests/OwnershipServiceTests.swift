@@ -51,8 +51,8 @@ struct OwnershipServiceTests {
         var filterIdentifier: Int? { nil }
         func attach(_ connection: any InboundConnection) {}
         func absorbs(topic: String, identifiers: [Int]) -> Bool { false }
-        func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool { false }
-        func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame] { [] }
+        func hold(_ frame: RoutedFrame, device: Substring) -> Bool { false }
+        func connectionEvent(_ event: MQTTClientEvent) -> [RoutedFrame] { [] }
         func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) { told.withLock { $0.append((change, devices.count)) } }
         func isSubscribed(partition: Int) -> Bool { true }
     }
@@ -103,7 +103,7 @@ struct OwnershipServiceTests {
             items.contains { $0.change == changes.last } && stillHeld.isSubset(of: Set(items.filter { !$0.retained.isEmpty }.map(\.change.partition)))
         }
         while !complete(), let batch = await queue.next() {
-            for case .ownership(let change, let listed, let retained) in batch { items.append((change, listed, retained)) }
+            for case .partitionMoved(let move) in batch { items.append((move.change, move.devices, move.retained)) }
         }
         running.cancel()
         _ = await running.result
@@ -158,8 +158,8 @@ struct OwnershipServiceTests {
         _ = await running.result
 
         let handed = items.compactMap { item -> (OwnershipChange, [DeviceID])? in
-            guard case .ownership(let change, let devices, _) = item else { return nil }
-            return (change, devices)
+            guard case .partitionMoved(let move) = item else { return nil }
+            return (move.change, move.devices)
         }
         #expect(handed.count == 2 && queue.depth == 0, "the partition held elsewhere hands nothing: \(handed)")
         #expect(handed.first.map { $0.0 == .gained(partition: held.key, epoch: 7) && $0.1 == [held.value] } == true)
@@ -185,7 +185,7 @@ struct OwnershipServiceTests {
         let running = Task { try await service.run() }
         var handed: [(OwnershipChange, [DeviceID], Int)] = []
         while handed.count < 2, let batch = await queue.next() {
-            for case .ownership(let change, let listed, let retained) in batch { handed.append((change, listed, retained.count)) }
+            for case .partitionMoved(let move) in batch { handed.append((move.change, move.devices, move.retained.count)) }
         }
         let first = Set(handed.map { "\($0.0)" })
         let scripted: Set<String> = ["\(OwnershipChange.warming(partition: warming))", "\(OwnershipChange.gained(partition: gained, epoch: 3))"]
@@ -195,7 +195,7 @@ struct OwnershipServiceTests {
         #expect(ownership.reported.withLock { $0 }.isEmpty, "not prepared while unlisted")
         directory.away.withLock { $0 = false }
         while handed.count < 5, let batch = await queue.next() {
-            for case .ownership(let change, let listed, let retained) in batch { handed.append((change, listed, retained.count)) }
+            for case .partitionMoved(let move) in batch { handed.append((move.change, move.devices, move.retained.count)) }
         }
         running.cancel()
         _ = await running.result

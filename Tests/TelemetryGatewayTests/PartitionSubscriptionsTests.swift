@@ -47,8 +47,11 @@ import Testing
         (0..<200_000).lazy.map { "watch-\($0)" }.filter { self.partitions.partition(of: $0) == partition }.prefix(count).map { $0 }
     }
 
-    static func held(_ device: String, _ stream: String) -> HeldDiscoveryFrame {
-        .init(record: JournalRecord(topic: "wearables/\(device)/\(stream)", payload: Array("{}".utf8), retained: false, receivedAt: 1), ticket: nil, role: .owner(epoch: 1))
+    static func held(_ device: String, _ stream: String) -> RoutedFrame {
+        let topic = "wearables/\(device)/\(stream)"
+        return RoutedFrame(
+            frame: InboundFrame(topic: topic, payload: Array("{}".utf8), receivedAt: 1), command: .frame(TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway").parseInbound(topic)),
+            shard: 0, release: nil, publication: Publication(role: .owner(epoch: 1)))
     }
 
     @Test("a discovery stream's copy through a device's filter is the duplicate; a merged copy, one without identifiers or another stream is not")
@@ -141,7 +144,7 @@ import Testing
         #expect(!subscriptions.hold(Self.held(device, "imu/accelerometer"), device: Substring(device)), "only discovery frames wait")
         #expect(subscriptions.connectionEvent(.subscribed(filters: ["wearables/other/#"])).isEmpty)
         let released = subscriptions.connectionEvent(.subscribed(filters: ["wearables/\(device)/#"]))
-        #expect(released.map(\.record.topic) == ["wearables/\(device)/hello", "wearables/\(device)/status"])
+        #expect(released.map(\.frame.topic) == ["wearables/\(device)/hello", "wearables/\(device)/status"])
         #expect(!subscriptions.hold(Self.held(device, "hello"), device: Substring(device)), "acknowledged: frames flow")
         // A reconnect: frames wait for the re-sent subscriptions' SUBACKs again.
         _ = subscriptions.connectionEvent(.disconnected(reason: "test"))
@@ -191,7 +194,7 @@ import Testing
         _ = subscriptions.connectionEvent(.disconnected(reason: "cut"))
         #expect(subscriptions.hold(Self.held(mine[0], "status"), device: Substring(mine[0])), "after the loss a frame waits")
         let released = subscriptions.connectionEvent(.connected(sessionPresent: true))
-        #expect(released.map(\.record.topic) == ["wearables/\(mine[0])/status"], "the kept session's CONNACK lets it go")
+        #expect(released.map(\.frame.topic) == ["wearables/\(mine[0])/status"], "the kept session's CONNACK lets it go")
         #expect(!subscriptions.hold(Self.held(mine[1], "status"), device: Substring(mine[1])))
 
         _ = subscriptions.connectionEvent(.disconnected(reason: "cut"))

@@ -26,9 +26,7 @@ struct ShardWorkerTests {
                 topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), contentType: nil, retained: false,
                 receivedAt: 1_000, traceparent: nil)
             guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { Issue.record("not journaled"); return }
-            var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
-            frame.journalSequence = ticket.sequence
-            _ = queue.push(.frame(frame, ticket, receivedAs: .owner(epoch: 0)), bytes: record.payload.count, maxWait: 0)
+            _ = queue.push(.frame(WorkerHarness.routed(record, ticket: ticket, journal: journal)), bytes: record.payload.count, maxWait: 0)
         }
         queue.close()
         var worker = try WorkerHarness.worker(broker: broker, journal: journal, queue: queue)
@@ -58,14 +56,17 @@ struct ShardWorkerTests {
             topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), contentType: nil, retained: false, receivedAt: 1_000,
             traceparent: nil)
         guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { Issue.record("not journaled"); return }
-        var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
-        frame.journalSequence = ticket.sequence
-        _ = queue.push(.frame(frame, ticket, receivedAs: .owner(epoch: 7)), bytes: record.payload.count, maxWait: 0)
-        _ = queue.push(.ownership(.lost(partition: ownership.partitions.partition(of: device)), []), bytes: 0, maxWait: 0)
+        _ = queue.push(
+            .frame(WorkerHarness.routed(record, ticket: ticket, journal: journal, publication: Publication(role: .owner(epoch: 7)))), bytes: record.payload.count,
+            maxWait: 0)
+        let lost = PartitionMove(
+            change: .lost(partition: ownership.partitions.partition(of: device)), devices: [], retained: [], partitions: ownership.partitions)
+        _ = queue.push(.partitionMoved(lost), bytes: 0, maxWait: 0)
         // A frame that arrived after the loss was heard of is not the worker's to publish.
-        var late = InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"offline"}"#.utf8), receivedAt: 1_001)
-        late.journalSequence = nil
-        _ = queue.push(.frame(late, nil, receivedAs: .none), bytes: late.payload.count, maxWait: 0)
+        let late = JournalRecord(
+            topic: "wearables/\(device)/status", payload: Array(#"{"state":"offline"}"#.utf8), contentType: nil, retained: false, receivedAt: 1_001,
+            traceparent: nil)
+        _ = queue.push(.frame(WorkerHarness.routed(late, ticket: nil, journal: journal, publication: .current)), bytes: late.payload.count, maxWait: 0)
         queue.close()
         var worker = try WorkerHarness.worker(broker: broker, journal: journal, queue: queue, ownership: ownership)
         await worker.run()
@@ -76,5 +77,33 @@ struct ShardWorkerTests {
         #expect(journal.statistics.liveRecords == 1)
         broker.acknowledgeAll()
         #expect(journal.statistics.liveRecords == 0, "acknowledged: released")
+    }
+
+    @Test("clustered, a head-pose reset command (no outputs) settles its frame's broker acknowledgement once processed, as a frame does")
+    func resetCommandSettlesItsAcknowledgement() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let journal = try InboundJournal(path: directory.appendingPathComponent("journal.bin").path, capacity: 1 << 20, clock: SystemGatewayClock())
+        let broker = ScriptedBroker(acknowledgeAtOnce: true)
+        let queue = HandoffQueue<WorkItem>(capacity: 64, clock: SystemGatewayClock())
+        let acknowledgements = AcknowledgementsAfterOutputs(bound: .seconds(30), factory: NOOPMetricsHandler.instance)
+        let device = try #require(DeviceID("reset-watch"))
+        let record = JournalRecord(
+            topic: TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway").headphoneResetPoseTopic(device), payload: [], contentType: nil,
+            retained: false, receivedAt: 1_000, traceparent: nil)
+        guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { Issue.record("not journaled"); return }
+        // What the clustered gate does for a journaled frame of a held device it lets through.
+        acknowledgements.opened(ticket.sequence)
+        #expect(acknowledgements.decide(groupReadAt: .now, waitingAtMost: .milliseconds(1)) == .undecided)
+        let routed = RoutedFrame(
+            frame: InboundFrame(record, sequence: ticket.sequence), command: .resetPose(device), shard: 0,
+            release: FrameRelease(ticket: ticket, journal: journal, acknowledgements: acknowledgements), publication: .current)
+        _ = queue.push(.frame(routed), bytes: record.topic.utf8.count, maxWait: 0)
+        queue.close()
+        var worker = try WorkerHarness.worker(broker: broker, journal: journal, queue: queue)
+        await worker.run()
+
+        #expect(acknowledgements.decide(groupReadAt: .now, waitingAtMost: .milliseconds(1)) == .acknowledge, "settled: the group's PUBACKs may leave")
+        #expect(journal.statistics.liveRecords == 0, "no device state kept: the record goes once processed")
     }
 }

@@ -74,16 +74,25 @@ public struct FrameProcessor: Sendable {
     /// - Parameter frame: the received frame.
     /// - Returns: the outcome, plus an error report (first of its window) or a presence change, if any.
     public mutating func process(_ frame: InboundFrame) -> FrameResult {
-        var result = evaluate(frame)
+        process(frame, topic: configuration.scheme.parseInbound(frame.topic))
+    }
+
+    /// ``process(_:)`` of a frame whose topic is parsed already (the gateway classifies each
+    /// topic once, ``TopicScheme/classify(_:)``).
+    /// - Parameters:
+    ///   - frame: the received frame.
+    ///   - topic: its topic, parsed with this processor's scheme.
+    public mutating func process(_ frame: InboundFrame, topic: InboundTopic) -> FrameResult {
+        var result = evaluate(frame, topic: topic)
         if let traceParent = frame.traceParent { result.messages = result.messages.map { $0.carrying(traceParent) } }
         return result
     }
 
-    /// ``process(_:)`` without the trace context.
-    private mutating func evaluate(_ frame: InboundFrame) -> FrameResult {
+    /// ``process(_:topic:)`` without the trace context.
+    private mutating func evaluate(_ frame: InboundFrame, topic: InboundTopic) -> FrameResult {
         let id: DeviceID
         let stream: InboundStream
-        switch frame.parsedTopic ?? configuration.scheme.parseInbound(frame.topic) {
+        switch topic {
         case .invalid(let rejection):
             return rejectTopic(frame, rejection)
         case .device(let device, let parsedStream):

@@ -10,9 +10,6 @@ public struct InboundFrame: Sendable {
     public var retained: Bool
     /// When the gateway received it, in Unix epoch seconds from the gateway's clock (the core reads no clock).
     public var receivedAt: Double
-    /// The topic already parsed with the processor's ``TopicScheme`` (the router parses it once
-    /// to choose the shard); nil lets ``FrameProcessor`` parse it.
-    public var parsedTopic: InboundTopic?
     /// The frame's record in the gateway's inbound journal (its sequence number, which goes up
     /// in arrival order and continues across restarts); nil for a frame not journaled. A
     /// replayed frame at or below its device's applied sequence is not applied again.

@@ -67,7 +67,14 @@ final class FencedOutputs: OutputSink, Service {
 
     // MARK: The workers' side
 
-    func publish(_ messages: [OutboundMessage], countdown: ReleaseCountdown?) async {
+    func publish(_ messages: [OutboundMessage], as publication: Publication, countdown: ReleaseCountdown?) async {
+        // A frame received as the holder is published under the epoch it was received under
+        // even if the partition changed hands before its worker got to it (its successor
+        // subscribed only then); anything else by each device's role now.
+        let visible = ownership.visible(messages, receivedAs: publication.role)
+        // Those about a device another instance holds now are its to publish: done here.
+        for _ in visible.count..<messages.count { countdown?.partDone() }
+        let messages = visible
         guard !messages.isEmpty else { return }
         // Keyed before the lock: scanning payloads is the workers' work, not the queue's.
         let entry = FenceQueue.entry(messages, countdown: countdown, partitions: partitions)
@@ -81,14 +88,16 @@ final class FencedOutputs: OutputSink, Service {
     }
 
     func warmed(_ messages: [OutboundMessage]) {
+        // Its retained state is kept (announced again only once the partition is held).
+        messages.forEach(publisher.retained.record)
         guard !messages.isEmpty else { return }
         let dropped = state.withLock { $0.queue.warmed(messages, stamp: stamp) }
         if dropped > 0 { metrics.warmedDropped.increment(by: Int64(dropped)) }
         wake.yield()
     }
 
-    func ownershipChanged(_ change: OwnershipChange) {
-        state.withLock { $0.queue.changed(change, stamp: stamp) }
+    func partitionMoved(_ move: PartitionMove) {
+        state.withLock { $0.queue.changed(move.change, stamp: stamp) }
         wake.yield()
     }
 

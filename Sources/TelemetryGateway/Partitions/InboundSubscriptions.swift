@@ -17,10 +17,10 @@ protocol InboundSubscriptions: Sendable {
     /// Holds a frame this instance processes until its device's subscription is acknowledged
     /// (only discovery frames of devices not subscribed yet wait).
     /// - Returns: true when held (handed back by ``connectionEvent(_:)``).
-    func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool
+    func hold(_ frame: RoutedFrame, device: Substring) -> Bool
     /// A connection event of the subscriber (on its network thread).
     /// - Returns: held frames released by it, to route now, in order.
-    func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame]
+    func connectionEvent(_ event: MQTTClientEvent) -> [RoutedFrame]
     /// A partition changed hands: subscribe its listed devices (gained, warming) or drop them (lost).
     func partitionChanged(_ change: OwnershipChange, devices: [DeviceID])
     /// Whether the subscriber is connected and the broker acknowledged the subscription of
@@ -34,8 +34,8 @@ struct FleetSubscription: InboundSubscriptions {
     var filterIdentifier: Int? { nil }
     func attach(_ connection: any InboundConnection) {}
     func absorbs(topic: String, identifiers: [Int]) -> Bool { false }
-    func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool { false }
-    func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame] { [] }
+    func hold(_ frame: RoutedFrame, device: Substring) -> Bool { false }
+    func connectionEvent(_ event: MQTTClientEvent) -> [RoutedFrame] { [] }
     func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) {}
     func isSubscribed(partition: Int) -> Bool { true }
 }

@@ -194,7 +194,7 @@ struct OwnershipService: Service {
         for (shard, queue) in queues.enumerated() {
             // Retained messages alone (after their change) go only to the shards they concern.
             if devices.isEmpty && !retained.isEmpty && retainedByShard[shard].isEmpty { continue }
-            queue.pushControl(.ownership(change, byShard[shard], retained: retainedByShard[shard]))
+            queue.pushControl(.partitionMoved(PartitionMove(change: change, devices: byShard[shard], retained: retainedByShard[shard], partitions: ownership.partitions)))
         }
     }
 

@@ -33,7 +33,7 @@ final class PartitionSubscriptions: InboundSubscriptions {
 
     private enum Phase {
         /// SUBSCRIBE sent (or to be re-sent on the next connection); frames wait.
-        case pending([HeldDiscoveryFrame])
+        case pending([RoutedFrame])
         /// The broker acknowledged: frames flow.
         case acknowledged
 
@@ -93,8 +93,8 @@ final class PartitionSubscriptions: InboundSubscriptions {
         return true
     }
 
-    func hold(_ frame: HeldDiscoveryFrame, device: Substring) -> Bool {
-        guard discoveryStream(of: frame.record.topic) != nil else { return false }
+    func hold(_ frame: RoutedFrame, device: Substring) -> Bool {
+        guard discoveryStream(of: frame.frame.topic) != nil else { return false }
         let key = String(device)
         return state.withLock { state in
             if state.subscribed[key] == nil {
@@ -115,7 +115,7 @@ final class PartitionSubscriptions: InboundSubscriptions {
         }
     }
 
-    func connectionEvent(_ event: MQTTClientEvent) -> [HeldDiscoveryFrame] {
+    func connectionEvent(_ event: MQTTClientEvent) -> [RoutedFrame] {
         switch event {
         case .subscribed(let filters): return acknowledged(filters)
         case .disconnected:
@@ -192,9 +192,9 @@ final class PartitionSubscriptions: InboundSubscriptions {
 
     /// The broker acknowledged `filters`: the frames held for those devices, in order (a
     /// mark's filter ends that mark's wait for its SUBACK).
-    private func acknowledged(_ filters: [String]) -> [HeldDiscoveryFrame] {
-        let (frames, pending) = state.withLock { state -> ([HeldDiscoveryFrame], Int) in
-            var released: [HeldDiscoveryFrame] = []
+    private func acknowledged(_ filters: [String]) -> [RoutedFrame] {
+        let (frames, pending) = state.withLock { state -> ([RoutedFrame], Int) in
+            var released: [RoutedFrame] = []
             for filter in filters {
                 if let mark = state.marks[filter] {
                     mark.subscribed.finish()
@@ -229,10 +229,10 @@ final class PartitionSubscriptions: InboundSubscriptions {
     }
 
     /// Drops the subscriptions of `keys`; returns the frames still held for them.
-    private func unsubscribe(_ state: inout State, _ keys: [String]) -> [HeldDiscoveryFrame] {
+    private func unsubscribe(_ state: inout State, _ keys: [String]) -> [RoutedFrame] {
         let removed = keys.filter { state.subscribed[$0] != nil }
         guard !removed.isEmpty else { return [] }
-        var released: [HeldDiscoveryFrame] = []
+        var released: [RoutedFrame] = []
         for key in removed {
             if case .pending(let frames)? = state.subscribed.removeValue(forKey: key) {
                 released += frames

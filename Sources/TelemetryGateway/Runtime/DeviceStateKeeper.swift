@@ -1,6 +1,5 @@
 import CoreMetrics
 import Logging
-import Ownership
 import RecorderStore
 import TelemetryCore
 
@@ -35,9 +34,6 @@ struct DeviceStateKeeper {
     private var heldForSnapshot: [ReleaseCountdown] = []
     /// Devices a context frame changed in the worker's current batch (written at its end, clustered).
     private var contextDirty: Set<DeviceID> = []
-    /// Clustered: the store lists no devices, so every device not in memory is looked up at its
-    /// first frame; and context frames are written at the end of each batch.
-    private let shared: Bool
     /// Outputs of applied frames not acknowledged yet (the worker registers them as it publishes):
     /// snapshots carry them, restores republish them.
     let unacknowledged = UnacknowledgedOutputs()
@@ -61,14 +57,13 @@ struct DeviceStateKeeper {
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path",
         metrics: DeviceStateMetrics, health: RuntimeHealth, clock: any GatewayClock, logger: Logger, settings: GatewayConfiguration.DeviceState,
-        retained: RetainedStateCache? = nil, shared: Bool = false
+        retained: RetainedStateCache? = nil
     ) {
-        self.shared = shared
         self.retained = retained
         self.shard = shard
         storage = store.map { SnapshotStorage(store: $0, key: storeKey, metrics: metrics, health: health, clock: clock, logger: logger) }
         stored = StoredDevices(
-            shard: shard, storage: storage, metrics: metrics, logger: logger, retained: retained, unacknowledged: unacknowledged, shared: shared)
+            shard: shard, storage: storage, metrics: metrics, logger: logger, retained: retained, unacknowledged: unacknowledged)
         self.metrics = metrics
         self.logger = logger
         self.settings = settings
@@ -90,19 +85,19 @@ struct DeviceStateKeeper {
     /// otherwise be known to no holder); then its devices are no longer restored here or written
     /// from here.
     /// - Parameter leaving: the partition's devices in memory here.
-    mutating func forgetPartition(_ partition: Int, partitions: OwnershipPartitions, leaving: [DeviceID], processor: FrameProcessor) async {
+    mutating func forgetPartition(where inPartition: (DeviceID) -> Bool, leaving: [DeviceID], processor: FrameProcessor) async {
         let pending = contextDirty.union(unsaved).intersection(leaving)
         if !pending.isEmpty { await save(snapshots(of: ArraySlice(pending.sorted { $0.rawValue < $1.rawValue }), in: processor)) }
-        stored.forget(partition: partition, of: partitions)
-        unsaved = unsaved.filter { partitions.partition(of: $0.rawValue) != partition }
-        contextDirty = contextDirty.filter { partitions.partition(of: $0.rawValue) != partition }
+        stored.forget(where: inPartition)
+        unsaved = unsaved.filter { !inPartition($0) }
+        contextDirty = contextDirty.filter { !inPartition($0) }
     }
 
     /// Clustered: notes that a context frame (hello, status, authorization, workout, headphone
     /// connection) of a device was applied; ``persistContext(_:)`` writes it at the end of the
     /// worker's current batch.
     mutating func contextChanged(_ device: DeviceID) {
-        guard shared else { return }
+        guard storage?.store.handsDevicesOver == true else { return }
         contextDirty.insert(device)
     }
 

@@ -1,5 +1,3 @@
-import GatewayJournal
-import Ownership
 import TelemetryCore
 
 /// One shard's frames of devices whose stored state could not be read yet (the store did not
@@ -8,18 +6,10 @@ import TelemetryCore
 /// frame processed before an earlier one. Bounded in bytes; past the bound the caller gives up
 /// on the restores and processes what waits.
 struct RestoreWaitingFrames {
-    /// A frame as the worker received it.
-    struct Waiting {
-        let frame: InboundFrame
-        let ticket: JournalTicket?
-        /// Its device's role when it arrived.
-        let role: DeviceRole?
-    }
-
     /// The most payload and topic bytes that wait at once.
     let limitBytes: Int
     /// Waiting frames by device.
-    private var frames: [DeviceID: [Waiting]] = [:]
+    private var frames: [DeviceID: [RoutedFrame]] = [:]
     /// Devices in the order their first frame began to wait.
     private(set) var devices: [DeviceID] = []
     /// Payload and topic bytes waiting.
@@ -33,22 +23,20 @@ struct RestoreWaitingFrames {
     func contains(_ device: DeviceID) -> Bool { frames[device] != nil }
 
     /// Whether `frame` still fits under the bound.
-    func fits(_ frame: InboundFrame) -> Bool { bytes + Self.size(of: frame) <= limitBytes }
+    func fits(_ frame: RoutedFrame) -> Bool { bytes + frame.bytes <= limitBytes }
 
     /// Adds a frame of `device` behind its others.
-    mutating func append(_ waiting: Waiting, of device: DeviceID) {
+    mutating func append(_ frame: RoutedFrame, of device: DeviceID) {
         if frames[device] == nil { devices.append(device) }
-        frames[device, default: []].append(waiting)
-        bytes += Self.size(of: waiting.frame)
+        frames[device, default: []].append(frame)
+        bytes += frame.bytes
     }
 
     /// Takes every waiting frame of `device`, in arrival order.
-    mutating func take(_ device: DeviceID) -> [Waiting] {
+    mutating func take(_ device: DeviceID) -> [RoutedFrame] {
         guard let taken = frames.removeValue(forKey: device) else { return [] }
         devices.removeAll { $0 == device }
-        bytes -= taken.reduce(0) { $0 + Self.size(of: $1.frame) }
+        bytes -= taken.reduce(0) { $0 + $1.bytes }
         return taken
     }
-
-    private static func size(of frame: InboundFrame) -> Int { frame.payload.count + frame.topic.utf8.count }
 }

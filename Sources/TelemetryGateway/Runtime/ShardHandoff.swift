@@ -27,7 +27,15 @@ struct ShardHandoff: Sendable {
     }
 
     /// Hands `item` (of `bytes`, from a frame on `topic`) to shard `shard`'s worker.
-    func push(_ item: WorkItem, bytes: Int, shard: Int, topic: String, ticket: JournalTicket?) {
+    /// Hands a routed frame to its shard's worker: to process and publish, or, for a warming
+    /// partition, to process for its state only; `storeOnly`, a replayed recorder upload of a
+    /// device held elsewhere now, stored as history and not applied.
+    func push(_ frame: RoutedFrame, storeOnly: Bool = false) {
+        let item: WorkItem = storeOnly ? .replayedUpload(frame) : frame.publication.isWarming ? .shadow(frame) : .frame(frame)
+        push(item, bytes: frame.bytes, shard: frame.shard, topic: frame.frame.topic, journaled: frame.release != nil)
+    }
+
+    private func push(_ item: WorkItem, bytes: Int, shard: Int, topic: String, journaled: Bool) {
         switch queues[shard].push(item, bytes: bytes, maxWait: maximumWait) {
         case .accepted(let waited):
             if waited > 0 {
@@ -46,7 +54,7 @@ struct ShardHandoff: Sendable {
         case .closed:
             // Kept in the journal (if it is there) for the next start.
             metrics.handoffClosed.increment()
-            logger.warning("a frame arrived after shutdown began and was left \(ticket == nil ? "unprocessed" : "in the journal"): \(topic)")
+            logger.warning("a frame arrived after shutdown began and was left \(journaled ? "in the journal" : "unprocessed"): \(topic)")
         }
     }
 }

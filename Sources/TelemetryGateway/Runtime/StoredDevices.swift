@@ -1,7 +1,6 @@
 import CoreMetrics
 import Locking
 import Logging
-import Ownership
 import RecorderStore
 import TelemetryCore
 
@@ -20,8 +19,6 @@ struct StoredDevices {
     private let retained: RetainedStateCache?
     /// Where a restored snapshot's unacknowledged outputs are registered again.
     private let unacknowledged: UnacknowledgedOutputs
-    /// Clustered: the store lists no devices, so every device not in memory is looked up.
-    private let shared: Bool
     /// Devices with a stored snapshot and no state in memory.
     private var dormant: Set<DeviceID> = []
     /// The shards' routing, kept from ``load(router:)`` to read the stored devices again.
@@ -50,7 +47,7 @@ struct StoredDevices {
 
     init(
         shard: Int, storage: SnapshotStorage?, metrics: DeviceStateMetrics, logger: Logger, retained: RetainedStateCache?,
-        unacknowledged: UnacknowledgedOutputs, shared: Bool
+        unacknowledged: UnacknowledgedOutputs
     ) {
         self.shard = shard
         self.storage = storage
@@ -58,14 +55,13 @@ struct StoredDevices {
         self.logger = logger
         self.retained = retained
         self.unacknowledged = unacknowledged
-        self.shared = shared
     }
 
     /// Learns which of this shard's devices have a stored snapshot.
     mutating func load(router: ShardRouter) async {
         guard let storage else { return }
-        // Shared, no device list: each device not in memory is looked up at its first frame.
-        guard !shared else {
+        // Clustered, no device list: each device not in memory is looked up at its first frame.
+        guard !storage.store.handsDevicesOver else {
             listUnknown = true
             return
         }
@@ -84,7 +80,7 @@ struct StoredDevices {
     /// Lists the stored devices again after a failed listing (the keeper calls it on snapshot
     /// ticks): devices not in memory yet become dormant, restored at their first frame as usual.
     mutating func relist(_ processor: FrameProcessor) async {
-        guard listUnknown, !shared, let storage, let router, let stored = try? await storage.devices() else { return }
+        guard listUnknown, let storage, !storage.store.handsDevicesOver, let router, let stored = try? await storage.devices() else { return }
         listUnknown = false
         dormant = Set(stored.filter { router.shard(forRoutingKey: $0.rawValue) == shard && !processor.isResident($0) })
         logger.notice("\(storage.key): the device state store answers again; \(dormant.count) devices of shard \(shard) have stored state")
@@ -164,7 +160,7 @@ struct StoredDevices {
     }
 
     /// A partition lost: its devices are no longer restored here.
-    mutating func forget(partition: Int, of partitions: OwnershipPartitions) {
-        dormant = dormant.filter { partitions.partition(of: $0.rawValue) != partition }
+    mutating func forget(where inPartition: (DeviceID) -> Bool) {
+        dormant = dormant.filter { !inPartition($0) }
     }
 }

@@ -8,12 +8,13 @@ import RecorderStore
 @testable import TelemetryGateway
 
 /// One shard's worker without a broker: a publisher on a ``ScriptedBroker``, no recorder store,
-/// the sole owner unless another ownership is given; its device state kept in `store` (nil:
-/// memory only), `shared` as the clustered store is.
+/// publishing everything unless an ownership is given (then its outputs are stamped and
+/// filtered by it as the clustered sink does, without the output ledger); its device state kept
+/// in `store` (nil: memory only).
 enum WorkerHarness {
     static func worker(
         broker: ScriptedBroker, journal: InboundJournal, queue: HandoffQueue<WorkItem>, factory: any MetricsFactory = NOOPMetricsHandler.instance,
-        store: (any DeviceSnapshotStoring)? = nil, ownership: any OwnershipPort = SoleOwner(), shared: Bool = false,
+        store: (any DeviceSnapshotStoring)? = nil, ownership: (any OwnershipPort)? = nil,
         clock: any GatewayClock = SystemGatewayClock(), restoreWaitLimitBytes: Int = 4 << 20
     ) throws -> ShardWorker {
         var configuration = GatewayConfiguration()
@@ -27,14 +28,15 @@ enum WorkerHarness {
             retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             clock: clock, logger: logger)
         var dependencies = ShardWorker.Dependencies(
-            processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher, outputs: publisher, journal: journal,
+            processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher,
+            outputs: ownership.map { StampingSink(ownership: $0, publisher: publisher) } ?? publisher, journal: journal,
             recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory), clock: clock),
-            metrics: metrics, operations: operations, logger: logger, ownership: ownership, ownershipMetrics: OwnershipMetrics(factory: factory),
+            metrics: metrics, operations: operations, logger: logger, ownershipMetrics: OwnershipMetrics(factory: factory),
             tracing: nil, clock: clock)
         dependencies.restoreWaitLimitBytes = restoreWaitLimitBytes
         let keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
-            clock: clock, logger: logger, settings: configuration.state, retained: publisher.retained, shared: shared)
+            clock: clock, logger: logger, settings: configuration.state, retained: publisher.retained)
         return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
     }
 
@@ -45,9 +47,31 @@ enum WorkerHarness {
             topic: "wearables/\(device)/status", payload: Array(#"{"state":"\#(state)"}"#.utf8), contentType: nil, retained: false,
             receivedAt: receivedAt, traceparent: nil)
         guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw JournalFull() }
-        var frame = InboundFrame(topic: record.topic, payload: record.payload, receivedAt: record.receivedAt)
-        frame.journalSequence = ticket.sequence
-        _ = queue.push(.frame(frame, ticket, receivedAs: .owner(epoch: 0)), bytes: 64, maxWait: 0)
+        _ = queue.push(.frame(routed(record, ticket: ticket, journal: journal)), bytes: 64, maxWait: 0)
+    }
+
+    /// `record` as the router routes it: journaled under `ticket` (nil: not journaled), its
+    /// outputs leaving under `publication`.
+    static func routed(_ record: JournalRecord, ticket: JournalTicket?, journal: InboundJournal, publication: Publication = .current) -> RoutedFrame {
+        let scheme = TopicScheme(inboundRoot: "wearables", outboundRoot: "gateway")
+        let release = ticket.map { FrameRelease(ticket: $0, journal: journal, acknowledgements: nil) }
+        guard case .frame(let topic) = scheme.classify(record.topic).kind else { preconditionFailure("not a frame topic: \(record.topic)") }
+        return RoutedFrame(
+            frame: InboundFrame(record, sequence: ticket?.sequence), command: .frame(topic), shard: 0, release: release, publication: publication)
+    }
+
+    /// The clustered sink's first step without its ledger: outputs stamped and filtered by the
+    /// role their frame was routed under, then published.
+    struct StampingSink: OutputSink {
+        let ownership: any OwnershipPort
+        let publisher: OutboundPublisher
+        func publish(_ messages: [OutboundMessage], as publication: Publication, countdown: ReleaseCountdown?) async {
+            let visible = ownership.visible(messages, receivedAs: publication.role)
+            for _ in visible.count..<messages.count { countdown?.partDone() }
+            await publisher.publish(visible, countdown: countdown)
+        }
+        func warmed(_ messages: [OutboundMessage]) {}
+        func partitionMoved(_ move: PartitionMove) {}
     }
 
     /// The test journal had no room for a frame.

@@ -1,7 +1,6 @@
 import CoreMetrics
 import Logging
 import MQTTTransport
-import Ownership
 import ServiceLifecycle
 import TelemetryCore
 
@@ -21,8 +20,9 @@ struct PublisherService: Service {
     let status: StatusMessage
     /// Retained messages re-announced per second at most (`retained.reannounceRate`).
     let reannounceRate: Double
-    /// Who publishes for which device: only its devices' retained messages are re-announced.
-    let ownership: any OwnershipPort
+    /// The retained messages as this instance may publish them now (only its devices', stamped
+    /// with its epoch, clustered; all of them in single mode).
+    let visible: @Sendable ([OutboundMessage]) -> [OutboundMessage]
     let deadline: ShutdownDeadline
     let shutdownReport: ShutdownReport
     /// Dates the status messages.
@@ -31,7 +31,7 @@ struct PublisherService: Service {
 
     func run() async {
         let client = publisher.client
-        let (status, logger, publisher, reannounceRate, clock, ownership) = (status, logger, publisher, reannounceRate, clock, ownership)
+        let (status, logger, publisher, reannounceRate, clock, visible) = (status, logger, publisher, reannounceRate, clock, visible)
         let (events, inboundSubscribed) = (events, inboundSubscribed)
         let statusTopic = status.topic
         client.start()
@@ -49,7 +49,7 @@ struct PublisherService: Service {
                         logger.error("could not publish \(statusTopic): \(error)")
                     }
                     if !sessionPresent {
-                        _ = await publisher.reannounceRetained(rate: reannounceRate, visible: ownership.visible)
+                        _ = await publisher.reannounceRetained(rate: reannounceRate, visible: visible)
                     }
                 }
             }

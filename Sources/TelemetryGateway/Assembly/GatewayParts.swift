@@ -286,8 +286,7 @@ struct GatewayParts: Sendable {
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
             scheme: scheme, publisher: publisher, outputs: outputs, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
-            ownership: ownership, ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock, history: eventHistory,
-            acknowledgements: acknowledgements)
+            ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock, history: eventHistory)
     }
 
     /// The adopter of dead instances (clustered; nil for a single gateway), running each
@@ -306,14 +305,22 @@ struct GatewayParts: Sendable {
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, clock: clock, logger: logger, settings: configuration.state, retained: instance != nil ? publisher.retained : nil, shared: instance != nil)
+            health: operations.health, clock: clock, logger: logger, settings: configuration.state, retained: instance != nil ? publisher.retained : nil)
     }
 
     /// The subscriber's message handler.
     func makeRouter() -> InboundRouter {
-        InboundRouter(
-            scheme: scheme, clock: clock, queues: queues, maximumHandoffWait: configuration.pipeline.maximumHandoffWait, journal: journal,
-            journalMaximumWait: configuration.journal.maximumWait, recorder: recorder, queries: queries, metrics: metrics, health: operations.health,
-            ownership: ownership, subscriptions: subscriptions, ownershipMetrics: ownershipMetrics, acknowledgements: acknowledgements, logger: logger)
+        // Clustered, the partition leases decide which frames are this instance's; a single
+        // gateway takes every one.
+        let gate: any FrameGate =
+            configuration.cluster.isClustered
+            ? PartitionGate(ownership: ownership, subscriptions: subscriptions, acknowledgements: acknowledgements, metrics: ownershipMetrics) : OpenGate()
+        let appender = journal.map {
+            JournalAppender(
+                journal: $0, acknowledgements: acknowledgements, maximumWait: configuration.journal.maximumWait, metrics: metrics, clock: clock, logger: logger)
+        }
+        return InboundRouter(
+            scheme: scheme, clock: clock, queues: queues, maximumHandoffWait: configuration.pipeline.maximumHandoffWait, journal: appender,
+            recorder: recorder, queries: queries, metrics: metrics, health: operations.health, gate: gate, logger: logger)
     }
 }
