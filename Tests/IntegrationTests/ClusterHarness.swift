@@ -27,8 +27,8 @@ enum ClusterHarness {
 
     /// A new database on the test PostgreSQL (`WG_TEST_POSTGRES_URL`), as the `store.url` all
     /// instances of one test share.
-    static func makeStore() async throws -> String {
-        let settings = try await TestPostgres.makeDatabase()
+    static func makeStore(on server: String? = TestPostgres.url) async throws -> String {
+        let settings = try await TestPostgres.makeDatabase(on: server)
         return "postgres://\(settings.user)@\(settings.host):\(settings.port)/\(settings.database)?sslmode=disable"
     }
 
@@ -174,11 +174,16 @@ enum ClusterHarness {
         /// The loopback proxy every instance reaches PostgreSQL through (`storeBehindProxy`).
         var storeProxy: TCPProxy? = nil
 
-        /// - Parameter storeBehindProxy: the instances reach the store through one ``TCPProxy``
-        ///   (``storeProxy``), so a test can cut them all off from it.
-        static func start(swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"], extra: [String] = [], storeBehindProxy: Bool = false) async throws -> Run {
+        /// - Parameters:
+        ///   - storeBehindProxy: the instances reach the store through one ``TCPProxy``
+        ///     (``storeProxy``), so a test can cut them all off from it.
+        ///   - server: the PostgreSQL server of the store (default: WG_TEST_POSTGRES_URL's); a new
+        ///     database is made on it.
+        static func start(
+            swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"], extra: [String] = [], storeBehindProxy: Bool = false, server: String? = nil
+        ) async throws -> Run {
             let broker = try await TestBroker.started()
-            var store = try await ClusterHarness.makeStore()
+            var store = try await ClusterHarness.makeStore(on: server ?? TestPostgres.url)
             var proxy: TCPProxy?
             if storeBehindProxy {
                 var url = try #require(URLComponents(string: store))
