@@ -13,6 +13,8 @@ public final class TestBroker: @unchecked Sendable {
     public let directory: URL
     private let extraConfiguration: String
     private let allowAnonymous: Bool
+    /// Keeps sessions and their queued messages in its directory across a graceful restart.
+    private let persistent: Bool
     /// A complete configuration that replaces the generated one (``init(completeConfiguration:port:)``).
     private let completeConfiguration: String?
     private var process: ChildProcess?
@@ -25,8 +27,11 @@ public final class TestBroker: @unchecked Sendable {
     /// listener line is written here).
     /// `user root` keeps mosquitto from dropping privileges when the tests run as root, so it
     /// can read password and ACL files in the repository; elsewhere it is ignored.
-    public init(configuration: String = "", port: Int? = nil, allowAnonymous: Bool = true) throws {
+    /// With `persistent`, sessions, subscriptions and queued messages are kept on disk in
+    /// ``directory`` and survive ``restartedGracefully()`` (mosquitto writes them when it stops).
+    public init(configuration: String = "", port: Int? = nil, allowAnonymous: Bool = true, persistent: Bool = false) throws {
         self.allowAnonymous = allowAnonymous
+        self.persistent = persistent
         completeConfiguration = nil
         self.port = try port ?? TestBroker.freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-broker-\(UUID().uuidString)")
@@ -52,8 +57,8 @@ public final class TestBroker: @unchecked Sendable {
     /// Starts a broker like ``init(configuration:port:allowAnonymous:)``, waiting for mosquitto
     /// on a thread of its own: async tests share Swift's cooperative pool (one thread per core),
     /// and polling for a broker's start there would hold up every other test's tasks.
-    public static func started(configuration: String = "", port: Int? = nil, allowAnonymous: Bool = true) async throws -> TestBroker {
-        try await offPool { try TestBroker(configuration: configuration, port: port, allowAnonymous: allowAnonymous) }
+    public static func started(configuration: String = "", port: Int? = nil, allowAnonymous: Bool = true, persistent: Bool = false) async throws -> TestBroker {
+        try await offPool { try TestBroker(configuration: configuration, port: port, allowAnonymous: allowAnonymous, persistent: persistent) }
     }
 
     /// Starts a broker like ``init(completeConfiguration:port:)``, off the cooperative pool.
@@ -66,6 +71,20 @@ public final class TestBroker: @unchecked Sendable {
         try await offPool { try self.restart() }
     }
 
+    /// Stops the broker with SIGTERM, as an operator's restart does (a persistent broker
+    /// writes its sessions and queued messages first), and starts it again on the same port,
+    /// off the cooperative pool.
+    public func restartedGracefully() async throws {
+        try await offPool {
+            if let process = self.process {
+                process.signal(SIGTERM)
+                process.waitUntilExit(timeout: 30)
+                self.process = nil
+            }
+            try self.start()
+        }
+    }
+
     /// mosquitto exited because its port was taken.
     private struct PortInUse: Error, CustomStringConvertible {
         var description: String
@@ -75,6 +94,7 @@ public final class TestBroker: @unchecked Sendable {
     /// listener on `port`, which is waited for).
     public init(completeConfiguration: String, port: Int) throws {
         allowAnonymous = false
+        persistent = false
         self.completeConfiguration = completeConfiguration
         self.port = port
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("wg-broker-\(UUID().uuidString)")
@@ -94,7 +114,8 @@ public final class TestBroker: @unchecked Sendable {
         let config = completeConfiguration ?? """
             listener \(port) 127.0.0.1
             allow_anonymous \(allowAnonymous)
-            persistence false
+            persistence \(persistent)
+            persistence_location \(directory.path)/
             user root
             log_dest stderr
             log_type error

@@ -62,68 +62,6 @@ extension ClusterFaultTests {
         await run.shutdown()
     }
 
-    @Test(
-        "PostgreSQL restarted under three instances while devices stream (stopped at once, like a crash, and started again on its port, at once or after 4 s, longer than the lease time): the instances keep or take back their shares, every swing is published once, in each watch's order, none lost",
-        arguments: [0.0, 4.0])
-    func postgresRestarted(down seconds: Double) async throws {
-        // A server of the test's own: stopping WG_TEST_POSTGRES_URL's would fail the suites beside it.
-        let server = try await PrivatePostgres.start()
-        defer { server.remove() }
-        let run = try await ClusterHarness.Run.start(swings: 8, server: server.url)
-        let (collector, fleet) = (run.collector, run.fleet)
-        let (clockStart, playing) = run.play()
-        try await run.waitForSwings(of: Set(fleet.devices.map(\.id)), 30, "30 swings")
-        try await server.stop()
-        let stoppedAt = (ContinuousClock.now - clockStart) / .seconds(1)
-        if seconds > 0 {
-            // Down longer than the lease time: every instance past its deadline, its outputs waiting.
-            try await collector.wait(timeout: 10, "every instance past its deadline") { messages in
-                run.names.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 1 }
-            }
-            // The rest of the fault's length (a server down for `seconds`).
-            let remaining = seconds - (ContinuousClock.now - clockStart) / .seconds(1) + stoppedAt
-            if remaining > 0 { try await Task.sleep(for: .seconds(remaining)) }
-        }
-        try await server.restart()
-        let restartedAt = (ContinuousClock.now - clockStart) / .seconds(1)
-        // Every connection was cut and every transaction in flight aborted: each instance's
-        // pool connects again; leases that ran out meanwhile are taken again. Metrics published
-        // after the restart, not before the stop.
-        let metricsBefore = collector.messages.count
-        try await run.waitForOwnership(timeout: 40, "every instance holding its share again, none past its deadline") { messages in
-            let after = Array(messages.dropFirst(metricsBefore))
-            return run.names.allSatisfy {
-                ClusterHarness.metric(after, $0, "gateway_cluster_partitions", labels: ["state": "held"]) == Double(ClusterHarness.share(of: $0, among: run.names))
-                    && ClusterHarness.metric(after, $0, "gateway_cluster_lease_past_deadline") == 0
-                    && (ClusterHarness.metric(after, $0, "gateway_cluster_heartbeats_failing") ?? 1) == 0
-            }
-        }
-        let settledAt = (ContinuousClock.now - clockStart) / .seconds(1)
-        do {
-            try await run.endAndWaitForAll(playing)
-        } catch {
-            let tally = fleet.tally(collector.messages)
-            let missing = fleet.devices.flatMap { device in
-                device.expected.indices.filter { tally.count(device.id, $0) == 0 }.map { "\(device.id)#\($0)@\(device.sessionTime(device.expected[$0]))" }
-            }
-            Issue.record("stopped at \(stoppedAt) s, started at \(restartedAt) s, settled at \(settledAt) s; missing \(missing)\n\(run.ownershipReport())")
-            throw error
-        }
-        try await ClusterHarness.stop(run.gateways, collector: collector)
-
-        let tally = fleet.tally(collector.messages)
-        #expect(tally.duplicates == 0, "\(tally)")
-        #expect(tally.unmatched.isEmpty, "\(tally)")
-        let outOfOrder = fleet.outOfOrder(collector.messages)
-        #expect(outOfOrder.isEmpty, "swings published out of their session order: \(outOfOrder)")
-        let adoptions = run.names.map { ClusterHarness.metric(collector.messages, $0, "gateway_cluster_adoptions_total") ?? 0 }.reduce(0, +)
-        let pastDeadline = run.names.filter { name in
-            collector.messages.contains { ClusterHarness.metric([$0], name, "gateway_cluster_lease_past_deadline") == 1 }
-        }
-        print("cluster PostgreSQL restart (down \(seconds) s): stopped at \(stoppedAt) s, started again at \(restartedAt) s, every share held at \(settledAt) s; instances past their deadline meanwhile \(pastDeadline); adoptions \(adoptions); \(tally)")
-        await run.shutdown()
-    }
-
     @Test("PostgreSQL away from every instance for 8 s and one of them killed meanwhile: the others' own watches' swings are published once the store is back; nobody takes the dead one's partitions until the store is back, then the others do and restore its watches from the store; every swing outside that window once")
     func deathDuringStoreOutage() async throws {
         let run = try await ClusterHarness.Run.start(swings: 14, storeBehindProxy: true)

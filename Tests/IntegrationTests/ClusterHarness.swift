@@ -33,8 +33,21 @@ enum ClusterHarness {
     }
 
     /// The observer: swings, availability, the instances' metrics, and the fleet status.
-    static func observe(_ broker: TestBroker) async throws -> (client: MQTTClient, collector: MessageCollector) {
-        try await TestClients.observer(broker, subscribedTo: ["gateway/+/swing", "gateway/+/availability", "gateway/instances/+/metrics", "gateway/status"])
+    /// - Parameter persistent: with a session the broker keeps (and a persistent broker keeps
+    ///   across its restart), so nothing published while the observer is away is missed.
+    static func observe(_ broker: TestBroker, persistent: Bool = false) async throws -> (client: MQTTClient, collector: MessageCollector) {
+        try await TestClients.observer(
+            try client(broker, persistent: persistent), subscribedTo: ["gateway/+/swing", "gateway/+/availability", "gateway/instances/+/metrics", "gateway/status"])
+    }
+
+    /// A test client's configuration; `persistent`, with a session the broker keeps for 10 minutes.
+    static func client(_ broker: TestBroker, persistent: Bool) throws -> MQTTClientConfiguration {
+        var configuration = try TestClients.configuration(broker)
+        if persistent {
+            configuration.cleanStart = false
+            configuration.sessionExpiry = 600
+        }
+        return configuration
     }
 
     /// Per device, the frame numbers `0..<rounds` that no output in `seen` carries (devices with
@@ -179,10 +192,13 @@ enum ClusterHarness {
         ///     (``storeProxy``), so a test can cut them all off from it.
         ///   - server: the PostgreSQL server of the store (default: WG_TEST_POSTGRES_URL's); a new
         ///     database is made on it.
+        ///   - persistentBroker: the broker keeps sessions across a graceful restart, and the
+        ///     observer's and the devices' connections have sessions it keeps.
         static func start(
-            swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"], extra: [String] = [], storeBehindProxy: Bool = false, server: String? = nil
+            swings: Int, names: [String] = ["gw-a", "gw-b", "gw-c"], extra: [String] = [], storeBehindProxy: Bool = false, server: String? = nil,
+            persistentBroker: Bool = false
         ) async throws -> Run {
-            let broker = try await TestBroker.started()
+            let broker = try await TestBroker.started(persistent: persistentBroker)
             var store = try await ClusterHarness.makeStore(on: server ?? TestPostgres.url)
             var proxy: TCPProxy?
             if storeBehindProxy {
@@ -191,11 +207,11 @@ enum ClusterHarness {
                 url.port = proxy?.port
                 store = try #require(url.string)
             }
-            let (observer, collector) = try await ClusterHarness.observe(broker)
+            let (observer, collector) = try await ClusterHarness.observe(broker, persistent: persistentBroker)
             let fleet = SwingFleetSession(count: 30, swings: swings)
             let gateways = try await ClusterHarness.start(names, on: broker, store: store, extra: extra)
             try await ClusterHarness.waitLive(collector, names, count: names.count)
-            let devices = try await TestClients.connected(try TestClients.configuration(broker))
+            let devices = try await TestClients.connected(try ClusterHarness.client(broker, persistent: persistentBroker))
             try await fleet.begin(with: devices, availability: collector)
             return Run(
                 broker: broker, store: store, observer: observer, collector: collector, names: names, fleet: fleet, gateways: gateways, devices: devices,

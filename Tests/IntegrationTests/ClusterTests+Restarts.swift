@@ -1,0 +1,113 @@
+import BrokerTestSupport
+import Foundation
+import MQTTTransport
+import PostgresTestSupport
+import Testing
+
+/// ClusterTests with PostgreSQL or the broker restarted under three instances while the watches
+/// play: nothing lost, nothing twice, every watch's swings in order. In this suite rather than
+/// ClusterFaultTests: they run after its other tests, beside the fault suite, whose tests already
+/// take most of the 10 minutes the test command gives the multi-instance suites' process.
+extension ClusterTests {
+    @Test(
+        "PostgreSQL restarted under three instances while devices stream (stopped at once, like a crash, and started again on its port, at once or after 4 s, longer than the lease time): the instances keep or take back their shares, every swing is published once, in each watch's order, none lost",
+        arguments: [0.0, 4.0])
+    func postgresRestarted(down seconds: Double) async throws {
+        // A server of the test's own: stopping WG_TEST_POSTGRES_URL's would fail the suites beside it.
+        let server = try await PrivatePostgres.start()
+        defer { server.remove() }
+        let run = try await ClusterHarness.Run.start(swings: 8, server: server.url)
+        let (collector, fleet) = (run.collector, run.fleet)
+        let (clockStart, playing) = run.play()
+        try await run.waitForSwings(of: Set(fleet.devices.map(\.id)), 30, "30 swings")
+        try await server.stop()
+        let stoppedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        if seconds > 0 {
+            // Down longer than the lease time: every instance past its deadline, its outputs waiting.
+            try await collector.wait(timeout: 10, "every instance past its deadline") { messages in
+                run.names.allSatisfy { ClusterHarness.metric(messages, $0, "gateway_cluster_lease_past_deadline") == 1 }
+            }
+            // The rest of the fault's length (a server down for `seconds`).
+            let remaining = seconds - (ContinuousClock.now - clockStart) / .seconds(1) + stoppedAt
+            if remaining > 0 { try await Task.sleep(for: .seconds(remaining)) }
+        }
+        try await server.restart()
+        let restartedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        // Every connection was cut and every transaction in flight aborted: each instance's
+        // pool connects again; leases that ran out meanwhile are taken again. Metrics published
+        // after the restart, not before the stop.
+        let metricsBefore = collector.messages.count
+        try await run.waitForOwnership(timeout: 40, "every instance holding its share again, none past its deadline") { messages in
+            let after = Array(messages.dropFirst(metricsBefore))
+            return run.names.allSatisfy {
+                ClusterHarness.metric(after, $0, "gateway_cluster_partitions", labels: ["state": "held"]) == Double(ClusterHarness.share(of: $0, among: run.names))
+                    && ClusterHarness.metric(after, $0, "gateway_cluster_lease_past_deadline") == 0
+                    && (ClusterHarness.metric(after, $0, "gateway_cluster_heartbeats_failing") ?? 1) == 0
+            }
+        }
+        let settledAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        do {
+            try await run.endAndWaitForAll(playing)
+        } catch {
+            let tally = fleet.tally(collector.messages)
+            let missing = fleet.devices.flatMap { device in
+                device.expected.indices.filter { tally.count(device.id, $0) == 0 }.map { "\(device.id)#\($0)@\(device.sessionTime(device.expected[$0]))" }
+            }
+            Issue.record("stopped at \(stoppedAt) s, started at \(restartedAt) s, settled at \(settledAt) s; missing \(missing)\n\(run.ownershipReport())")
+            throw error
+        }
+        try await ClusterHarness.stop(run.gateways, collector: collector)
+
+        let tally = fleet.tally(collector.messages)
+        #expect(tally.duplicates == 0, "\(tally)")
+        #expect(tally.unmatched.isEmpty, "\(tally)")
+        let outOfOrder = fleet.outOfOrder(collector.messages)
+        #expect(outOfOrder.isEmpty, "swings published out of their session order: \(outOfOrder)")
+        let adoptions = run.names.map { ClusterHarness.metric(collector.messages, $0, "gateway_cluster_adoptions_total") ?? 0 }.reduce(0, +)
+        let pastDeadline = run.names.filter { name in
+            collector.messages.contains { ClusterHarness.metric([$0], name, "gateway_cluster_lease_past_deadline") == 1 }
+        }
+        print("cluster PostgreSQL restart (down \(seconds) s): stopped at \(stoppedAt) s, started again at \(restartedAt) s, every share held at \(settledAt) s; instances past their deadline meanwhile \(pastDeadline); adoptions \(adoptions); \(tally)")
+        await run.shutdown()
+    }
+
+    @Test("the broker restarted under three instances while devices stream (SIGTERM, its sessions and queued messages kept on disk, started again on its port): the instances resume their sessions, nothing moves, every swing published once, in each watch's order, none lost")
+    func brokerRestarted() async throws {
+        let run = try await ClusterHarness.Run.start(swings: 8, persistentBroker: true)
+        let (collector, fleet) = (run.collector, run.fleet)
+        let (clockStart, playing) = run.play()
+        try await run.waitForSwings(of: Set(fleet.devices.map(\.id)), 30, "30 swings")
+        let adoptionsBefore = run.names.map { ClusterHarness.metric(collector.messages, $0, "gateway_cluster_adoptions_total") ?? 0 }.reduce(0, +)
+        try await run.broker.restartedGracefully()
+        let restartedAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        do {
+            try await run.endAndWaitForAll(playing)
+        } catch {
+            let tally = fleet.tally(collector.messages)
+            let missing = fleet.devices.flatMap { device in
+                device.expected.indices.filter { tally.count(device.id, $0) == 0 }.map { "\(device.id)#\($0)@\(device.sessionTime(device.expected[$0]))" }
+            }
+            Issue.record("broker restarted at \(restartedAt) s; missing \(missing)\n\(run.ownershipReport())")
+            throw error
+        }
+        // Every instance connected again (the restart reached them) and holds its share.
+        try await collector.wait(timeout: 10, "every instance's subscriber connected twice, holding its share") { messages in
+            run.names.allSatisfy {
+                (ClusterHarness.metric(messages, $0, "gateway_mqtt_connections_total", labels: ["connection": "subscriber"]) ?? 0) >= 2
+                    && ClusterHarness.metric(messages, $0, "gateway_cluster_partitions", labels: ["state": "held"]) == Double(ClusterHarness.share(of: $0, among: run.names))
+            }
+        }
+        try await ClusterHarness.stop(run.gateways, collector: collector)
+
+        let messages = collector.messages
+        let tally = fleet.tally(messages)
+        #expect(tally.duplicates == 0, "\(tally)")
+        #expect(tally.unmatched.isEmpty, "\(tally)")
+        let outOfOrder = fleet.outOfOrder(messages)
+        #expect(outOfOrder.isEmpty, "swings published out of their session order: \(outOfOrder)")
+        let adoptions = run.names.map { ClusterHarness.metric(messages, $0, "gateway_cluster_adoptions_total") ?? 0 }.reduce(0, +) - adoptionsBefore
+        #expect(adoptions == 0, "a restart shorter than a lease time adopts nobody")
+        print("cluster broker restart: restarted at \(restartedAt) s; adoptions \(adoptions); \(tally)")
+        await run.shutdown()
+    }
+}
