@@ -243,8 +243,10 @@ final class ClientCore: Sendable {
         // The owner's hold, asked outside the lock (it may take locks of its own); a tick
         // keeps the answer of the event before it (the loop ticks many times a second).
         let holding = event == .tick ? nil : configuration.holdsReconnect?()
+        let holdingAfterTakeover = event == .tick ? nil : configuration.holdsReconnectAfterTakeover?()
         return state.withLock {
             if let holding { $0.lifecycle.holding = holding }
+            if let holdingAfterTakeover { $0.lifecycle.holdingAfterTakeover = holdingAfterTakeover }
             return $0.lifecycle.handle(event, now: .now, random: &$0.jitter)
         }
     }

@@ -89,6 +89,9 @@ struct ConnectionLifecycle {
     /// Whether the owner's hold is on now; its owner sets it before each event that may end a
     /// connection. On, a loss waits for ``Event/release`` instead of backing off.
     var holding = false
+    /// Whether the owner's hold is on for a connection another client took over (reason 0x8E);
+    /// set like ``holding``.
+    var holdingAfterTakeover = false
     /// The bound of a graceful stop.
     let disconnectLimit: Duration
     private(set) var phase: Phase = .idle
@@ -201,7 +204,7 @@ struct ConnectionLifecycle {
     /// Counts a failure and schedules the next attempt: full jitter normally, the long delay
     /// after a session takeover (so two clients with one id do not knock each other off).
     private mutating func backOff(now: ContinuousClock.Instant, reason: String, random: inout some RandomNumberGenerator) -> [Action] {
-        if holding {
+        if holding || (takenOver && holdingAfterTakeover) {
             takenOver = false
             failures += 1
             phase = .held

@@ -84,10 +84,15 @@ public struct MQTTClientConfiguration: Sendable {
     public var endsSessionAtStop = false
     /// Asked (on the network thread) when a connection or attempt ends: true holds the next
     /// attempt until ``MQTTClient/resumeReconnecting()`` (a ``MQTTClientEvent/reconnectHeld``
-    /// event says so). A clustered gateway's subscriber holds while its lease is past its
-    /// deadline: the client that took its session may be the stand-in of an adoption, which
-    /// must keep it. Nil: always reconnect after the backoff.
+    /// event says so). A clustered gateway's subscriber holds once it is adopted: its session
+    /// is its stand-in's. Nil: always reconnect after the backoff.
     public var holdsReconnect: (@Sendable () -> Bool)?
+    /// The same question when the connection ended because another connection with our client
+    /// id took the session over (DISCONNECT reason 0x8E); true holds as ``holdsReconnect`` does.
+    /// A clustered gateway's subscriber also holds then while its lease is past its deadline:
+    /// the taker may be the stand-in of an adoption it cannot learn of while the store is away.
+    /// Nil: only ``holdsReconnect`` is asked.
+    public var holdsReconnectAfterTakeover: (@Sendable () -> Bool)?
     /// Asked on the network thread after each group of received messages, before their
     /// acknowledgements are written (``AcknowledgementGate``): a clustered gateway acknowledges a
     /// frame only once its outputs are published. Nil: acknowledged at once, as libmosquitto does.

@@ -27,11 +27,20 @@ public struct OwnershipStatus: Sendable, Equatable {
         self.withholdingRenewals = withholdingRenewals
     }
 
-    /// Whether this run's subscriber may take its broker session back after losing it: never
-    /// while adopted (the stand-in keeps the session until it has left); not while past its
-    /// deadline for want of the store, since the client that took the session may be the
-    /// stand-in of an adoption this run cannot learn of; but yes while it withholds its renewals
-    /// because the broker was unreachable: reaching it again is what it waits for, and it reads
-    /// its adoption from the store meanwhile (docs/scale-out.md).
+    /// Whether this run's subscriber may take its broker session back after another client took
+    /// it over: never while adopted (the stand-in keeps the session until it has left); not while
+    /// past its deadline for want of the store, since the taker may be the stand-in of an
+    /// adoption this run cannot learn of; but yes while it withholds its renewals because the
+    /// broker was unreachable: reaching it again is what it waits for, and it reads its adoption
+    /// from the store meanwhile (docs/scale-out.md).
     public var mayResumeSession: Bool { !adopted && (!pastDeadline || withholdingRenewals) }
+
+    /// Whether this run's subscriber may connect again after its connection ended for any other
+    /// reason (a broker restart, a network cut): unless adopted. Past its deadline it cannot know
+    /// it was not, but if a stand-in holds its session the reconnect takes the session from it
+    /// once, the stand-in takes it back, and that takeover makes this run hold
+    /// (``mayResumeSession``); frames read meanwhile are not acknowledged, their outputs waiting
+    /// for the store. Holding instead would leave the broker, after a restart that lost the
+    /// sessions, nowhere to queue this run's devices' frames until the store is back.
+    public var mayReconnect: Bool { !adopted }
 }

@@ -218,6 +218,27 @@ struct ConnectionLifecycleStopTests {
         #expect(dropped.first == .connectionEnded(reason: "server shutting down", wasConnected: true))
     }
 
+    @Test("the hold after a takeover: on, only a connection another client took over (0x8E) waits for a release; a lost connection or another DISCONNECT backs off and reconnects")
+    func holdsOnlyAfterTakeover() {
+        var random = SystemRandomNumberGenerator()
+        var lifecycle = connected()
+        lifecycle.holdingAfterTakeover = true
+        let lost = lifecycle.handle(.connectionLost(reason: "reset"), now: start, random: &random)
+        #expect(lost.contains { if case .backOff = $0 { true } else { false } }, "a broker restart or a cut: reconnect")
+        #expect(lifecycle.phase != .held)
+        var other = connected()
+        other.holdingAfterTakeover = true
+        let shutdown = other.handle(.disconnected(reasonCode: 0x8B, reason: "server shutting down"), now: start, random: &random)
+        #expect(!shutdown.contains(.announceHeld))
+        var taken = connected()
+        taken.holdingAfterTakeover = true
+        let takeover = taken.handle(.disconnected(reasonCode: 0x8E, reason: "taken over"), now: start, random: &random)
+        #expect(takeover.last == .announceHeld)
+        #expect(taken.phase == .held)
+        #expect(taken.handle(.tick, now: start + .seconds(3600), random: &random).isEmpty, "held until released")
+        #expect(taken.handle(.release, now: start + .seconds(3600), random: &random) == [.connect(attempt: 1)])
+    }
+
     @Test("the owner's hold: a loss while it is on waits for a release however long, a release while connected is not kept, the release connects, a stop ends the hold; off, the same loss backs off")
     func holdsReconnect() {
         var lifecycle = connected()

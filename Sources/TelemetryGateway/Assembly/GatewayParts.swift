@@ -285,7 +285,7 @@ struct GatewayParts: Sendable {
                 errorReportInterval: configuration.pipeline.errorReportInterval, maxTrackedDevices: configuration.state.maximumResidentDevices,
                 accessPolicy: accessPolicy, derivation: configuration.derivation, deadLetters: configuration.deadLetters.policy,
                 journalIdentity: journal?.identity),
-            scheme: scheme, publisher: publisher, outputs: outputs, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
+            publisher: publisher, outputs: outputs, journal: journal, recorder: recorder, metrics: metrics, operations: operations, logger: logger,
             ownershipMetrics: ownershipMetrics, tracing: tracing, clock: clock, history: eventHistory)
     }
 

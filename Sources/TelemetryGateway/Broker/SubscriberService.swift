@@ -53,11 +53,12 @@ struct SubscriberService: Service {
             // records and the first frames go by it.
             await ownership.ready()
             guard await replayJournal(into: router) else { return nil }
-            // A connection that ends while this instance is past its lease's deadline or adopted
-            // reconnects only once the store registered this run again (a single gateway is
-            // never either).
+            // A connection that ends while this instance is adopted, or that another client took
+            // over while this instance is past its lease's deadline, reconnects only once the
+            // store registered this run again (a single gateway is never either).
             var configuration = configuration
-            configuration.holdsReconnect = { [ownership] in !ownership.status.mayResumeSession }
+            configuration.holdsReconnect = { [ownership] in !ownership.status.mayReconnect }
+            configuration.holdsReconnectAfterTakeover = { [ownership] in !ownership.status.mayResumeSession }
             let made = LockedState<(any InboundConnection)?>(nil)
             let subscriber = try connections.makeSubscriber(
                 configuration, logger, router.receive,

@@ -1,7 +1,6 @@
 import GatewayJournal
 import CoreMetrics
 import Logging
-import MQTTTransport
 import RecorderStore
 import TelemetryCore
 import Tracing
@@ -14,7 +13,6 @@ struct ShardWorker {
     struct Dependencies: Sendable {
         /// How frames are checked and derived (the same for every shard).
         let processor: FrameProcessor.Configuration
-        let scheme: TopicScheme
         /// The publisher, for its retained-state cache.
         let publisher: OutboundPublisher
         /// Where outputs go (published at once, or once fenced: ``OutputSink``), under the role

@@ -28,7 +28,7 @@ enum WorkerHarness {
             retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             clock: clock, logger: logger)
         var dependencies = ShardWorker.Dependencies(
-            processor: .init(scheme: scheme, journalIdentity: journal.identity), scheme: scheme, publisher: publisher,
+            processor: .init(scheme: scheme, journalIdentity: journal.identity), publisher: publisher,
             outputs: ownership.map { StampingSink(ownership: $0, publisher: publisher) } ?? publisher, journal: journal,
             recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory), clock: clock),
             metrics: metrics, operations: operations, logger: logger, ownershipMetrics: OwnershipMetrics(factory: factory),
