@@ -178,6 +178,7 @@ let package = Package(
             name: "GatewayCLI",
             dependencies: [
                 "TelemetryGateway",
+                "Ownership",
                 "TelemetryCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Metrics
+import Ownership
 import Prometheus
 import ServiceLifecycle
 import TelemetryGateway
@@ -14,7 +15,8 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             Exit status: 0 after a complete drain; 75 when the shutdown could not drain everything within \
             2 × pipeline.drainTimeout (what was left stays in the journal and is replayed at the next start); \
-            78 for a configuration that cannot be used.
+            78 for a configuration that cannot be used, or when another live run holds this instance's \
+            cluster.instance (at start, or a run replaced while it was frozen or away from the store).
             """)
 
     @OptionGroup var options: ConfigurationOptions
@@ -71,7 +73,13 @@ struct RunCommand: AsyncParsableCommand {
             logger.critical("cannot start: \(error)")
             throw ExitCode(78)
         }
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let inUse as InstanceNameInUse {
+            // Logged by the ownership already; the status says it to a supervisor.
+            logger.critical("stopped: \(inUse); exit status 78")
+            throw ExitCode(78)
+        }
         if !report.isComplete {
             logger.error("stopped without draining everything (\(report.incomplete.joined(separator: "; "))); exit status \(ShutdownReport.incompleteExitCode)")
             throw ExitCode(ShutdownReport.incompleteExitCode)

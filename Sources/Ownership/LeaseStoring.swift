@@ -58,3 +58,38 @@ public struct InstanceNameAdopted: Error, CustomStringConvertible {
     public init(adopter: String) { self.adopter = adopter }
     public var description: String { "this instance's name is adopted by \(adopter), whose stand-in finishes its work" }
 }
+
+/// The heartbeat of a run whose name another run holds live (names are one live run each): the
+/// store registered nothing, renewed nothing and left the other run's row as it was.
+/// ``LeasedOwnership`` waits while that row may belong to a dead run (it is not renewed), and
+/// stops this run once it is (a second run under a live name, or a run replaced while it was
+/// frozen or cut off from the store).
+public struct InstanceNameInUse: Error, Equatable, CustomStringConvertible {
+    /// The name both runs have.
+    public let name: String
+    /// The run holding it.
+    public let incarnation: String
+    /// That run's `mqtt.clientId`, when it registered one.
+    public let clientID: String?
+    /// When that run first registered, by the store's clock (ISO 8601).
+    public let startedAt: String
+    /// That run's last renewal, by the store's clock, in microseconds: a later answer with a
+    /// greater value means the run is alive.
+    public let renewedAt: Int64
+    /// Seconds until its row expires, by the store's clock.
+    public let expiresIn: Double
+
+    /// An answer naming the run that holds `name`.
+    public init(name: String, incarnation: String, clientID: String?, startedAt: String, renewedAt: Int64, expiresIn: Double) {
+        self.name = name
+        self.incarnation = incarnation
+        self.clientID = clientID
+        self.startedAt = startedAt
+        self.renewedAt = renewedAt
+        self.expiresIn = expiresIn
+    }
+
+    public var description: String {
+        "instance name \(name) is held by another live run (run \(incarnation), started \(startedAt), mqtt.clientId \(clientID ?? "unknown")): cluster.instance must be unique among running instances"
+    }
+}

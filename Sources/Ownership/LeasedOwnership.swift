@@ -36,6 +36,11 @@ public final class LeasedOwnership: OwnershipPort {
         var listed: Set<Int> = []
         /// Whether a listed partition's subscriptions are all acknowledged.
         var subscribed: (@Sendable (Int) -> Bool)?
+        /// The other run of this name, at the first heartbeat the store refused for it, while
+        /// this run waits to learn whether that run is dead (its row not renewed) or alive.
+        var nameHeldBy: InstanceNameInUse?
+        /// Why this run stops: another live run holds its name (``run()`` throws it).
+        var stop: InstanceNameInUse?
     }
 
     private let store: any LeaseStoring
@@ -239,9 +244,13 @@ public final class LeasedOwnership: OwnershipPort {
     /// Heartbeats until the calling task is cancelled. A heartbeat the store does not answer
     /// changes no role: the instance keeps processing and publishing what it holds (the
     /// decision in docs/scale-out.md, *When the store is unreachable*).
+    /// - Throws: ``InstanceNameInUse`` once another live run holds this instance's name: a
+    ///   second run started under it, or a run that replaced this one while it was frozen or
+    ///   away from the store. This run then holds nothing and must end.
     public func run() async throws {
         while !Task.isCancelled {
             await step()
+            if let stop = state.withLock({ $0.stop }) { throw stop }
             // While it offers a partition, the holder beats often: it learns at its next
             // heartbeat that the offer was taken, and publishes beside the taker until then.
             let offering = state.withLock { $0.offering }
@@ -273,7 +282,7 @@ public final class LeasedOwnership: OwnershipPort {
                 return holder.renewed(renewed, sentAt: sentAt, answeredAt: answeredAt)
             }
             let failed = state.withLock { state in
-                defer { (state.failedHeartbeats, state.adoptedBy) = (0, nil) }
+                defer { (state.failedHeartbeats, state.adoptedBy, state.nameHeldBy) = (0, nil, nil) }
                 return state.failedHeartbeats
             }
             if quietBegan {
@@ -330,6 +339,8 @@ public final class LeasedOwnership: OwnershipPort {
             }
             apply { $0.left() }
             if first { logger.warning("ownership: \(adopted); holding nothing, this run registers once it has left") }
+        } catch let inUse as InstanceNameInUse {
+            nameRefused(inUse)
         } catch {
             let failed = state.withLock {
                 $0.failedHeartbeats += 1
@@ -338,6 +349,39 @@ public final class LeasedOwnership: OwnershipPort {
             if failed == 1 || failed % 30 == 0 {
                 logger.warning("ownership: the store did not answer \(failed) heartbeat(s) in a row: \(error); keeping the partitions held")
             }
+        }
+    }
+
+    /// The store refused this run's registration because another run holds the name. A run
+    /// registered before was replaced (frozen or cut off from the store past its row's time to
+    /// live): it stops. A run not registered yet waits while the other run's row is not renewed
+    /// (a crashed run's row expires within a lease time; a restart on the crashed run's disk
+    /// does not wait, ``LeaseMember/succeeds``) and stops as soon as it is (a live run).
+    private func nameRefused(_ inUse: InstanceNameInUse) {
+        enum Verdict { case replaced, live, firstWait, wait }
+        let verdict = state.withLock { state -> Verdict in
+            state.failedHeartbeats = 0
+            defer { if state.stop == nil { state.nameHeldBy = inUse } }
+            if state.ready {
+                state.stop = inUse
+                return .replaced
+            }
+            guard let seen = state.nameHeldBy else { return .firstWait }
+            guard seen.incarnation == inUse.incarnation, seen.renewedAt != inUse.renewedAt else { return .wait }
+            state.stop = inUse
+            return .live
+        }
+        apply { $0.left() }
+        switch verdict {
+        case .replaced:
+            logger.critical("ownership: this run was replaced: \(inUse); holding nothing and stopping")
+        case .live:
+            logger.critical("ownership: \(inUse); its row was renewed meanwhile, so it is alive: this run stops without touching it")
+        case .firstWait:
+            logger.warning(
+                "ownership: \(inUse.name) is registered by run \(inUse.incarnation) (started \(inUse.startedAt)), whose row expires in \((max(0, inUse.expiresIn) * 10).rounded() / 10) s; waiting for it to expire (a run that died), or stopping if it is renewed (a live run under the same name)")
+        case .wait:
+            break
         }
     }
 

@@ -26,14 +26,16 @@ public final class PostgresLeaseStore: LeaseStoring {
     public static var channel: String { PostgresSchema.partitionChannel }
 
     public func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
-        let (leases, adopter) = try await store.withConnection { connection in
+        let (leases, refusal) = try await store.withConnection { connection in
             // The instance row and the renewal in one statement: a data-modifying WITH runs to
-            // completion whether or not the outer query reads it. A name under a live adoption
-            // registers only as its stand-in (whose heartbeats keep the adoption live); another
-            // run of it is refused (partition -1, the adopter in place of the epoch's text).
+            // completion whether or not the outer query reads it. A name is one live run's: the
+            // row is this run's, or its run is dead by the store's clock (expired), or it is the
+            // earlier run this process proved dead (`succeeds`). A name under a live adoption
+            // registers only as its stand-in (whose heartbeats keep the adoption live). A run
+            // refused gets the row as it was (partition -1: the adopter; -2: the live run).
             var leases: [Int: Int64] = [:]
-            var adopter: String?
-            for try await (partition, epoch, by) in try await connection.query(
+            var refusal: (Int32, Int64, String?, String?, String?, Double?)?
+            for try await row in try await connection.query(
                 """
                 WITH me AS (
                     INSERT INTO gateway_instance (name, incarnation, draining, renewed_at, expires_at, client_id)
@@ -47,24 +49,35 @@ public final class PostgresLeaseStore: LeaseStoring {
                         adopted_by = CASE WHEN gateway_instance.stand_in = excluded.incarnation THEN gateway_instance.adopted_by END,
                         adopted_until = CASE WHEN gateway_instance.stand_in = excluded.incarnation THEN greatest(gateway_instance.adopted_until, excluded.expires_at) END,
                         stand_in = CASE WHEN gateway_instance.stand_in = excluded.incarnation THEN gateway_instance.stand_in END
-                    WHERE gateway_instance.adopted_until IS NULL OR gateway_instance.adopted_until < clock_timestamp()
-                        OR gateway_instance.stand_in = excluded.incarnation
+                    WHERE (gateway_instance.adopted_until IS NULL OR gateway_instance.adopted_until < clock_timestamp()
+                            OR gateway_instance.stand_in = excluded.incarnation)
+                        AND (gateway_instance.incarnation = excluded.incarnation OR gateway_instance.stand_in = excluded.incarnation
+                            OR gateway_instance.expires_at < clock_timestamp() OR gateway_instance.incarnation = \(member.succeeds))
                     RETURNING 1
                 ), renewed AS (
                     UPDATE ownership_partition SET expires_at = clock_timestamp() + make_interval(secs => \(ttl))
                     WHERE owner = \(member.name) AND incarnation = \(member.incarnation) AND EXISTS (SELECT 1 FROM me)
                     RETURNING partition, epoch
                 )
-                SELECT partition, epoch, NULL::text FROM renewed
+                SELECT partition, epoch, NULL::text, NULL::text, NULL::text, NULL::float8 FROM renewed
                 UNION ALL
-                SELECT -1, 0::int8, adopted_by FROM gateway_instance WHERE name = \(member.name) AND NOT EXISTS (SELECT 1 FROM me)
+                SELECT CASE WHEN adopted_until >= clock_timestamp() THEN -1 ELSE -2 END,
+                    (extract(epoch FROM renewed_at) * 1000000)::int8,
+                    CASE WHEN adopted_until >= clock_timestamp() THEN adopted_by ELSE incarnation END,
+                    client_id, to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                    extract(epoch FROM expires_at - clock_timestamp())::float8
+                FROM gateway_instance WHERE name = \(member.name) AND NOT EXISTS (SELECT 1 FROM me)
                 """, logger: store.logger
-            ).decode((Int32, Int64, String?).self) {
-                if partition < 0 { adopter = by ?? "?" } else { leases[Int(partition)] = epoch }
+            ).decode((Int32, Int64, String?, String?, String?, Double?).self) {
+                if row.0 < 0 { refusal = row } else { leases[Int(row.0)] = row.1 }
             }
-            return (leases, adopter)
+            return (leases, refusal)
         }
-        if let adopter { throw InstanceNameAdopted(adopter: adopter) }
+        if let (kind, renewedAt, holder, clientID, startedAt, expiresIn) = refusal {
+            if kind == -1 { throw InstanceNameAdopted(adopter: holder ?? "?") }
+            throw InstanceNameInUse(
+                name: member.name, incarnation: holder ?? "?", clientID: clientID, startedAt: startedAt ?? "?", renewedAt: renewedAt, expiresIn: expiresIn ?? 0)
+        }
         return leases
     }
 
@@ -100,7 +113,9 @@ public final class PostgresLeaseStore: LeaseStoring {
             // lease of another instance goes only when that instance's row is gone, or nobody
             // adopted it within the adoption window after its row expired, or its adoption
             // lapsed. The owners' rows are locked (`FOR SHARE`) so that a take and an adoption
-            // judging the same row come one after the other: one of them wins, whole.
+            // judging the same row come one after the other: one of them wins, whole. Only the
+            // run registered under its name takes anything: a run replaced while it was frozen
+            // between its heartbeat and its take must not take its successor's leases back.
             try await Self.leases(
                 connection.query(
                     """
@@ -112,6 +127,7 @@ public final class PostgresLeaseStore: LeaseStoring {
                     UPDATE ownership_partition p SET owner = \(member.name), incarnation = \(member.incarnation), epoch = epoch + 1, offered_to = NULL,
                         expires_at = clock_timestamp() + make_interval(secs => \(ttl))
                     WHERE p.partition = ANY(\(numbers)::int4[])
+                        AND EXISTS (SELECT 1 FROM gateway_instance me WHERE me.name = \(member.name) AND me.incarnation = \(member.incarnation))
                         AND (p.owner IS NULL
                             OR (p.owner = \(member.name) AND p.incarnation <> \(member.incarnation) AND NOT EXISTS (
                                 SELECT 1 FROM owners o WHERE o.name = p.owner AND o.adopted_until >= clock_timestamp()
@@ -149,6 +165,7 @@ public final class PostgresLeaseStore: LeaseStoring {
                         expires_at = clock_timestamp() + make_interval(secs => \(ttl))
                     FROM unnest(\(numbers)::int4[], \(epochs)::int8[]) AS o(partition, epoch)
                     WHERE p.partition = o.partition AND p.epoch = o.epoch AND p.offered_to = \(member.name)
+                        AND EXISTS (SELECT 1 FROM gateway_instance me WHERE me.name = \(member.name) AND me.incarnation = \(member.incarnation))
                     RETURNING p.partition, p.epoch
                     """, logger: store.logger))
         }

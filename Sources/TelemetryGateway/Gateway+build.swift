@@ -84,7 +84,8 @@ func assembleGateway(
         parts.storeClient.map { SharedStoreService(client: $0, leaseClient: parts.leaseClient, health: parts.operations.health, clock: clock, logger: logger) },
         PublisherService(
             publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
-            reannounceRate: configuration.retained.reannounceRate, visible: { [ownership = parts.ownership] in ownership.visible($0) }, deadline: deadline, shutdownReport: shutdownReport, clock: clock, logger: logger),
+            reannounceRate: configuration.retained.reannounceRate, visible: { [ownership = parts.ownership] in ownership.visible($0) }, deadline: deadline, shutdownReport: shutdownReport, clock: clock,
+            registered: { [ownership = parts.ownership] in await ownership.ready() }, logger: logger),
         // The HTTP server stops late so /metrics and /readyz answer during the drain.
         configuration.http.listen.map {
             HTTPService(
@@ -142,7 +143,14 @@ func assembleGateway(
                     clock: clock, connections: connections)
             } : nil,
     ]
-    var serviceConfigurations = services.compactMap { $0.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } }
+    var serviceConfigurations = services.compactMap { service in
+        service.map {
+            // A run whose name another live run holds ends its ownership with that error: the
+            // whole group stops then, gracefully (nothing of it connected to the broker yet, or
+            // it holds nothing any more), and the executable exits with it.
+            ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: $0 is OwnershipService ? .gracefullyShutdownGroup : .cancelGroup)
+        }
+    }
     if let standIn, let subscriptions = parts.subscriptions as? PartitionSubscriptions, let instance = parts.instance {
         // Its return stops the stand-in's group: it hands over and leaves.
         let mark = StandInService(

@@ -69,6 +69,8 @@ struct PostgresLeaseTests {
         try await TestPostgres.withStore { client in
             let store = PostgresLeaseStore(client)
             _ = try await store.heartbeat(a, ttl: 1.5)
+            // Registered (only the registered run of a name takes anything), live throughout.
+            _ = try await store.heartbeat(b, ttl: 60)
             let taken = try await store.take([0, 1, 2], by: a, ttl: 1.5)
             #expect(taken == [0: 1, 1: 1, 2: 1])
             // The server's time before the renewal (read after it, a loaded machine's delay
@@ -78,13 +80,13 @@ struct PostgresLeaseTests {
             #expect(try await store.take([0, 1, 2], by: b, ttl: 1.5).isEmpty, "a live holder's lease was taken")
             // Expired by the server's clock: poll.
             var view = try await store.view()
-            #expect(view.instances == ["gw-a": false])
+            #expect(view.instances == ["gw-a": false, "gw-b": false])
             #expect(view.leases[0] == LeaseView.Lease(partition: 0, owner: "gw-a", incarnation: "a-1", epoch: 1, expired: false))
             let deadline = ContinuousClock.now + .seconds(10)
             while !(try await store.view()).leases[0]!.expired, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             #expect(try await client.serverTime() - renewedAt >= 1.4)
             view = try await store.view()
-            #expect(view.instances.isEmpty, "the instance row expired with its leases")
+            #expect(view.instances == ["gw-b": false], "the instance row expired with its leases")
             // Nobody took it: the holder's next heartbeat renews it under the same epoch (a
             // store outage moves nothing).
             #expect(try await store.heartbeat(a, ttl: 1.5) == [0: 1, 1: 1, 2: 1])
@@ -173,13 +175,15 @@ struct PostgresLeaseTests {
         }
     }
 
-    @Test("leave ends the leases at once (taken without waiting for the time to live); a restart under the same name takes its earlier run's at once")
+    @Test("leave ends the leases at once (taken without waiting for the time to live); a restart under the same name that knows its earlier run ended takes that run's at once")
     func leaveAndRestart() async throws {
         try await TestPostgres.withStore { client in
             let store = PostgresLeaseStore(client)
             _ = try await store.heartbeat(a, ttl: 300)
+            _ = try await store.heartbeat(b, ttl: 300)
             _ = try await store.take([0, 1], by: a, ttl: 300)
-            let again = LeaseMember(name: "gw-a", incarnation: "a-2")
+            // A restart on the earlier run's disk (it holds that run's journal, so that run ended).
+            let again = LeaseMember(name: "gw-a", incarnation: "a-2", succeeds: "a-1")
             #expect(try await store.heartbeat(again, ttl: 300).isEmpty, "a new run renewed the earlier run's leases")
             #expect(try await store.take([0], by: b, ttl: 300).isEmpty)
             #expect(try await store.take([0], by: again, ttl: 300) == [0: 2])
@@ -188,6 +192,95 @@ struct PostgresLeaseTests {
             #expect(try await store.take([0], by: b, ttl: 300) == [0: 3])
             // The earlier run's other lease is still its own (it did not leave): it waits for expiry.
             #expect(try await store.take([1], by: b, ttl: 300).isEmpty)
+        }
+    }
+
+    @Test("one live run per name: a second run is refused with the other run's name, start and renewal, and changes nothing; it registers once that row expired, then the first run is refused and takes nothing back")
+    func oneLiveRunPerName() async throws {
+        try await TestPostgres.withStore { client in
+            let store = PostgresLeaseStore(client)
+            let first = LeaseMember(name: "gw-a", incarnation: "a-1", clientID: "fleet-gw")
+            _ = try await store.heartbeat(first, ttl: 1.5)
+            #expect(try await store.take([0, 1], by: first, ttl: 1.5) == [0: 1, 1: 1])
+            let second = LeaseMember(name: "gw-a", incarnation: "a-2", clientID: "fleet-gw")
+            var refusal: InstanceNameInUse?
+            do {
+                _ = try await store.heartbeat(second, ttl: 30)
+            } catch let error as InstanceNameInUse {
+                refusal = error
+            }
+            let refused = try #require(refusal, "a second run under a live name was registered")
+            #expect(refused.name == "gw-a" && refused.incarnation == "a-1" && refused.clientID == "fleet-gw")
+            #expect(refused.expiresIn > 0 && refused.expiresIn <= 1.5)
+            #expect(refused.startedAt.hasSuffix("Z") && refused.description.contains("run a-1"))
+            // Nothing of the first run changed: its row, its leases and its renewals.
+            #expect(try await store.take([0, 2], by: second, ttl: 30).isEmpty, "a refused run took a partition")
+            #expect(try await store.heartbeat(first, ttl: 1.5) == [0: 1, 1: 1])
+            // Renewed: the same run, a later renewal (how the ownership tells a live run from a dead one).
+            do {
+                _ = try await store.heartbeat(second, ttl: 30)
+                Issue.record("registered while the first run renews")
+            } catch let again as InstanceNameInUse {
+                #expect(again.incarnation == "a-1" && again.renewedAt > refused.renewedAt)
+            }
+            // The first run stops renewing (frozen): once its row expired by the store's clock the
+            // second registers and takes the name's leases at once under the next epochs.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await store.view().instances["gw-a"] != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(try await store.heartbeat(second, ttl: 30).isEmpty)
+            #expect(try await store.take([0, 1], by: second, ttl: 30) == [0: 2, 1: 2])
+            // Thawed, the first run is refused, renews nothing and takes nothing back.
+            await #expect(throws: InstanceNameInUse.self) { try await store.heartbeat(first, ttl: 1.5) }
+            #expect(try await store.take([0, 1, 2], by: first, ttl: 1.5).isEmpty, "a replaced run took leases back")
+            #expect(try await store.accept([0: 2], by: first, ttl: 1.5).isEmpty)
+            #expect(try await store.heartbeat(second, ttl: 30) == [0: 2, 1: 2])
+            // A third run that claims to succeed some other run is refused too: the proof names a run.
+            let third = LeaseMember(name: "gw-a", incarnation: "a-3", succeeds: "a-1")
+            await #expect(throws: InstanceNameInUse.self) { try await store.heartbeat(third, ttl: 30) }
+        }
+    }
+
+    @Test("LeasedOwnership under one live run per name: a second run waits while the other's row is not renewed and stops once it is; a run replaced after its row expired stops, holding nothing")
+    func leasedOwnershipOneRunPerName() async throws {
+        try await TestPostgres.withStore { client in
+            let clock = ManualGatewayClock(wallTime: 1_800_000_000)
+            let store = PostgresLeaseStore(client)
+            let make = { (incarnation: String, ttl: Double) in
+                LeasedOwnership(
+                    store: store, member: LeaseMember(name: "gw-a", incarnation: incarnation), timing: LeaseHolder.Timing(ttl: ttl, margin: ttl / 4, warmup: 0),
+                    heartbeat: 1, clock: clock, logger: Logger(label: incarnation))
+            }
+            // A live first run: the second is refused, waits one heartbeat (the row might be a
+            // dead run's), then sees it renewed and stops without having held anything.
+            let live = make("a-1", 300)
+            await live.beat()
+            #expect(live.held.count == 1_024)
+            let second = make("a-2", 300)
+            await second.beat()
+            #expect(second.held.isEmpty && second.role(of: "watch-1") == .none)
+            await live.beat()
+            await #expect(throws: InstanceNameInUse.self) { try await second.run() }
+            #expect(live.held.count == 1_024 && live.role(of: "watch-1") == .owner(epoch: 1), "the refused run disturbed the live one")
+            await live.leave(within: 0)
+
+            // A run that stops renewing (frozen): a new run waits for its row to expire by the
+            // store's clock, then registers and takes its leases at once under the next epochs.
+            let frozen = make("a-3", 1)
+            await frozen.beat()
+            #expect(frozen.held.count == 1_024)
+            let replacement = make("a-4", 300)
+            await replacement.beat()
+            #expect(replacement.held.isEmpty)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await store.view().instances["gw-a"] != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            await replacement.beat()
+            #expect(replacement.held.count == 1_024)
+            let epoch = replacement.held[0]
+            // Thawed, the frozen run is refused at its next heartbeat: it lets everything go and stops.
+            await #expect(throws: InstanceNameInUse.self) { try await frozen.run() }
+            #expect(frozen.held.isEmpty && frozen.role(of: "watch-1") == .none)
+            await replacement.beat()
+            #expect(replacement.held.count == 1_024 && replacement.held[0] == epoch, "the replaced run took a lease back")
         }
     }
 

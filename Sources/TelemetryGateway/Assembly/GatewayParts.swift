@@ -177,9 +177,22 @@ struct GatewayParts: Sendable {
             let store = DeadlineLeaseStore(
                 base: PostgresLeaseStore(leases, adoptionWindow: cluster.adoptionWindow), seconds: cluster.leaseTime, clock: clock)
             leaseStore = store
+            let incarnation = standIn?.incarnation ?? String(UUID().uuidString.prefix(8))
+            // A restart on its own disk knows its earlier run is over (it holds the journal that
+            // run held): it takes the name over at once instead of waiting for the row to expire.
+            // A stand-in continues its adopted run by the store's adoption instead.
+            var succeeds: String?
+            if standIn == nil, let journal {
+                do {
+                    succeeds = try journal.succeedRun(incarnation)
+                } catch {
+                    logger.warning("cluster: could not record this run beside the journal (\(error)); a restart on this disk will wait for this run's row to expire")
+                }
+            }
+            logger.info("cluster: this is run \(incarnation) of instance \(cluster.instanceName)\(succeeds.map { " (run \($0) of this disk ended)" } ?? "")")
             let leased = LeasedOwnership(
                 store: store, member: LeaseMember(
-                    name: cluster.instanceName, incarnation: standIn?.incarnation ?? String(UUID().uuidString.prefix(8)), clientID: configuration.mqtt.clientID),
+                    name: cluster.instanceName, incarnation: incarnation, clientID: configuration.mqtt.clientID, succeeds: succeeds),
                 timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
                 heartbeat: cluster.heartbeatInterval, standInOf: standIn?.adopter, clock: clock, logger: logger)
             let states = PostgresLeasedStateStore(client, ownership: leased)
@@ -208,6 +221,10 @@ struct GatewayParts: Sendable {
         // A stand-in resumes only the dead run's subscriber session; its publisher has its own
         // id, so it never knocks off the publisher of an instance taken for dead but alive.
         if standIn != nil { publisherConfiguration.clientID += "-stand-in" }
+        // Clustered, a publisher whose session another client took while this run was past its
+        // lease's deadline (frozen, say, and replaced under its name) waits to be registered
+        // again before it reconnects, rather than knock the other run's publisher off in turn.
+        publisherConfiguration.holdsReconnectAfterTakeover = { [ownership] in !ownership.status.mayResumeSession }
         let client = try connections.makePublisher(
             publisherConfiguration, logger,
             { event in

@@ -27,6 +27,9 @@ struct PublisherService: Service {
     let shutdownReport: ShutdownReport
     /// Dates the status messages.
     let clock: any GatewayClock
+    /// Returns once this run may connect (clustered: the store registered it under its name;
+    /// a run whose name another live run holds never connects, so it knocks nobody off).
+    let registered: @Sendable () async -> Void
     let logger: Logger
 
     func run() async {
@@ -34,6 +37,11 @@ struct PublisherService: Service {
         let (status, logger, publisher, reannounceRate, clock, visible) = (status, logger, publisher, reannounceRate, clock, visible)
         let (events, inboundSubscribed) = (events, inboundSubscribed)
         let statusTopic = status.topic
+        await cancelWhenGracefulShutdown { [registered] in await registered() }
+        guard !Task.isShuttingDownGracefully, !Task.isCancelled else {
+            await client.shutdown()
+            return
+        }
         client.start()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

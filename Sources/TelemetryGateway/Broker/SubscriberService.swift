@@ -50,9 +50,10 @@ struct SubscriberService: Service {
         let receiving = LockedState(false)
         let subscriber: (any InboundConnection)? = try await withGracefulShutdownHandler { () async throws -> (any InboundConnection)? in
             // What this instance holds first (clustered: its first heartbeat), so the journal's
-            // records and the first frames go by it.
-            await ownership.ready()
-            guard await replayJournal(into: router) else { return nil }
+            // records and the first frames go by it. A run that never registers (its name held
+            // by another live run) never connects: it would take that run's broker session.
+            await cancelWhenGracefulShutdown { [ownership] in await ownership.ready() }
+            guard !Task.isShuttingDownGracefully, !Task.isCancelled, await replayJournal(into: router) else { return nil }
             // A connection that ends while this instance is adopted, or that another client took
             // over while this instance is past its lease's deadline, reconnects only once the
             // store registered this run again (a single gateway is never either).

@@ -64,16 +64,32 @@ struct OwnershipService: Service {
                 if !devices.isEmpty || !unlisted.withLock({ $0.isEmpty }) { sink.yield() }
             }
         }
-        try? await gracefulShutdown()
+        // Until a graceful shutdown, or until the heartbeats end because another live run holds
+        // this instance's name (then there is nothing to hand over, and the group stops).
+        let stop: InstanceNameInUse? = await cancelWhenGracefulShutdown {
+            await withTaskCancellationHandler {
+                do {
+                    try await beating.value
+                } catch let stop as InstanceNameInUse {
+                    return stop
+                } catch {}
+                // A port whose heartbeats end otherwise (a single gateway's has none) waits.
+                try? await gracefulShutdown()
+                return nil
+            } onCancel: {
+                beating.cancel()
+            }
+        }
         beating.cancel()
         adopting.cancel()
         _ = await beating.result
-        await ownership.leave(within: Task.isCancelled ? 0 : drainSeconds)
+        await ownership.leave(within: stop != nil || Task.isCancelled ? 0 : drainSeconds)
         watching.cancel()
         _ = await adopting.result
         sink.finish()
         await applying.value
         record(ownership.status)
+        if let stop { throw stop }
     }
 
     /// Lists, subscribes and hands over a batch of changes, in the order they came: the devices
