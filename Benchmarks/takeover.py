@@ -22,6 +22,10 @@ no device registry), waits until the 1,024 ownership partitions are held, then:
    stand-in continues the dead run's leases under the next epoch, another run publishing, then
    hands them on, the one change of holder), and the same store rates over the take-over.
 
+In the steady state and over the take-over it also reports the mean round trip of the
+instances' heartbeats (`gateway_cluster_heartbeat_seconds`): the renewal statement waits for the
+row locks of the snapshot and ledger writes in flight on the same leases.
+
 Prints one Markdown table (docs/scale-out.md, *Cost model*). Exits 1 when the take-over missed
 `cluster.leaseTime` + 2 s, when one of its partitions changed hands more than once (its epoch
 moved by more than two: the adoption's and the hand-over's), or when the
@@ -212,6 +216,7 @@ def main():
                             - scale.total(before_steady, "gateway_device_snapshots_written_total")) / steady
 
         # 3. kill -9 of one instance.
+        at_kill = follower.next(min(10, remaining()))
         stored_at_kill = int(sql(store_url, "SELECT count(*) FROM device_state")[0])
         held, epochs = sql(store_url, f"SELECT count(*) FILTER (WHERE owner = '{victim}'), sum(epoch) FROM ownership_partition")
         held, epochs = int(held), int(epochs)
@@ -250,7 +255,15 @@ def main():
         epochs_after = dict(tuple(map(int, pair.split(":"))) for pair in sql(
             store_url, "SELECT string_agg(partition || ':' || epoch, ',') FROM ownership_partition")[0].split(","))
         most_changes = max(epochs_after[partition] - epoch for partition, epoch in victim_epochs.items())
+        after_takeover = follower.next(min(10, remaining()))
         streaming.set()
+
+        def heartbeat_ms(before, after, among):
+            """Mean round trip of the heartbeats `among` sent between two metric snapshots (ms)."""
+            def delta(key):
+                return sum(after.get(n, {}).get(key, 0) - before.get(n, {}).get(key, 0) for n in among)
+            count = delta("gateway_cluster_heartbeat_seconds_count")
+            return (f"{1000 * delta('gateway_cluster_heartbeat_seconds_sum') / count:.1f} ms over {count:.0f}" if count > 0 and after else "n/a")
 
         took = taken_at - killed_at
         print()
@@ -266,11 +279,13 @@ def main():
         print(f"| steady state: store transactions per second | {steady_xact:.0f} |")
         print(f"| steady state: store rows inserted or updated per second | {steady_rows:.0f} |")
         print(f"| steady state: device snapshots written per second (all instances) | {steady_snapshots:.0f} |")
+        print(f"| steady state: heartbeat round trip (renewal statement), mean over all instances | {heartbeat_ms(before_steady, after_steady, names)} |")
         print(f"| kill -9 of {victim}: partitions it held | {held} |")
         print(f"| every partition held by a live run (the stand-in or a survivor) after | {took:.1f} s (goal <= {LEASE_TIME + 2:.0f} s) |")
         print(f"| every partition held by a survivor (the stand-in handed them on) after | {f'{moved_at - killed_at:.1f} s' if moved_at else 'NOT within 90 s'} |")
         print(f"| every device subscribed by the survivors after | {f'{resubscribed_at - killed_at:.1f} s' if resubscribed_at else 'NOT within 120 s'} |")
         print(f"| epoch steps for its partitions (the adoption's and the hand-over's): all; most for one partition | {changes}; {most_changes} |")
+        print(f"| take-over: heartbeat round trip, mean over the survivors | {heartbeat_ms(at_kill, after_takeover, survivors)} |")
         print(f"| take-over: store transactions per second | {(store_after[0] - store_before[0]) / window:.0f} |")
         print(f"| take-over: store rows inserted or updated per second | {(store_after[1] - store_before[1]) / window:.0f} |")
         failed = took > LEASE_TIME + 2 or most_changes > 2 or resubscribed_at is None or moved_at is None

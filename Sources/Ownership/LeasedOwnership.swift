@@ -52,6 +52,8 @@ public final class LeasedOwnership: OwnershipPort {
     /// The adopter running this instance as a stand-in, stamped on what it publishes (the run
     /// it stands in for may be alive, publishing under the same name and epochs).
     private let standInOf: String?
+    /// Told the round trip (seconds) of every heartbeat the store answered.
+    private let heartbeatAnswered: @Sendable (Double) -> Void
     private let state: LockedState<State>
 
     /// An ownership holding nothing until ``run()`` takes its share.
@@ -64,10 +66,13 @@ public final class LeasedOwnership: OwnershipPort {
     ///   - standInOf: the adopting instance, when this is the stand-in of an adopted run.
     ///   - clock: the gateway's clock.
     ///   - logger: where failed heartbeats are logged.
+    ///   - heartbeatAnswered: told the round trip, in seconds, of every heartbeat the store
+    ///     answered (a metric: a renewal that nears the lease time makes a live run look dead).
     public init(
         store: any LeaseStoring, member: LeaseMember, partitions: OwnershipPartitions = OwnershipPartitions(), timing: LeaseHolder.Timing,
-        heartbeat: Double, standInOf: String? = nil, clock: any GatewayClock, logger: Logger
+        heartbeat: Double, standInOf: String? = nil, clock: any GatewayClock, logger: Logger, heartbeatAnswered: @escaping @Sendable (Double) -> Void = { _ in }
     ) {
+        self.heartbeatAnswered = heartbeatAnswered
         self.store = store
         self.clock = clock
         self.heartbeat = heartbeat
@@ -273,6 +278,7 @@ public final class LeasedOwnership: OwnershipPort {
         do {
             let renewed = try await store.heartbeat(member, ttl: timing.ttl)
             let answeredAt = clock.monotonicNow()
+            heartbeatAnswered((answeredAt - sentAt).inSeconds)
             // Whether this answer began a quiet time (it came past the deadline), read in the
             // same step as the renewal.
             var quietBegan = false

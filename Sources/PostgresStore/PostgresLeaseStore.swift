@@ -111,8 +111,9 @@ public final class PostgresLeaseStore: LeaseStoring {
             // An earlier run of the same name is dead (names are unique): its leases go at once,
             // unless another instance adopted the name and this is not its stand-in. An expired
             // lease of another instance goes only when that instance's row is gone, or nobody
-            // adopted it within the adoption window after its row expired, or its adoption
-            // lapsed. The owners' rows are locked (`FOR SHARE`) so that a take and an adoption
+            // adopted it within the adoption window after its row expired (or, adopted before,
+            // after its adoption ran out: a stand-in that died is adopted again), or its
+            // adoption lapsed. The owners' rows are locked (`FOR SHARE`) so that a take and an adoption
             // judging the same row come one after the other: one of them wins, whole. Only the
             // run registered under its name takes anything: a run replaced while it was frozen
             // between its heartbeat and its take must not take its successor's leases back.
@@ -134,8 +135,8 @@ public final class PostgresLeaseStore: LeaseStoring {
                                     AND o.stand_in IS DISTINCT FROM \(member.incarnation)))
                             OR (p.owner <> \(member.name) AND p.expires_at < clock_timestamp() AND NOT EXISTS (
                                 SELECT 1 FROM owners o WHERE o.name = p.owner AND (o.adopted_until >= clock_timestamp()
-                                    OR (o.adopted_until IS NULL AND o.incarnation = p.incarnation
-                                        AND o.expires_at > clock_timestamp() - make_interval(secs => \(adoptionWindow)))))))
+                                    OR ((o.incarnation = p.incarnation OR o.stand_in = p.incarnation)
+                                        AND greatest(o.expires_at, o.adopted_until) > clock_timestamp() - make_interval(secs => \(adoptionWindow)))))))
                     RETURNING partition, epoch
                     """, logger: store.logger))
         }
@@ -188,6 +189,11 @@ public final class PostgresLeaseStore: LeaseStoring {
         guard adoptionWindow > 0 else { return nil }
         return try await store.withConnection { connection in
             // The oldest adoptable row, locked, skipped when another adopter or a take holds it.
+            // A stand-in that died with its adopter is adoptable like any dead run, within the
+            // window after its row and its adoption ran out, whether it registered (the row is
+            // its run's) or not yet (its leases carry its incarnation, the row the dead run's):
+            // the next stand-in continues those leases and resumes the same broker session,
+            // where every frame nobody acknowledged waits.
             // Only an adopter whose own row is live, and was live without a gap when that row
             // expired: after a store outage that let every row run out, the first instance back
             // (live again only since) adopts nobody, so live instances never adopt each other.
@@ -202,15 +208,16 @@ public final class PostgresLeaseStore: LeaseStoring {
             for try await (name, incarnation, clientID) in try await connection.query(
                 """
                 WITH dead AS (
-                    SELECT d.name, d.incarnation FROM gateway_instance d
-                    WHERE d.expires_at < clock_timestamp() AND d.expires_at > clock_timestamp() - make_interval(secs => \(adoptionWindow))
-                        AND d.adopted_by IS NULL AND d.name <> \(adopter)
+                    SELECT d.name, d.incarnation, d.stand_in FROM gateway_instance d
+                    WHERE d.expires_at < clock_timestamp() AND coalesce(d.adopted_until, '-infinity') < clock_timestamp()
+                        AND greatest(d.expires_at, d.adopted_until) > clock_timestamp() - make_interval(secs => \(adoptionWindow))
+                        AND d.name <> \(adopter)
                         AND EXISTS (SELECT 1 FROM gateway_instance me WHERE me.name = \(adopter) AND me.expires_at > clock_timestamp() AND me.live_since < d.expires_at)
-                    ORDER BY d.expires_at LIMIT 1
+                    ORDER BY greatest(d.expires_at, d.adopted_until) LIMIT 1
                     FOR UPDATE OF d SKIP LOCKED
                 ), continued AS (
                     UPDATE ownership_partition p SET incarnation = \(standIn), offered_to = NULL, epoch = p.epoch + 1
-                    FROM dead WHERE p.owner = dead.name AND p.incarnation = dead.incarnation AND p.expires_at > '-infinity'
+                    FROM dead WHERE p.owner = dead.name AND (p.incarnation = dead.incarnation OR p.incarnation = dead.stand_in) AND p.expires_at > '-infinity'
                     RETURNING 1
                 )
                 UPDATE gateway_instance i SET adopted_by = \(adopter), stand_in = \(standIn),

@@ -45,6 +45,7 @@ extension ClusterTests {
         // gw-b frozen past its lease; a replacement started on another disk under its name and
         // client id registers once gw-b's row expired (or once a survivor's stand-in left).
         holder.signal(SIGSTOP)
+        defer { holder.signal(SIGCONT) }  // never left stopped, whatever fails
         let frozenAt = (ContinuousClock.now - clockStart) / .seconds(1)
         let replacement = try GatewayProcess(
             broker: run.broker, arguments: ClusterHarness.arguments("gw-b", store: run.store) + ["--set", "mqtt.clientId=\(holder.clientID)"])

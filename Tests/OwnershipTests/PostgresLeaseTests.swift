@@ -245,10 +245,13 @@ struct PostgresLeaseTests {
         try await TestPostgres.withStore { client in
             let clock = ManualGatewayClock(wallTime: 1_800_000_000)
             let store = PostgresLeaseStore(client)
+            // Heartbeats the store answered (registered), by run: the round-trip metric's samples.
+            let answered = LockedState<[String: Int]>([:])
             let make = { (incarnation: String, ttl: Double) in
                 LeasedOwnership(
                     store: store, member: LeaseMember(name: "gw-a", incarnation: incarnation), timing: LeaseHolder.Timing(ttl: ttl, margin: ttl / 4, warmup: 0),
-                    heartbeat: 1, clock: clock, logger: Logger(label: incarnation))
+                    heartbeat: 1, clock: clock, logger: Logger(label: incarnation),
+                    heartbeatAnswered: { seconds in answered.withLock { $0[incarnation, default: 0] += seconds >= 0 ? 1 : 1_000 } })
             }
             // A live first run: the second is refused, waits one heartbeat (the row might be a
             // dead run's), then sees it renewed and stops without having held anything.
@@ -261,6 +264,7 @@ struct PostgresLeaseTests {
             await live.beat()
             await #expect(throws: InstanceNameInUse.self) { try await second.run() }
             #expect(live.held.count == 1_024 && live.role(of: "watch-1") == .owner(epoch: 1), "the refused run disturbed the live one")
+            #expect(answered.withLock { $0 } == ["a-1": 2], "a round trip per registered heartbeat, none for a refused one")
             await live.leave(within: 0)
 
             // A run that stops renewing (frozen): a new run waits for its row to expire by the
@@ -332,6 +336,70 @@ struct PostgresLeaseTests {
                 if taken.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(taken == [2: 4], "taken once the window ended")
+        }
+    }
+
+    @Test("a stand-in that dies with its adopter (registered or not yet) is adopted again within the window after its row and its adoption ran out: nobody takes its partitions meanwhile, the next stand-in holds them under the next epochs")
+    func standInAdoptedAgain() async throws {
+        try await TestPostgres.withStore { client in
+            let store = PostgresLeaseStore(client, adoptionWindow: 8)
+            let c = LeaseMember(name: "gw-c", incarnation: "c-1")
+            _ = try await store.heartbeat(LeaseMember(name: "gw-a", incarnation: "a-1", clientID: "fleet"), ttl: 1)
+            #expect(try await store.take([0, 1], by: LeaseMember(name: "gw-a", incarnation: "a-1"), ttl: 1).count == 2)
+            _ = try await store.heartbeat(b, ttl: 1)
+            _ = try await store.heartbeat(c, ttl: 300)
+            // gw-a dies; gw-b adopts it and its stand-in registers (its heartbeats keep the adoption).
+            var adopted: LeaseMember?
+            let deadline = ContinuousClock.now + .seconds(20)
+            while adopted == nil, ContinuousClock.now < deadline {
+                _ = try await store.heartbeat(b, ttl: 1)
+                adopted = try await store.adopt(by: "gw-b", standIn: "a-s1", ttl: 1)
+                if adopted == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(adopted?.incarnation == "a-1" && adopted?.clientID == "fleet")
+            let first = LeaseMember(name: "gw-a", incarnation: "a-s1", clientID: "fleet")
+            #expect(try await store.heartbeat(first, ttl: 1) == [0: 2, 1: 2])
+            #expect(try await store.adopt(by: "gw-c", standIn: "a-s2", ttl: 30) == nil, "a live stand-in was adopted")
+            // gw-b dies with its stand-in: neither renews. Once the stand-in's row expired, gw-c
+            // adopts the name again (not gw-b, dead too); nobody takes its partitions meanwhile.
+            // (gw-b itself is adoptable too: each adoption gets its own stand-in.)
+            var again: (dead: LeaseMember, standIn: String)?
+            var attempt = 0
+            while again == nil, ContinuousClock.now < deadline + .seconds(20) {
+                _ = try await store.heartbeat(c, ttl: 300)
+                #expect(try await store.take([0], by: c, ttl: 300).isEmpty, "a partition of a dead stand-in was taken within the window")
+                attempt += 1
+                if let dead = try await store.adopt(by: "gw-c", standIn: "a-s\(attempt + 1)", ttl: 30), dead.name == "gw-a" {
+                    again = (dead, "a-s\(attempt + 1)")
+                } else {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            #expect(again?.dead == first, "the dead stand-in's run, with the client id whose session it resumed")
+            let second = LeaseMember(name: "gw-a", incarnation: again?.standIn ?? "?", clientID: "fleet")
+            #expect(try await store.heartbeat(second, ttl: 30) == [0: 3, 1: 3])
+            #expect(try await store.adopt(by: "gw-c", standIn: "a-x", ttl: 30).map(\.name) != "gw-a", "adopted twice")
+
+            // An adopter that dies before its stand-in registered: the leases already carry the
+            // stand-in's run, the row the dead run's. Once the adoption ran out, within the
+            // window, the name is adopted again and the next stand-in holds those leases.
+            let d = LeaseMember(name: "gw-d", incarnation: "d-1", clientID: "fleet")
+            _ = try await store.heartbeat(d, ttl: 1)
+            #expect(try await store.take([5], by: d, ttl: 1) == [5: 1])
+            var lapsing: LeaseMember?
+            while lapsing == nil, ContinuousClock.now < deadline + .seconds(40) {
+                _ = try await store.heartbeat(c, ttl: 300)
+                if let dead = try await store.adopt(by: "gw-c", standIn: "d-s1", ttl: 1), dead.name == "gw-d" { lapsing = dead } else { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(lapsing == d)
+            var readopted: LeaseMember?
+            while readopted == nil, ContinuousClock.now < deadline + .seconds(50) {
+                _ = try await store.heartbeat(c, ttl: 300)
+                #expect(try await store.take([5], by: c, ttl: 300).isEmpty, "a lease of a lapsed adoption was taken within the window")
+                if let dead = try await store.adopt(by: "gw-c", standIn: "d-s2", ttl: 30), dead.name == "gw-d" { readopted = dead } else { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(readopted == d)
+            #expect(try await store.heartbeat(LeaseMember(name: "gw-d", incarnation: "d-s2", clientID: "fleet"), ttl: 30) == [5: 3])
         }
     }
 

@@ -194,7 +194,8 @@ struct GatewayParts: Sendable {
                 store: store, member: LeaseMember(
                     name: cluster.instanceName, incarnation: incarnation, clientID: configuration.mqtt.clientID, succeeds: succeeds),
                 timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
-                heartbeat: cluster.heartbeatInterval, standInOf: standIn?.adopter, clock: clock, logger: logger)
+                heartbeat: cluster.heartbeatInterval, standInOf: standIn?.adopter, clock: clock, logger: logger,
+                heartbeatAnswered: { ownershipMetrics.heartbeatSeconds.recordNanoseconds(Int64($0 * 1e9)) })
             let states = PostgresLeasedStateStore(client, ownership: leased)
             leasedOwnership = leased
             ownership = leased

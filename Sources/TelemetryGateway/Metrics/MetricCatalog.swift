@@ -134,6 +134,7 @@ public enum MetricCatalog {
         // Clustered modes.
         .init("gateway_cluster_partitions", .gauge, "Ownership partitions this instance holds or warms up, by state (held, warming).", labels: ["state"]),
         .init("gateway_cluster_partition_changes_total", .counter, "Ownership partitions gained, warming up or lost by this instance, by change.", labels: ["change"]),
+        .init("gateway_cluster_heartbeat_seconds", .histogram, "Seconds from sending a heartbeat (the renewal of this instance's row and leases) to the store's answer; a live instance whose renewals near cluster.leaseTime is taken for dead."),
         .init("gateway_cluster_heartbeats_failing", .gauge, "Heartbeats to the store that failed in a row (0 while the store answers)."),
         .init("gateway_cluster_lease_past_deadline", .gauge, "1 while this instance's last answered heartbeat is older than the lease time less its margin: it keeps publishing, but another instance may hold its partitions."),
         .init("gateway_cluster_listing_failures_total", .counter, "Failed listings of a gained partition's devices from the store (retried; the devices are subscribed at their next discovery frame)."),

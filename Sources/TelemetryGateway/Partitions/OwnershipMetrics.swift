@@ -46,6 +46,8 @@ final class OwnershipMetrics: Sendable {
     let heldOverflow: Counter
     /// Dead instances this one adopted (and ran the stand-in of).
     let adoptions: Counter
+    /// Round trips of the heartbeats the store answered.
+    let heartbeatSeconds: Metrics.Timer
 
     init(factory: any MetricsFactory) {
         framesNotOwned = Counter(label: "gateway_cluster_frames_not_owned_total", factory: factory)
@@ -69,5 +71,6 @@ final class OwnershipMetrics: Sendable {
         duplicateDeliveries = Counter(label: "gateway_cluster_duplicate_deliveries_total", factory: factory)
         heldOverflow = Counter(label: "gateway_cluster_held_overflow_total", factory: factory)
         adoptions = Counter(label: "gateway_cluster_adoptions_total", factory: factory)
+        heartbeatSeconds = Metrics.Timer(label: "gateway_cluster_heartbeat_seconds", factory: factory)
     }
 }
