@@ -255,15 +255,20 @@ def main():
         epochs_after = dict(tuple(map(int, pair.split(":"))) for pair in sql(
             store_url, "SELECT string_agg(partition || ':' || epoch, ',') FROM ownership_partition")[0].split(","))
         most_changes = max(epochs_after[partition] - epoch for partition, epoch in victim_epochs.items())
-        after_takeover = follower.next(min(10, remaining()))
+        # The survivors' latest metrics (the dead instance publishes no more: next() would wait for it).
+        with follower.lock:
+            after_takeover = dict(follower.latest)
         streaming.set()
 
         def heartbeat_ms(before, after, among):
             """Mean round trip of the heartbeats `among` sent between two metric snapshots (ms)."""
+            if not before or not after:
+                return "n/a"
+
             def delta(key):
                 return sum(after.get(n, {}).get(key, 0) - before.get(n, {}).get(key, 0) for n in among)
             count = delta("gateway_cluster_heartbeat_seconds_count")
-            return (f"{1000 * delta('gateway_cluster_heartbeat_seconds_sum') / count:.1f} ms over {count:.0f}" if count > 0 and after else "n/a")
+            return f"{1000 * delta('gateway_cluster_heartbeat_seconds_sum') / count:.1f} ms over {count:.0f}" if count > 0 else "n/a"
 
         took = taken_at - killed_at
         print()
