@@ -291,6 +291,14 @@ def main():
         print(f"| every device subscribed by the survivors after | {f'{resubscribed_at - killed_at:.1f} s' if resubscribed_at else 'NOT within 120 s'} |")
         print(f"| epoch steps for its partitions (the adoption's and the hand-over's): all; most for one partition | {changes}; {most_changes} |")
         print(f"| take-over: heartbeat round trip, mean over the survivors | {heartbeat_ms(at_kill, after_takeover, survivors)} |")
+        stand_in = after_takeover.get(f"{victim}-stand-in", {})
+        print(f"| take-over: messages the stand-in received (its last published metrics); second copies dropped; not owned | "
+              f"{stand_in.get('gateway_messages_received_total', 0):.0f}; {stand_in.get('gateway_cluster_duplicate_deliveries_total', 0):.0f}; "
+              f"{stand_in.get('gateway_cluster_frames_not_owned_total', 0):.0f} |")
+        def survivors_delta(key):
+            return sum(scale.total({n: after_takeover.get(n, {})}, key) - scale.total({n: at_kill.get(n, {})}, key) for n in survivors)
+        print(f"| take-over: messages the survivors received; second copies dropped | "
+              f"{survivors_delta('gateway_messages_received_total'):.0f}; {survivors_delta('gateway_cluster_duplicate_deliveries_total'):.0f} |")
         print(f"| take-over: store transactions per second | {(store_after[0] - store_before[0]) / window:.0f} |")
         print(f"| take-over: store rows inserted or updated per second | {(store_after[1] - store_before[1]) / window:.0f} |")
         failed = took > LEASE_TIME + 2 or most_changes > 2 or resubscribed_at is None or moved_at is None

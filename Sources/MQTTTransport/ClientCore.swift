@@ -526,7 +526,7 @@ final class ClientCore: Sendable {
     /// handled on this thread, after the registration.
     private func send(_ requests: [SubscriptionKeeper.Request], logging what: String) {
         for request in requests {
-            if let mid = sendSubscribe(request.filters, qos: request.qos, identifier: request.identifier) {
+            if let mid = sendSubscribe(request.filters, qos: request.qos, options: request.options) {
                 state.withLock { $0.subscriptions.sent(mid: mid, filters: request.filters, completion: nil) }
                 logger.info("MQTT \(what) \(request.filters)")
             }
@@ -717,16 +717,16 @@ final class ClientCore: Sendable {
         }
     }
 
-    func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) async throws {
+    func subscribe(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let error: MQTTTransportError? = state.withLock { state in
-                let sendNow = state.subscriptions.request(filters, qos: qos, identifier: identifier, connected: state.lifecycle.phase == .connected)
+                let sendNow = state.subscriptions.request(filters, qos: qos, options: options, connected: state.lifecycle.phase == .connected)
                 guard !state.stopRequested else { return MQTTTransportError(.shutdown, "client is shut down") }
                 guard sendNow else {
                     return MQTTTransportError(.notConnected, "not connected; \(filters) will be subscribed on connect")
                 }
                 // Under our lock so that the SUBACK callback finds the entry.
-                guard let mid = sendSubscribe(filters, qos: qos, identifier: identifier) else {
+                guard let mid = sendSubscribe(filters, qos: qos, options: options) else {
                     return MQTTTransportError(.library, "mosquitto_subscribe_multiple failed for \(filters)")
                 }
                 state.subscriptions.sent(mid: mid, filters: filters, completion: continuation)
@@ -736,19 +736,19 @@ final class ClientCore: Sendable {
         }
     }
 
-    /// Asks for `filters` without waiting: they are remembered like ``subscribe(_:qos:identifier:)``'s,
+    /// Asks for `filters` without waiting: they are remembered like ``subscribe(_:qos:options:)``'s,
     /// sent now in batches if connected (else on the next connection), and each SUBACK is
     /// reported as ``MQTTClientEvent/subscribed(filters:)`` (refusals as `subscriptionFailed`).
-    func request(_ filters: [String], qos: MQTTQoS, identifier: Int?) {
+    func request(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions) {
         guard !filters.isEmpty else { return }
         state.withLock { state in
             guard !state.stopRequested,
-                state.subscriptions.request(filters, qos: qos, identifier: identifier, connected: state.lifecycle.phase == .connected)
+                state.subscriptions.request(filters, qos: qos, options: options, connected: state.lifecycle.phase == .connected)
             else { return }
             for start in stride(from: 0, to: filters.count, by: SubscriptionKeeper.batchLimit) {
                 let batch = Array(filters[start..<min(start + SubscriptionKeeper.batchLimit, filters.count)])
                 // Under our lock so that the SUBACK callback finds the entry.
-                if let mid = sendSubscribe(batch, qos: qos, identifier: identifier) {
+                if let mid = sendSubscribe(batch, qos: qos, options: options) {
                     state.subscriptions.sent(mid: mid, filters: batch, completion: nil)
                 }
             }
@@ -780,13 +780,13 @@ final class ClientCore: Sendable {
         }
     }
 
-    /// Sends SUBSCRIBE for `filters` (with `identifier` as the MQTT 5 subscription identifier
-    /// when given); returns the message id or nil on failure.
-    private func sendSubscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) -> Int32? {
+    /// Sends SUBSCRIBE for `filters` with `options` (subscription identifier, retain handling);
+    /// returns the message id or nil on failure.
+    private func sendSubscribe(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions) -> Int32? {
         var mid: Int32 = 0
         let duplicated = filters.map { strdup($0) }
         var properties: OpaquePointer? = nil
-        if let identifier {
+        if let identifier = options.identifier {
             mosquitto_property_add_varint(&properties, Int32(MQTT_PROP_SUBSCRIPTION_IDENTIFIER.rawValue), UInt32(identifier))
         }
         defer {
@@ -796,7 +796,7 @@ final class ClientCore: Sendable {
         let rc = duplicated.withUnsafeBufferPointer { buffer in
             mosquitto_subscribe_multiple(
                 handle.pointer, &mid, Int32(filters.count), UnsafePointer(buffer.baseAddress!), Int32(qos.rawValue),
-                configuration.retainAsPublished ? Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue) : 0, properties)
+                options.bits(retainAsPublished: configuration.retainAsPublished), properties)
         }
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             logger.error("MQTT subscribe to \(filters) failed: \(MosquittoLibrary.describe(rc))")

@@ -60,17 +60,16 @@ public final class MQTTClient: Sendable {
     /// re-sent after any reconnect where the broker kept no session.
     /// - Throws: `.rejectedByBroker` if the broker refused a filter, `.notConnected` if there is
     ///   no connection now (the filters are still re-sent on the next connection).
-    /// - Parameter identifier: an MQTT 5 subscription identifier (1 to 268,435,455) the broker
-    ///   copies onto every message the filters match (``MQTTProperties/subscriptionIdentifiers``).
-    public func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int? = nil) async throws {
-        try await core.subscribe(filters, qos: qos, identifier: identifier)
+    /// - Parameter options: the MQTT 5 subscription identifier and retain handling.
+    public func subscribe(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions = .init()) async throws {
+        try await core.subscribe(filters, qos: qos, options: options)
     }
 
     /// Asks for `filters` without waiting (any thread, the message handler's included): sent
     /// in batches now if connected, remembered and re-sent like ``subscribe(_:qos:)``'s; each
     /// SUBACK is reported as ``MQTTClientEvent/subscribed(filters:)``.
-    public func request(_ filters: [String], qos: MQTTQoS, identifier: Int? = nil) {
-        core.request(filters, qos: qos, identifier: identifier)
+    public func request(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions = .init()) {
+        core.request(filters, qos: qos, options: options)
     }
 
     /// Forgets `filters` and sends UNSUBSCRIBE for them if connected (any thread).

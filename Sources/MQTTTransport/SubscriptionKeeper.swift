@@ -17,18 +17,18 @@ struct SubscriptionKeeper {
     /// devices): about 40 bytes each, so a packet stays far below brokers' size limits.
     static let batchLimit = 500
 
-    /// A filter, the QoS it was asked for and its MQTT 5 subscription identifier.
+    /// A filter, the QoS it was asked for and its MQTT 5 subscription options.
     struct Subscription: Equatable {
         var filter: String
         var qos: MQTTQoS
-        var identifier: Int? = nil
+        var options = SubscriptionOptions()
     }
 
-    /// One SUBSCRIBE to send: filters sharing a QoS and a subscription identifier.
+    /// One SUBSCRIBE to send: filters sharing a QoS and subscription options.
     struct Request: Equatable {
         var filters: [String]
         var qos: MQTTQoS
-        var identifier: Int? = nil
+        var options = SubscriptionOptions()
     }
 
     /// What a SUBACK settled.
@@ -72,9 +72,9 @@ struct SubscriptionKeeper {
 
     /// The owner asks for `filters`: they are remembered (and sent on every connection without a
     /// session). Returns whether to send them now, which only a live connection can take.
-    mutating func request(_ filters: [String], qos: MQTTQoS, identifier: Int? = nil, connected: Bool) -> Bool {
+    mutating func request(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions = .init(), connected: Bool) -> Bool {
         for filter in filters where held[filter] == nil {
-            held[filter] = (Subscription(filter: filter, qos: qos, identifier: identifier), nextOrder)
+            held[filter] = (Subscription(filter: filter, qos: qos, options: options), nextOrder)
             nextOrder += 1
             removedWhileDisconnected.remove(filter)
             if !connected { unsent.insert(filter) }
@@ -102,7 +102,7 @@ struct SubscriptionKeeper {
         awaiting[mid] = (filters, completion)
     }
 
-    /// The broker kept no session: every filter, grouped by QoS and identifier, in batches.
+    /// The broker kept no session: every filter, grouped by QoS and options, in batches.
     /// Refusals waiting for their retry are part of it, so they are not sent a second time.
     mutating func resendAll() -> [Request] {
         refused.removeAll()
@@ -160,18 +160,18 @@ struct SubscriptionKeeper {
         return awaiting.values.compactMap(\.completion)
     }
 
-    /// Filters grouped into requests per QoS and identifier (a SUBSCRIBE carries one of each
-    /// for all its filters), at most ``batchLimit`` filters each.
+    /// Filters grouped into requests per QoS and options (a SUBSCRIBE carries one of each for
+    /// all its filters), at most ``batchLimit`` filters each.
     private static func grouped(_ subscriptions: [Subscription]) -> [Request] {
         var requests: [Request] = []
         for qos in MQTTQoS.allCases {
             let ofQoS = subscriptions.filter { $0.qos == qos }
-            var identifiers: [Int?] = []
-            for subscription in ofQoS where !identifiers.contains(subscription.identifier) { identifiers.append(subscription.identifier) }
-            for identifier in identifiers {
-                let filters = ofQoS.filter { $0.identifier == identifier }.map(\.filter)
+            var optionSets: [SubscriptionOptions] = []
+            for subscription in ofQoS where !optionSets.contains(subscription.options) { optionSets.append(subscription.options) }
+            for options in optionSets {
+                let filters = ofQoS.filter { $0.options == options }.map(\.filter)
                 for start in stride(from: 0, to: filters.count, by: batchLimit) {
-                    requests.append(Request(filters: Array(filters[start..<min(start + batchLimit, filters.count)]), qos: qos, identifier: identifier))
+                    requests.append(Request(filters: Array(filters[start..<min(start + batchLimit, filters.count)]), qos: qos, options: options))
                 }
             }
         }

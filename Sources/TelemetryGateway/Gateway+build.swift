@@ -124,7 +124,7 @@ func assembleGateway(
             connections: connections, configuration: subscriberConfiguration, filters: configuration.inboundFilters(parts.scheme),
             connectTimeout: configuration.mqtt.connectTimeout, router: parts.makeRouter(), journal: parts.journal, queues: parts.queues,
             queries: parts.queries, budget: parts.budget, deadline: deadline, metrics: parts.metrics, health: parts.operations.health,
-            statistics: parts.subscriberStatistics, ownership: parts.ownership, subscriptions: parts.subscriptions,
+            statistics: parts.subscriberStatistics, standing: SubscriberStanding(parts.ownership), subscriptions: parts.subscriptions,
             onSubscribed: {
                 parts.markInboundSubscribed()
                 standInSubscribedSink.finish()

@@ -18,8 +18,8 @@ struct OverlappingSubscriptionTests {
         try await publisher.publish(MQTTMessage(topic: "w/d1/hello", string: "retained", qos: .atLeastOnce, retain: true))
         let client = try await TestClients.connected(
             try TestClients.configuration(broker), onMessage: collector.handler, onEvent: { event in events.update { $0.append(event) } })
-        try await client.subscribe(["w/+/hello", "w/+/status"], qos: .atLeastOnce, identifier: 1)
-        client.request(["w/d1/#"], qos: .atLeastOnce, identifier: 2)
+        try await client.subscribe(["w/+/hello", "w/+/status"], qos: .atLeastOnce, options: SubscriptionOptions(identifier: 1))
+        client.request(["w/d1/#"], qos: .atLeastOnce, options: SubscriptionOptions(identifier: 2))
         let acknowledged = await events.wait(timeout: 20) { $0.contains(.subscribed(filters: ["w/d1/#"])) }
         #expect(acknowledged, "the SUBACK of a requested filter is reported")
 
@@ -64,7 +64,7 @@ struct OverlappingSubscriptionTests {
         let client = try await TestClients.subscribed(
             broker, to: ["marker/#"], onMessage: collector.handler, onEvent: { event in events.update { $0.append(event) } })
         let devices = (0..<1_200).map { "u/d\($0)/#" }
-        client.request(devices, qos: .atLeastOnce, identifier: 2)
+        client.request(devices, qos: .atLeastOnce, options: SubscriptionOptions(identifier: 2))
         #expect(await events.wait(timeout: 20) { Self.acknowledged($0).isSuperset(of: devices) }, "every requested filter acknowledged (in batches)")
         #expect(client.statistics.subscriptionsHeld == devices.count + 1)
         let batches = events.value.filter { event in

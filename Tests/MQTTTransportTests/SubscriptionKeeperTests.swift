@@ -77,9 +77,9 @@ struct SubscriptionKeeperTests {
     @Test("filters come and go: a removed filter is neither re-sent nor retried; a resend is grouped by QoS and identifier in batches of 500")
     func removeAndBatch() {
         var keeper = SubscriptionKeeper(retryDelay: retryDelay)
-        _ = keeper.request(["disc/+/hello", "disc/+/status"], qos: .atLeastOnce, identifier: 1, connected: true)
+        _ = keeper.request(["disc/+/hello", "disc/+/status"], qos: .atLeastOnce, options: SubscriptionOptions(identifier: 1), connected: true)
         let devices = (0..<1_201).map { "dev/\($0)/#" }
-        _ = keeper.request(devices, qos: .atLeastOnce, identifier: 2, connected: true)
+        _ = keeper.request(devices, qos: .atLeastOnce, options: SubscriptionOptions(identifier: 2), connected: true)
         #expect(keeper.count == 1_203)
         keeper.sent(mid: 9, filters: ["dev/0/#", "dev/1/#"], completion: nil)
         #expect(keeper.pending == 1)
@@ -90,7 +90,7 @@ struct SubscriptionKeeperTests {
         #expect(keeper.remove(["dev/3/#"], connected: false).isEmpty, "offline: nothing to send, forgotten all the same")
 
         let requests = keeper.resendAll()
-        #expect(requests.map(\.identifier) == [1, 2, 2, 2])
+        #expect(requests.map(\.options.identifier) == [1, 2, 2, 2])
         #expect(requests.map(\.filters.count) == [2, 500, 500, 198])
         #expect(requests[1].filters.first == "dev/0/#" && !requests.flatMap(\.filters).contains("dev/2/#"), "first-asked order, removed ones left out")
     }

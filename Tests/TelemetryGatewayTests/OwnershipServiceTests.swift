@@ -48,7 +48,7 @@ struct OwnershipServiceTests {
     /// Records what the subscriptions are told, in order.
     final class RecordingSubscriptions: InboundSubscriptions {
         let told = LockedState<[(OwnershipChange, Int)]>([])
-        var filterIdentifier: Int? { nil }
+        var filterOptions: SubscriptionOptions { SubscriptionOptions() }
         func attach(_ connection: any InboundConnection) {}
         func absorbs(topic: String, identifiers: [Int]) -> Bool { false }
         func hold(_ frame: RoutedFrame, device: Substring) -> Bool { false }

@@ -16,9 +16,10 @@ import Testing
         let log = LockedState<[String]>([])
         func start() {}
         func waitUntilConnected(timeout: Double) async throws {}
-        func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) async throws {}
-        func request(_ filters: [String], qos: MQTTQoS, identifier: Int?) {
-            log.withLock { $0 += filters.map { "+\($0) id \(identifier ?? 0)" } }
+        func subscribe(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions) async throws {}
+        func request(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions) {
+            // A filter asking for retained messages is marked: a device's filter must not.
+            log.withLock { $0 += filters.map { "+\($0) id \(options.identifier ?? 0)" + (options.retainHandling == .never ? "" : " retained") } }
         }
         func unsubscribe(_ filters: [String]) { log.withLock { $0 += filters.map { "-\($0)" } } }
         func shutdown() async {}
@@ -63,7 +64,7 @@ import Testing
         #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", identifiers: [2, 1]), "one merged copy is kept")
         #expect(!subscriptions.absorbs(topic: "wearables/w-1/hello", identifiers: []))
         #expect(!subscriptions.absorbs(topic: "wearables/w-1/imu/accelerometer", identifiers: [2]))
-        #expect(subscriptions.filterIdentifier == 1)
+        #expect(subscriptions.filterOptions == SubscriptionOptions(identifier: 1, retainHandling: .whenNew), "retained discovery messages only for a session without the filter")
         #expect(!FleetSubscription().absorbs(topic: "wearables/w-1/hello", identifiers: [2]), "single mode drops nothing")
     }
 

@@ -4,7 +4,6 @@ import Foundation
 import Locking
 import Logging
 import MQTTTransport
-import Ownership
 import ServiceLifecycle
 import TelemetryCore
 
@@ -32,9 +31,9 @@ struct SubscriberService: Service {
     let health: RuntimeHealth
     /// Where the metrics read the connection's counters.
     let statistics: SubscriberStatistics
-    /// Known (its first heartbeat answered, clustered) before the journal is replayed and the
-    /// subscriber subscribes.
-    let ownership: any OwnershipPort
+    /// When the subscriber may connect and reconnect, and where its connection events go
+    /// (clustered: this run's ownership).
+    let standing: SubscriberStanding
     /// How device frames reach the subscriber (per device of held partitions, clustered).
     let subscriptions: any InboundSubscriptions
     /// Called once the broker answered the first subscription (the publisher announces online then).
@@ -52,32 +51,27 @@ struct SubscriberService: Service {
             // What this instance holds first (clustered: its first heartbeat), so the journal's
             // records and the first frames go by it. A run that never registers (its name held
             // by another live run) never connects: it would take that run's broker session.
-            await cancelWhenGracefulShutdown { [ownership] in await ownership.ready() }
+            await cancelWhenGracefulShutdown { [standing] in await standing.ready() }
             guard !Task.isShuttingDownGracefully, !Task.isCancelled, await replayJournal(into: router) else { return nil }
             // A connection that ends while this instance is adopted, or that another client took
             // over while this instance is past its lease's deadline, reconnects only once the
             // store registered this run again (a single gateway is never either).
             var configuration = configuration
-            configuration.holdsReconnect = { [ownership] in !ownership.status.mayReconnect }
-            configuration.holdsReconnectAfterTakeover = { [ownership] in !ownership.status.mayResumeSession }
+            configuration.holdsReconnect = standing.holdsReconnect
+            configuration.holdsReconnectAfterTakeover = standing.holdsReconnectAfterTakeover
             let made = LockedState<(any InboundConnection)?>(nil)
             let subscriber = try connections.makeSubscriber(
                 configuration, logger, router.receive,
-                { [metrics, health, ownership] event in
+                { [metrics, health, standing] event in
                     metrics.recordConnectionEvent(event, connection: "subscriber")
                     health.record(event, connection: "subscriber")
                     // Clustered liveness is serving: a subscriber that cannot reach the broker
                     // for half a lease time stops the renewals (LeasedOwnership).
-                    switch event {
-                    case .connected: ownership.subscriberChanged(.connected)
-                    case .disconnected, .connectFailed: ownership.subscriberChanged(.unreachable)
-                    case .reconnectHeld: ownership.subscriberChanged(.held)
-                    default: break
-                    }
+                    standing.connectionEvent(event)
                     router.connectionEvent(event)
                     if case .reconnectHeld = event {
                         Task {
-                            await ownership.confirmed()
+                            await standing.confirmed()
                             made.withLock { $0 }?.resumeReconnecting()
                         }
                     }
@@ -87,7 +81,7 @@ struct SubscriberService: Service {
             statistics.attach(subscriber)
             receiving.withLock { $0 = true }
             // Down until its first CONNACK (the journal's replay before does not count).
-            ownership.subscriberChanged(.unreachable)
+            standing.starting()
             subscriber.start()
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -144,8 +138,9 @@ struct SubscriberService: Service {
                 // the PUBACK leaves the socket plus deterministic event ids give exactly-once in
                 // effect (docs/reliability.md).
                 // Clustered: the identifier tells a discovery stream's copy through the discovery
-                // filter from the one through a device's filter (PartitionSubscriptions).
-                try await subscriber.subscribe(filters, qos: .atLeastOnce, identifier: subscriptions.filterIdentifier)
+                // filter from the one through a device's filter, and a resumed session is not
+                // sent the fleet's retained messages again (PartitionSubscriptions).
+                try await subscriber.subscribe(filters, qos: .atLeastOnce, options: subscriptions.filterOptions)
                 logger.info("subscribed to \(filters.joined(separator: ", "))")
                 return
             } catch let error as MQTTTransportError where error.code == .rejectedByBroker {

@@ -7,8 +7,8 @@ import TelemetryCore
 /// holds or warms up (``PartitionSubscriptions``, clustered). The router and the ownership
 /// service ask it; neither asks which one it is.
 protocol InboundSubscriptions: Sendable {
-    /// The subscription identifier of the subscriber's own filters, nil when none is needed.
-    var filterIdentifier: Int? { get }
+    /// The subscription options of the subscriber's own filters (identifier, retain handling).
+    var filterOptions: SubscriptionOptions { get }
     /// The subscriber connection exists (before it connects): subscriptions go through it.
     func attach(_ connection: any InboundConnection)
     /// Whether a message is the subscriptions' own, not a frame: a second copy of one delivered
@@ -31,7 +31,7 @@ protocol InboundSubscriptions: Sendable {
 /// Single mode: one filter brings every device; nothing is held, nothing is a duplicate (and a
 /// single gateway has no stand-in).
 struct FleetSubscription: InboundSubscriptions {
-    var filterIdentifier: Int? { nil }
+    var filterOptions: SubscriptionOptions { SubscriptionOptions() }
     func attach(_ connection: any InboundConnection) {}
     func absorbs(topic: String, identifiers: [Int]) -> Bool { false }
     func hold(_ frame: RoutedFrame, device: Substring) -> Bool { false }

@@ -21,6 +21,11 @@ import TelemetryCore
 ///   subscription identifier ``discoveryIdentifier``, device filters ``deviceIdentifier``; a
 ///   discovery-stream message that matched only a device filter is the copy to drop.
 ///
+/// - **Retained messages**: a device's retained `hello` through its own filter would be the
+///   copy to drop, so device filters ask for none; discovery filters ask for them only when
+///   the broker's session lacks the filter (a fresh session learns the fleet's devices, a
+///   resumed one, a stand-in's included, is not sent 10⁵ of them again).
+///
 /// No list of every device: only the subscribed ones (those of held and warming partitions).
 /// Held frames are bounded in bytes (beyond it a frame is routed at once, counted).
 final class PartitionSubscriptions: InboundSubscriptions {
@@ -30,6 +35,10 @@ final class PartitionSubscriptions: InboundSubscriptions {
     static let deviceIdentifier = 2
     /// Subscription identifier of a stand-in's backlog mark (``deliverMark(topic:publish:)``).
     static let markIdentifier = 3
+    /// Options of the discovery (and command) filters.
+    static let discoveryOptions = SubscriptionOptions(identifier: discoveryIdentifier, retainHandling: .whenNew)
+    /// Options of a device's filter.
+    static let deviceOptions = SubscriptionOptions(identifier: deviceIdentifier, retainHandling: .never)
 
     private enum Phase {
         /// SUBSCRIBE sent (or to be re-sent on the next connection); frames wait.
@@ -73,12 +82,12 @@ final class PartitionSubscriptions: InboundSubscriptions {
         self.heldBytesLimit = heldBytesLimit
     }
 
-    var filterIdentifier: Int? { Self.discoveryIdentifier }
+    var filterOptions: SubscriptionOptions { Self.discoveryOptions }
 
     func attach(_ connection: any InboundConnection) {
         state.withLock { state in
             state.connection = connection
-            connection.request(state.subscribed.keys.map { scheme.deviceInboundFilter(rawDevice: $0) }, qos: .atLeastOnce, identifier: Self.deviceIdentifier)
+            connection.request(state.subscribed.keys.map { scheme.deviceInboundFilter(rawDevice: $0) }, qos: .atLeastOnce, options: Self.deviceOptions)
         }
     }
 
@@ -182,7 +191,7 @@ final class PartitionSubscriptions: InboundSubscriptions {
             return state.connection
         }
         defer { state.withLock { _ = $0.marks.removeValue(forKey: topic) } }
-        connection?.request([topic], qos: .atLeastOnce, identifier: Self.markIdentifier)
+        connection?.request([topic], qos: .atLeastOnce, options: SubscriptionOptions(identifier: Self.markIdentifier, retainHandling: .never))
         for await _ in subscribed {}
         try Task.checkCancellation()
         try await publish()
@@ -255,7 +264,7 @@ final class PartitionSubscriptions: InboundSubscriptions {
             state.byPartition[partitions.partition(of: key), default: []].insert(key)
         }
         // Without a connection yet, attach() sends them.
-        state.connection?.request(keys.map { scheme.deviceInboundFilter(rawDevice: $0) }, qos: .atLeastOnce, identifier: Self.deviceIdentifier)
+        state.connection?.request(keys.map { scheme.deviceInboundFilter(rawDevice: $0) }, qos: .atLeastOnce, options: Self.deviceOptions)
         metrics.deviceSubscriptions.record(state.subscribed.count)
         metrics.deviceSubscribes.increment(by: keys.count)
         metrics.subscriptionsPending.record(state.pending)

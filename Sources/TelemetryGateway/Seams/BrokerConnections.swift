@@ -26,10 +26,10 @@ public protocol InboundConnection: Sendable {
     func start()
     /// Waits until connected; throws after `timeout` seconds or when shut down first.
     func waitUntilConnected(timeout: Double) async throws
-    /// Subscribes (with an MQTT 5 subscription identifier when given) and waits for the broker's answer.
-    func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) async throws
+    /// Subscribes (with MQTT 5 subscription options) and waits for the broker's answer.
+    func subscribe(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions) async throws
     /// Asks for filters without waiting (any thread); each SUBACK comes as a `subscribed` event.
-    func request(_ filters: [String], qos: MQTTQoS, identifier: Int?)
+    func request(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions)
     /// Drops filters (UNSUBSCRIBE when connected; not re-sent after a reconnect).
     func unsubscribe(_ filters: [String])
     /// Stops receiving and disconnects.

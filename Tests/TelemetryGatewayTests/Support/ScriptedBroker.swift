@@ -204,8 +204,8 @@ final class ScriptedBroker: Sendable {
 
         func start() { broker.record(.subscriberStarted) }
         func waitUntilConnected(timeout: Double) async throws {}
-        func subscribe(_ filters: [String], qos: MQTTQoS, identifier: Int?) async throws { broker.record(.subscribed(filters)) }
-        func request(_ filters: [String], qos: MQTTQoS, identifier: Int?) { broker.record(.subscribed(filters)) }
+        func subscribe(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions) async throws { broker.record(.subscribed(filters)) }
+        func request(_ filters: [String], qos: MQTTQoS, options: SubscriptionOptions) { broker.record(.subscribed(filters)) }
         func unsubscribe(_ filters: [String]) {}
         func resumeReconnecting() {}
         var statistics: MQTTClientStatistics { MQTTClientStatistics() }
