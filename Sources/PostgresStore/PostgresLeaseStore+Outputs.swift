@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// The output ledger of the clustered modes (schema migration 7, `gateway_output`): each output
 /// recorded under the lease of its partition, in the statement that locks that lease row
-/// `FOR SHARE`, as snapshot writes are. A hand-over or take-over waits for the statement or finds
+/// `FOR KEY SHARE`, as snapshot writes are. A hand-over or take-over waits for the statement or finds
 /// it after: either way the old holder records nothing once the epoch moved on.
 extension PostgresLeaseStore: OutputLedger {
     public func record(_ outputs: [OutputKey], by member: LeaseMember) async throws -> OutputAdmission {
@@ -30,7 +30,7 @@ extension PostgresLeaseStore: OutputLedger {
                 ), lease AS (
                     SELECT partition, epoch FROM ownership_partition
                     WHERE owner = \(member.name) AND incarnation = \(member.incarnation) AND partition = ANY(\(partitions)::int4[])
-                    FOR SHARE
+                    FOR KEY SHARE
                 ), recorded AS (
                     INSERT INTO gateway_output (topic, event_id, partition, epoch, queue_entry)
                     SELECT o.topic, o.event_id, o.partition, o.epoch, o.queue_entry FROM o JOIN lease ON lease.partition = o.partition AND lease.epoch = o.epoch

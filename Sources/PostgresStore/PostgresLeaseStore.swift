@@ -247,8 +247,9 @@ public final class PostgresLeaseStore: LeaseStoring {
     }
 
     /// Writes the snapshots whose partition `member` still holds under the epoch each carries, in
-    /// one statement that locks those leases (`FOR SHARE`): a hand-over or take-over of the
-    /// partition waits for the write, or the write finds the new epoch and overwrites nothing.
+    /// one statement that locks those leases (`FOR KEY SHARE`): a hand-over or take-over of the
+    /// partition (which moves the epoch, a key column since migration 10) waits for the write,
+    /// or the write finds the new epoch and overwrites nothing; a renewal waits for neither.
     /// A snapshot it may not write still leaves its device known: its row is inserted when the
     /// store has none (a device first seen around a hand-over, whose holder's write came after
     /// the accept), never overwritten, under epoch ``madeKnownEpoch``: the partition's holder
@@ -272,7 +273,7 @@ public final class PostgresLeaseStore: LeaseStoring {
                 ), lease AS (
                     SELECT partition, epoch FROM ownership_partition
                     WHERE owner = \(member.name) AND incarnation = \(member.incarnation) AND partition = ANY(\(partitions)::int4[])
-                    FOR SHARE
+                    FOR KEY SHARE
                 ), written AS (
                     INSERT INTO device_state (device, partition, epoch, last_seen, snapshot)
                     SELECT w.device, w.partition, w.epoch, w.last_seen, convert_to(w.snapshot, 'UTF8')
@@ -313,7 +314,7 @@ public final class PostgresLeaseStore: LeaseStoring {
                 WITH lease AS (
                     SELECT partition, epoch FROM ownership_partition
                     WHERE owner = \(member.name) AND incarnation = \(member.incarnation)
-                    FOR SHARE
+                    FOR KEY SHARE
                 )
                 UPDATE device_state AS d SET epoch = lease.epoch FROM lease
                 WHERE d.epoch < 0 AND d.partition = lease.partition

@@ -183,6 +183,12 @@ enum PostgresSchema {
         // statement retried after its answer was lost finds its own records by it, so their
         // outputs are published instead of withheld as another holder's.
         ["ALTER TABLE gateway_output ADD COLUMN queue_entry bigint NOT NULL DEFAULT 0"],
+        // 10: the epoch a key column of the leases (docs/scale-out.md, *What rests on what*): an
+        // UPDATE that moves it (a take, an accept, an adoption) then locks the row `FOR UPDATE`,
+        // which waits for the `FOR KEY SHARE` of the fenced writes in flight, while a renewal or
+        // an offer (no key column changed) locks it only `FOR NO KEY UPDATE` and waits for none
+        // of them: a busy store does not delay the heartbeat.
+        ["CREATE UNIQUE INDEX ownership_partition_epoch ON ownership_partition (partition, epoch)"],
     ]
 
     /// The channel every change of a partition's holder is notified on (migration 3).

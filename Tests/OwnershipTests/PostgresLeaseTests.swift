@@ -462,6 +462,69 @@ struct PostgresLeaseTests {
         }
     }
 
+    @Test("a heartbeat renews while a fenced snapshot write holds its lease row; a hand-over of that partition waits for the write, which lands first, under the old epoch")
+    func heartbeatBesideFencedWrites() async throws {
+        let settings = try await TestPostgres.makeDatabase()
+        let client = TestPostgres.client(settings)
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        let store = PostgresLeaseStore(client)
+        let device = "watch-1"
+        let partition = OwnershipPartitions().partition(of: device)
+        func snapshot(_ text: String) -> LeasedSnapshot {
+            LeasedSnapshot(device: device, partition: partition, epoch: 1, lastSeen: 1_800_000_000, snapshot: #"{"v":"\#(text)"}"#)
+        }
+        _ = try await store.heartbeat(a, ttl: 300)
+        _ = try await store.heartbeat(b, ttl: 300)
+        #expect(try await store.take([partition], by: a, ttl: 300) == [partition: 1])
+        #expect(try await store.save([snapshot("a1")], by: a) == [device])
+        try await store.offer([partition: 1], to: "gw-b", by: a)
+
+        // Another writer holds the device's row: the holder's next write of it locks its lease
+        // row and then waits, as a slow write does.
+        let blocker = try await TestStoreSession.connect(settings)
+        let watcher = try await TestStoreSession.connect(settings)
+        defer { Task { await blocker.close(); await watcher.close() } }
+        try await blocker.holdDeviceRow(device)
+        let write = Task { try await store.save([snapshot("a2")], by: a) }
+        /// Polls (bounded) until `fragment`'s statement waits for a lock, or `done` holds first.
+        func waits(_ fragment: String, unless done: @escaping @Sendable () -> Bool = { false }) async throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                if try await watcher.waitingForLocks(fragment) > 0 { return true }
+                if done() { return false }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return false
+        }
+        #expect(try await waits("INSERT INTO device_state"), "the write never waited")
+
+        // The renewal: done while the write holds the lease row, not waiting behind it.
+        let renewed = LockedState<[Int: Int64]?>(nil)
+        let renewal = Task {
+            let leases = try await store.heartbeat(a, ttl: 300)
+            renewed.withLock { $0 = leases }
+        }
+        let renewalWaited = try await waits("WITH me AS", unless: { renewed.withLock { $0 } != nil })
+        #expect(!renewalWaited, "the heartbeat waited for the write's lock on its lease row")
+        if !renewalWaited { try await renewal.value }
+        #expect(renewed.withLock { $0 } == [partition: 1])
+
+        // The hand-over moves the epoch: it waits for the write.
+        let accepted = LockedState(false)
+        let accept = Task {
+            defer { accepted.withLock { $0 = true } }
+            return try await store.accept([partition: 1], by: b, ttl: 300)
+        }
+        #expect(try await waits("offered_to = ", unless: { accepted.withLock { $0 } }), "the accept did not wait for the write in flight")
+        try await blocker.commit()
+        try await renewal.value
+        #expect(try await write.value == [device], "the write in flight was not written under its lease")
+        #expect(try await accept.value == [partition: 2])
+        #expect(try await store.snapshots(in: partition) == [device: #"{"v":"a2"}"#])
+        #expect(try await store.save([snapshot("a3")], by: a).isEmpty, "the old holder wrote after the hand-over")
+    }
+
     @Test("two LeasedOwnerships on a manual clock: the first takes all, the second joins and gets its share after the warm-up of its listed partitions, counted from their SUBACKs; roles and events follow")
     func twoInstancesJoin() async throws {
         try await TestPostgres.withStore { client in

@@ -30,6 +30,25 @@ public struct TestStoreSession: Sendable {
         try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresStoreClient.migrationLockKey))", logger: Self.logger)
     }
 
+    /// Locks a device's snapshot row in a transaction until ``commit()``, as a writer outside
+    /// the gateway could: a gateway write of that device waits meanwhile, holding what its
+    /// statement locked before (its lease row).
+    public func holdDeviceRow(_ device: String) async throws {
+        try await connection.query("BEGIN", logger: Self.logger)
+        try await connection.query("SELECT 1 FROM device_state WHERE device = \(device) FOR UPDATE", logger: Self.logger)
+    }
+
+    /// How many statements of this database whose text contains `fragment` wait for a lock now.
+    public func waitingForLocks(_ fragment: String) async throws -> Int {
+        let rows = try await connection.query(
+            """
+            SELECT count(*)::int8 FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND strpos(query, \(fragment)) > 0
+            """, logger: Self.logger)
+        for try await count in rows.decode(Int64.self) { return Int(count) }
+        return 0
+    }
+
     /// Ends the transaction (and the lock it holds).
     public func commit() async throws {
         try await connection.query("COMMIT", logger: Self.logger)
