@@ -23,8 +23,8 @@ no device registry), waits until the 1,024 ownership partitions are held, then:
    hands them on, the one change of holder), and the same store rates over the take-over.
 
 In the steady state and over the take-over it also reports the mean round trip of the
-instances' heartbeats (`gateway_cluster_heartbeat_seconds`): the renewal statement waits for the
-row locks of the snapshot and ledger writes in flight on the same leases.
+instances' heartbeats (`gateway_cluster_heartbeat_seconds`), and over the take-over the messages
+the stand-in and the survivors received (retained messages replayed to a subscription count here).
 
 Prints one Markdown table (docs/scale-out.md, *Cost model*). Exits 1 when the take-over missed
 `cluster.leaseTime` + 2 s, when one of its partitions changed hands more than once (its epoch
