@@ -77,9 +77,11 @@ def sql(url, query):
 
 
 def store_counters(url):
-    """(transactions committed, rows inserted + updated) of the database so far."""
-    xact, rows = sql(url, "SELECT xact_commit + xact_rollback, tup_inserted + tup_updated FROM pg_stat_database WHERE datname = current_database()")
-    return int(xact), int(rows)
+    """(transactions committed, rows inserted + updated) of the database so far, and the bytes of
+    write-ahead log the server wrote so far (every database of the private server: the test's)."""
+    xact, rows, wal = sql(url, "SELECT xact_commit + xact_rollback, tup_inserted + tup_updated, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8 "
+                               "FROM pg_stat_database WHERE datname = current_database()")
+    return int(xact), int(rows), int(wal)
 
 
 def connected(port, client_id):
@@ -122,7 +124,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--instances", type=int, default=4)
     parser.add_argument("--devices", type=int, default=100_000)
-    parser.add_argument("--streaming", type=int, default=300, help="devices sending a status every second")
+    parser.add_argument("--streaming", type=int, default=300, help="devices sending a frame every --every seconds")
+    parser.add_argument("--every", type=float, default=1, help="seconds between two frames of a streaming device (spread evenly)")
+    parser.add_argument("--stream", choices=["status", "altimeter"], default="status",
+                        help="what the streaming devices send: status (a context stream, online and offline by turns) or altimeter readings")
     parser.add_argument("--steady", type=float, default=15, help="seconds of steady state measured")
     parser.add_argument("--bin", default=os.path.join(REPO, ".build-release", "release"))
     parser.add_argument("--deadline", type=float, default=1200)
@@ -193,23 +198,35 @@ def main():
         stored_devices = int(sql(store_url, "SELECT count(*) FROM device_state")[0])
         print(f"fleet: every hello processed after {processed_in:.1f} s; {stored_devices} devices in the store", flush=True)
 
-        # 2. Steady state: a few hundred devices send a status every second.
+        # 2. Steady state: --streaming devices send a frame every --every seconds, spread evenly
+        # over slices of 0.1 s (status: online and offline by turns, each a change with its own date).
+        sent = [0]
+        def frame(device, index):
+            if args.stream == "status":
+                return f"wearables/{device}/status", json.dumps({"state": "online" if index % 2 == 0 else "offline", "date": 1_800_000_000 + index * args.every})
+            return f"wearables/{device}/altimeter", json.dumps({"timestamp": 1000 + index * args.every, "relativeAltitude": round(0.37 * (index % 50), 2),
+                                                              "pressure": round(101.3 - 0.004 * (index % 50), 4)})
         def stream():
-            index = 0
-            start = time.monotonic()
+            slice_seconds = 0.1
+            slices = max(1, round(args.every / slice_seconds))
+            start, tick = time.monotonic(), 0
             while not streaming.is_set():
-                state = "online" if index % 2 == 0 else "offline"
-                for n, device in enumerate(devices[:args.streaming]):
-                    clients[n % len(clients)].publish(f"wearables/{device}/status", json.dumps({"state": state, "date": 1_800_000_000 + index}), qos=1)
-                index += 1
-                streaming.wait(max(0, start + index - time.monotonic()))
+                index, part = divmod(tick, slices)
+                for n in range(part * args.streaming // slices, (part + 1) * args.streaming // slices):
+                    clients[n % len(clients)].publish(*frame(devices[n], index), qos=1)
+                    sent[0] += 1
+                tick += 1
+                streaming.wait(max(0, start + tick * slice_seconds - time.monotonic()))
 
         threading.Thread(target=stream, daemon=True).start()
-        time.sleep(3)  # the streaming devices' first statuses written (their snapshots), not measured
-        before_steady, store_before, start = follower.next(min(10, remaining())), store_counters(store_url), time.monotonic()
+        time.sleep(max(3, args.every))  # every streaming device's first frame processed and written, not measured
+        before_steady, store_before, start, sent_before = follower.next(min(10, remaining())), store_counters(store_url), time.monotonic(), sent[0]
         time.sleep(args.steady)
-        after_steady, store_after, end = follower.next(min(10, remaining())), store_counters(store_url), time.monotonic()
+        after_steady, store_after, end, sent_after = follower.next(min(10, remaining())), store_counters(store_url), time.monotonic(), sent[0]
         steady = end - start
+        steady_frames = (sent_after - sent_before) / steady
+        steady_wal = (store_after[2] - store_before[2]) / steady
+        snapshot_bytes = sql(store_url, "SELECT coalesce(avg(octet_length(snapshot)), 0)::int8, coalesce(avg(pg_column_size(snapshot)), 0)::int8 FROM device_state")
         steady_xact = (store_after[0] - store_before[0]) / steady
         steady_rows = (store_after[1] - store_before[1]) / steady
         steady_snapshots = (scale.total(after_steady, "gateway_device_snapshots_written_total")
@@ -272,7 +289,7 @@ def main():
 
         took = taken_at - killed_at
         print()
-        print(f"{args.devices} devices ({args.streaming} sending a status every second, the rest idle after hello), {args.instances} instances; "
+        print(f"{args.devices} devices ({args.streaming} sending {'a status' if args.stream == 'status' else 'an altimeter reading'} every {args.every:g} s, the rest idle after hello), {args.instances} instances; "
               f"binaries {args.bin}; logs in {logs}")
         print()
         print("| measure | value |")
@@ -284,6 +301,9 @@ def main():
         print(f"| steady state: store transactions per second | {steady_xact:.0f} |")
         print(f"| steady state: store rows inserted or updated per second | {steady_rows:.0f} |")
         print(f"| steady state: device snapshots written per second (all instances) | {steady_snapshots:.0f} |")
+        print(f"| steady state: frames sent per second; snapshots written per frame | {steady_frames:.0f}; {steady_snapshots / max(steady_frames, 1):.2f} |")
+        print(f"| steady state: write-ahead log per second; per snapshot written | {steady_wal / 1e6:.1f} MB; {steady_wal / max(steady_snapshots, 1) / 1e3:.1f} kB |")
+        print(f"| a device snapshot: mean bytes; as stored (compressed) | {snapshot_bytes[0]}; {snapshot_bytes[1]} |")
         print(f"| steady state: heartbeat round trip (renewal statement), mean over all instances | {heartbeat_ms(before_steady, after_steady, names)} |")
         print(f"| kill -9 of {victim}: partitions it held | {held} |")
         print(f"| every partition held by a live run (the stand-in or a survivor) after | {took:.1f} s (goal <= {LEASE_TIME + 2:.0f} s) |")
