@@ -90,14 +90,11 @@ struct ClusterFaultTests {
         let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await ClusterHarness.stop(survivors, collector: collector)
 
-        let tally = fleet.tally(collector.messages)
         let adoptions = ["gw-a", "gw-c"].map { ClusterHarness.metric(collector.messages, $0, "gateway_cluster_adoptions_total") ?? 0 }.reduce(0, +)
         #expect(adoptions == 1, "gw-b adopted once by a survivor")
         // The stand-in hands over make-before-break, as a leaving instance does; the overlap's
         // outputs are fenced by the output ledger: exactly once (ClusterTests, leave).
-        #expect(tally.duplicates == 0, "\(tally)")
-        let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "kill at \(killedAt) s")
-        #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
+        let (tally, lostInWindow) = run.expectOnceInOrder(victims: victims, atRisk: atRisk, "kill at \(killedAt) s")
         let standIn = ["gateway_messages_received_total", "gateway_frames_processed_total", "gateway_cluster_frames_not_owned_total", "gateway_cluster_frames_shadowed_total", "gateway_frames_left_in_journal_total"].map { "\($0)=\(ClusterHarness.metric(collector.messages, "gw-b-stand-in", $0) ?? -1)" }
         print("cluster kill: gw-b's last metrics (its stand-in's): \(standIn)")
         for gateway in survivors { print("cluster kill: \(gateway.instance ?? "?") log:\n" + gateway.log.split(separator: "\n").filter { $0.contains("adopt") || $0.contains("stand-in") || $0.contains("standInOf") && ($0.contains("warning") || $0.contains("error") || $0.contains("notice")) }.prefix(40).joined(separator: "\n")) }
@@ -108,7 +105,7 @@ struct ClusterFaultTests {
     @Test("SIGKILL of one instance and its restart 2 s later on its own disk and broker session: its partitions come back to it, every swing once, none lost outside the kill's window")
     func killAndRestartOnDisk() async throws {
         var run = try await ClusterHarness.Run.start(swings: 8)
-        let (collector, fleet) = (run.collector, run.fleet)
+        let collector = run.collector
         let victims = run.watches(of: "gw-b", among: run.names)
         let (clockStart, playing) = run.play()
         try await run.waitForSwings(of: victims, 20, "20 swings of gw-b's watches")
@@ -137,12 +134,7 @@ struct ClusterFaultTests {
         let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await ClusterHarness.stop(run.gateways, collector: collector)
 
-        let tally = fleet.tally(collector.messages)
-        #expect(tally.duplicates == 0, "\(tally)")
-        #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
-        let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "kill at \(killedAt) s, restart at \(restartedAt) s")
-        let outOfOrder = fleet.outOfOrder(collector.messages)
-        #expect(outOfOrder.isEmpty, "swings published out of their session order: \(outOfOrder)")
+        let (tally, lostInWindow) = run.expectOnceInOrder(victims: victims, atRisk: atRisk, "kill at \(killedAt) s, restart at \(restartedAt) s")
         let adoptions = ["gw-a", "gw-c"].map { ClusterHarness.metric(collector.messages, $0, "gateway_cluster_adoptions_total") ?? 0 }.reduce(0, +)
         let replayed = ClusterHarness.metric(collector.messages, "gw-b", "gateway_journal_replayed_total") ?? 0
         print("cluster kill and restart on disk: \(victims.count) watches of gw-b; killed at \(killedAt) s, restarted at \(restartedAt) s; adoptions \(adoptions); journal records replayed \(replayed); \(lostInWindow) swings lost in the window \(window); \(tally)")
@@ -152,7 +144,7 @@ struct ClusterFaultTests {
     @Test("SIGKILL of two of three instances at once: the survivor adopts both and runs their stand-ins side by side; every swing begun after the kill is published once")
     func killTwoInstances() async throws {
         let run = try await ClusterHarness.Run.start(swings: 8)
-        let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
+        let (collector, gateways) = (run.collector, run.gateways)
         let victims = run.watches(of: "gw-b", among: run.names).union(run.watches(of: "gw-c", among: run.names))
         let (clockStart, playing) = run.play()
         try await run.waitForSwings(of: victims, 20, "20 swings of gw-b's and gw-c's watches")
@@ -167,12 +159,9 @@ struct ClusterFaultTests {
         let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await ClusterHarness.stop([gateways[0]], collector: collector)
 
-        let tally = fleet.tally(collector.messages)
         let adoptions = ClusterHarness.metric(collector.messages, "gw-a", "gateway_cluster_adoptions_total") ?? 0
         #expect(adoptions == 2, "gw-a adopted both")
-        #expect(tally.duplicates == 0, "\(tally)")
-        let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "kill at \(killedAt) s")
-        #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
+        let (tally, lostInWindow) = run.expectOnceInOrder(victims: victims, atRisk: atRisk, "kill at \(killedAt) s")
         print("cluster double kill: \(victims.count) watches of gw-b and gw-c; killed at \(killedAt) s; adoptions \(adoptions); \(lostInWindow) swings lost in the window \(window); \(tally)")
         await run.shutdown()
     }

@@ -298,6 +298,22 @@ enum ClusterHarness {
             return lost
         }
 
+        /// What a fault test asserts of the swings at its end: none published twice, none of
+        /// another watch than `victims`' missing, every one outside the fault's window (`atRisk`)
+        /// published once, each watch's in session order. Returns the tally and how many swings
+        /// of the window were lost, for the test's report.
+        func expectOnceInOrder(
+            victims: Set<String>, atRisk: (SwingFleetSession.Device, Int) -> Bool, _ fault: String
+        ) -> (tally: SwingFleetSession.Tally, lostInWindow: Int) {
+            let tally = fleet.tally(collector.messages)
+            #expect(tally.duplicates == 0, "\(tally); \(fault)")
+            #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally); \(fault)")
+            let lost = lostInWindow(tally, atRisk: atRisk, fault)
+            let outOfOrder = fleet.outOfOrder(collector.messages)
+            #expect(outOfOrder.isEmpty, "swings published out of their session order: \(outOfOrder); \(fault)")
+            return (tally, lost)
+        }
+
         func shutdown() async {
             await devices.shutdown()
             await observer.shutdown()

@@ -44,12 +44,8 @@ extension ClusterTests {
         let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await ClusterHarness.stop([survivor], collector: collector)
 
-        let tally = fleet.tally(collector.messages)
-        #expect(tally.duplicates == 0, "\(tally)")
-        #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
-        let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "gw-c killed at \(firstKillAt) s, its adopter \(adopterName) at \(secondKillAt) s")
-        let outOfOrder = fleet.outOfOrder(collector.messages)
-        #expect(outOfOrder.isEmpty, "swings published out of their session order: \(outOfOrder)")
+        let (tally, lostInWindow) = run.expectOnceInOrder(
+            victims: victims, atRisk: atRisk, "gw-c killed at \(firstKillAt) s, its adopter \(adopterName) at \(secondKillAt) s")
         // The survivor adopted the adopter and gw-c again (the dead stand-in's row), each once.
         #expect(survivor.log.contains(adoption), "gw-c was not adopted again after its stand-in died:\n\(run.ownershipReport())")
         #expect(survivor.log.contains("adoption: \(adopterName) (run "))

@@ -65,12 +65,7 @@ extension ClusterTests {
         let window = (frozenAt - 3)...(replacedAt + 0.5)
         let atRisk = try await run.endAndWaitForAll(but: victims, startingIn: window, playing)
         try await ClusterHarness.stop(run.gateways, collector: collector)
-        let tally = fleet.tally(collector.messages)
-        #expect(tally.duplicates == 0, "\(tally)")
-        #expect(tally.unmatched.allSatisfy { victims.contains($0.0) }, "\(tally)")
-        let lostInWindow = run.lostInWindow(tally, atRisk: atRisk, "frozen at \(frozenAt) s, replaced at \(replacedAt) s")
-        let outOfOrder = fleet.outOfOrder(collector.messages)
-        #expect(outOfOrder.isEmpty, "swings published out of their session order: \(outOfOrder)")
+        let (tally, lostInWindow) = run.expectOnceInOrder(victims: victims, atRisk: atRisk, "frozen at \(frozenAt) s, replaced at \(replacedAt) s")
         let adoptions = ["gw-a", "gw-c"].map { ClusterHarness.metric(collector.messages, $0, "gateway_cluster_adoptions_total") ?? 0 }.reduce(0, +)
         print(
             "cluster one run per name: a second run refused; gw-b frozen at \(frozenAt) s, its replacement holding the share at \(replacedAt) s; adoptions \(adoptions); \(lostInWindow) swings lost in the window \(window); \(tally)"
