@@ -115,7 +115,10 @@ extension ClusterFaultTests {
         }
         #expect(late.allSatisfy { $0.instance == "gw-a" && cutOff.contains($0.device) && $0.date <= cutAt + 5 }, "outputs out of date order: \(late)")
         let outOfOrder = late.count
-        print("cluster broker cut: gw-a (\(cutOff.count) devices) cut from the broker for 12 s from frame \(cutAt); adopted \(adoptions) time(s); frames without output \(missing); repeated \(repeated.count) (\(resent.count) resent by gw-a, \(announcedAgain.count) announced again by the stand-in), out of date order \(outOfOrder)")
+        // A late reader finds every device's retained connection at its newest frame.
+        let stale = try await ClusterHarness.staleRetainedConnections(broker, devices: devices, newest: rounds - 1, baseDate: baseDate)
+        #expect(stale.isEmpty, "retained connections not at the newest frame (device: frame read): \(stale)")
+        print("cluster broker cut: gw-a (\(cutOff.count) devices) cut from the broker for 12 s from frame \(cutAt); adopted \(adoptions) time(s); frames without output \(missing); repeated \(repeated.count) (\(resent.count) resent by gw-a, \(announcedAgain.count) announced again by the stand-in), out of date order \(outOfOrder); stale retained \(stale.count)")
         await client.shutdown()
         await observer.shutdown()
         proxy.stop()

@@ -247,7 +247,10 @@ extension ClusterFaultTests {
             "frames without output (device, frame numbers): \(missing)")
         let withheld = ClusterHarness.metric(collector.messages, "gw-a", "gateway_cluster_outputs_withheld_total", labels: ["reason": "fenced"]) ?? 0
         let unpublished = missing.map(\.1.count).reduce(0, +)
-        print("cluster store cut: outputs withheld by gw-a (fenced) \(withheld); frames without output \(unpublished)")
+        // A late reader finds every device's retained connection at its newest frame.
+        let stale = try await ClusterHarness.staleRetainedConnections(broker, devices: devices, newest: rounds - 1, baseDate: baseDate)
+        #expect(stale.isEmpty, "retained connections not at the newest frame (device: frame read): \(stale)")
+        print("cluster store cut: outputs withheld by gw-a (fenced) \(withheld); frames without output \(unpublished); stale retained \(stale.count)")
         await client.shutdown()
         await observer.shutdown()
         proxy.stop()

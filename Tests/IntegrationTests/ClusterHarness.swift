@@ -172,6 +172,26 @@ enum ClusterHarness {
         }
     }
 
+    /// What a late subscriber reads as each device's retained `gateway/{id}/connection`: the
+    /// devices whose retained message is not their newest frame's (`baseDate + newest`), with the
+    /// frame number read (nil: none retained). Waits (bounded) for a retained message of every
+    /// device; an empty answer means every device's retained state is its newest.
+    static func staleRetainedConnections(_ broker: TestBroker, devices: [String], newest: Int, baseDate: Int) async throws -> [String: Int?] {
+        let read = WatchedState([String: Int]())
+        let reader = try await TestClients.subscribed(broker, to: ["gateway/+/connection"]) { message in
+            guard message.retain, let object = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any],
+                let date = object["date"] as? Double
+            else { return }
+            read.update { $0[String(message.topic.split(separator: "/")[1])] = Int(date) - baseDate }
+        }
+        _ = await read.wait(timeout: 10) { table in devices.allSatisfy { table[$0] != nil } }
+        await reader.shutdown()
+        let table = read.value
+        var stale: [String: Int?] = [:]
+        for device in devices where table[device] != newest { stale[device] = table[device] }
+        return stale
+    }
+
     /// One test's cluster: a broker, its observer, instances gw-a, gw-b, gw-c started and seeing
     /// each other, and 30 watches connected with their sessions begun.
     struct Run {

@@ -346,6 +346,10 @@ struct PerDeviceSubscriptionTests {
         #expect(complete && missing.isEmpty, "every frame processed: missing (device, frames) \(missing), of which gw-b's \(missing.filter { cutOff.contains($0.0) }); gw-b's metrics:\n\(settled.last { $0.topic == "gateway/instances/gw-b/metrics" }?.payloadString.split(separator: "\n").filter { !$0.hasPrefix("#") && ($0.contains("received") || $0.contains("processed") || $0.contains("published") || $0.contains("queue") || $0.contains("not_owned") || $0.contains("subscriptions")) }.joined(separator: "\n") ?? "none")")
         #expect(moved.reduce(0, +) == 0, "nothing moved during the outage: \(moved)")
         try await ClusterHarness.stop(gateways, collector: collector)
+        // A late reader finds every device's retained connection at its newest frame.
+        let stale = try await ClusterHarness.staleRetainedConnections(broker, devices: devices, newest: rounds - 1, baseDate: baseDate)
+        #expect(stale.isEmpty, "retained connections not at the newest frame (device: frame read): \(stale)")
+
         for connection in [client, observer, connections] { await connection.shutdown() }
         proxy.stop()
     }
