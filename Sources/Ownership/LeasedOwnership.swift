@@ -32,6 +32,9 @@ public final class LeasedOwnership: OwnershipPort {
         var subscriberDownSince: SuspendingClock.Instant?
         /// Whether renewals are withheld for it (logged once per episode).
         var withholding = false
+        /// Whether this run, holding nothing, stands aside for it: it heartbeats as draining, so
+        /// nobody offers it partitions it could not subscribe (logged once per episode).
+        var standingAside = false
         /// Warming partitions listed and subscribed, waiting for their SUBACKs (``prepared(_:subscribed:)``).
         var listed: Set<Int> = []
         /// Whether a listed partition's subscriptions are all acknowledged.
@@ -199,17 +202,20 @@ public final class LeasedOwnership: OwnershipPort {
         }
     }
 
+    /// Whether the subscriber has been trying to reach the broker, in vain, for half a lease time.
+    private static func subscriberDown(_ state: State, at now: SuspendingClock.Instant) -> Bool {
+        state.subscriberDownSince.map { now - $0 >= .milliseconds(Int64(state.holder.timing.ttl * 500)) } ?? false
+    }
+
     /// Whether the next heartbeat is withheld: the subscriber has been trying to reach the
-    /// broker for half a lease time, this run holds or warms partitions (holding nothing, it has
-    /// nothing for a stand-in to serve), and it is not adopted (an adopted run heartbeats to
-    /// learn when the stand-in has left). Logs each change.
+    /// broker for half a lease time, this run holds partitions (holding none, it has nothing for
+    /// a stand-in to serve: it stands aside instead, ``beat()``), and it is not adopted (an
+    /// adopted run heartbeats to learn when the stand-in has left). Logs each change.
     private func withholdsRenewal() -> Bool {
         let now = clock.monotonicNow()
         let (withholding, changed, ttl) = state.withLock { state -> (Bool, Bool, Double) in
             let ttl = state.holder.timing.ttl
-            let down = state.subscriberDownSince.map { now - $0 >= .milliseconds(Int64(ttl * 500)) } ?? false
-            let serving = !state.holder.held.isEmpty || !state.holder.warming.isEmpty
-            let withholding = down && serving && state.adoptedBy == nil
+            let withholding = Self.subscriberDown(state, at: now) && !state.holder.held.isEmpty && state.adoptedBy == nil
             defer { state.withholding = withholding }
             return (withholding, withholding != state.withholding, ttl)
         }
@@ -272,7 +278,25 @@ public final class LeasedOwnership: OwnershipPort {
 
     /// One heartbeat: renew, read the view, send the plan. Public for tests that step a manual clock.
     public func beat() async {
-        let member = state.withLock { $0.holder.member }
+        let now = clock.monotonicNow()
+        // A run holding nothing whose subscriber cannot reach the broker (a joiner on a broken
+        // link) stands aside: it heartbeats as draining, so the assignment leaves it out and
+        // nobody offers it what it could not subscribe; it is not withheld into an adoption (its
+        // stand-in would have nothing to serve). It joins again once connected.
+        let (member, aside, asideChanged) = state.withLock { state -> (LeaseMember, Bool, Bool) in
+            var member = state.holder.member
+            let aside = Self.subscriberDown(state, at: now) && state.holder.held.isEmpty && state.adoptedBy == nil
+            if aside { member.draining = true }
+            defer { state.standingAside = aside }
+            return (member, aside, aside != state.standingAside)
+        }
+        if asideChanged {
+            if aside {
+                logger.warning("ownership: the subscriber has not reached the broker for half a lease time and this run holds nothing; standing aside (heartbeating as draining) until it is connected")
+            } else {
+                logger.notice("ownership: the subscriber reached the broker; no longer standing aside")
+            }
+        }
         let timing = state.withLock { $0.holder.timing }
         let sentAt = clock.monotonicNow()
         do {
@@ -298,9 +322,10 @@ public final class LeasedOwnership: OwnershipPort {
             let view = try await store.view()
             state.withLock { state in
                 state.successors = view.assignable.filter { $0 != member.name }.count
-                // Only an offer to a live instance: one left pointing at a dead instance will not
-                // be accepted, and heartbeating fast for it would only load the store.
-                state.offering = state.holder.held.keys.contains { view.leases[$0]?.offeredTo.map { view.instances[$0] != nil } ?? false }
+                // Only an offer to a live instance not draining: one left pointing at a dead or
+                // draining instance (one standing aside) will not be accepted, and heartbeating
+                // fast for it would only load the store.
+                state.offering = state.holder.held.keys.contains { view.leases[$0]?.offeredTo.map { view.instances[$0] == false } ?? false }
             }
             markSubscribed()
             let now = clock.monotonicNow()

@@ -38,6 +38,24 @@ struct PerDeviceSubscriptionTests {
         SwingFleetSession.message(device, "motion", Array(#"{"n":\#(index),"pad":"\#(padding)"}"#.utf8))
     }
 
+    /// Streams every device's frames at the devices' own pace (50 a second each, not a
+    /// synchronisation) until cancelled; `sent` counts the frames handed to the client.
+    static func stream(_ devices: [String], with client: MQTTClient) -> (task: Task<Void, any Error>, sent: LockedState<Int>) {
+        let sent = LockedState(0)
+        let task = Task {
+            let clock = ContinuousClock()
+            let start = clock.now
+            var index = 0
+            while !Task.isCancelled {
+                for device in devices { try await client.send(Self.frame(device, index)) }
+                sent.withLock { $0 += devices.count }
+                index += 1
+                try await Task.sleep(until: start + .milliseconds(20 * index), clock: clock)
+            }
+        }
+        return (task, sent)
+    }
+
     /// Says hello for every device and waits for every availability.
     static func hello(_ devices: [String], with client: MQTTClient, collector: MessageCollector) async throws {
         for device in devices { try await client.send(hello(device)) }
@@ -237,20 +255,8 @@ struct PerDeviceSubscriptionTests {
         let (broker, collector, client) = (setup.broker, setup.collector, setup.client)
         var gateways = setup.gateways
 
-        // Devices stream at their own pace (50 frames per second each, not a synchronisation)
-        // while the third instance joins and its warm-up runs out.
-        let sent = LockedState(0)
-        let streaming = Task {
-            let clock = ContinuousClock()
-            let start = clock.now
-            var index = 0
-            while !Task.isCancelled {
-                for device in devices { try await client.send(Self.frame(device, index)) }
-                sent.withLock { $0 += devices.count }
-                index += 1
-                try await Task.sleep(until: start + .milliseconds(20 * index), clock: clock)
-            }
-        }
+        // Devices stream while the third instance joins and its warm-up runs out.
+        let (streaming, sent) = Self.stream(devices, with: client)
         let joiner = try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments("gw-c", store: setup.store))
         gateways.append(joiner)
         try await ClusterHarness.waitLive(collector, names + ["gw-c"], count: 3)
@@ -293,6 +299,52 @@ struct PerDeviceSubscriptionTests {
         #expect(processed >= Double(total), "processed \(processed), sent \(total): none by neither")
         #expect(processed - Double(total) <= Double(100 * moving.count), "processed \(processed), sent \(total): by both only until the old holder's heartbeat")
         try await setup.finish(gateways)
+    }
+
+    @Test("a third instance joins while its broker link is down: it stands aside (heartbeats as draining), so nobody adopts it and nothing is handed to it; once connected it takes its share after its warm-up, each moved device once; every frame processed")
+    func joinOnABrokenLink() async throws {
+        let names = ["gw-a", "gw-b"]
+        let devices = (0..<24).map { String(format: "pl-watch-%02d", $0) }
+        let setup = try await Setup.start(names, devices: devices)
+        let (broker, collector, client) = (setup.broker, setup.collector, setup.client)
+        var gateways = setup.gateways
+        let (streaming, sent) = Self.stream(devices, with: client)
+        // gw-c reaches the broker through a proxy on loopback that refuses every connection for
+        // 12 s (four lease times), and the store directly.
+        let proxy = try TCPProxy(upstreamPort: broker.port)
+        proxy.cut(refusingFor: 12)
+        let joiner = try GatewayProcess(broker: broker, arguments: ClusterHarness.arguments("gw-c", store: setup.store) + ["--broker", proxy.url])
+        gateways.append(joiner)
+        try await joiner.waitForLog("standing aside", timeout: 30)
+        // Connected again once the proxy lets it through: it joins and takes its share.
+        let all = names + ["gw-c"]
+        let moving = devices.filter { ClusterHarness.owner(of: $0, among: all) == "gw-c" }
+        try await collector.wait(timeout: 40, "gw-c to take over \(moving.count) devices once connected") { messages in
+            ClusterHarness.metric(messages, "gw-c", "gateway_cluster_handovers_total", labels: ["direction": "gained"]) == Double(moving.count)
+                && Self.metric(messages, "gw-c", "gateway_frames_processed_total") > 0
+        }
+        #expect(joiner.log.contains("no longer standing aside"), "gw-c did not say it rejoined")
+        try await collector.wait(timeout: 30, "the old owners to unsubscribe the moved devices") { messages in
+            all.map { Self.metric(messages, $0, "gateway_cluster_device_subscriptions") }.reduce(0, +) == Double(devices.count)
+        }
+        streaming.cancel()
+        _ = try? await streaming.value
+        #expect(await client.flush(timeout: 30))
+        let total = devices.count + sent.withLock { $0 }
+        let messages = try await Self.waitProcessed(collector, all, total)
+        let settled = try await collector.wait(timeout: 10, "a later metrics publication") { $0.count > messages.count + 6 }
+        let processed = all.map { Self.metric(settled, $0, "gateway_frames_processed_total") }.reduce(0, +)
+        let adoptions = all.map { ClusterHarness.metric(settled, $0, "gateway_cluster_adoptions_total") ?? 0 }.reduce(0, +)
+        let handedOver = names.map { ClusterHarness.metric(settled, $0, "gateway_cluster_handovers_total", labels: ["direction": "lost"]) ?? 0 }.reduce(0, +)
+        print("per-device join on a broken link: gw-c took \(moving.count) of \(devices.count) devices after its link came back; adoptions \(adoptions); let go by the old holders \(handedOver); \(processed) frames processed of \(total) sent")
+        // Standing aside, gw-c was never taken for dead (an adoption would run a stand-in with
+        // nothing to serve), and nothing was handed to it before it could subscribe.
+        #expect(adoptions == 0, "gw-c was adopted while its broker link was down")
+        #expect(handedOver == Double(moving.count), "each moved device let go once: \(handedOver) for \(moving.count)")
+        #expect(processed >= Double(total), "processed \(processed), sent \(total): none by neither")
+        #expect(processed - Double(total) <= Double(100 * moving.count), "processed \(processed), sent \(total): by both only until the old holder's heartbeat")
+        try await setup.finish(gateways)
+        proxy.stop()
     }
 
     @Test("a 2.5 s network outage of one of three instances while devices stream: its session keeps what the broker sent meanwhile, no frame lost")

@@ -111,6 +111,36 @@ struct LeasedOwnershipAdoptionTests {
         #expect(!ownership.status.adopted)
     }
 
+    @Test("a run holding nothing whose subscriber cannot reach the broker stands aside: after half a lease time it heartbeats as draining (left out of the assignment), never withholds its renewals into an adoption, and joins again once connected")
+    func standsAsideHoldingNothing() async {
+        let clock = ManualGatewayClock(wallTime: 1_800_000_000)
+        let store = ScriptedHeartbeats(answer: .leases([:]))
+        let ownership = ownership(store, clock: clock)
+        await ownership.step()
+        #expect(store.drainingFlags == [false])
+        // A joiner whose link is down from the start: not aside before half the lease time (6 s).
+        ownership.subscriberChanged(.unreachable)
+        clock.advance(by: 2.9)
+        await ownership.step()
+        #expect(store.drainingFlags.last == false)
+        clock.advance(by: 0.2)
+        await ownership.step()
+        #expect(store.drainingFlags.last == true, "holding nothing and unreachable, it still took part in the assignment")
+        #expect(!ownership.status.withholdingRenewals)
+        // Long past the lease time: it keeps renewing its row (nobody adopts it), as draining.
+        for _ in 0..<10 {
+            clock.advance(by: 1)
+            await ownership.step()
+        }
+        #expect(store.heartbeats == 13, "a run holding nothing withheld its renewals")
+        #expect(store.drainingFlags.suffix(10).allSatisfy { $0 })
+        #expect(!ownership.status.pastDeadline && !ownership.status.adopted)
+        // Connected: it joins the assignment again.
+        ownership.subscriberChanged(.connected)
+        await ownership.step()
+        #expect(store.drainingFlags.last == false)
+    }
+
     @Test("a restart refused at its first heartbeat (never registered, holding nothing) holds its session too")
     func refusedRestartHolds() async {
         let clock = ManualGatewayClock(wallTime: 1_800_000_000)
@@ -155,6 +185,7 @@ final class ScriptedHeartbeats: LeaseStoring {
 
     private let current: LockedState<Answer>
     private let beats = LockedState(0)
+    private let draining = LockedState<[Bool]>([])
 
     init(answer: Answer) { current = LockedState(answer) }
 
@@ -163,8 +194,12 @@ final class ScriptedHeartbeats: LeaseStoring {
     /// Heartbeats asked so far.
     var heartbeats: Int { beats.withLock { $0 } }
 
+    /// The `draining` flag of every heartbeat asked, in order.
+    var drainingFlags: [Bool] { draining.withLock { $0 } }
+
     func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
         beats.withLock { $0 += 1 }
+        draining.withLock { $0.append(member.draining) }
         switch current.withLock({ $0 }) {
         case .leases(let leases): return leases
         case .adoptedBy(let adopter): throw InstanceNameAdopted(adopter: adopter)
