@@ -115,6 +115,9 @@ struct GatewayParts: Sendable {
         self.operations = operations
         operations.watchQueues(queues, queries: queries, configuration: configuration)
         if let path = configuration.journal.path {
+            // A stand-in's journal is its own (what an earlier stand-in of the name held is in
+            // that name's broker session): it starts empty, never replaying another's records.
+            if standIn != nil { InboundJournal.removeIfAbandoned(path) }
             do {
                 // Past its high-water mark the journal asks the shards holding its oldest records
                 // to write their snapshots now; the request waits behind their queued frames.
@@ -190,6 +193,15 @@ struct GatewayParts: Sendable {
                 }
             }
             logger.info("cluster: this is run \(incarnation) of instance \(cluster.instanceName)\(succeeds.map { " (run \($0) of this disk ended)" } ?? "")")
+            if standIn == nil, let journal {
+                // The journals of this instance's earlier stand-ins (`journal-gw-a-stand-in-gw-b.bin`
+                // beside `journal-gw-a.bin`), left by a run that died with them: nothing reads them.
+                let file = URL(fileURLWithPath: journal.path)
+                let removed = InboundJournal.removeAbandoned(
+                    in: file.deletingLastPathComponent().path, prefix: file.deletingPathExtension().lastPathComponent + "-stand-in-",
+                    suffix: file.pathExtension.isEmpty ? "" : "." + file.pathExtension)
+                if !removed.isEmpty { logger.notice("cluster: removed \(removed.count) journal files of this instance's earlier stand-ins: \(removed)") }
+            }
             let leased = LeasedOwnership(
                 store: store, member: LeaseMember(
                     name: cluster.instanceName, incarnation: incarnation, clientID: configuration.mqtt.clientID, succeeds: succeeds),
