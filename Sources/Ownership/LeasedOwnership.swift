@@ -188,7 +188,8 @@ public final class LeasedOwnership: OwnershipPort {
         return state.withLock {
             OwnershipStatus(
                 held: $0.holder.held.count, warming: $0.holder.warming.count, pastDeadline: $0.holder.isPastDeadline(at: now),
-                failedHeartbeats: $0.failedHeartbeats, adopted: $0.adoptedBy != nil, withholdingRenewals: $0.withholding)
+                failedHeartbeats: $0.failedHeartbeats, adopted: $0.adoptedBy != nil, withholdingRenewals: $0.withholding,
+                standingAside: $0.standingAside)
         }
     }
 

@@ -16,16 +16,27 @@ public struct OwnershipStatus: Sendable, Equatable {
     /// Whether this instance withholds its renewals because its subscriber cannot reach the
     /// broker (it is to be adopted, so that a stand-in serves its devices).
     public var withholdingRenewals: Bool
+    /// Whether this instance, holding nothing, stands aside because its subscriber cannot reach
+    /// the broker (it heartbeats as draining: nothing is assigned to it).
+    public var standingAside: Bool
 
     /// A status.
-    public init(held: Int, warming: Int, pastDeadline: Bool, failedHeartbeats: Int, adopted: Bool = false, withholdingRenewals: Bool = false) {
+    public init(
+        held: Int, warming: Int, pastDeadline: Bool, failedHeartbeats: Int, adopted: Bool = false, withholdingRenewals: Bool = false,
+        standingAside: Bool = false
+    ) {
         self.held = held
         self.warming = warming
         self.pastDeadline = pastDeadline
         self.failedHeartbeats = failedHeartbeats
         self.adopted = adopted
         self.withholdingRenewals = withholdingRenewals
+        self.standingAside = standingAside
     }
+
+    /// Whether this run may adopt a dead instance: not while its subscriber cannot reach the
+    /// broker (withholding or standing aside), since the stand-in would not reach it either.
+    public var mayAdopt: Bool { !withholdingRenewals && !standingAside }
 
     /// Whether this run's subscriber may take its broker session back after another client took
     /// it over: never while adopted (the stand-in keeps the session until it has left); not while

@@ -130,10 +130,17 @@ func assembleGateway(
                 standInSubscribedSink.finish()
             },
             logger: logger, exitOnShutdownOverrun: exitOnShutdownOverrun),
-        // Last, so it stops first: the instance hands its partitions over while it still processes.
-        OwnershipService(
+    ]
+    // After the subscriber, so it stops first: the instance hands its partitions over while it
+    // still processes. A run whose name another live run holds ends its ownership with that
+    // error: the whole group stops then, gracefully (nothing of it connected to the broker yet,
+    // or it holds nothing any more), and the executable exits with it.
+    let ownership = ServiceGroupConfiguration.ServiceConfiguration(
+        service: OwnershipService(
             ownership: parts.ownership, directory: parts.directory, subscriptions: parts.subscriptions, queues: parts.queues,
             metrics: parts.ownershipMetrics, drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger),
+        failureTerminationBehavior: .gracefullyShutdownGroup)
+    let adoptions: (any Service)? =
         // Clustered: after the ownership, so it stops first and a running stand-in hands over
         // while this instance still takes partitions.
         standIn == nil
@@ -141,16 +148,10 @@ func assembleGateway(
                 try standInGateway(
                     of: dead, incarnation: incarnation, base: base, adopter: configuration.cluster.instanceName, logger: logger, accessPolicy: accessPolicy,
                     clock: clock, connections: connections)
-            } : nil,
-    ]
-    var serviceConfigurations = services.compactMap { service in
-        service.map {
-            // A run whose name another live run holds ends its ownership with that error: the
-            // whole group stops then, gracefully (nothing of it connected to the broker yet, or
-            // it holds nothing any more), and the executable exits with it.
-            ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: $0 is OwnershipService ? .gracefullyShutdownGroup : .cancelGroup)
-        }
-    }
+            } : nil
+    var serviceConfigurations =
+        services.compactMap { $0.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } } + [ownership]
+        + [adoptions].compactMap { $0.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } }
     if let standIn, let subscriptions = parts.subscriptions as? PartitionSubscriptions, let instance = parts.instance {
         // Its return stops the stand-in's group: it hands over and leaves.
         let mark = StandInService(

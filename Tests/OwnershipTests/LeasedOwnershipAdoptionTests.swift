@@ -127,6 +127,7 @@ struct LeasedOwnershipAdoptionTests {
         await ownership.step()
         #expect(store.drainingFlags.last == true, "holding nothing and unreachable, it still took part in the assignment")
         #expect(!ownership.status.withholdingRenewals)
+        #expect(ownership.status.standingAside && !ownership.status.mayAdopt, "a run whose stand-in could not reach the broker may adopt")
         // Long past the lease time: it keeps renewing its row (nobody adopts it), as draining.
         for _ in 0..<10 {
             clock.advance(by: 1)
@@ -139,6 +140,7 @@ struct LeasedOwnershipAdoptionTests {
         ownership.subscriberChanged(.connected)
         await ownership.step()
         #expect(store.drainingFlags.last == false)
+        #expect(!ownership.status.standingAside && ownership.status.mayAdopt)
     }
 
     @Test("a restart refused at its first heartbeat (never registered, holding nothing) holds its session too")

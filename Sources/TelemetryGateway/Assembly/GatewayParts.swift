@@ -327,7 +327,7 @@ struct GatewayParts: Sendable {
         return AdoptionService(
             store: leaseStore, adopter: instance, interval: cluster.heartbeatInterval, ttl: cluster.leaseTime,
             standInLimit: 4 * cluster.leaseTime + 3 * configuration.pipeline.drainTimeout, makeStandIn: makeStandIn,
-            mayAdopt: { [ownership] in !ownership.status.withholdingRenewals }, metrics: ownershipMetrics,
+            mayAdopt: { [ownership] in ownership.status.mayAdopt }, metrics: ownershipMetrics,
             clock: clock, logger: logger)
     }
 
