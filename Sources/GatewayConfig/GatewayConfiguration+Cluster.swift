@@ -64,6 +64,10 @@ extension GatewayConfiguration {
             scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "." || scalar == "_" || scalar == "-")
         }
 
+        /// What joins an adopter's name to a dead instance's in the name its stand-in's files
+        /// take (``instancePath(_:)`` of `gw-a-stand-in-gw-b`: `data/journal-gw-a-stand-in-gw-b.bin`).
+        package static let standInInfix = "-stand-in-"
+
         /// `path` with `-{instance}` inserted before its extension (`data/journal.bin` →
         /// `data/journal-a.bin`) when clustered; unchanged otherwise.
         package func instancePath(_ path: String?) -> String? {

@@ -190,7 +190,7 @@ private func standInGateway(
     var resolved = configuration.withInstancePaths()
     var own = base
     // One file per dead name: an adopter may run several stand-ins at once.
-    own.cluster.instance = "\(adopter)-stand-in-\(dead.name)"
+    own.cluster.instance = adopter + GatewayConfiguration.Cluster.standInInfix + dead.name
     resolved.journal.path = own.withInstancePaths().journal.path
     let registry = PrometheusCollectorRegistry()
     var standInLogger = logger

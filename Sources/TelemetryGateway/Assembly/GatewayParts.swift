@@ -198,7 +198,7 @@ struct GatewayParts: Sendable {
                 // beside `journal-gw-a.bin`), left by a run that died with them: nothing reads them.
                 let file = URL(fileURLWithPath: journal.path)
                 let removed = InboundJournal.removeAbandoned(
-                    in: file.deletingLastPathComponent().path, prefix: file.deletingPathExtension().lastPathComponent + "-stand-in-",
+                    in: file.deletingLastPathComponent().path, prefix: file.deletingPathExtension().lastPathComponent + GatewayConfiguration.Cluster.standInInfix,
                     suffix: file.pathExtension.isEmpty ? "" : "." + file.pathExtension)
                 if !removed.isEmpty { logger.notice("cluster: removed \(removed.count) journal files of this instance's earlier stand-ins: \(removed)") }
             }
