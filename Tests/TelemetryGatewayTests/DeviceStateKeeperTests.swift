@@ -135,7 +135,7 @@ struct DeviceStateKeeperTests {
         let device = try #require(DeviceID("flaky-1"))
         func status(_ state: String, at time: Double) {
             _ = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"\#(state)"}"#.utf8), receivedAt: time))
-            keeper.contextChanged(device)
+            _ = keeper.applied(Self.statusFrame(of: device), messages: [], changesSnapshot: true, heldChunk: false)
         }
         status("online", at: 1_000)
         await keeper.persistContext(processor)
@@ -170,7 +170,7 @@ struct DeviceStateKeeperTests {
         // Both said hello in the batch that also carries the loss of the newcomer's partition.
         for device in [leaving, staying] {
             _ = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), receivedAt: 1_000))
-            keeper.contextChanged(device)
+            _ = keeper.applied(Self.statusFrame(of: device), messages: [], changesSnapshot: true, heldChunk: false)
         }
         let partition = partitions.partition(of: leaving.rawValue)
         let resident = processor.residentDevices.filter { partitions.partition(of: $0.rawValue) == partition }
@@ -178,5 +178,12 @@ struct DeviceStateKeeperTests {
         #expect(store.writes.withLock { $0 } == [[leaving]], "the leaving device written before it is forgotten")
         await keeper.persistContext(processor)
         #expect(store.writes.withLock { $0 } == [[leaving], [staying]], "the other written at the batch's end, the leaving one not again")
+    }
+
+    /// A status frame of `device` as the router routes it, without a journal record.
+    private static func statusFrame(of device: DeviceID) -> RoutedFrame {
+        RoutedFrame(
+            frame: InboundFrame(topic: "wearables/\(device)/status", payload: [], receivedAt: 0), command: .frame(.device(device, .status)), shard: 0,
+            release: nil, publication: .current)
     }
 }

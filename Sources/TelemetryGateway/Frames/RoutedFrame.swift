@@ -34,6 +34,12 @@ struct RoutedFrame: Sendable {
         }
     }
 
+    /// Whether it is a recorder upload: history, stored even for a device held elsewhere by now.
+    var isRecorderUpload: Bool {
+        if case .frame(.device(_, .recorderAccelerometer)) = command { return true }
+        return false
+    }
+
     /// Its parsed topic, for a frame (nil for a command).
     var topic: InboundTopic? {
         if case .frame(let topic) = command { return topic }

@@ -24,4 +24,12 @@ enum WorkItem: Sendable {
     /// The journal passed its high-water mark with records of this shard at its tail: write the
     /// device snapshots now, so the records held for them go (``JournalPressure``).
     case relieveJournal
+
+    /// Whether it carries a received frame (left in the journal when the worker stops before it).
+    var isFrame: Bool {
+        switch self {
+        case .frame, .replayedUpload: true
+        default: false
+        }
+    }
 }

@@ -4,19 +4,13 @@ import RecorderStore
 import TelemetryCore
 
 /// One shard's side of durable device state: writes the snapshots of changed devices each tick,
-/// and evicts idle devices (or the least recently active beyond `state.maxResidentDevices`);
-/// its ``stored`` devices are restored from their snapshots before their first frame.
+/// evicts idle devices (or the least recently active beyond `state.maxResidentDevices`), and
+/// restores its ``stored`` devices before their first frame.
 ///
-/// A frame whose effect lives in its device's snapshot (``FrameResult/changesSnapshot``: an
-/// applied frame of any stream but batched samples) keeps its journal record until the snapshot
-/// written after it is stored: after a crash the journal replays it onto the snapshot from
-/// before it, so no state change is lost between snapshots. Rejected frames and batches wait
-/// for nothing here. When the journal fills past its high-water mark, the shards holding its
-/// oldest records write at once (``persistNow(_:)``) instead of at the next interval.
-///
-/// Clustered, the store is the shared one: its writes are fenced by the partition leases
-/// (docs/scale-out.md, *Ownership*), no device list is kept (a device not in memory is looked up
-/// at its first frame), and a context frame's effect is written at the end of the worker's batch.
+/// A frame whose effect lives in its device's snapshot keeps its journal record until the
+/// snapshot written after it is stored, so a crash loses no state change between snapshots
+/// (``applied(_:messages:changesSnapshot:heldChunk:)``). Clustered, the store is the shared one,
+/// its writes fenced by the partition leases (docs/scale-out.md, *Ownership*).
 struct DeviceStateKeeper {
     private let shard: Int
     /// The store, each call bounded; nil without one (memory only).
@@ -53,25 +47,24 @@ struct DeviceStateKeeper {
     /// Seconds between scans for idle devices (a scan sorts the shard's devices).
     private static let idleScanInterval = 10.0
 
-    /// A keeper of shard `shard`'s devices (of `shardCount`).
+    /// A keeper of shard `shard`'s devices (of `shardCount`); at most `restoreWaitLimitBytes` of
+    /// frames wait for their devices' restores.
     init(
         shard: Int, shardCount: Int, store: (any DeviceSnapshotStoring)?, storeKey: String = "state.path",
         metrics: DeviceStateMetrics, health: RuntimeHealth, clock: any GatewayClock, logger: Logger, settings: GatewayConfiguration.DeviceState,
-        retained: RetainedStateCache? = nil
+        retained: RetainedStateCache? = nil, restoreWaitLimitBytes: Int = 4 << 20
     ) {
         self.retained = retained
         self.shard = shard
         storage = store.map { SnapshotStorage(store: $0, key: storeKey, metrics: metrics, health: health, clock: clock, logger: logger) }
         stored = StoredDevices(
-            shard: shard, storage: storage, metrics: metrics, logger: logger, retained: retained, unacknowledged: unacknowledged)
+            shard: shard, storage: storage, metrics: metrics, logger: logger, retained: retained, unacknowledged: unacknowledged,
+            waitLimitBytes: restoreWaitLimitBytes)
         self.metrics = metrics
         self.logger = logger
         self.settings = settings
         residentShare = max(1, settings.maximumResidentDevices / shardCount)
     }
-
-    /// Whether frames are held for snapshots (a store is configured).
-    var isDurable: Bool { storage != nil }
 
     // MARK: Ownership changes (clustered)
 
@@ -79,11 +72,9 @@ struct DeviceStateKeeper {
     /// frame of one is sent once, so clustered its effect is written at the end of the batch.
     static let contextStreams: Set<InboundStream> = [.hello, .status, .authorization, .workout, .headphoneConnection]
 
-    /// A partition lost: first the devices of it whose context frames or failed writes are not
-    /// stored yet are written once more (the store, no longer fenced for this instance, only
-    /// makes a device known that it has no row of: one first seen just before the loss would
-    /// otherwise be known to no holder); then its devices are no longer restored here or written
-    /// from here.
+    /// A partition lost: its devices whose context frames or failed writes are not stored yet
+    /// are written once more (the store, fenced now, only makes known a device it has no row of:
+    /// one first seen just before the loss), then no longer restored or written here.
     /// - Parameter leaving: the partition's devices in memory here.
     mutating func forgetPartition(where inPartition: (DeviceID) -> Bool, leaving: [DeviceID], processor: FrameProcessor) async {
         let pending = contextDirty.union(unsaved).intersection(leaving)
@@ -93,20 +84,28 @@ struct DeviceStateKeeper {
         contextDirty = contextDirty.filter { !inPartition($0) }
     }
 
-    /// Clustered: notes that a context frame (hello, status, authorization, workout, headphone
-    /// connection) of a device was applied; ``persistContext(_:)`` writes it at the end of the
-    /// worker's current batch.
-    mutating func contextChanged(_ device: DeviceID) {
-        guard storage?.store.handsDevicesOver == true else { return }
-        contextDirty.insert(device)
+    /// A frame (or command) applied, its `messages` about to be published: the countdowns of its
+    /// journal release (nil without a record). Only a frame whose effect lives in its device's
+    /// snapshot (`changesSnapshot`) waits for that snapshot's write; a rejected one, or one that
+    /// changed nothing kept, goes once its outputs are acknowledged. Clustered, a context frame's
+    /// device is written at the end of the worker's current batch (``persistContext(_:)``).
+    mutating func applied(
+        _ routed: RoutedFrame, messages: [OutboundMessage], changesSnapshot: Bool, heldChunk: Bool
+    ) -> (record: ReleaseCountdown, outputs: ReleaseCountdown)? {
+        let snapshotted = storage != nil && changesSnapshot
+        let durable = storage == nil ? nil : routed.device.map { (device: $0, outputs: unacknowledged) }
+        let countdowns = routed.release?.countdowns(messages: messages, durable: durable, snapshotted: snapshotted, heldChunk: heldChunk)
+        if snapshotted, let record = countdowns?.record { heldForSnapshot.append(record) }
+        if storage?.store.handsDevicesOver == true, case .frame(.device(let device, let stream)) = routed.command, Self.contextStreams.contains(stream) {
+            contextDirty.insert(device)
+        }
+        return countdowns
     }
 
-    /// Clustered: writes the snapshots of the devices a context frame changed (fenced), at the
-    /// end of the worker's batch rather than at the next `state.snapshotInterval`: such a frame
-    /// is sent once, so a successor after this instance's death must find the device's access
-    /// state and workout session in the store. One write per batch, in slices like the ticks'
-    /// (a start's retained hellos cost a transaction per slice, not per device); the devices are
-    /// written again with the next tick's changes, as before.
+    /// Clustered: writes the devices a context frame changed at the end of the worker's batch,
+    /// not at the next `state.snapshotInterval`: such a frame is sent once, so a successor after a
+    /// death must find the device's access state and workout session in the store. In slices
+    /// like the ticks' (a start's retained hellos cost a transaction per slice, not per device).
     mutating func persistContext(_ processor: FrameProcessor) async {
         guard !contextDirty.isEmpty else { return }
         guard !failing else {
@@ -123,14 +122,8 @@ struct DeviceStateKeeper {
         }
     }
 
-    /// Keeps a frame's journal record until the next snapshot write.
-    mutating func holdUntilSnapshot(_ countdown: ReleaseCountdown) {
-        heldForSnapshot.append(countdown)
-    }
-
-    /// Every `state.snapshotInterval` of the monotonic clock (and once at shutdown, `now` and
-    /// `instant` nil): writes the snapshots of changed devices, evicts what is due, then lets go of the held journal records. Called
-    /// on every tick.
+    /// On every tick, acting every `state.snapshotInterval` of the monotonic clock (and once at
+    /// shutdown, `now` and `instant` nil): writes the changed devices, evicts what is due.
     mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?) async {
         if let instant {
             // The first write comes one interval after the first tick, like every later one.
@@ -149,16 +142,12 @@ struct DeviceStateKeeper {
     }
 
     /// The journal passed its high-water mark with records of this shard at its tail: writes the
-    /// changed devices' snapshots now, which lets go of the records held for them. Nothing is
-    /// written when no record is held (the shard's records at the tail wait for their outputs'
-    /// acknowledgements, which no snapshot speeds up). The interval's schedule is left as it is.
-    /// - Returns: whether it wrote.
-    @discardableResult
-    mutating func persistNow(_ processor: inout FrameProcessor) async -> Bool {
-        guard !heldForSnapshot.isEmpty else { return false }
+    /// changed devices now, letting go of the records held for them; nothing when none is held
+    /// (those records wait for acknowledgements, which no snapshot speeds up).
+    mutating func persistNow(_ processor: inout FrameProcessor) async {
+        guard !heldForSnapshot.isEmpty else { return }
         metrics.pressureWrites.increment()
         await writeChanged(&processor)
-        return true
     }
 
     /// Writes the snapshots of the changed devices (and of those whose last write failed), then

@@ -67,21 +67,14 @@ final class InboundRouter: Sendable {
             let request = RecorderRequest(
                 device: address.device, requester: address.requester, payload: message.payload, responseTopic: message.properties.responseTopic,
                 correlationData: message.properties.correlationData, receivedAt: receivedAt)
-            if !recorder.submit(request, to: queries) {
-                metrics.handoffClosed.increment()
-            }
+            if !recorder.submit(request, to: queries) { metrics.handoffClosed.increment() }
             return
         }
-        let publication: Publication
-        switch gate.admit(topic: message.topic, identifiers: message.properties.subscriptionIdentifiers, routingKey: topic.routingKey) {
-        case .duplicate: return
-        case .elsewhere:
-            metrics.messagesReceived.increment()
-            return
-        case .take(let taken):
-            metrics.messagesReceived.increment()
-            publication = taken
-        }
+        let admission = gate.admit(topic: message.topic, identifiers: message.properties.subscriptionIdentifiers, routingKey: topic.routingKey)
+        // A copy of a message through an overlapping subscription is not counted again.
+        if case .duplicate = admission { return }
+        metrics.messagesReceived.increment()
+        guard case .take(let publication) = admission else { return }
         let record = JournalRecord(
             topic: message.topic, payload: message.payload, contentType: message.properties.contentType, retained: message.retain,
             receivedAt: receivedAt, traceparent: TraceParent.first(in: message.properties.userProperties.map { ($0.name, $0.value) })?.value)
@@ -101,10 +94,8 @@ final class InboundRouter: Sendable {
         metrics.journalReplayed.increment()
         let topic = scheme.classify(record.topic)
         let release = journal?.release(ticket)
-        let upload: Bool
-        if case .frame(.device(_, .recorderAccelerometer)) = topic.kind { upload = true } else { upload = false }
         let routed = routed(record, topic, shard: shards.shard(forRoutingKey: topic.routingKey), release: release, publication: .current)
-        switch gate.replay(routingKey: topic.routingKey, upload: upload) {
+        switch gate.replay(routingKey: topic.routingKey, upload: routed.isRecorderUpload) {
         case .apply: handoff.push(routed)
         case .storeOnly: handoff.push(routed, storeOnly: true)
         case .drop: release?.now()

@@ -33,8 +33,6 @@ struct ShardWorker {
         let clock: any GatewayClock
         /// Where derived events go for the event history (docs/history.md).
         var history: any EventHistory = NoEventHistory()
-        /// The most frame bytes one shard keeps waiting for their devices' stored state.
-        var restoreWaitLimitBytes = 4 << 20
     }
 
     let shard: Int
@@ -47,8 +45,6 @@ struct ShardWorker {
     private let router: ShardRouter
     /// This shard's recorder chunks and tremor minutes.
     private var recorder: ShardRecorder
-    /// Frames of devices whose stored state the store did not give yet.
-    private var waiting: RestoreWaitingFrames
 
     /// A worker for `shard` of `shardCount`, taking its items from `queue`.
     init(shard: Int, shardCount: Int, queue: HandoffQueue<WorkItem>, deviceStates: DeviceStateKeeper, dependencies: Dependencies) {
@@ -57,7 +53,6 @@ struct ShardWorker {
         self.deviceStates = deviceStates
         self.dependencies = dependencies
         router = ShardRouter(shardCount: shardCount)
-        waiting = RestoreWaitingFrames(limitBytes: dependencies.restoreWaitLimitBytes)
         recorder = ShardRecorder(runtime: dependencies.recorder, shardCount: shardCount, clock: dependencies.clock, logger: dependencies.logger)
     }
 
@@ -71,19 +66,17 @@ struct ShardWorker {
             health.beat("worker-\(shard)", every: 0.5)  // ticks arrive twice a second
             for item in batch {
                 if Task.isCancelled {
-                    switch item {
-                    case .frame, .replayedUpload: dependencies.metrics.framesLeftInJournal.increment()
-                    default: break
-                    }
+                    if item.isFrame { dependencies.metrics.framesLeftInJournal.increment() }
                     continue
                 }
                 switch item {
                 case .frame(let frame):
-                    await process(frame, processor: &processor)
+                    let now = dependencies.clock.monotonicNow()
+                    await perform(await deviceStates.stored.admit(frame, into: &processor, at: now), processor: &processor)
                 case .replayedUpload(let frame):
                     await storeReplayedUpload(frame, processor: &processor)
                 case .tick(let now, let instant):
-                    await retryWaiting(processor: &processor, at: instant)
+                    await perform(await deviceStates.stored.retryWaiting(into: &processor, at: instant), processor: &processor)
                     await flush(processor.flush(now: now), at: now)
                     await deviceStates.persist(&processor, now: now, at: instant)
                     for stored in await recorder.retry(at: instant) {
@@ -99,10 +92,8 @@ struct ShardWorker {
                 case .partitionMoved(let move):
                     await movePartition(move, processor: &processor)
                 case .shadow(let frame):
-                    // A warming partition's device: its stored state first, nothing published;
-                    // its retained state is kept (announced again only once owned).
-                    // Without it (the store not answering) the frame is left to its holder: processed
-                    // on a fresh state it would make the device start fresh here for good.
+                    // A warming partition's device: its stored state first, nothing published. Without
+                    // it (the store away) the frame is its holder's: a fresh state here would stick.
                     if let device = frame.device,
                         case .pending = await deviceStates.stored.restoreIfDormant(device, into: &processor, at: dependencies.clock.monotonicNow())
                     {
@@ -116,7 +107,7 @@ struct ShardWorker {
             await deviceStates.persistContext(processor)
         }
         // Frames still waiting for their device's stored state stay in the journal for the next start.
-        countWaitingAsLeft()
+        dependencies.metrics.framesLeftInJournal.increment(by: deviceStates.stored.takeAllWaiting())
         if !Task.isCancelled {
             // Report what the open error windows still hold before stopping.
             await flush(processor.finish())
@@ -126,12 +117,10 @@ struct ShardWorker {
         dependencies.logger.debug("worker \(shard) stopped")
     }
 
-    /// A partition changed hands. Gained or warming: its devices listed from the store are
-    /// restored at their first frame here (one already in memory, warmed up, keeps its state);
-    /// gained, the retained messages their snapshots carry are taken for the topics this
-    /// instance has none of (a warmed-up device's own are newer). Lost: every device of the
-    /// partition in memory is let go (its next holder continues from the store), and its
-    /// devices' retained messages are forgotten here.
+    /// A partition changed hands. Gained or warming: its stored devices are restored at their
+    /// first frame (one warmed up in memory keeps its state); gained, its snapshots' retained
+    /// messages fill the topics this instance has none of. Lost: its devices in memory and their
+    /// retained messages are let go (the next holder continues from the store).
     private mutating func movePartition(_ move: PartitionMove, processor: inout FrameProcessor) async {
         dependencies.outputs.partitionMoved(move)
         guard move.isLost else {
@@ -141,8 +130,8 @@ struct ShardWorker {
         }
         // Frames that came while it was held are processed by the role they arrived under:
         // with the stored state if the store answers now, else without it.
-        await retryWaiting(processor: &processor, at: dependencies.clock.monotonicNow())
-        await giveUpWaiting(waiting.devices.filter(move.contains), processor: &processor)
+        await perform(await deviceStates.stored.retryWaiting(into: &processor, at: dependencies.clock.monotonicNow()), processor: &processor)
+        await perform(deviceStates.stored.giveUpWaiting(matching: move.contains), processor: &processor)
         let leaving = processor.residentDevices.filter(move.contains)
         await deviceStates.forgetPartition(where: move.contains, leaving: leaving, processor: processor)
         for device in leaving { processor.forget(device) }
@@ -150,78 +139,21 @@ struct ShardWorker {
         dependencies.ownershipMetrics.devicesLost.increment(by: leaving.count)
     }
 
-    /// Publishes the outputs a restored snapshot carries that the broker had not acknowledged;
-    /// they stay with the device's snapshots until acknowledged this time.
-    private func republish(_ restored: (sequence: UInt64, messages: [OutboundMessage])?, of device: DeviceID) async {
-        guard let restored else { return }
-        let unacknowledged = deviceStates.unacknowledged
-        let acknowledged = ReleaseCountdown(parts: restored.messages.count) { unacknowledged.acknowledged(device, sequence: restored.sequence) }
-        // Clustered, stamped by this holder (so the ledger fences them, and withholds those the
-        // holder that stored them had published after all).
-        await dependencies.outputs.publish(restored.messages, as: .current, countdown: acknowledged)
-    }
-
-    /// Processes a frame behind its device's stored state: restored first if the device is
-    /// dormant, or kept waiting while the store does not answer.
-    private mutating func process(_ frame: RoutedFrame, processor: inout FrameProcessor) async {
-        if let device = frame.device {
-            // Behind its earlier frames that wait for its stored state.
-            if waiting.contains(device) {
-                await wait(frame, of: device, processor: &processor)
-                return
+    /// Carries out what frames' way through their devices' restores came to: a restored
+    /// snapshot's unacknowledged outputs published again (kept with the device's snapshots until
+    /// acknowledged this time), frames processed.
+    private mutating func perform(_ steps: [StoredDevices.Step], processor: inout FrameProcessor) async {
+        for step in steps {
+            switch step {
+            case .republish(let device, let sequence, let messages):
+                let unacknowledged = deviceStates.unacknowledged
+                let acknowledged = ReleaseCountdown(parts: messages.count) { unacknowledged.acknowledged(device, sequence: sequence) }
+                // Clustered, stamped by this holder (so the ledger fences them, and withholds
+                // those the holder that stored them had published after all).
+                await dependencies.outputs.publish(messages, as: .current, countdown: acknowledged)
+            case .process(let frame):
+                await processRestored(frame, processor: &processor)
             }
-            switch await deviceStates.stored.restoreIfDormant(device, into: &processor, at: dependencies.clock.monotonicNow()) {
-            case .done(let restored):
-                // Outputs the stored state's frames made and the broker never acknowledged: those
-                // frames are not applied again, so their outputs go out from here.
-                await republish(restored, of: device)
-            case .pending:
-                deviceStates.metrics.restoreWaits.increment()
-                await wait(frame, of: device, processor: &processor)
-                return
-            }
-        }
-        await processRestored(frame, processor: &processor)
-    }
-
-    /// Keeps a frame waiting for its device's stored state; past the bound every waiting device
-    /// is given up on (processed without it), and so is this frame's.
-    private mutating func wait(_ frame: RoutedFrame, of device: DeviceID, processor: inout FrameProcessor) async {
-        if waiting.fits(frame) {
-            waiting.append(frame, of: device)
-            return
-        }
-        let waited = waiting.devices
-        await giveUpWaiting(waited, processor: &processor)
-        if !waited.contains(device) { await giveUpWaiting([device], processor: &processor) }
-        await processRestored(frame, processor: &processor)
-    }
-
-    /// Tries the restores of the devices whose frames wait, oldest first, and processes the
-    /// frames of each restored one; stops at the first the store does not answer.
-    private mutating func retryWaiting(processor: inout FrameProcessor, at now: SuspendingClock.Instant) async {
-        for device in waiting.devices {
-            guard case .done(let restored) = await deviceStates.stored.restoreIfDormant(device, into: &processor, at: now) else { return }
-            await republish(restored, of: device)
-            for frame in waiting.take(device) { await processRestored(frame, processor: &processor) }
-        }
-    }
-
-    /// Processes the waiting frames of `devices` without their stored state (they start fresh), counted and logged.
-    private mutating func giveUpWaiting(_ devices: [DeviceID], processor: inout FrameProcessor) async {
-        for device in devices {
-            deviceStates.stored.giveUp(device)
-            deviceStates.metrics.restoresAbandoned.increment()
-            let frames = waiting.take(device)
-            dependencies.logger.warning("the stored state of \(device) could not be read; \(frames.count) waiting frames are processed without it (it starts fresh)")
-            for frame in frames { await processRestored(frame, processor: &processor) }
-        }
-    }
-
-    /// Counts the frames that wait for their device's stored state as left in the journal (a stop).
-    private mutating func countWaitingAsLeft() {
-        for device in waiting.devices {
-            dependencies.metrics.framesLeftInJournal.increment(by: waiting.take(device).count)
         }
     }
 
@@ -241,9 +173,7 @@ struct ShardWorker {
 
     /// Checks and processes a frame (its result), or carries out a command (no result): with
     /// whether its effect lives in its device's snapshot.
-    private func evaluate(
-        _ routed: RoutedFrame, traceParent: TraceParent? = nil, processor: inout FrameProcessor
-    ) -> (result: FrameResult?, changesSnapshot: Bool) {
+    private func evaluate(_ routed: RoutedFrame, traceParent: TraceParent? = nil, processor: inout FrameProcessor) -> (result: FrameResult?, changesSnapshot: Bool) {
         switch routed.command {
         case .frame(let topic):
             var frame = routed.frame
@@ -264,10 +194,6 @@ struct ShardWorker {
         let traceParent = span?.traceParent ?? routed.frame.traceParent
         let (result, changesSnapshot) = evaluate(routed, traceParent: span?.traceParent, processor: &processor)
         let receivedAt = routed.frame.receivedAt
-        // Only a frame whose effect lives in its device's snapshot waits for that snapshot's
-        // write; a rejected one, or one that changed nothing kept, goes once its outputs are
-        // acknowledged.
-        let snapshotted = deviceStates.isDurable && changesSnapshot
         var messages = result?.messages ?? []
         var heldChunk: RecordedAccelerometerChunk?
         if case .recorderAccelerometer(let chunk)? = result?.frame, let device = routed.device {
@@ -279,18 +205,11 @@ struct ShardWorker {
                 heldChunk = chunk
             }
         }
-        let durable = deviceStates.isDurable ? routed.device.map { ($0, deviceStates.unacknowledged) } : nil
-        let countdowns = routed.release?.countdowns(messages: messages, durable: durable, snapshotted: snapshotted, heldChunk: heldChunk != nil)
-        if snapshotted, let record = countdowns?.record { deviceStates.holdUntilSnapshot(record) }
+        let countdowns = deviceStates.applied(routed, messages: messages, changesSnapshot: changesSnapshot, heldChunk: heldChunk != nil)
         if let heldChunk, let device = routed.device {
             recorder.hold(.init(chunk: heldChunk, device: device, receivedAt: receivedAt, traceParent: traceParent, countdown: countdowns?.record))
         }
         await dependencies.outputs.publish(messages, as: routed.publication, countdown: countdowns?.outputs)
-        // Clustered: a context frame's effect goes to the store at the end of this batch, for a
-        // successor after a death.
-        if case .frame(.device(let device, let stream)) = routed.command, DeviceStateKeeper.contextStreams.contains(stream) {
-            deviceStates.contextChanged(device)
-        }
         if let result { span?.end(result, messages: messages) }
         dependencies.operations.derived(messages, receivedAt: receivedAt)
         // Before the frame's own part is done: the history may hold the record until written.

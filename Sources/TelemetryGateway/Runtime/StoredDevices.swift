@@ -8,7 +8,8 @@ import TelemetryCore
 /// at start (single mode), handed over with a partition (clustered) or evicted, each restored
 /// from the store before its first frame is processed, with the retained messages and the
 /// unacknowledged outputs its snapshot carries. Clustered, or while the store could not be
-/// listed, a device not in memory is looked up at its first frame.
+/// listed, a device not in memory is looked up at its first frame. While the store does not
+/// answer, a device's frames wait here for its restore (``admit(_:into:at:)``), in order.
 struct StoredDevices {
     private let shard: Int
     /// The store's reads, each bounded; nil without one (memory only).
@@ -29,6 +30,8 @@ struct StoredDevices {
     /// A read of a snapshot failed (the store did not answer): until then no device's restore
     /// is tried (each would hold the shard up to a deadline), and the next read only probes.
     private var readsPausedUntil: SuspendingClock.Instant?
+    /// Frames of devices whose restore waits for the store.
+    private var waiting: RestoreWaitingFrames
 
     /// What a device's restore before its frame came to.
     enum Restore {
@@ -41,15 +44,25 @@ struct StoredDevices {
         case pending
     }
 
+    /// What a frame's way through its device's restore comes to, in order.
+    enum Step {
+        /// Publish again the outputs a restored snapshot carries that the broker had not
+        /// acknowledged (their frames are in the state, not applied again), before the frame.
+        case republish(DeviceID, sequence: UInt64, messages: [OutboundMessage])
+        /// Process the frame: its device's stored state is restored, or given up on.
+        case process(RoutedFrame)
+    }
+
     /// Seconds from a failed read's start to the next read (which only probes): while the store
     /// is away a shard spends at most a quarter of its time on reads.
     static let readRetryInterval = 2.0
 
     init(
         shard: Int, storage: SnapshotStorage?, metrics: DeviceStateMetrics, logger: Logger, retained: RetainedStateCache?,
-        unacknowledged: UnacknowledgedOutputs
+        unacknowledged: UnacknowledgedOutputs, waitLimitBytes: Int
     ) {
         self.shard = shard
+        waiting = RestoreWaitingFrames(limitBytes: waitLimitBytes)
         self.storage = storage
         self.metrics = metrics
         self.logger = logger
@@ -122,10 +135,60 @@ struct StoredDevices {
         return .done(adopt(snapshot, of: device, into: &processor))
     }
 
-    /// Gives up on `device`'s restore: its frames are processed without its stored state (it
-    /// starts fresh).
-    mutating func giveUp(_ device: DeviceID) {
+    /// Lets `frame` through behind its device's restore: the device restored first if dormant;
+    /// while the store does not answer, nothing yet (the frame waits behind the device's earlier
+    /// ones). Past the waiting bound every waiting device is given up on, this frame's too.
+    mutating func admit(_ frame: RoutedFrame, into processor: inout FrameProcessor, at now: SuspendingClock.Instant) async -> [Step] {
+        guard let device = frame.device else { return [.process(frame)] }
+        if !waiting.contains(device) {
+            switch await restoreIfDormant(device, into: &processor, at: now) {
+            case .done(let restored): return Self.republishing(restored, of: device) + [.process(frame)]
+            case .pending: metrics.restoreWaits.increment()
+            }
+        }
+        guard !waiting.fits(frame) else {
+            waiting.append(frame, of: device)
+            return []
+        }
+        let waited = waiting.devices
+        let steps = giveUpWaiting { _ in true }
+        return steps + (waited.contains(device) ? [] : giveUp(device)) + [.process(frame)]
+    }
+
+    /// Tries the restores of the devices whose frames wait, oldest first, each followed by its
+    /// frames; stops at the first the store does not answer.
+    mutating func retryWaiting(into processor: inout FrameProcessor, at now: SuspendingClock.Instant) async -> [Step] {
+        var steps: [Step] = []
+        for device in waiting.devices {
+            guard case .done(let restored) = await restoreIfDormant(device, into: &processor, at: now) else { break }
+            steps += Self.republishing(restored, of: device) + waiting.take(device).map(Step.process)
+        }
+        return steps
+    }
+
+    /// Gives up on the restores of the waiting devices `matching`: their frames are processed
+    /// without their stored state (they start fresh), counted and logged.
+    mutating func giveUpWaiting(matching: (DeviceID) -> Bool) -> [Step] {
+        var steps: [Step] = []
+        for device in waiting.devices where matching(device) { steps += giveUp(device) }
+        return steps
+    }
+
+    /// Takes every waiting frame (a stop: their records stay in the journal); returns how many.
+    mutating func takeAllWaiting() -> Int {
+        waiting.devices.reduce(0) { $0 + waiting.take($1).count }
+    }
+
+    private mutating func giveUp(_ device: DeviceID) -> [Step] {
         dormant.remove(device)
+        metrics.restoresAbandoned.increment()
+        let frames = waiting.take(device)
+        logger.warning("the stored state of \(device) could not be read; \(frames.count) waiting frames are processed without it (it starts fresh)")
+        return frames.map(Step.process)
+    }
+
+    private static func republishing(_ restored: (sequence: UInt64, messages: [OutboundMessage])?, of device: DeviceID) -> [Step] {
+        restored.map { [.republish(device, sequence: $0.sequence, messages: $0.messages)] } ?? []
     }
 
     /// Restores a stored snapshot and the retained messages it carries; returns the outputs it

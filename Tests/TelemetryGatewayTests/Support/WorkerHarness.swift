@@ -27,16 +27,16 @@ enum WorkerHarness {
             client: try broker.connections.makePublisher(configuration.subscriberConfiguration(), logger) { _ in },
             retained: RetainedStateCache(limit: 1 << 20, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             clock: clock, logger: logger)
-        var dependencies = ShardWorker.Dependencies(
+        let dependencies = ShardWorker.Dependencies(
             processor: .init(scheme: scheme, journalIdentity: journal.identity), publisher: publisher,
             outputs: ownership.map { StampingSink(ownership: $0, publisher: publisher) } ?? publisher, journal: journal,
             recorder: RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: RecorderMetrics(factory: factory), clock: clock),
             metrics: metrics, operations: operations, logger: logger, ownershipMetrics: OwnershipMetrics(factory: factory),
             tracing: nil, clock: clock)
-        dependencies.restoreWaitLimitBytes = restoreWaitLimitBytes
         let keeper = DeviceStateKeeper(
             shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: factory, shards: 1), health: operations.health,
-            clock: clock, logger: logger, settings: configuration.state, retained: publisher.retained)
+            clock: clock, logger: logger, settings: configuration.state, retained: publisher.retained,
+            restoreWaitLimitBytes: restoreWaitLimitBytes)
         return ShardWorker(shard: 0, shardCount: 1, queue: queue, deviceStates: keeper, dependencies: dependencies)
     }
 
