@@ -11,9 +11,10 @@ import ServiceLifecycle
 import RecorderStore
 import TelemetryCore
 
-/// The parts one gateway run is made of: connections, queues, journal, recorder, metrics.
-/// Built once by ``buildGateway(configuration:logger:metricsFactory:prometheus:accessPolicy:shutdownSignals:shutdownReport:exitOnShutdownOverrun:clock:connections:)``,
-/// which hands each service exactly the parts it uses; no service holds this.
+/// The parts one gateway run is made of: connections, queues, journal, recorder, metrics, on
+/// the parts its process shares (``GatewayHost``). Built once per run by
+/// ``GatewayHost/assembleRun(_:)``, which hands each service exactly the parts it uses; no
+/// service holds this.
 struct GatewayParts: Sendable {
     let configuration: GatewayConfiguration
     let logger: Logger
@@ -67,11 +68,10 @@ struct GatewayParts: Sendable {
     let ownershipMetrics: OwnershipMetrics
     /// The partition leases in the shared store (clustered); nil for a single gateway.
     let leaseStore: (any LeaseStoring)?
-    /// Clustered: the connection pool of the lease statements alone (two connections), so a
-    /// heartbeat never waits for a connection behind snapshot, history or recorder writes.
-    let leaseClient: PostgresStoreClient?
     /// How device frames reach the subscriber: one filter, or per device of held partitions.
     let subscriptions: any InboundSubscriptions
+    /// The per-device subscriptions (clustered; a stand-in's mark goes through them), or nil.
+    let partitionSubscriptions: PartitionSubscriptions?
     /// What the store knows of each ownership partition's devices (nothing in single mode).
     let directory: any PartitionDirectory
     /// This instance's name in clustered modes; nil for a single gateway.
@@ -88,17 +88,14 @@ struct GatewayParts: Sendable {
     /// The subscribe-only connection's counters, once it exists.
     let subscriberStatistics = SubscriberStatistics()
 
-    init(
-        configuration: GatewayConfiguration, accessPolicy: AccessPolicy, logger: Logger, metricsFactory: any MetricsFactory,
-        prometheus: PrometheusCollectorRegistry?, shutdownReport: ShutdownReport, clock: any GatewayClock,
-        connections: BrokerConnections, standIn: (incarnation: String, adopter: String)? = nil
-    ) throws {
+    init(run: HostedRun, host: GatewayHost) throws {
+        let (configuration, logger, metricsFactory, clock) = (run.configuration, run.logger, run.metricsFactory, host.clock)
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
-        self.prometheus = prometheus
-        self.accessPolicy = accessPolicy
-        self.shutdownReport = shutdownReport
+        prometheus = run.prometheus
+        accessPolicy = host.accessPolicy
+        shutdownReport = run.shutdownReport
         startedAt = clock.wallTime()
         scheme = configuration.topics.scheme
         let tracingBackend = try FrameTracing.start(configuration: configuration, logger: logger, metricsFactory: metricsFactory, clock: clock)
@@ -115,9 +112,8 @@ struct GatewayParts: Sendable {
         self.operations = operations
         operations.watchQueues(queues, queries: queries, configuration: configuration)
         if let path = configuration.journal.path {
-            // A stand-in's journal is its own (what an earlier stand-in of the name held is in
-            // that name's broker session): it starts empty, never replaying another's records.
-            if standIn != nil { InboundJournal.removeIfAbandoned(path) }
+            // A stand-in's journal is its own: it starts empty, never replaying another's records.
+            if !run.continuesJournal { InboundJournal.removeIfAbandoned(path) }
             do {
                 // Past its high-water mark the journal asks the shards holding its oldest records
                 // to write their snapshots now; the request waits behind their queued frames.
@@ -140,14 +136,13 @@ struct GatewayParts: Sendable {
         let ownershipMetrics = OwnershipMetrics(factory: metricsFactory)
         self.ownershipMetrics = ownershipMetrics
         instance = configuration.cluster.isClustered ? configuration.cluster.instanceName : nil
-        if let settings = configuration.store.postgresSettings {
-            let client = PostgresStoreClient(settings: settings, logger: logger)
-            storeClient = client
-            recorder = RecorderRuntime(
-                configuration: configuration, store: PostgresRecorderStore(client), scheme: scheme, logger: logger, metrics: recorderMetrics,
-                clock: clock)
-        } else if let path = configuration.state.path {
-            storeClient = nil
+        storeClient = host.store?.data
+        // Without the shared store the recorder's SQLite file keeps the chunks and the history.
+        let recorderDatabase = storeClient == nil ? RecorderRuntime.openSQLite(configuration.recorder, logger: logger) : nil
+        recorder = RecorderRuntime(
+            configuration: configuration, store: storeClient.map { PostgresRecorderStore($0) } ?? recorderDatabase, scheme: scheme, logger: logger,
+            metrics: recorderMetrics, clock: clock)
+        if storeClient == nil, let path = configuration.state.path {
             do {
                 singleStates = try DeviceStateStore(
                     path: path, now: { Date(timeIntervalSince1970: clock.wallTime()) },
@@ -160,32 +155,25 @@ struct GatewayParts: Sendable {
             } catch {
                 throw GatewayStartError("state.path: cannot open the device state store \(path): \(error)")
             }
-            recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
-        } else {
-            storeClient = nil
-            singleStates = nil
-            recorder = RecorderRuntime(configuration: configuration, scheme: scheme, logger: logger, metrics: recorderMetrics, clock: clock)
         }
 
         // Clustered (always on the shared store): partitions leased there, snapshots fenced by
         // them, devices subscribed one by one. A single gateway owns every device, on SQLite or
         // on PostgreSQL (unfenced snapshots there), and needs no store to start.
         var leasedOwnership: LeasedOwnership?
-        if configuration.cluster.isClustered, let client = storeClient, let settings = configuration.store.postgresSettings {
+        if configuration.cluster.isClustered, let client = storeClient, let leases = host.store?.leases {
             let cluster = configuration.cluster
-            let leases = PostgresStoreClient(settings: settings, maximumConnections: 2, logger: logger)
-            leaseClient = leases
             // Each call bounded by the lease time: a heartbeat that never answers must not keep
             // the instance from the store once it is back.
             let store = DeadlineLeaseStore(
                 base: PostgresLeaseStore(leases, adoptionWindow: cluster.adoptionWindow), seconds: cluster.leaseTime, clock: clock)
             leaseStore = store
-            let incarnation = standIn?.incarnation ?? String(UUID().uuidString.prefix(8))
+            let incarnation = run.incarnation
             // A restart on its own disk knows its earlier run is over (it holds the journal that
             // run held): it takes the name over at once instead of waiting for the row to expire.
             // A stand-in continues its adopted run by the store's adoption instead.
             var succeeds: String?
-            if standIn == nil, let journal {
+            if run.continuesJournal, let journal {
                 do {
                     succeeds = try journal.succeedRun(incarnation)
                 } catch {
@@ -193,7 +181,7 @@ struct GatewayParts: Sendable {
                 }
             }
             logger.info("cluster: this is run \(incarnation) of instance \(cluster.instanceName)\(succeeds.map { " (run \($0) of this disk ended)" } ?? "")")
-            if standIn == nil, let journal {
+            if run.continuesJournal, let journal {
                 // The journals of this instance's earlier stand-ins (`journal-gw-a-stand-in-gw-b.bin`
                 // beside `journal-gw-a.bin`), left by a run that died with them: nothing reads them.
                 let file = URL(fileURLWithPath: journal.path)
@@ -206,7 +194,7 @@ struct GatewayParts: Sendable {
                 store: store, member: LeaseMember(
                     name: cluster.instanceName, incarnation: incarnation, clientID: configuration.mqtt.clientID, succeeds: succeeds),
                 timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
-                heartbeat: cluster.heartbeatInterval, standInOf: standIn?.adopter, clock: clock, logger: logger,
+                heartbeat: cluster.heartbeatInterval, standInOf: run.adoptedBy, clock: clock, logger: logger,
                 heartbeatAnswered: { ownershipMetrics.heartbeatSeconds.recordNanoseconds(Int64($0 * 1e9)) })
             let states = PostgresLeasedStateStore(client, ownership: leased)
             leasedOwnership = leased
@@ -215,30 +203,27 @@ struct GatewayParts: Sendable {
             directory = states
         } else {
             leaseStore = nil
-            leaseClient = nil
             ownership = SoleOwner()
             deviceStates = storeClient.map { PostgresLeasedStateStore($0, ownership: nil) } ?? singleStates
             directory = NoPartitionDirectory()
         }
-        subscriptions =
-            configuration.cluster.isClustered
-            ? PartitionSubscriptions(scheme: scheme, partitions: ownership.partitions, metrics: ownershipMetrics) : FleetSubscription()
+        partitionSubscriptions =
+            configuration.cluster.isClustered ? PartitionSubscriptions(scheme: scheme, partitions: ownership.partitions, metrics: ownershipMetrics) : nil
+        subscriptions = partitionSubscriptions ?? FleetSubscription()
         (eventHistory, historyStore, historyService) = Self.history(
-            configuration: configuration, store: storeClient.map { PostgresEventHistoryStore($0) } ?? recorder.database as? any EventHistoryStoring,
+            configuration: configuration, store: storeClient.map { PostgresEventHistoryStore($0) } ?? recorderDatabase,
             metricsFactory: metricsFactory, health: operations.health, clock: clock, logger: logger)
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
         (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
         let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: instance).message(online: false, reason: "connectionLost")
         var publisherConfiguration = configuration.publisherConfiguration(will: will)
-        // A stand-in resumes only the dead run's subscriber session; its publisher has its own
-        // id, so it never knocks off the publisher of an instance taken for dead but alive.
-        if standIn != nil { publisherConfiguration.clientID += "-stand-in" }
+        publisherConfiguration.clientID += run.publisherClientIDSuffix
         // Clustered, a publisher whose session another client took while this run was past its
         // lease's deadline (frozen, say, and replaced under its name) waits to be registered
         // again before it reconnects, rather than knock the other run's publisher off in turn.
         publisherConfiguration.holdsReconnectAfterTakeover = { [ownership] in !ownership.status.mayResumeSession }
-        let client = try connections.makePublisher(
+        let client = try host.connections.makePublisher(
             publisherConfiguration, logger,
             { event in
                 metrics.recordConnectionEvent(event, connection: "publisher")

@@ -73,7 +73,7 @@ final class RecorderRuntime: Sendable {
 
     /// The SQLite store of `recorder.database`; nil when it is null or cannot be opened (logged:
     /// the gateway runs on without a store).
-    static func openSQLite(_ configuration: GatewayConfiguration.Recorder, logger: Logger) -> (any RecorderStoring)? {
+    static func openSQLite(_ configuration: GatewayConfiguration.Recorder, logger: Logger) -> RecorderDatabase? {
         guard let path = configuration.database else {
             logger.notice("recorder.database is null: recorder chunks are checked but not stored")
             return nil
