@@ -166,7 +166,7 @@ struct ClusterStateHandoverTests {
         #expect(restored >= 1, "\(second) restored the diver's snapshot from the store after the kill: \(restored)")
         let submerged = frames[intoDive].time - scenario.submergeTime
         print(
-            "cluster dive: \(repeated.count) submersion events published twice at the graceful switches; \(first) drained at \(Int(submerged)) s of dive time, \(second) took over; \(joiner) joined and owned it until frame \(joinedAt) (\(Int(frames[joinedAt].time - scenario.submergeTime)) s), killed; \(second) finished: \(dives.count) summary, start \(startDate - Self.start) s, max depth \(maxDepth) m; snapshots restored by \(second) (last published metrics): \(restored)"
+            "cluster dive: \(repeated.count) submersion events repeated, \(reannounced.count) of them the stand-in's retained depth state announced again (no event twice); \(first) drained at \(Int(submerged)) s of dive time, \(second) took over; \(joiner) joined and owned it until frame \(joinedAt) (\(Int(frames[joinedAt].time - scenario.submergeTime)) s), killed; \(second) finished: \(dives.count) summary, start \(startDate - Self.start) s, max depth \(maxDepth) m; snapshots restored by \(second) (last published metrics): \(restored)"
         )
         await diver.shutdown()
         await observer.shutdown()

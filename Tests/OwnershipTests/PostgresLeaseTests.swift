@@ -66,38 +66,7 @@ struct PostgresLeaseTests {
 
     @Test("a live holder's lease is not taken; an expired one is, by the server's clock; renewal keeps an expired lease nobody took")
     func expiryOnTheServersClock() async throws {
-        try await TestPostgres.withStore { client in
-            let store = PostgresLeaseStore(client)
-            _ = try await store.heartbeat(a, ttl: 1.5)
-            // Registered (only the registered run of a name takes anything), live throughout.
-            _ = try await store.heartbeat(b, ttl: 60)
-            let taken = try await store.take([0, 1, 2], by: a, ttl: 1.5)
-            #expect(taken == [0: 1, 1: 1, 2: 1])
-            // The server's time before the renewal (read after it, a loaded machine's delay
-            // would count against the lease): the lease runs to at least this + 1.5 s.
-            let renewedAt = try await client.serverTime()
-            #expect(try await store.heartbeat(a, ttl: 1.5) == taken)
-            #expect(try await store.take([0, 1, 2], by: b, ttl: 1.5).isEmpty, "a live holder's lease was taken")
-            // Expired by the server's clock: poll.
-            var view = try await store.view()
-            #expect(view.instances == ["gw-a": false, "gw-b": false])
-            #expect(view.leases[0] == LeaseView.Lease(partition: 0, owner: "gw-a", incarnation: "a-1", epoch: 1, expired: false))
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !(try await store.view()).leases[0]!.expired, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(try await client.serverTime() - renewedAt >= 1.4)
-            view = try await store.view()
-            #expect(view.instances == ["gw-b": false], "the instance row expired with its leases")
-            // Nobody took it: the holder's next heartbeat renews it under the same epoch (a
-            // store outage moves nothing).
-            #expect(try await store.heartbeat(a, ttl: 1.5) == [0: 1, 1: 1, 2: 1])
-            #expect(try await store.take([0], by: b, ttl: 1.5).isEmpty)
-            // Let it run out again; now another instance takes it under the next epoch.
-            while !(try await store.view()).leases[1]!.expired, ContinuousClock.now < deadline + .seconds(10) {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(try await store.take([1], by: b, ttl: 1.5) == [1: 2])
-            #expect(try await store.heartbeat(a, ttl: 1.5) == [0: 1, 2: 1], "the holder learns of the loss at its next heartbeat")
-        }
+        try await TestPostgres.withStore { client in try await LeaseStoreContract.expiry(PostgresLeaseFixture(client: client)) }
     }
 
     @Test("hand-over: only an offered partition is accepted, by compare-and-set under the next epoch; one notification per moved partition")
@@ -106,24 +75,12 @@ struct PostgresLeaseTests {
         let client = TestPostgres.client(settings)
         let running = Task { await client.run() }
         defer { running.cancel() }
-        let store = PostgresLeaseStore(client)
-        _ = try await store.heartbeat(a, ttl: 30)
+        // Registered first, so the listener is up before the first take.
+        _ = try await PostgresLeaseStore(client).heartbeat(a, ttl: 30)
         let notices = PartitionNotices(settings)
         defer { notices.stop() }
         try await notices.started()
-        #expect(try await store.take(Array(0..<8), by: a, ttl: 30).count == 8)
-        _ = try await store.heartbeat(b, ttl: 30)
-        #expect(try await store.accept([0: 1, 1: 1], by: b, ttl: 30).isEmpty, "accepted without an offer")
-        try await store.offer([0: 1, 1: 1, 2: 1], to: "gw-b", by: a)
-        try await store.offer([3: 99], to: "gw-b", by: a)
-        try await store.offer([4: 1], to: "gw-b", by: b)
-        let view = try await store.view()
-        #expect((0...2).allSatisfy { view.leases[$0]?.offeredTo == "gw-b" })
-        #expect(view.leases[3]?.offeredTo == nil, "an offer under a stale epoch was made")
-        #expect(view.leases[4]?.offeredTo == nil, "a non-holder offered")
-        #expect(try await store.accept([0: 1, 1: 1, 2: 0], by: b, ttl: 30) == [0: 2, 1: 2], "a stale epoch was accepted")
-        #expect(try await store.heartbeat(a, ttl: 30).keys.sorted() == [2, 3, 4, 5, 6, 7])
-        #expect(try await store.heartbeat(b, ttl: 30) == [0: 2, 1: 2])
+        try await LeaseStoreContract.handOver(PostgresLeaseFixture(client: client))
         let session = try await TestStoreSession.connect(settings)
         try await session.notify(PostgresLeaseStore.channel, "marker")
         await session.close()
@@ -135,109 +92,17 @@ struct PostgresLeaseTests {
 
     @Test("the output ledger: an output is recorded once, only by its partition's holder under the epoch it holds; a hand-over fences the old holder, a restart's new run too")
     func outputLedger() async throws {
-        try await TestPostgres.withStore { client in
-            let store = PostgresLeaseStore(client)
-            _ = try await store.heartbeat(a, ttl: 30)
-            #expect(try await store.take([0, 1], by: a, ttl: 30) == [0: 1, 1: 1])
-            let swing = { (id: String, partition: Int, epoch: Int64) in
-                OutputKey(topic: "gateway/w/swing", eventID: id, partition: partition, epoch: epoch, queueEntry: 1)
-            }
-            let pose = OutputKey(topic: "gateway/w/headphone/pose", eventID: "", partition: 1, epoch: 1)
-            // The holder records, once; a key given twice in a batch is recorded once.
-            var answer = try await store.record([swing("e1", 0, 1), swing("e2", 1, 1), swing("e2", 1, 1), pose], by: a)
-            #expect(answer.held == [0: 1, 1: 1])
-            #expect(answer.recorded == [OutputIdentity(topic: "gateway/w/swing", eventID: "e1"), OutputIdentity(topic: "gateway/w/swing", eventID: "e2")])
-            #expect(answer.admits(pose), "an output without an event id goes by the lease alone")
-            // A later copy of e1 (another queue entry: a frame delivered again) is not recorded again.
-            var later = swing("e1", 0, 1)
-            later.queueEntry = 2
-            answer = try await store.record([later], by: a)
-            #expect(answer.recorded.isEmpty && !answer.admits(later), "recorded twice")
-            // The same entry tried again (its first answer lost): this run's own record, admitted.
-            answer = try await store.record([swing("e1", 0, 1), swing("e2", 1, 1)], by: a)
-            #expect(answer.admits(swing("e1", 0, 1)) && answer.admits(swing("e2", 1, 1)), "a retry of a committed statement was refused: \(answer)")
-            // A stale epoch, another run of the name, another instance: nothing recorded.
-            #expect(!(try await store.record([swing("e3", 0, 0)], by: a)).admits(swing("e3", 0, 0)))
-            let restarted = LeaseMember(name: "gw-a", incarnation: "a-2")
-            let byRestart = try await store.record([swing("e3", 0, 1)], by: restarted)
-            #expect(byRestart.held.isEmpty && byRestart.recorded.isEmpty, "a run that does not hold the lease recorded")
-            // Hand-over: after the accept the old holder records nothing, the successor does.
-            _ = try await store.heartbeat(b, ttl: 30)
-            try await store.offer([0: 1], to: "gw-b", by: a)
-            #expect(try await store.accept([0: 1], by: b, ttl: 30) == [0: 2])
-            let late = try await store.record([swing("e4", 0, 1)], by: a)
-            #expect(late.held.isEmpty && !late.admits(swing("e4", 0, 1)), "the old holder recorded after the hand-over")
-            let successor = try await store.record([swing("e1", 0, 2), swing("e4", 0, 2)], by: b)
-            #expect(successor.held == [0: 2])
-            #expect(!successor.admits(swing("e1", 0, 2)) && successor.admits(swing("e4", 0, 2)), "\(successor)")
-            #expect(try await store.pruneOutputs(olderThan: 3600) == 0)
-            #expect(try await store.pruneOutputs(olderThan: 0) == 3)
-        }
+        try await TestPostgres.withStore { client in try await LeaseStoreContract.outputLedger(PostgresLeaseFixture(client: client)) }
     }
 
     @Test("leave ends the leases at once (taken without waiting for the time to live); a restart under the same name that knows its earlier run ended takes that run's at once")
     func leaveAndRestart() async throws {
-        try await TestPostgres.withStore { client in
-            let store = PostgresLeaseStore(client)
-            _ = try await store.heartbeat(a, ttl: 300)
-            _ = try await store.heartbeat(b, ttl: 300)
-            _ = try await store.take([0, 1], by: a, ttl: 300)
-            // A restart on the earlier run's disk (it holds that run's journal, so that run ended).
-            let again = LeaseMember(name: "gw-a", incarnation: "a-2", succeeds: "a-1")
-            #expect(try await store.heartbeat(again, ttl: 300).isEmpty, "a new run renewed the earlier run's leases")
-            #expect(try await store.take([0], by: b, ttl: 300).isEmpty)
-            #expect(try await store.take([0], by: again, ttl: 300) == [0: 2])
-            try await store.leave(again)
-            #expect(try await store.view().instances["gw-a"] == nil)
-            #expect(try await store.take([0], by: b, ttl: 300) == [0: 3])
-            // The earlier run's other lease is still its own (it did not leave): it waits for expiry.
-            #expect(try await store.take([1], by: b, ttl: 300).isEmpty)
-        }
+        try await TestPostgres.withStore { client in try await LeaseStoreContract.leaveAndRestart(PostgresLeaseFixture(client: client)) }
     }
 
     @Test("one live run per name: a second run is refused with the other run's name, start and renewal, and changes nothing; it registers once that row expired, then the first run is refused and takes nothing back")
     func oneLiveRunPerName() async throws {
-        try await TestPostgres.withStore { client in
-            let store = PostgresLeaseStore(client)
-            let first = LeaseMember(name: "gw-a", incarnation: "a-1", clientID: "fleet-gw")
-            _ = try await store.heartbeat(first, ttl: 1.5)
-            #expect(try await store.take([0, 1], by: first, ttl: 1.5) == [0: 1, 1: 1])
-            let second = LeaseMember(name: "gw-a", incarnation: "a-2", clientID: "fleet-gw")
-            var refusal: InstanceNameInUse?
-            do {
-                _ = try await store.heartbeat(second, ttl: 30)
-            } catch let error as InstanceNameInUse {
-                refusal = error
-            }
-            let refused = try #require(refusal, "a second run under a live name was registered")
-            #expect(refused.name == "gw-a" && refused.incarnation == "a-1" && refused.clientID == "fleet-gw")
-            #expect(refused.expiresIn > 0 && refused.expiresIn <= 1.5)
-            #expect(refused.startedAt.hasSuffix("Z") && refused.description.contains("run a-1"))
-            // Nothing of the first run changed: its row, its leases and its renewals.
-            #expect(try await store.take([0, 2], by: second, ttl: 30).isEmpty, "a refused run took a partition")
-            #expect(try await store.heartbeat(first, ttl: 1.5) == [0: 1, 1: 1])
-            // Renewed: the same run, a later renewal (how the ownership tells a live run from a dead one).
-            do {
-                _ = try await store.heartbeat(second, ttl: 30)
-                Issue.record("registered while the first run renews")
-            } catch let again as InstanceNameInUse {
-                #expect(again.incarnation == "a-1" && again.renewedAt > refused.renewedAt)
-            }
-            // The first run stops renewing (frozen): once its row expired by the store's clock the
-            // second registers and takes the name's leases at once under the next epochs.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try await store.view().instances["gw-a"] != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(try await store.heartbeat(second, ttl: 30).isEmpty)
-            #expect(try await store.take([0, 1], by: second, ttl: 30) == [0: 2, 1: 2])
-            // Thawed, the first run is refused, renews nothing and takes nothing back.
-            await #expect(throws: InstanceNameInUse.self) { try await store.heartbeat(first, ttl: 1.5) }
-            #expect(try await store.take([0, 1, 2], by: first, ttl: 1.5).isEmpty, "a replaced run took leases back")
-            #expect(try await store.accept([0: 2], by: first, ttl: 1.5).isEmpty)
-            #expect(try await store.heartbeat(second, ttl: 30) == [0: 2, 1: 2])
-            // A third run that claims to succeed some other run is refused too: the proof names a run.
-            let third = LeaseMember(name: "gw-a", incarnation: "a-3", succeeds: "a-1")
-            await #expect(throws: InstanceNameInUse.self) { try await store.heartbeat(third, ttl: 30) }
-        }
+        try await TestPostgres.withStore { client in try await LeaseStoreContract.oneLiveRunPerName(PostgresLeaseFixture(client: client)) }
     }
 
     @Test("LeasedOwnership under one live run per name: a second run waits while the other's row is not renewed and stops once it is; a run replaced after its row expired stops, holding nothing")
@@ -290,139 +155,17 @@ struct PostgresLeaseTests {
 
     @Test("a dead instance is adopted once, within the window after its row expired: nobody else takes its partitions meanwhile, a restart of its name waits, its stand-in takes them at once; unadopted, they go after the window")
     func adoption() async throws {
-        try await TestPostgres.withStore { client in
-            // A window long enough that a loaded machine's polling never outlasts it.
-            let store = PostgresLeaseStore(client, adoptionWindow: 8)
-            _ = try await store.heartbeat(a, ttl: 1)
-            #expect(try await store.take([0, 1, 2], by: a, ttl: 1).count == 3)
-            _ = try await store.heartbeat(b, ttl: 300)
-            #expect(try await store.adopt(by: "gw-b", standIn: "a-s", ttl: 30) == nil, "a live instance was adopted")
-            let deadline = ContinuousClock.now + .seconds(20)
-            while try await store.view().instances["gw-a"] != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(try await store.take([0], by: b, ttl: 300).isEmpty, "taken within the adoption window")
-            #expect(try await store.adopt(by: "gw-b", standIn: "a-s", ttl: 30) == a)
-            #expect(try await store.adopt(by: "gw-c", standIn: "a-t", ttl: 30) == nil, "adopted twice")
-            #expect(try await store.take([0], by: b, ttl: 300).isEmpty, "an adopted instance's partition was taken")
-            // A restart of the adopted name waits; its stand-in's first heartbeat holds the dead
-            // run's leases under the next epochs (no change of holder, another run publishing),
-            // and the dead run, were it alive, writes nothing more under them.
-            let restart = LeaseMember(name: "gw-a", incarnation: "a-2")
-            await #expect(throws: InstanceNameAdopted.self) { try await store.heartbeat(restart, ttl: 300) }
-            #expect(try await store.take([0], by: restart, ttl: 300).isEmpty, "a restart took a leased partition of its adopted name")
-            let standIn = LeaseMember(name: "gw-a", incarnation: "a-s")
-            #expect(try await store.heartbeat(standIn, ttl: 300) == [0: 2, 1: 2, 2: 2])
-            #expect(try await store.take([0, 1, 2], by: standIn, ttl: 300).isEmpty, "nothing left to take")
-            let snapshot = LeasedSnapshot(device: "watch-adopted", partition: 0, epoch: 1, lastSeen: 1, snapshot: "{}")
-            #expect(try await store.save([snapshot], by: a).isEmpty, "the adopted run wrote under the lease its stand-in holds")
-            var continued = snapshot
-            continued.epoch = 2
-            #expect(try await store.save([continued], by: standIn) == ["watch-adopted"])
-            await #expect(throws: InstanceNameAdopted.self) { try await store.heartbeat(restart, ttl: 300) }
-            // The stand-in hands one over (the one change of holder) and leaves: the rest go at
-            // once, the restart registers.
-            try await store.offer([1: 2], to: "gw-b", by: standIn)
-            #expect(try await store.accept([1: 2], by: b, ttl: 300) == [1: 3])
-            try await store.leave(standIn)
-            #expect(try await store.heartbeat(restart, ttl: 1).isEmpty)
-            #expect(try await store.take([0], by: b, ttl: 300) == [0: 3])
-            #expect(try await store.take([2], by: restart, ttl: 1) == [2: 3])
-            // The restart dies unadopted: its lease is not taken within the window, then it is.
-            let expiring = ContinuousClock.now
-            while try await store.view().instances["gw-a"] != nil, ContinuousClock.now < expiring + .seconds(20) { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(try await store.take([2], by: b, ttl: 300).isEmpty, "taken within the adoption window")
-            var taken: [Int: Int64] = [:]
-            while taken.isEmpty, ContinuousClock.now < expiring + .seconds(40) {
-                taken = try await store.take([2], by: b, ttl: 300)
-                if taken.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            #expect(taken == [2: 4], "taken once the window ended")
-        }
+        try await TestPostgres.withStore { client in try await LeaseStoreContract.adoption(PostgresLeaseFixture(client: client)) }
     }
 
     @Test("a stand-in that dies with its adopter (registered or not yet) is adopted again within the window after its row and its adoption ran out: nobody takes its partitions meanwhile, the next stand-in holds them under the next epochs")
     func standInAdoptedAgain() async throws {
-        try await TestPostgres.withStore { client in
-            let store = PostgresLeaseStore(client, adoptionWindow: 8)
-            let c = LeaseMember(name: "gw-c", incarnation: "c-1")
-            _ = try await store.heartbeat(LeaseMember(name: "gw-a", incarnation: "a-1", clientID: "fleet"), ttl: 1)
-            #expect(try await store.take([0, 1], by: LeaseMember(name: "gw-a", incarnation: "a-1"), ttl: 1).count == 2)
-            _ = try await store.heartbeat(b, ttl: 1)
-            _ = try await store.heartbeat(c, ttl: 300)
-            // gw-a dies; gw-b adopts it and its stand-in registers (its heartbeats keep the adoption).
-            var adopted: LeaseMember?
-            let deadline = ContinuousClock.now + .seconds(20)
-            while adopted == nil, ContinuousClock.now < deadline {
-                _ = try await store.heartbeat(b, ttl: 1)
-                adopted = try await store.adopt(by: "gw-b", standIn: "a-s1", ttl: 1)
-                if adopted == nil { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(adopted?.incarnation == "a-1" && adopted?.clientID == "fleet")
-            let first = LeaseMember(name: "gw-a", incarnation: "a-s1", clientID: "fleet")
-            #expect(try await store.heartbeat(first, ttl: 1) == [0: 2, 1: 2])
-            #expect(try await store.adopt(by: "gw-c", standIn: "a-s2", ttl: 30) == nil, "a live stand-in was adopted")
-            // gw-b dies with its stand-in: neither renews. Once the stand-in's row expired, gw-c
-            // adopts the name again (not gw-b, dead too); nobody takes its partitions meanwhile.
-            // (gw-b itself is adoptable too: each adoption gets its own stand-in.)
-            var again: (dead: LeaseMember, standIn: String)?
-            var attempt = 0
-            while again == nil, ContinuousClock.now < deadline + .seconds(20) {
-                _ = try await store.heartbeat(c, ttl: 300)
-                #expect(try await store.take([0], by: c, ttl: 300).isEmpty, "a partition of a dead stand-in was taken within the window")
-                attempt += 1
-                if let dead = try await store.adopt(by: "gw-c", standIn: "a-s\(attempt + 1)", ttl: 30), dead.name == "gw-a" {
-                    again = (dead, "a-s\(attempt + 1)")
-                } else {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-            }
-            #expect(again?.dead == first, "the dead stand-in's run, with the client id whose session it resumed")
-            let second = LeaseMember(name: "gw-a", incarnation: again?.standIn ?? "?", clientID: "fleet")
-            #expect(try await store.heartbeat(second, ttl: 30) == [0: 3, 1: 3])
-            #expect(try await store.adopt(by: "gw-c", standIn: "a-x", ttl: 30).map(\.name) != "gw-a", "adopted twice")
-
-            // An adopter that dies before its stand-in registered: the leases already carry the
-            // stand-in's run, the row the dead run's. Once the adoption ran out, within the
-            // window, the name is adopted again and the next stand-in holds those leases.
-            let d = LeaseMember(name: "gw-d", incarnation: "d-1", clientID: "fleet")
-            _ = try await store.heartbeat(d, ttl: 1)
-            #expect(try await store.take([5], by: d, ttl: 1) == [5: 1])
-            var lapsing: LeaseMember?
-            while lapsing == nil, ContinuousClock.now < deadline + .seconds(40) {
-                _ = try await store.heartbeat(c, ttl: 300)
-                if let dead = try await store.adopt(by: "gw-c", standIn: "d-s1", ttl: 1), dead.name == "gw-d" { lapsing = dead } else { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(lapsing == d)
-            var readopted: LeaseMember?
-            while readopted == nil, ContinuousClock.now < deadline + .seconds(50) {
-                _ = try await store.heartbeat(c, ttl: 300)
-                #expect(try await store.take([5], by: c, ttl: 300).isEmpty, "a lease of a lapsed adoption was taken within the window")
-                if let dead = try await store.adopt(by: "gw-c", standIn: "d-s2", ttl: 30), dead.name == "gw-d" { readopted = dead } else { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(readopted == d)
-            #expect(try await store.heartbeat(LeaseMember(name: "gw-d", incarnation: "d-s2", clientID: "fleet"), ttl: 30) == [5: 3])
-        }
+        try await TestPostgres.withStore { client in try await LeaseStoreContract.standInAdoptedAgain(PostgresLeaseFixture(client: client)) }
     }
 
     @Test("after a store outage that let every row run out, the first instance back adopts nobody (its own row was not live when the others' expired); a death while it is live is adopted")
     func noAdoptionAfterOutage() async throws {
-        try await TestPostgres.withStore { client in
-            let store = PostgresLeaseStore(client, adoptionWindow: 8)
-            let c = LeaseMember(name: "gw-c", incarnation: "c-1")
-            // Both rows run out together, as in an outage longer than the lease.
-            _ = try await store.heartbeat(a, ttl: 1)
-            _ = try await store.heartbeat(b, ttl: 1)
-            let deadline = ContinuousClock.now + .seconds(20)
-            while try await !store.view().instances.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            // b is back first: a is within its adoption window, but b was not live when it expired.
-            _ = try await store.heartbeat(b, ttl: 300)
-            #expect(try await store.adopt(by: "gw-b", standIn: "a-s", ttl: 30) == nil, "a live instance taken for dead after the outage was adopted")
-            #expect(try await store.adopt(by: "gw-a", standIn: "b-s", ttl: 30) == nil, "an adopter whose own row expired adopted")
-            _ = try await store.heartbeat(a, ttl: 300)
-            // A death while b is live: adopted.
-            _ = try await store.heartbeat(c, ttl: 1)
-            while try await store.view().instances["gw-c"] != nil, ContinuousClock.now < deadline + .seconds(20) { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(try await store.adopt(by: "gw-b", standIn: "c-s", ttl: 30) == c)
-        }
+        try await TestPostgres.withStore { client in try await LeaseStoreContract.noAdoptionAfterOutage(PostgresLeaseFixture(client: client)) }
     }
 
     @Test("snapshot writes are fenced by the partition's epoch: the old holder writes nothing after a hand-over, the new one writes; a device the old holder made known is taken up once by the new one")
@@ -593,5 +336,31 @@ struct PostgresLeaseTests {
             await first.beat()
             #expect(first.held.count == 1_024, "the leaver's leases were taken at once")
         }
+    }
+}
+
+/// The contract's PostgreSQL: the store's clock is the server's, which runs by itself.
+struct PostgresLeaseFixture: LeaseStoreFixture {
+    let client: PostgresStoreClient
+
+    func store(adoptionWindow: Double) -> PostgresLeaseStore { PostgresLeaseStore(client, adoptionWindow: adoptionWindow) }
+
+    func now() async throws -> Double { try await client.serverTime() }
+
+    @discardableResult
+    func pass(atMost seconds: Double, until condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let held = try await condition()
+        if !held { Issue.record("the store's time passed \(seconds) s and the awaited state never came") }
+        return held
+    }
+
+    func writeSnapshot(device: String, partition: Int, epoch: Int64, by member: LeaseMember) async throws -> Bool? {
+        let snapshot = LeasedSnapshot(device: device, partition: partition, epoch: epoch, lastSeen: 1, snapshot: "{}")
+        return try await PostgresLeaseStore(client).save([snapshot], by: member).contains(device)
     }
 }
