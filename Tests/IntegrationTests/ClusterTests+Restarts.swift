@@ -153,6 +153,15 @@ extension ClusterTests {
             throw error
         }
         let subscribersBackAt = (ContinuousClock.now - clockStart) / .seconds(1)
+        if subscribersBackAt - brokerBackAt > 3 {
+            // The slow return described in docs/scale-out.md (Not done yet): what each
+            // subscriber's connection did, for the next look at its cause.
+            let lines = run.gateways.map { gateway in
+                gateway.log.split(separator: "\n").filter { $0.contains("MQTT") || $0.contains("acknowledg") || $0.contains("subscri") }.suffix(30)
+                    .joined(separator: "\n")
+            }
+            print("cluster store down, broker restarted: a subscriber came back \(subscribersBackAt - brokerBackAt) s after the broker; connection logs:\n\(lines.joined(separator: "\n---\n"))")
+        }
         try await server.restart()
         let storeBackAt = (ContinuousClock.now - clockStart) / .seconds(1)
         let afterStore = collector.messages.count
