@@ -204,7 +204,14 @@ struct PostgresClusterTests {
         // while the partitions settled at start), and frames sent before its take-over reach
         // only the dead instance's session.
         for (device, heir) in zip([diver, recorder], heirs) {
-            try await Self.waitForSubscription(broker, client: gateways[heir]!.subscriberClientID, filter: "wearables/\(device)/#", afterLine: killedAtLogLine)
+            do {
+                try await Self.waitForSubscription(broker, client: gateways[heir]!.subscriberClientID, filter: "wearables/\(device)/#", afterLine: killedAtLogLine)
+            } catch {
+                // What the survivors (and the stand-in one of them runs) did since the kill.
+                let logs = survivors.map { name in "\(name):\n" + gateways[name]!.log.split(separator: "\n").suffix(80).joined(separator: "\n") }
+                Issue.record("the heirs' take-over: \(logs.joined(separator: "\n---\n"))")
+                throw error
+            }
         }
         try await Self.play(deferred[...])
         try await Self.play(schedule[killAt...])
