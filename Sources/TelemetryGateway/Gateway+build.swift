@@ -64,7 +64,7 @@ public func buildGateway(
 /// first and a running stand-in hands over while this run still takes partitions, the adopter
 /// of dead instances (clustered), which runs each stand-in the host builds.
 func assembleGateway(host: GatewayHost, run: HostedRun, shutdownSignals: [UnixSignal]) throws -> ServiceGroup {
-    let assembled = try host.assembleRun(run)
+    let assembled = try host.assembleRun(run, store: host.store)
     let parts = assembled.parts
     let sharedStore = host.store.map {
         SharedStoreService(client: $0.data, leaseClient: $0.leases, health: parts.operations.health, clock: host.clock, logger: host.logger)

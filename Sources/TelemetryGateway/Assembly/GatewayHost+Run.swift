@@ -11,10 +11,10 @@ extension GatewayHost {
     /// pruning, (`history.enabled`) the event history's writer, (clustered) the fenced outputs,
     /// device-state pruning, shard workers, ticker, policy reload, subscriber, and the ownership
     /// (docs/scale-out.md).
-    func assembleRun(_ run: HostedRun) throws -> AssembledRun {
+    func assembleRun(_ run: HostedRun, store: StoreClients?) throws -> AssembledRun {
         let configuration = run.configuration
         let logger = run.logger
-        let parts = try GatewayParts(run: run, host: self)
+        let parts = try GatewayParts(run: run, host: self, store: store)
         let (subscribed, subscribedSink) = AsyncStream.makeStream(of: Never.self)
         let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout, clock: clock)
         var subscriberConfiguration = configuration.subscriberConfiguration()

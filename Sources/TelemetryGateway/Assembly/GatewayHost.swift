@@ -33,10 +33,15 @@ struct GatewayHost: Sendable {
         self.clock = clock
         self.connections = connections
         self.logger = logger
-        store = base.store.postgresSettings.map { settings in
+        store = Self.openStore(base, logger: logger)
+    }
+
+    /// The shared store's pools of `configuration` (nil without `store.backend: postgres`).
+    static func openStore(_ configuration: GatewayConfiguration, logger: Logger) -> StoreClients? {
+        configuration.store.postgresSettings.map { settings in
             StoreClients(
                 data: PostgresStoreClient(settings: settings, logger: logger),
-                leases: base.cluster.isClustered ? PostgresStoreClient(settings: settings, maximumConnections: 2, logger: logger) : nil)
+                leases: configuration.cluster.isClustered ? PostgresStoreClient(settings: settings, maximumConnections: 2, logger: logger) : nil)
         }
     }
 
@@ -45,8 +50,15 @@ struct GatewayHost: Sendable {
     /// backlog, whose end stops the group (it hands over and leaves).
     func standInGroup(of dead: LeaseMember, incarnation: String, adopter: String) throws -> ServiceGroup {
         let run = HostedRun.standIn(of: dead, incarnation: incarnation, adopter: adopter, base: base, logger: logger)
-        let assembled = try assembleRun(run)
+        // Pools of its own, run by its own service: a busy stand-in never makes the process's
+        // store check time out and replace the pools its own run writes through.
+        let store = Self.openStore(base, logger: run.logger)
+        let assembled = try assembleRun(run, store: store)
         var services = assembled.services
+        if let store {
+            let service = SharedStoreService(client: store.data, leaseClient: store.leases, health: assembled.parts.operations.health, clock: clock, logger: run.logger)
+            services.insert(.init(service: service), at: 0)
+        }
         if let markTopic = run.backlogMark, let subscriptions = assembled.parts.partitionSubscriptions {
             let mark = StandInService(
                 ownership: assembled.parts.ownership, subscribed: assembled.subscribed, subscriptions: subscriptions, markTopic: markTopic,

@@ -88,7 +88,7 @@ struct GatewayParts: Sendable {
     /// The subscribe-only connection's counters, once it exists.
     let subscriberStatistics = SubscriberStatistics()
 
-    init(run: HostedRun, host: GatewayHost) throws {
+    init(run: HostedRun, host: GatewayHost, store: GatewayHost.StoreClients?) throws {
         let (configuration, logger, metricsFactory, clock) = (run.configuration, run.logger, run.metricsFactory, host.clock)
         self.clock = clock
         self.configuration = configuration
@@ -136,7 +136,7 @@ struct GatewayParts: Sendable {
         let ownershipMetrics = OwnershipMetrics(factory: metricsFactory)
         self.ownershipMetrics = ownershipMetrics
         instance = configuration.cluster.isClustered ? configuration.cluster.instanceName : nil
-        storeClient = host.store?.data
+        storeClient = store?.data
         // Without the shared store the recorder's SQLite file keeps the chunks and the history.
         let recorderDatabase = storeClient == nil ? RecorderRuntime.openSQLite(configuration.recorder, logger: logger) : nil
         recorder = RecorderRuntime(
@@ -161,7 +161,7 @@ struct GatewayParts: Sendable {
         // them, devices subscribed one by one. A single gateway owns every device, on SQLite or
         // on PostgreSQL (unfenced snapshots there), and needs no store to start.
         var leasedOwnership: LeasedOwnership?
-        if configuration.cluster.isClustered, let client = storeClient, let leases = host.store?.leases {
+        if configuration.cluster.isClustered, let client = storeClient, let leases = store?.leases {
             let cluster = configuration.cluster
             // Each call bounded by the lease time: a heartbeat that never answers must not keep
             // the instance from the store once it is back.
