@@ -13,7 +13,7 @@ import UnixSignals
 ///
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle):
 /// (`store.backend: postgres`) the shared store's client, the run's own services
-/// (``GatewayHost/assembleRun(_:)``: the span exporter, journal release, publisher, the HTTP
+/// (``GatewayHost/assembleRun(_:store:)``: the span exporter, journal release, publisher, the HTTP
 /// servers, metrics, … shard workers, ticker, policy reload, subscriber, the ownership), and
 /// (clustered) the adopter of dead instances (docs/scale-out.md). So at SIGTERM a clustered
 /// instance first stops its stand-ins (each hands over what it can), hands its partitions over
@@ -58,9 +58,9 @@ public func buildGateway(
     return try assembleGateway(host: host, run: run, shutdownSignals: shutdownSignals)
 }
 
-/// The process's service group: its own run (``GatewayHost/assembleRun(_:)``) between what the
+/// The process's service group: its own run (``GatewayHost/assembleRun(_:store:)``) between what the
 /// process shares among the runs it hosts. First, so it stops last, the shared store's
-/// connection pools (`store.backend: postgres`), used by every run's writes; last, so it stops
+/// connection pools of its own run (`store.backend: postgres`; a stand-in opens its own); last, so it stops
 /// first and a running stand-in hands over while this run still takes partitions, the adopter
 /// of dead instances (clustered), which runs each stand-in the host builds.
 func assembleGateway(host: GatewayHost, run: HostedRun, shutdownSignals: [UnixSignal]) throws -> ServiceGroup {

@@ -6,8 +6,9 @@ import ServiceLifecycle
 import TelemetryCore
 
 /// What a gateway process shares among the runs it hosts (its own, and the stand-ins it runs for
-/// dead instances): the configuration as given, the access policy, the clock, the broker
-/// connections' maker and the shared store's connection pools, opened once per process.
+/// dead instances): the configuration as given, the access policy, the clock and the broker
+/// connections' maker; and the shared store's connection pools of its own run (a stand-in opens
+/// its own: docs/scale-out.md, *Not done yet*).
 struct GatewayHost: Sendable {
     /// The shared store's two connection pools (`store.backend: postgres`).
     struct StoreClients: Sendable {
@@ -24,7 +25,7 @@ struct GatewayHost: Sendable {
     let clock: any GatewayClock
     let connections: BrokerConnections
     let logger: Logger
-    /// Nil without `store.backend: postgres`.
+    /// The process's own run's store pools; nil without `store.backend: postgres`.
     let store: StoreClients?
 
     init(base: GatewayConfiguration, accessPolicy: AccessPolicy, clock: any GatewayClock, connections: BrokerConnections, logger: Logger) {
@@ -50,8 +51,8 @@ struct GatewayHost: Sendable {
     /// backlog, whose end stops the group (it hands over and leaves).
     func standInGroup(of dead: LeaseMember, incarnation: String, adopter: String) throws -> ServiceGroup {
         let run = HostedRun.standIn(of: dead, incarnation: incarnation, adopter: adopter, base: base, logger: logger)
-        // Pools of its own, run by its own service: a busy stand-in never makes the process's
-        // store check time out and replace the pools its own run writes through.
+        // Pools of its own, run by its own service: shared, the adopter's lease statements
+        // queued behind the stand-in's offering heartbeats (docs/scale-out.md, Not done yet).
         let store = Self.openStore(base, logger: run.logger)
         let assembled = try assembleRun(run, store: store)
         var services = assembled.services

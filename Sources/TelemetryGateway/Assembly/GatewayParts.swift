@@ -13,7 +13,7 @@ import TelemetryCore
 
 /// The parts one gateway run is made of: connections, queues, journal, recorder, metrics, on
 /// the parts its process shares (``GatewayHost``). Built once per run by
-/// ``GatewayHost/assembleRun(_:)``, which hands each service exactly the parts it uses; no
+/// ``GatewayHost/assembleRun(_:store:)``, which hands each service exactly the parts it uses; no
 /// service holds this.
 struct GatewayParts: Sendable {
     let configuration: GatewayConfiguration

@@ -7,7 +7,7 @@ import TelemetryCore
 /// One run a gateway process hosts: the instance the process was started as, or a stand-in that
 /// finishes a dead instance's work under that instance's name (docs/scale-out.md, *A death: the
 /// adoption and the stand-in*). A run is a value: everything the two kinds differ by is here,
-/// and the assembly (``GatewayHost/assembleRun(_:)``) reads it without asking which kind it
+/// and the assembly (``GatewayHost/assembleRun(_:store:)``) reads it without asking which kind it
 /// builds.
 struct HostedRun: Sendable {
     /// Its configuration, the instance's paths and client ids resolved.
