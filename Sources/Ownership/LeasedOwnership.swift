@@ -18,9 +18,12 @@ public final class LeasedOwnership: OwnershipPort {
         var observer: (@Sendable (OwnershipChange) -> Void)?
         /// Whether a heartbeat and its plan went through once.
         var ready = false
-        /// Callers of ``ready()`` and ``confirmed()``, by key.
-        var waiters: [Int: (awaited: Awaited, continuation: CheckedContinuation<Void, Never>)] = [:]
-        var nextWaiter = 0
+        /// Heartbeats sent, and the number of the newest that registered this run.
+        var heartbeatsSent = 0
+        var registeredThrough = 0
+        /// The readers of ``statusUpdates()``, by key.
+        var readers: [Int: AsyncStream<OwnershipStatus>.Continuation] = [:]
+        var nextReader = 0
         /// Whether a partition it holds was offered to another instance at the last view.
         var offering = false
         /// Live instances other than this one that partitions can be assigned to, at the last view.
@@ -147,50 +150,40 @@ public final class LeasedOwnership: OwnershipPort {
     /// Seconds between heartbeats while a partition this instance holds is offered.
     static let offeringHeartbeat = 0.05
 
-    public func ready() async {
-        await wait(for: .ready)
-    }
-
-    public func confirmed() async {
-        await wait(for: .registered(after: clock.monotonicNow()))
-    }
-
-    /// What a waiter waits for: the first heartbeat and plan, or a heartbeat sent after an
-    /// instant that registered this run (and its plan).
-    enum Awaited {
-        case ready
-        case registered(after: SuspendingClock.Instant)
-    }
-
-    /// Returns once `awaited` came true, or when the calling task is cancelled.
-    private func wait(for awaited: Awaited) async {
+    public func statusUpdates() -> AsyncStream<OwnershipStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: OwnershipStatus.self, bufferingPolicy: .bufferingNewest(1))
+        let now = clock.monotonicNow()
+        // Registered and told the status under one lock, so no change comes between the two.
         let key = state.withLock { state -> Int in
-            state.nextWaiter += 1
-            return state.nextWaiter
+            state.nextReader += 1
+            state.readers[state.nextReader] = continuation
+            continuation.yield(Self.status(of: state, at: now))
+            return state.nextReader
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if Task.isCancelled { return true }
-                    if case .ready = awaited, state.ready { return true }
-                    state.waiters[key] = (awaited, continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: key) }?.continuation.resume()
+        continuation.onTermination = { [state] _ in _ = state.withLock { $0.readers.removeValue(forKey: key) } }
+        return stream
+    }
+
+    /// Tells every reader of ``statusUpdates()`` the status now, under the lock, so readers see
+    /// the changes in order.
+    private func statusChanged() {
+        let now = clock.monotonicNow()
+        state.withLock { state in
+            let status = Self.status(of: state, at: now)
+            for reader in state.readers.values { reader.yield(status) }
         }
     }
 
     public var status: OwnershipStatus {
         let now = clock.monotonicNow()
-        return state.withLock {
-            OwnershipStatus(
-                held: $0.holder.held.count, warming: $0.holder.warming.count, pastDeadline: $0.holder.isPastDeadline(at: now),
-                failedHeartbeats: $0.failedHeartbeats, adopted: $0.adoptedBy != nil, withholdingRenewals: $0.withholding,
-                standingAside: $0.standingAside)
-        }
+        return state.withLock { Self.status(of: $0, at: now) }
+    }
+
+    private static func status(of state: State, at now: SuspendingClock.Instant) -> OwnershipStatus {
+        OwnershipStatus(
+            held: state.holder.held.count, warming: state.holder.warming.count, pastDeadline: state.holder.isPastDeadline(at: now),
+            failedHeartbeats: state.failedHeartbeats, adopted: state.adoptedBy != nil, withholdingRenewals: state.withholding,
+            standingAside: state.standingAside, ready: state.ready, heartbeatsSent: state.heartbeatsSent, registeredThrough: state.registeredThrough)
     }
 
     public func subscriberChanged(_ change: SubscriberConnectivity) {
@@ -241,6 +234,7 @@ public final class LeasedOwnership: OwnershipPort {
             return state.adoptedBy == nil
         }
         apply { $0.left() }
+        statusChanged()
         if first { logger.warning("ownership: \(member.name) was adopted by \(adopter) while the broker was unreachable; holding nothing, this run registers once it has left") }
     }
 
@@ -298,8 +292,12 @@ public final class LeasedOwnership: OwnershipPort {
                 logger.notice("ownership: the subscriber reached the broker; no longer standing aside")
             }
         }
-        let timing = state.withLock { $0.holder.timing }
+        let (timing, number) = state.withLock { state -> (LeaseHolder.Timing, Int) in
+            state.heartbeatsSent += 1
+            return (state.holder.timing, state.heartbeatsSent)
+        }
         let sentAt = clock.monotonicNow()
+        defer { statusChanged() }
         do {
             let renewed = try await store.heartbeat(member, ttl: timing.ttl)
             let answeredAt = clock.monotonicNow()
@@ -349,16 +347,10 @@ public final class LeasedOwnership: OwnershipPort {
                 let accepted = try await store.accept(plan.accept, by: member, ttl: timing.ttl)
                 apply { $0.took(accepted) }
             }
-            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.withLock { state in
                 state.ready = true
-                let due = state.waiters.filter { _, waiter in
-                    if case .registered(let after) = waiter.awaited { return after <= sentAt }
-                    return true
-                }
-                for key in due.keys { state.waiters[key] = nil }
-                return due.values.map(\.continuation)
+                state.registeredThrough = max(state.registeredThrough, number)
             }
-            waiters.forEach { $0.resume() }
         } catch let adopted as InstanceNameAdopted {
             // The store answered: another instance adopted this name (this run was taken for
             // dead, or a restart came before the stand-in left). This run holds nothing and waits.
@@ -434,6 +426,7 @@ public final class LeasedOwnership: OwnershipPort {
             logger.warning("ownership: could not hand back the leases at leave (\(error)); they run out after their time to live")
         }
         apply { $0.left() }
+        statusChanged()
     }
 
     /// Applies a step of the holder under the lock, updates the role table, then tells the

@@ -28,8 +28,15 @@ public protocol OwnershipPort: Sendable {
     ///   Any other role: as with nil.
     func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage]
 
-    /// What an operator sees of the ownership now (metrics, `/readyz`).
+    /// What an operator sees of the ownership now (metrics, `/readyz`), and what a run waits
+    /// for before it subscribes (``OwnershipStatus/ready``).
     var status: OwnershipStatus { get }
+
+    /// The status as it changes: the status now first, then after each heartbeat (answered,
+    /// refused or failed), adoption read, or leave. Only the newest waits for a slow reader,
+    /// which loses nothing it needs: every field is the newest value, and the counts only grow.
+    /// Ends when the calling task is cancelled.
+    func statusUpdates() -> AsyncStream<OwnershipStatus>
 
     /// Registers the one observer of role changes, called in the order the changes happen, on
     /// the task that noticed them (it must only hand them over). Call once, before
@@ -46,17 +53,6 @@ public protocol OwnershipPort: Sendable {
     /// longer warming is ignored. `subscribed` is called on the adapter's own task, not under
     /// its lock.
     func prepared(_ partitions: [Int], subscribed: @escaping @Sendable (Int) -> Bool)
-
-    /// Returns once this instance knows what it holds (the clustered adapter's first heartbeat
-    /// answered; at once for the sole owner), or when the calling task is cancelled: the journal
-    /// is replayed and the subscriber subscribes only then.
-    func ready() async
-
-    /// Returns once a heartbeat sent after the call registered this run in the store (the
-    /// clustered adapter; at once for the sole owner), or when the calling task is cancelled.
-    /// The subscriber waits for it after another client took its session over: that client is
-    /// the stand-in of an adoption when the store refuses this run, and must keep the session.
-    func confirmed() async
 
     /// Keeps the ownership current until the calling task is cancelled (the clustered adapter's
     /// heartbeat); returns at once for an adapter that has nothing to keep.
@@ -78,4 +74,25 @@ public protocol OwnershipPort: Sendable {
 extension OwnershipPort {
     /// `messages` by each device's role now (``visible(_:receivedAs:)`` with nil).
     public func visible(_ messages: [OutboundMessage]) -> [OutboundMessage] { visible(messages, receivedAs: nil) }
+
+    /// Returns once this instance knows what it holds (``OwnershipStatus/ready``: the clustered
+    /// adapter's first heartbeat answered; at once for the sole owner), or when the calling task
+    /// is cancelled: the journal is replayed and the subscriber subscribes only then.
+    public func ready() async {
+        for await status in statusUpdates() where status.ready { return }
+    }
+
+    /// Returns once a heartbeat sent after the call registered this run in the store (at once for
+    /// the sole owner), or when the calling task is cancelled. The subscriber waits for it after
+    /// another client took its session over: that client is the stand-in of an adoption when the
+    /// store refuses this run, and must keep the session.
+    public func confirmed() async {
+        var sentBefore: Int?
+        for await status in statusUpdates() {
+            // The first element is the status at the call.
+            let floor = sentBefore ?? status.heartbeatsSent
+            sentBefore = floor
+            if status.registeredThrough > floor { return }
+        }
+    }
 }

@@ -19,11 +19,18 @@ public struct OwnershipStatus: Sendable, Equatable {
     /// Whether this instance, holding nothing, stands aside because its subscriber cannot reach
     /// the broker (it heartbeats as draining: nothing is assigned to it).
     public var standingAside: Bool
+    /// Whether it knows what it holds: a first heartbeat and its plan went through (the journal
+    /// is replayed and the subscriber subscribes only then).
+    public var ready: Bool
+    /// Heartbeats sent so far, numbered from 1 in the order sent.
+    public var heartbeatsSent: Int
+    /// The number of the newest heartbeat the store answered by registering this run (0: none).
+    public var registeredThrough: Int
 
     /// A status.
     public init(
         held: Int, warming: Int, pastDeadline: Bool, failedHeartbeats: Int, adopted: Bool = false, withholdingRenewals: Bool = false,
-        standingAside: Bool = false
+        standingAside: Bool = false, ready: Bool = false, heartbeatsSent: Int = 0, registeredThrough: Int = 0
     ) {
         self.held = held
         self.warming = warming
@@ -32,7 +39,13 @@ public struct OwnershipStatus: Sendable, Equatable {
         self.adopted = adopted
         self.withholdingRenewals = withholdingRenewals
         self.standingAside = standingAside
+        self.ready = ready
+        self.heartbeatsSent = heartbeatsSent
+        self.registeredThrough = registeredThrough
     }
+
+    /// An ownership that needs no heartbeat (``SoleOwner``): ready and registered for ever.
+    public static let sole = OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0, ready: true, registeredThrough: .max)
 
     /// Whether this run may adopt a dead instance: not while its subscriber cannot reach the
     /// broker (withholding or standing aside), since the stand-in would not reach it either.

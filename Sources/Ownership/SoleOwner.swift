@@ -10,10 +10,15 @@ public struct SoleOwner: OwnershipPort {
     public func role(of device: some StringProtocol) -> DeviceRole { .owner(epoch: 0) }
     public func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] { messages }
     public func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) {}
-    public var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
+    public var status: OwnershipStatus { .sole }
+    public func statusUpdates() -> AsyncStream<OwnershipStatus> {
+        // Never changes: the one status, then the stream ends.
+        AsyncStream { continuation in
+            continuation.yield(.sole)
+            continuation.finish()
+        }
+    }
     public func prepared(_ partitions: [Int], subscribed: @escaping @Sendable (Int) -> Bool) {}
-    public func ready() async {}
-    public func confirmed() async {}
     public func run() async throws {}
     public func leave(within seconds: Double) async {}
     public func subscriberChanged(_ change: SubscriberConnectivity) {}

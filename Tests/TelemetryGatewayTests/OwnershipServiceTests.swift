@@ -29,13 +29,17 @@ struct OwnershipServiceTests {
         var partitions: OwnershipPartitions { OwnershipPartitions() }
         func role(of device: some StringProtocol) -> DeviceRole { roles[partitions.partition(of: device)] ?? .none }
         func visible(_ messages: [OutboundMessage], receivedAs role: DeviceRole?) -> [OutboundMessage] { messages }
-        var status: OwnershipStatus { OwnershipStatus(held: 0, warming: 0, pastDeadline: false, failedHeartbeats: 0) }
+        var status: OwnershipStatus { .sole }
+        func statusUpdates() -> AsyncStream<OwnershipStatus> {
+            AsyncStream { continuation in
+                continuation.yield(.sole)
+                continuation.finish()
+            }
+        }
         func observe(_ observer: @escaping @Sendable (OwnershipChange) -> Void) { self.observer.withLock { $0 = observer } }
         func prepared(_ partitions: [Int], subscribed: @escaping @Sendable (Int) -> Bool) {
             if !partitions.isEmpty { reported.withLock { $0.append(partitions) } }
         }
-        func ready() async {}
-        func confirmed() async {}
         func run() async throws {
             let notify = observer.withLock { $0 }
             for change in changes { notify?(change) }
