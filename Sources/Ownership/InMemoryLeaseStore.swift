@@ -11,7 +11,7 @@ public final class InMemoryLeaseStore: LeaseStoring, OutputLedger {
     private struct Instance {
         var incarnation: String
         var draining: Bool
-        var clientID: String?
+        var session: String?
         var startedAt: Double
         var liveSince: Double
         var renewedAt: Double
@@ -69,19 +69,19 @@ public final class InMemoryLeaseStore: LeaseStoring, OutputLedger {
                 guard !adoptionLive, mayRegister else {
                     if (row.adoptedUntil ?? -.infinity) >= now { throw InstanceNameAdopted(adopter: row.adoptedBy ?? "?") }
                     throw InstanceNameInUse(
-                        name: member.name, incarnation: row.incarnation, clientID: row.clientID, startedAt: Self.iso8601(row.startedAt),
+                        name: member.name, incarnation: row.incarnation, session: row.session, startedAt: Self.iso8601(row.startedAt),
                         renewedAt: Int64(row.renewedAt * 1_000_000), expiresIn: row.expiresAt - now)
                 }
                 let sameRun = row.incarnation == member.incarnation
                 let continuesAdoption = row.standIn == member.incarnation
                 state.instances[member.name] = Instance(
-                    incarnation: member.incarnation, draining: member.draining, clientID: member.clientID, startedAt: sameRun ? row.startedAt : now,
+                    incarnation: member.incarnation, draining: member.draining, session: member.session, startedAt: sameRun ? row.startedAt : now,
                     liveSince: sameRun && row.expiresAt >= now ? row.liveSince : now, renewedAt: now, expiresAt: now + ttl,
                     adoptedBy: continuesAdoption ? row.adoptedBy : nil,
                     adoptedUntil: continuesAdoption ? max(row.adoptedUntil ?? -.infinity, now + ttl) : nil, standIn: continuesAdoption ? row.standIn : nil)
             } else {
                 state.instances[member.name] = Instance(
-                    incarnation: member.incarnation, draining: member.draining, clientID: member.clientID, startedAt: now, liveSince: now, renewedAt: now,
+                    incarnation: member.incarnation, draining: member.draining, session: member.session, startedAt: now, liveSince: now, renewedAt: now,
                     expiresAt: now + ttl)
             }
             var held: [Int: Int64] = [:]
@@ -199,7 +199,7 @@ public final class InMemoryLeaseStore: LeaseStoring, OutputLedger {
             state.instances[name]?.adoptedBy = adopter
             state.instances[name]?.standIn = standIn
             state.instances[name]?.adoptedUntil = now + ttl
-            return LeaseMember(name: name, incarnation: row.incarnation, clientID: row.clientID)
+            return LeaseMember(name: name, incarnation: row.incarnation, session: row.session)
         }
     }
 

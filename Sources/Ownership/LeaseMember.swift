@@ -8,9 +8,11 @@ public struct LeaseMember: Sendable, Equatable {
     /// Whether it is draining (a graceful stop): then it is left out of the assignment, so its
     /// partitions go to the others make-before-break.
     public var draining: Bool
-    /// The `mqtt.clientId` its broker connections' ids begin with: an adopter's stand-in resumes
-    /// its subscriber's session under the same id. Nil where nobody adopts (tests of the rules).
-    public var clientID: String?
+    /// The name the run's session with its transport resumes under, recorded with its row and
+    /// handed back by an adoption, so that the adopter's stand-in resumes that session. Opaque
+    /// here: the ownership never reads it (the gateway gives its `mqtt.clientId`). Nil where
+    /// nobody adopts (tests of the rules).
+    public var session: String?
     /// The earlier run of the same name this process knows to be dead, because it now holds what
     /// that run held while alive (the lock of the journal file they share): it may register in
     /// place of that run's row at once, live or not. Nil: it registers only once no other run's
@@ -18,11 +20,11 @@ public struct LeaseMember: Sendable, Equatable {
     public var succeeds: String?
 
     /// An instance run.
-    public init(name: String, incarnation: String, draining: Bool = false, clientID: String? = nil, succeeds: String? = nil) {
+    public init(name: String, incarnation: String, draining: Bool = false, session: String? = nil, succeeds: String? = nil) {
         self.name = name
         self.incarnation = incarnation
         self.draining = draining
-        self.clientID = clientID
+        self.session = session
         self.succeeds = succeeds
     }
 }

@@ -69,8 +69,8 @@ public struct InstanceNameInUse: Error, Equatable, CustomStringConvertible {
     public let name: String
     /// The run holding it.
     public let incarnation: String
-    /// That run's `mqtt.clientId`, when it registered one.
-    public let clientID: String?
+    /// That run's session name (``LeaseMember/session``), when it registered one.
+    public let session: String?
     /// When that run first registered, by the store's clock (ISO 8601).
     public let startedAt: String
     /// That run's last renewal, by the store's clock, in microseconds: a later answer with a
@@ -80,16 +80,16 @@ public struct InstanceNameInUse: Error, Equatable, CustomStringConvertible {
     public let expiresIn: Double
 
     /// An answer naming the run that holds `name`.
-    public init(name: String, incarnation: String, clientID: String?, startedAt: String, renewedAt: Int64, expiresIn: Double) {
+    public init(name: String, incarnation: String, session: String?, startedAt: String, renewedAt: Int64, expiresIn: Double) {
         self.name = name
         self.incarnation = incarnation
-        self.clientID = clientID
+        self.session = session
         self.startedAt = startedAt
         self.renewedAt = renewedAt
         self.expiresIn = expiresIn
     }
 
     public var description: String {
-        "instance name \(name) is held by another live run (run \(incarnation), started \(startedAt), mqtt.clientId \(clientID ?? "unknown")): cluster.instance must be unique among running instances"
+        "instance name \(name) is held by another live run (run \(incarnation), started \(startedAt), session \(session ?? "unknown")): cluster.instance must be unique among running instances"
     }
 }

@@ -8,16 +8,21 @@ import PostgresNIO
 /// holds what.
 public final class PostgresLeaseStore: LeaseStoring {
     let store: PostgresStoreClient
+    /// The run's own connections for the lease statements (nil: the data pool). The ledger's
+    /// statements (``OutputLedger``) always go to the data pool.
+    private let lane: PostgresStoreLane?
     /// Seconds after an instance's row expired during which it may be adopted, and nobody else
     /// takes its partitions unless it has no row any more.
     private let adoptionWindow: Double
 
     /// The leases in the store behind `store`.
+    /// - Parameter lane: the connections the lease statements go on (nil: the data pool).
     /// - Parameter adoptionWindow: seconds a dead instance may be adopted in after its row
     ///   expired (a couple of heartbeats: every live instance tries at each of its own); its
     ///   partitions are taken only after it, if nobody adopted it. 0: no adoption.
-    public init(_ store: PostgresStoreClient, adoptionWindow: Double = 0) {
+    public init(_ store: PostgresStoreClient, lane: PostgresStoreLane? = nil, adoptionWindow: Double = 0) {
         self.store = store
+        self.lane = lane
         self.adoptionWindow = adoptionWindow
     }
 
@@ -26,7 +31,7 @@ public final class PostgresLeaseStore: LeaseStoring {
     public static var channel: String { PostgresSchema.partitionChannel }
 
     public func heartbeat(_ member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
-        let (leases, refusal) = try await store.withConnection { connection in
+        let (leases, refusal) = try await store.withConnection(on: lane) { connection in
             // The instance row and the renewal in one statement: a data-modifying WITH runs to
             // completion whether or not the outer query reads it. A name is one live run's: the
             // row is this run's, or its run is dead by the store's clock (expired), or it is the
@@ -39,7 +44,7 @@ public final class PostgresLeaseStore: LeaseStoring {
                 """
                 WITH me AS (
                     INSERT INTO gateway_instance (name, incarnation, draining, renewed_at, expires_at, client_id)
-                    VALUES (\(member.name), \(member.incarnation), \(member.draining), clock_timestamp(), clock_timestamp() + make_interval(secs => \(ttl)), \(member.clientID))
+                    VALUES (\(member.name), \(member.incarnation), \(member.draining), clock_timestamp(), clock_timestamp() + make_interval(secs => \(ttl)), \(member.session))
                     ON CONFLICT (name) DO UPDATE SET
                         started_at = CASE WHEN gateway_instance.incarnation = excluded.incarnation THEN gateway_instance.started_at ELSE clock_timestamp() END,
                         live_since = CASE WHEN gateway_instance.incarnation = excluded.incarnation AND gateway_instance.expires_at >= clock_timestamp()
@@ -73,16 +78,16 @@ public final class PostgresLeaseStore: LeaseStoring {
             }
             return (leases, refusal)
         }
-        if let (kind, renewedAt, holder, clientID, startedAt, expiresIn) = refusal {
+        if let (kind, renewedAt, holder, session, startedAt, expiresIn) = refusal {
             if kind == -1 { throw InstanceNameAdopted(adopter: holder ?? "?") }
             throw InstanceNameInUse(
-                name: member.name, incarnation: holder ?? "?", clientID: clientID, startedAt: startedAt ?? "?", renewedAt: renewedAt, expiresIn: expiresIn ?? 0)
+                name: member.name, incarnation: holder ?? "?", session: session, startedAt: startedAt ?? "?", renewedAt: renewedAt, expiresIn: expiresIn ?? 0)
         }
         return leases
     }
 
     public func view() async throws -> LeaseView {
-        try await store.withConnection { connection in
+        try await store.withConnection(on: lane) { connection in
             var view = LeaseView(instances: [:], leases: [:])
             for try await (kind, name, incarnation, epoch, flag, offeredTo, partition, released) in try await connection.query(
                 """
@@ -107,7 +112,7 @@ public final class PostgresLeaseStore: LeaseStoring {
     public func take(_ partitions: [Int], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
         guard !partitions.isEmpty else { return [:] }
         let numbers = partitions.map { Int32($0) }
-        return try await store.withConnection { connection in
+        return try await store.withConnection(on: lane) { connection in
             // An earlier run of the same name is dead (names are unique): its leases go at once,
             // unless another instance adopted the name and this is not its stand-in. An expired
             // lease of another instance goes only when that instance's row is gone, or nobody
@@ -145,7 +150,7 @@ public final class PostgresLeaseStore: LeaseStoring {
     public func offer(_ partitions: [Int: Int64], to successor: String, by member: LeaseMember) async throws {
         guard !partitions.isEmpty else { return }
         let (numbers, epochs) = Self.columns(partitions)
-        _ = try await store.withConnection { connection in
+        _ = try await store.withConnection(on: lane) { connection in
             try await connection.query(
                 """
                 UPDATE ownership_partition p SET offered_to = \(successor)
@@ -158,7 +163,7 @@ public final class PostgresLeaseStore: LeaseStoring {
     public func accept(_ partitions: [Int: Int64], by member: LeaseMember, ttl: Double) async throws -> [Int: Int64] {
         guard !partitions.isEmpty else { return [:] }
         let (numbers, epochs) = Self.columns(partitions)
-        return try await store.withConnection { connection in
+        return try await store.withConnection(on: lane) { connection in
             try await Self.leases(
                 connection.query(
                     """
@@ -173,7 +178,7 @@ public final class PostgresLeaseStore: LeaseStoring {
     }
 
     public func leave(_ member: LeaseMember) async throws {
-        _ = try await store.withConnection { connection in
+        _ = try await store.withConnection(on: lane) { connection in
             try await connection.query(
                 """
                 WITH gone AS (
@@ -187,7 +192,7 @@ public final class PostgresLeaseStore: LeaseStoring {
 
     public func adopt(by adopter: String, standIn: String, ttl: Double) async throws -> LeaseMember? {
         guard adoptionWindow > 0 else { return nil }
-        return try await store.withConnection { connection in
+        return try await store.withConnection(on: lane) { connection in
             // The oldest adoptable row, locked, skipped when another adopter or a take holds it.
             // A stand-in that died with its adopter is adoptable like any dead run, within the
             // window after its row and its adoption ran out, whether it registered (the row is
@@ -205,7 +210,7 @@ public final class PostgresLeaseStore: LeaseStoring {
             // the greatest). The dead run is fenced by the incarnation and the epoch, which every
             // renewal, snapshot write and output record compares. A pending offer is withdrawn:
             // the stand-in makes its own.
-            for try await (name, incarnation, clientID) in try await connection.query(
+            for try await (name, incarnation, session) in try await connection.query(
                 """
                 WITH dead AS (
                     SELECT d.name, d.incarnation, d.stand_in FROM gateway_instance d
@@ -226,14 +231,14 @@ public final class PostgresLeaseStore: LeaseStoring {
                 RETURNING i.name, i.incarnation, i.client_id
                 """, logger: store.logger
             ).decode((String, String, String?).self) {
-                return LeaseMember(name: name, incarnation: incarnation, clientID: clientID)
+                return LeaseMember(name: name, incarnation: incarnation, session: session)
             }
             return nil
         }
     }
 
     public func adopter(of member: LeaseMember) async throws -> String? {
-        try await store.withConnection { connection in
+        try await store.withConnection(on: lane) { connection in
             for try await adopter in try await connection.query(
                 """
                 SELECT adopted_by FROM gateway_instance
@@ -263,7 +268,7 @@ public final class PostgresLeaseStore: LeaseStoring {
         let epochs = snapshots.map(\.epoch)
         let dates = snapshots.map(\.lastSeen)
         let texts = snapshots.map(\.snapshot)
-        return try await store.withConnection { connection in
+        return try await store.withConnection(on: lane) { connection in
             var written: Set<String> = []
             for try await device in try await connection.query(
                 """
@@ -307,7 +312,7 @@ public final class PostgresLeaseStore: LeaseStoring {
     /// partition after it).
     /// - Returns: the devices taken up.
     public func adoptMadeKnown(by member: LeaseMember) async throws -> [String] {
-        try await store.withConnection { connection in
+        try await store.withConnection(on: lane) { connection in
             var devices: [String] = []
             for try await device in try await connection.query(
                 """
@@ -334,7 +339,7 @@ public final class PostgresLeaseStore: LeaseStoring {
         let partitions = snapshots.map { Int32($0.partition) }
         let dates = snapshots.map(\.lastSeen)
         let texts = snapshots.map(\.snapshot)
-        _ = try await store.withConnection { connection in
+        _ = try await store.withConnection(on: lane) { connection in
             try await connection.query(
                 """
                 INSERT INTO device_state (device, partition, epoch, last_seen, snapshot)
@@ -349,7 +354,7 @@ public final class PostgresLeaseStore: LeaseStoring {
     /// The snapshots stored for the devices of `partition` (a gained partition's state), as
     /// device → JSON text.
     public func snapshots(in partition: Int) async throws -> [String: String] {
-        try await store.withConnection { connection in
+        try await store.withConnection(on: lane) { connection in
             var snapshots: [String: String] = [:]
             for try await (device, text) in try await connection.query(
                 "SELECT device, convert_from(snapshot, 'UTF8') FROM device_state WHERE partition = \(Int32(partition))", logger: store.logger

@@ -2,8 +2,12 @@ import Locking
 import Logging
 import PostgresNIO
 
-/// The connection pool to the shared store and its schema: the one place that talks to
-/// PostgreSQL for ``PostgresRecorderStore`` and ``PostgresDeviceStateStore``.
+/// The connection pools to the shared store and its schema: the one place that talks to
+/// PostgreSQL for ``PostgresRecorderStore``, ``PostgresDeviceStateStore`` and the leases. A
+/// process opens one: a pool for data (snapshots, the output ledger, the history, the
+/// recorder), one connection of its own for ``check()``, and a lane per run for its lease
+/// statements (``openLane(_:maximumConnections:)``), so that neither a heartbeat nor the check
+/// waits for a connection behind data writes, or behind another run's heartbeats.
 ///
 /// ``run()`` must run for as long as the stores are used (the gateway runs it as a service).
 /// The schema is brought up to date before the first statement of each store and again after a
@@ -11,23 +15,31 @@ import PostgresNIO
 /// until then every call throws, and callers retry (docs/recorder.md, *PostgreSQL*).
 public final class PostgresStoreClient: Sendable {
     private let configuration: PostgresClient.Configuration
-    /// The pool in use; ``reset()`` replaces it.
-    private let pool: LockedState<PostgresClient>
-    /// Pools to run, the first and every replacement, for ``run()``.
-    private let pools: AsyncStream<PostgresClient>
-    private let poolSink: AsyncStream<PostgresClient>.Continuation
+    private let data: PostgresConnectionPool
+    private let checks: PostgresConnectionPool
+    /// The lanes open now, by id.
+    private let lanes = LockedState<[String: PostgresConnectionPool]>([:])
+    /// Pools to run (the first of each, and every replacement) or to stop, for ``run()``.
+    private let events: AsyncStream<PoolEvent>
+    private let eventSink: AsyncStream<PoolEvent>.Continuation
     let logger: Logger
     /// The URL without its password, for logs.
     public let location: String
     /// Where the store is (for a connection outside the pool: ``PostgresClaimListener``).
     let settings: PostgresStoreSettings
-    /// Whether the schema was found up to date since the last failure.
-    private let migrated = LockedState(false)
+
+    private enum PoolEvent: Sendable {
+        case run(key: String, PostgresClient)
+        case stop(key: String)
+    }
+
+    private static let dataKey = "\u{0}data"
+    private static let checkKey = "\u{0}check"
 
     /// A client of the store at `settings`; nothing connects before ``run()`` and the first call.
     /// - Parameters:
     ///   - settings: where the store is.
-    ///   - maximumConnections: the pool's size.
+    ///   - maximumConnections: the data pool's size.
     ///   - logger: where migrations are logged (the driver's own logging stays off).
     public init(settings: PostgresStoreSettings, maximumConnections: Int = 8, logger: Logger) {
         let tls: PostgresClient.Configuration.TLS =
@@ -38,42 +50,68 @@ public final class PostgresStoreClient: Sendable {
             }
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password, database: settings.database, tls: tls)
-        configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
         self.configuration = configuration
-        let first = PostgresClient(configuration: configuration)
-        pool = LockedState(first)
-        (pools, poolSink) = AsyncStream.makeStream(of: PostgresClient.self)
-        poolSink.yield(first)
+        data = PostgresConnectionPool(configuration: configuration, maximumConnections: maximumConnections)
+        checks = PostgresConnectionPool(configuration: configuration, maximumConnections: 1)
+        (events, eventSink) = AsyncStream.makeStream(of: PoolEvent.self)
+        eventSink.yield(.run(key: Self.dataKey, data.client))
+        eventSink.yield(.run(key: Self.checkKey, checks.client))
         self.logger = logger
         self.settings = settings
         location = settings.location
     }
 
-    /// Runs the pool (and each replacement) until the calling task is cancelled.
+    /// Runs the pools (and each replacement, and each lane opened meanwhile) until the calling
+    /// task is cancelled.
     public func run() async {
-        var running: Task<Void, Never>?
-        for await next in pools {
-            running?.cancel()
-            running = Task { await next.run() }
+        var running: [String: Task<Void, Never>] = [:]
+        for await event in events {
+            switch event {
+            case .run(let key, let client):
+                running[key]?.cancel()
+                running[key] = Task { await client.run() }
+            case .stop(let key):
+                running.removeValue(forKey: key)?.cancel()
+            }
         }
-        running?.cancel()
+        for task in running.values { task.cancel() }
     }
 
-    /// Replaces the connection pool with a new one. For a store that stopped answering: calls
-    /// waiting on the old pool fail at once (it shuts down) instead of waiting for connections
-    /// it may never make again after the server went away (seen with postgres-nio 1.33.2 after
+    /// Opens a lane: connections of its own for one run's lease statements, run by ``run()``
+    /// and replaced with the others by ``reset()``, until ``closeLane(_:)``.
+    /// - Parameters:
+    ///   - id: the run's incarnation (unique in the process).
+    ///   - maximumConnections: the lane's size.
+    public func openLane(_ id: String, maximumConnections: Int = 2) -> PostgresStoreLane {
+        let pool = PostgresConnectionPool(configuration: configuration, maximumConnections: maximumConnections)
+        lanes.withLock { $0[id] = pool }
+        eventSink.yield(.run(key: id, pool.client))
+        return PostgresStoreLane(id: id)
+    }
+
+    /// Closes `lane`: its connections close, its later calls go to the data pool.
+    public func closeLane(_ lane: PostgresStoreLane) {
+        guard lanes.withLock({ $0.removeValue(forKey: lane.id) }) != nil else { return }
+        eventSink.yield(.stop(key: lane.id))
+    }
+
+    /// How many lanes are open (a stand-in's closes with it).
+    public var openLanes: Int { lanes.withLock { $0.count } }
+
+    /// Replaces every pool with a new one. For a store that stopped answering: calls waiting on
+    /// the old pools fail at once (they shut down) instead of waiting for connections they may
+    /// never make again after the server went away (seen with postgres-nio 1.33.2 after
     /// `pg_ctl stop -m immediate`: leases waited for ever, also after the restart).
     public func reset() {
-        let fresh = PostgresClient(configuration: configuration)
-        pool.withLock { $0 = fresh }
-        migrated.withLock { $0 = false }
-        poolSink.yield(fresh)
+        eventSink.yield(.run(key: Self.dataKey, data.replace()))
+        eventSink.yield(.run(key: Self.checkKey, checks.replace()))
+        for (id, pool) in lanes.withLock({ $0 }) { eventSink.yield(.run(key: id, pool.replace())) }
     }
 
     /// Whether the store answers, with its schema up to date; throws the reason it does not.
     public func check() async throws {
-        _ = try await withConnection { connection in
+        _ = try await checks.withConnection(logger: logger) { connection in
             try await connection.query("SELECT 1", logger: logger)
         }
     }
@@ -96,8 +134,6 @@ public final class PostgresStoreClient: Sendable {
         }
     }
 
-    /// Runs `body` on a pooled connection once the schema is up to date. A failure makes the
-    /// next call check the schema again (the server may have been replaced meanwhile).
     /// The server's clock, Unix epoch seconds (`clock_timestamp()`, not the transaction's start):
     /// the one clock every instance sharing the store agrees on, for retention cut-offs.
     public func serverTime() async throws -> Double {
@@ -107,19 +143,12 @@ public final class PostgresStoreClient: Sendable {
         }
     }
 
-    func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        do {
-            return try await pool.withLock({ $0 }).withConnection { connection in
-                if !migrated.withLock({ $0 }) {
-                    try await PostgresSchema.migrate(connection, logger: logger)
-                    migrated.withLock { $0 = true }
-                }
-                return try await body(connection)
-            }
-        } catch {
-            migrated.withLock { $0 = false }
-            throw PostgresStoreError.wrapping(error)
-        }
+    /// Runs `body` on a connection of `lane` (nil, or a lane closed: the data pool) once the
+    /// schema is up to date. A failure makes the next call check the schema again (the server
+    /// may have been replaced meanwhile).
+    func withConnection<Result: Sendable>(on lane: PostgresStoreLane? = nil, _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        let pool = lane.flatMap { lane in lanes.withLock { $0[lane.id] } } ?? data
+        return try await pool.withConnection(logger: logger, body)
     }
 
     /// Runs `body` in one transaction on a pooled connection (see ``withConnection(_:)``).

@@ -12,8 +12,8 @@ import UnixSignals
 /// is tested is what runs.
 ///
 /// Services start in this order and stop in the reverse one (swift-service-lifecycle):
-/// (`store.backend: postgres`) the shared store's client, the run's own services
-/// (``GatewayHost/assembleRun(_:store:)``: the span exporter, journal release, publisher, the HTTP
+/// (`store.backend: postgres`) the shared store's client, (`tracing.otlpEndpoint`) the span
+/// exporter, the run's own services (``GatewayHost/assembleRun(_:)``: journal release, publisher, the HTTP
 /// servers, metrics, … shard workers, ticker, policy reload, subscriber, the ownership), and
 /// (clustered) the adopter of dead instances (docs/scale-out.md). So at SIGTERM a clustered
 /// instance first stops its stand-ins (each hands over what it can), hands its partitions over
@@ -50,29 +50,35 @@ public func buildGateway(
     clock: any GatewayClock = SystemGatewayClock(),
     connections: BrokerConnections = .mosquitto
 ) throws -> ServiceGroup {
-    let host = GatewayHost(base: configuration, accessPolicy: accessPolicy, clock: clock, connections: connections, logger: logger)
     // Clustered instances keep their own journal and recorder files and label their metrics.
     let run = HostedRun.primary(
-        configuration: configuration, logger: logger, metricsFactory: metricsFactory, prometheus: prometheus, shutdownReport: shutdownReport,
+        configuration: configuration, logger: logger, metricsFactory: metricsFactory, shutdownReport: shutdownReport,
         exitOnShutdownOverrun: exitOnShutdownOverrun, incarnation: String(UUID().uuidString.prefix(8)))
+    // One tracer for the process, its dropped spans counted with the process's own run.
+    let tracing = try FrameTracing.start(configuration: run.configuration, logger: logger, metricsFactory: run.metricsFactory, clock: clock)
+    let host = GatewayHost(
+        base: configuration, accessPolicy: accessPolicy, clock: clock, connections: connections, metricsFactory: metricsFactory, prometheus: prometheus,
+        tracing: tracing.map { (tracer: $0.0, exporter: $0.1) }, logger: logger)
     return try assembleGateway(host: host, run: run, shutdownSignals: shutdownSignals)
 }
 
-/// The process's service group: its own run (``GatewayHost/assembleRun(_:store:)``) between what the
-/// process shares among the runs it hosts. First, so it stops last, the shared store's
-/// connection pools of its own run (`store.backend: postgres`; a stand-in opens its own); last, so it stops
+/// The process's service group: its own run (``GatewayHost/assembleRun(_:)``) between what the
+/// process shares among the runs it hosts. First, so they stop last, the shared store's client
+/// (`store.backend: postgres`: its pools run there, the stand-ins' lanes too) and the span
+/// exporter (`tracing.otlpEndpoint`); last, so it stops
 /// first and a running stand-in hands over while this run still takes partitions, the adopter
 /// of dead instances (clustered), which runs each stand-in the host builds.
 func assembleGateway(host: GatewayHost, run: HostedRun, shutdownSignals: [UnixSignal]) throws -> ServiceGroup {
-    let assembled = try host.assembleRun(run, store: host.store)
+    let assembled = try host.assembleRun(run)
     let parts = assembled.parts
-    let sharedStore = host.store.map {
-        SharedStoreService(client: $0.data, leaseClient: $0.leases, health: parts.operations.health, clock: host.clock, logger: host.logger)
-    }
+    let sharedStore = host.storeService(health: parts.operations.health)
     let adoptions = parts.adoptionService { dead, incarnation in
         try host.standInGroup(of: dead, incarnation: incarnation, adopter: run.configuration.cluster.instanceName)
     }
-    let services = [sharedStore.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }].compactMap { $0 } + assembled.services
+    // The span exporter after the store's client, so it stops just before it: the spans of
+    // every run's drain are exported too.
+    let shared: [(any Service)?] = [sharedStore, host.tracing?.exporter]
+    let services = shared.compactMap { $0.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } } + assembled.services
         + [adoptions.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }].compactMap { $0 }
     return assembled.group(services, shutdownSignals: shutdownSignals)
 }

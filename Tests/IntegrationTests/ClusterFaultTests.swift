@@ -95,7 +95,7 @@ struct ClusterFaultTests {
         // The stand-in hands over make-before-break, as a leaving instance does; the overlap's
         // outputs are fenced by the output ledger: exactly once (ClusterTests, leave).
         let (tally, lostInWindow) = run.expectOnceInOrder(victims: victims, atRisk: atRisk, "kill at \(killedAt) s")
-        let standIn = ["gateway_messages_received_total", "gateway_frames_processed_total", "gateway_cluster_frames_not_owned_total", "gateway_cluster_frames_shadowed_total", "gateway_frames_left_in_journal_total"].map { "\($0)=\(ClusterHarness.metric(collector.messages, "gw-b-stand-in", $0) ?? -1)" }
+        let standIn = ["gateway_messages_received_total", "gateway_frames_processed_total", "gateway_cluster_frames_not_owned_total", "gateway_cluster_frames_shadowed_total", "gateway_frames_left_in_journal_total"].map { "\($0)=\(ClusterHarness.standInMetric(collector.messages, of: "gw-b", adopters: survivors.compactMap(\.instance), $0))" }
         print("cluster kill: gw-b's last metrics (its stand-in's): \(standIn)")
         for gateway in survivors { print("cluster kill: \(gateway.instance ?? "?") log:\n" + gateway.log.split(separator: "\n").filter { $0.contains("adopt") || $0.contains("stand-in") || $0.contains("standInOf") && ($0.contains("warning") || $0.contains("error") || $0.contains("notice")) }.prefix(40).joined(separator: "\n")) }
         print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; all subscribed again at \(subscribedAt) s; \(lostInWindow) swings lost in the window \(window); \(tally)")

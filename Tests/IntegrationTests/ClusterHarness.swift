@@ -78,9 +78,20 @@ enum ClusterHarness {
         return Set(devices.filter { assignment.instance(for: partitions.partition(of: $0)) == instance })
     }
 
-    /// The sum of metric `name` (with `labels`) in the newest metrics `instance` published.
+    /// The sum of metric `name` (with `labels`) of `instance`'s own run in the newest metrics it
+    /// published (a stand-in it runs has its series there too, under the dead instance's name).
     static func metric(_ messages: [MQTTMessage], _ instance: String, _ name: String, labels: [String: String] = [:]) -> Double? {
-        PrometheusText.latest(in: messages, topic: "gateway/instances/\(instance)/metrics")?.sum(name, labels: labels)
+        PrometheusText.latest(in: messages, topic: "gateway/instances/\(instance)/metrics")?
+            .sum(name, labels: labels.merging(["gateway_instance": instance]) { given, _ in given })
+    }
+
+    /// The sum of metric `name` (with `labels`) of `dead`'s stand-ins, in the newest metrics
+    /// each of `adopters` published (a stand-in's series live in its adopter's registry).
+    static func standInMetric(_ messages: [MQTTMessage], of dead: String, adopters: [String], _ name: String, labels: [String: String] = [:]) -> Double {
+        adopters.filter { $0 != dead }.map { adopter in
+            PrometheusText.latest(in: messages, topic: "gateway/instances/\(adopter)/metrics")?
+                .sum(name, labels: labels.merging(["gateway_instance": dead, "gateway_stand_in": adopter]) { given, _ in given }) ?? 0
+        }.reduce(0, +)
     }
 
     /// Waits until `instances` together hold the subscriptions of `count` devices, none of them

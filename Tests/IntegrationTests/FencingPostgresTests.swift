@@ -37,7 +37,8 @@ struct FencingPostgresTests {
 
     /// The index of the first metrics message of `instance` in which `name` reached `value`.
     static func firstMetric(_ messages: [MQTTMessage], _ instance: String, _ name: String, labels: [String: String] = [:], atLeast value: Double) -> Int? {
-        messages.firstIndex { $0.topic == "gateway/instances/\(instance)/metrics" && PrometheusText(text: $0.payloadString).sum(name, labels: labels) >= value }
+        let own = labels.merging(["gateway_instance": instance]) { given, _ in given }
+        return messages.firstIndex { $0.topic == "gateway/instances/\(instance)/metrics" && PrometheusText(text: $0.payloadString).sum(name, labels: own) >= value }
     }
 
     @Test("a frozen holder thawed after the other instance took its partitions: its first heartbeat reports the loss, and it publishes nothing more under its old epoch")

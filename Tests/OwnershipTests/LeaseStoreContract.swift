@@ -141,10 +141,10 @@ enum LeaseStoreContract {
     /// refused and takes nothing back.
     static func oneLiveRunPerName(_ fixture: some LeaseStoreFixture) async throws {
         let store = fixture.store(adoptionWindow: 0)
-        let first = LeaseMember(name: "gw-a", incarnation: "a-1", clientID: "fleet-gw")
+        let first = LeaseMember(name: "gw-a", incarnation: "a-1", session: "fleet-gw")
         _ = try await store.heartbeat(first, ttl: 1.5)
         #expect(try await store.take([0, 1], by: first, ttl: 1.5) == [0: 1, 1: 1])
-        let second = LeaseMember(name: "gw-a", incarnation: "a-2", clientID: "fleet-gw")
+        let second = LeaseMember(name: "gw-a", incarnation: "a-2", session: "fleet-gw")
         var refusal: InstanceNameInUse?
         do {
             _ = try await store.heartbeat(second, ttl: 30)
@@ -152,7 +152,7 @@ enum LeaseStoreContract {
             refusal = error
         }
         let refused = try #require(refusal, "a second run under a live name was registered")
-        #expect(refused.name == "gw-a" && refused.incarnation == "a-1" && refused.clientID == "fleet-gw")
+        #expect(refused.name == "gw-a" && refused.incarnation == "a-1" && refused.session == "fleet-gw")
         #expect(refused.expiresIn > 0 && refused.expiresIn <= 1.5)
         #expect(refused.startedAt.hasSuffix("Z") && refused.description.contains("run a-1"))
         // Nothing of the first run changed: its row, its leases and its renewals.
@@ -238,7 +238,7 @@ enum LeaseStoreContract {
     static func standInAdoptedAgain(_ fixture: some LeaseStoreFixture) async throws {
         let store = fixture.store(adoptionWindow: 8)
         let c = LeaseMember(name: "gw-c", incarnation: "c-1")
-        _ = try await store.heartbeat(LeaseMember(name: "gw-a", incarnation: "a-1", clientID: "fleet"), ttl: 1)
+        _ = try await store.heartbeat(LeaseMember(name: "gw-a", incarnation: "a-1", session: "fleet"), ttl: 1)
         #expect(try await store.take([0, 1], by: LeaseMember(name: "gw-a", incarnation: "a-1"), ttl: 1).count == 2)
         _ = try await store.heartbeat(b, ttl: 1)
         _ = try await store.heartbeat(c, ttl: 300)
@@ -249,8 +249,8 @@ enum LeaseStoreContract {
             adopted = try await store.adopt(by: "gw-b", standIn: "a-s1", ttl: 1)
             return adopted != nil
         }
-        #expect(adopted?.incarnation == "a-1" && adopted?.clientID == "fleet")
-        let first = LeaseMember(name: "gw-a", incarnation: "a-s1", clientID: "fleet")
+        #expect(adopted?.incarnation == "a-1" && adopted?.session == "fleet")
+        let first = LeaseMember(name: "gw-a", incarnation: "a-s1", session: "fleet")
         #expect(try await store.heartbeat(first, ttl: 1) == [0: 2, 1: 2])
         #expect(try await store.adopt(by: "gw-c", standIn: "a-s2", ttl: 30) == nil, "a live stand-in was adopted")
         // gw-b dies with its stand-in: neither renews. Once the stand-in's row expired, gw-c
@@ -268,14 +268,14 @@ enum LeaseStoreContract {
             return again != nil
         }
         #expect(again?.dead == first, "the dead stand-in's run, with the client id whose session it resumed")
-        let second = LeaseMember(name: "gw-a", incarnation: again?.standIn ?? "?", clientID: "fleet")
+        let second = LeaseMember(name: "gw-a", incarnation: again?.standIn ?? "?", session: "fleet")
         #expect(try await store.heartbeat(second, ttl: 30) == [0: 3, 1: 3])
         #expect(try await store.adopt(by: "gw-c", standIn: "a-x", ttl: 30).map(\.name) != "gw-a", "adopted twice")
 
         // An adopter that dies before its stand-in registered: the leases already carry the
         // stand-in's run, the row the dead run's. Once the adoption ran out, within the window,
         // the name is adopted again and the next stand-in holds those leases.
-        let d = LeaseMember(name: "gw-d", incarnation: "d-1", clientID: "fleet")
+        let d = LeaseMember(name: "gw-d", incarnation: "d-1", session: "fleet")
         _ = try await store.heartbeat(d, ttl: 1)
         #expect(try await store.take([5], by: d, ttl: 1) == [5: 1])
         var lapsing: LeaseMember?
@@ -293,7 +293,7 @@ enum LeaseStoreContract {
             return readopted != nil
         }
         #expect(readopted == d)
-        #expect(try await store.heartbeat(LeaseMember(name: "gw-d", incarnation: "d-s2", clientID: "fleet"), ttl: 30) == [5: 3])
+        #expect(try await store.heartbeat(LeaseMember(name: "gw-d", incarnation: "d-s2", session: "fleet"), ttl: 30) == [5: 3])
     }
 
     /// After a store outage that let every row run out, the first instance back adopts nobody

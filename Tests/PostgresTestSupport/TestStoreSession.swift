@@ -49,6 +49,14 @@ public struct TestStoreSession: Sendable {
         return 0
     }
 
+    /// How many other connections to this database are open now.
+    public func otherConnections() async throws -> Int {
+        let rows = try await connection.query(
+            "SELECT count(*)::int8 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", logger: Self.logger)
+        for try await count in rows.decode(Int64.self) { return Int(count) }
+        return 0
+    }
+
     /// Ends the transaction (and the lock it holds).
     public func commit() async throws {
         try await connection.query("COMMIT", logger: Self.logger)

@@ -16,10 +16,10 @@ struct AcknowledgementsAfterOutputsTests {
 
     /// Asks the gate on a thread of its own until it decides, as the network thread does
     /// (ClientCore.readGroup); true when the group may be acknowledged.
-    private func ask(_ gate: AcknowledgementsAfterOutputs) async -> Bool {
+    private func ask(_ gate: AcknowledgementsAfterOutputs, groupReadAt: ContinuousClock.Instant? = nil) async -> Bool {
         await withCheckedContinuation { continuation in
             Thread {
-                let readAt = ContinuousClock.now
+                let readAt = groupReadAt ?? ContinuousClock.now
                 var decision = AcknowledgementDecision.undecided
                 while decision == .undecided { decision = gate.decide(groupReadAt: readAt, waitingAtMost: .milliseconds(100)) }
                 continuation.resume(returning: decision == .acknowledge)
@@ -62,6 +62,23 @@ struct AcknowledgementsAfterOutputsTests {
         gate.opened(3)
         gate.settled(3, fenced: false)
         #expect(await ask(gate))
+    }
+
+    @Test("the publisher's connection lost while a group waits: refused at once (the broker may be dead without the waiting subscriber seeing it); a group read after the loss waits as before", .timeLimit(.minutes(1)))
+    func brokerLostRefuses() async {
+        // With a bound of an hour, a wait the loss did not end would hang the test.
+        let gate = gate(bound: .seconds(3600))
+        gate.opened(1)
+        let readAt = ContinuousClock.now
+        async let answer = ask(gate, groupReadAt: readAt)
+        gate.brokerLost()
+        #expect(await answer == false)
+        gate.connectionEvent(.disconnected(reason: "closed"))
+        // A later group on the new connection: the loss before it does not refuse it.
+        gate.opened(2)
+        async let later = ask(gate)
+        gate.settled(2, fenced: false)
+        #expect(await later)
     }
 
     @Test("outputs not published within the bound: refused")

@@ -2,7 +2,7 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
-/// A run's parts and its services in start order (``GatewayHost/assembleRun(_:store:)``), for the
+/// A run's parts and its services in start order (``GatewayHost/assembleRun(_:)``), for the
 /// group that runs it: the process's own, or a stand-in's.
 struct AssembledRun {
     let run: HostedRun

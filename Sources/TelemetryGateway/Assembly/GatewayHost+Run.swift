@@ -6,15 +6,14 @@ import TelemetryCore
 
 extension GatewayHost {
     /// The parts and services of `run` on this host's shared parts. Services start in this order
-    /// and stop in the reverse one: (with `tracing.otlpEndpoint`) the span exporter, journal
-    /// release, publisher, the HTTP servers, metrics, round-trip probe, journal sync, recorder
+    /// and stop in the reverse one: journal release, publisher, the HTTP servers, metrics, round-trip probe, journal sync, recorder
     /// pruning, (`history.enabled`) the event history's writer, (clustered) the fenced outputs,
     /// device-state pruning, shard workers, ticker, policy reload, subscriber, and the ownership
     /// (docs/scale-out.md).
-    func assembleRun(_ run: HostedRun, store: StoreClients?) throws -> AssembledRun {
+    func assembleRun(_ run: HostedRun) throws -> AssembledRun {
         let configuration = run.configuration
         let logger = run.logger
-        let parts = try GatewayParts(run: run, host: self, store: store)
+        let parts = try GatewayParts(run: run, host: self)
         let (subscribed, subscribedSink) = AsyncStream.makeStream(of: Never.self)
         let deadline = ShutdownDeadline(drainTimeout: configuration.pipeline.drainTimeout, clock: clock)
         var subscriberConfiguration = configuration.subscriberConfiguration()
@@ -22,10 +21,8 @@ extension GatewayHost {
         logger.info(
             "wearable-gateway \(ProductVersion.current) starting: broker \(configuration.mqtt.broker), \(parts.shardCount) workers, inbound \(configuration.inboundFilters(parts.scheme).joined(separator: " "))\(configuration.cluster.mode == .partitioned ? " + \(parts.scheme.deviceInboundFilter(rawDevice: "{id}")) per owned device" : ""), outbound \(parts.scheme.outboundRoot)/#, journal \(configuration.journal.path ?? "off")\(configuration.cluster.isClustered ? ", cluster \(configuration.cluster.mode.rawValue) as \(configuration.cluster.instanceName)" : "")"
         )
-        let prometheus = run.prometheus
+        let prometheus = self.prometheus
         let services: [(any Service)?] = [
-            // First, so it stops last: the spans of the drain are exported too.
-            parts.tracingService,
             JournalReleaseService(journal: parts.journal),
             PublisherService(
                 publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
@@ -42,8 +39,8 @@ extension GatewayHost {
                     address: $0, endpoints: parts.operations.endpoints(prometheus: prometheus), routes: .metricsOnly, tls: configuration.httpTLSFiles, logger: logger)
             },
             MetricsService(
-                prometheus: prometheus, interval: configuration.metrics.publishInterval,
-                topic: run.metricsName.map { .instanceMetrics($0) } ?? .metrics, scheme: parts.scheme, connection: parts.connection,
+                prometheus: run.metricsTopic == nil ? nil : prometheus, interval: configuration.metrics.publishInterval,
+                topic: run.metricsTopic ?? .metrics, samplesProcess: run.metricsTopic != nil, scheme: parts.scheme, connection: parts.connection,
                 subscriber: parts.subscriberStatistics,
                 metrics: parts.metrics, queues: parts.queues, budget: parts.budget, journal: parts.journal, queueCapacity: configuration.pipeline.queueCapacity,
                 health: parts.operations.health, clock: clock, logger: logger),

@@ -13,14 +13,13 @@ import TelemetryCore
 
 /// The parts one gateway run is made of: connections, queues, journal, recorder, metrics, on
 /// the parts its process shares (``GatewayHost``). Built once per run by
-/// ``GatewayHost/assembleRun(_:store:)``, which hands each service exactly the parts it uses; no
+/// ``GatewayHost/assembleRun(_:)``, which hands each service exactly the parts it uses; no
 /// service holds this.
 struct GatewayParts: Sendable {
     let configuration: GatewayConfiguration
     let logger: Logger
     let metrics: GatewayMetrics
     let recorderMetrics: RecorderMetrics
-    let prometheus: PrometheusCollectorRegistry?
     let scheme: TopicScheme
     let accessPolicy: AccessPolicy
     let startedAt: Double
@@ -37,8 +36,11 @@ struct GatewayParts: Sendable {
     let recorder: RecorderRuntime
     /// Device snapshots (`state.path`, or the shared store); nil keeps device state in memory only.
     let deviceStates: (any DeviceSnapshotStoring)?
-    /// The connection pool of the shared store (`store.backend: postgres`), run as a service.
+    /// The process's client of the shared store (`store.backend: postgres`), run as a service.
     let storeClient: PostgresStoreClient?
+    /// Clustered: this run's own connections for its lease statements in ``storeClient``, so
+    /// its heartbeats wait neither behind data writes nor behind another run's heartbeats.
+    let storeLane: PostgresStoreLane?
     /// The configuration key of the device state store, as logs and `/readyz` name it.
     var deviceStateKey: String { storeClient == nil ? "state.path" : "store.url" }
     let deviceStateMetrics: DeviceStateMetrics
@@ -79,7 +81,6 @@ struct GatewayParts: Sendable {
     /// Spans of processed frames, and the service exporting them; nil while
     /// `tracing.otlpEndpoint` is off.
     let tracing: FrameTracing?
-    let tracingService: (any Service)?
     /// Where workers hand derived events for the event history (``NoEventHistory`` when off).
     let eventHistory: any EventHistory
     /// The event history's store and writer; nil when the history is off or there is no store.
@@ -88,19 +89,16 @@ struct GatewayParts: Sendable {
     /// The subscribe-only connection's counters, once it exists.
     let subscriberStatistics = SubscriberStatistics()
 
-    init(run: HostedRun, host: GatewayHost, store: GatewayHost.StoreClients?) throws {
+    init(run: HostedRun, host: GatewayHost) throws {
         let (configuration, logger, metricsFactory, clock) = (run.configuration, run.logger, run.metricsFactory, host.clock)
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
-        prometheus = run.prometheus
         accessPolicy = host.accessPolicy
         shutdownReport = run.shutdownReport
         startedAt = clock.wallTime()
         scheme = configuration.topics.scheme
-        let tracingBackend = try FrameTracing.start(configuration: configuration, logger: logger, metricsFactory: metricsFactory, clock: clock)
-        tracing = tracingBackend?.0
-        tracingService = tracingBackend?.1
+        tracing = host.tracing?.tracer.forRun(instance: configuration.cluster.isClustered ? configuration.cluster.instanceName : nil, standInOf: run.adoptedBy)
         let shardCount = configuration.pipeline.workers > 0 ? configuration.pipeline.workers : UsableProcessors.count()
         let metrics = GatewayMetrics(factory: metricsFactory, shards: shardCount)
         self.metrics = metrics
@@ -136,7 +134,7 @@ struct GatewayParts: Sendable {
         let ownershipMetrics = OwnershipMetrics(factory: metricsFactory)
         self.ownershipMetrics = ownershipMetrics
         instance = configuration.cluster.isClustered ? configuration.cluster.instanceName : nil
-        storeClient = store?.data
+        storeClient = host.store
         // Without the shared store the recorder's SQLite file keeps the chunks and the history.
         let recorderDatabase = storeClient == nil ? RecorderRuntime.openSQLite(configuration.recorder, logger: logger) : nil
         recorder = RecorderRuntime(
@@ -161,12 +159,14 @@ struct GatewayParts: Sendable {
         // them, devices subscribed one by one. A single gateway owns every device, on SQLite or
         // on PostgreSQL (unfenced snapshots there), and needs no store to start.
         var leasedOwnership: LeasedOwnership?
-        if configuration.cluster.isClustered, let client = storeClient, let leases = store?.leases {
+        if configuration.cluster.isClustered, let client = storeClient {
             let cluster = configuration.cluster
+            let lane = client.openLane(run.incarnation)
+            storeLane = lane
             // Each call bounded by the lease time: a heartbeat that never answers must not keep
             // the instance from the store once it is back.
             let store = DeadlineLeaseStore(
-                base: PostgresLeaseStore(leases, adoptionWindow: cluster.adoptionWindow), seconds: cluster.leaseTime, clock: clock)
+                base: PostgresLeaseStore(client, lane: lane, adoptionWindow: cluster.adoptionWindow), seconds: cluster.leaseTime, clock: clock)
             leaseStore = store
             let incarnation = run.incarnation
             // A restart on its own disk knows its earlier run is over (it holds the journal that
@@ -192,7 +192,7 @@ struct GatewayParts: Sendable {
             }
             let leased = LeasedOwnership(
                 store: store, member: LeaseMember(
-                    name: cluster.instanceName, incarnation: incarnation, clientID: configuration.mqtt.clientID, succeeds: succeeds),
+                    name: cluster.instanceName, incarnation: incarnation, session: configuration.mqtt.clientID, succeeds: succeeds),
                 timing: LeaseHolder.Timing(ttl: cluster.leaseTime, margin: min(1, cluster.leaseTime / 4), warmup: cluster.handoverWarmup),
                 heartbeat: cluster.heartbeatInterval, standInOf: run.adoptedBy, clock: clock, logger: logger,
                 heartbeatAnswered: { ownershipMetrics.heartbeatSeconds.recordNanoseconds(Int64($0 * 1e9)) })
@@ -202,6 +202,7 @@ struct GatewayParts: Sendable {
             deviceStates = states
             directory = states
         } else {
+            storeLane = nil
             leaseStore = nil
             ownership = SoleOwner()
             deviceStates = storeClient.map { PostgresLeasedStateStore($0, ownership: nil) } ?? singleStates
@@ -213,6 +214,11 @@ struct GatewayParts: Sendable {
         (eventHistory, historyStore, historyService) = Self.history(
             configuration: configuration, store: storeClient.map { PostgresEventHistoryStore($0) } ?? recorderDatabase,
             metricsFactory: metricsFactory, health: operations.health, clock: clock, logger: logger)
+        // Clustered with a journal: frames are acknowledged once their outputs are published.
+        let hasJournal = journal != nil
+        let leasedAcknowledgements = leasedOwnership.flatMap { leased in
+            !hasJournal ? nil : AcknowledgementsAfterOutputs(keepalive: configuration.mqtt.keepalive, factory: metricsFactory, refusing: { leased.status.adopted })
+        }
         let (events, sink) = AsyncStream.makeStream(of: MQTTClientEvent.self)
         publisherEvents = events
         (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
@@ -228,6 +234,7 @@ struct GatewayParts: Sendable {
             { event in
                 metrics.recordConnectionEvent(event, connection: "publisher")
                 operations.health.record(event, connection: "publisher")
+                if case .disconnected = event { leasedAcknowledgements?.brokerLost() }
                 sink.yield(event)
             })
         let publisher = OutboundPublisher(
@@ -240,9 +247,7 @@ struct GatewayParts: Sendable {
                 drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger)
             fencedOutputs = fenced
             outputs = fenced
-            acknowledgements = journal.map { _ in
-                AcknowledgementsAfterOutputs(keepalive: configuration.mqtt.keepalive, factory: metricsFactory, refusing: { leased.status.adopted })
-            }
+            acknowledgements = leasedAcknowledgements
         } else {
             fencedOutputs = nil
             outputs = publisher

@@ -25,6 +25,8 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
         /// A frame opened on the current connection had an output fenced.
         var fenced = false
         var interrupted = false
+        /// When the publisher's connection to the broker was last lost.
+        var brokerLostAt: ContinuousClock.Instant?
     }
 
     /// The longest the network thread waits: half the keepalive, so the broker never takes the
@@ -35,6 +37,7 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
     private let waited: FloatingPointCounter
     private let closedFenced: Counter
     private let closedTimedOut: Counter
+    private let closedBrokerLost: Counter
     /// Whether every group is refused now: this run was adopted, so the session it may still
     /// hold (a reconnect that raced the stand-in's) is the stand-in's to be delivered again.
     private let refusing: @Sendable () -> Bool
@@ -50,6 +53,7 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
         waited = FloatingPointCounter(label: "gateway_cluster_acknowledgement_wait_seconds_total", factory: factory)
         closedFenced = Counter(label: "gateway_cluster_unacknowledged_closes_total", dimensions: [("reason", "fenced")], factory: factory)
         closedTimedOut = Counter(label: "gateway_cluster_unacknowledged_closes_total", dimensions: [("reason", "timeout")], factory: factory)
+        closedBrokerLost = Counter(label: "gateway_cluster_unacknowledged_closes_total", dimensions: [("reason", "broker_lost")], factory: factory)
     }
 
     /// A frame journaled under `sequence` whose outputs this instance publishes (network thread).
@@ -64,6 +68,21 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
             guard state.open.remove(sequence) != nil else { return }
             if fenced { state.fenced = true }
             if state.open.isEmpty || fenced { condition.broadcast() }
+        }
+    }
+
+    /// The publisher's connection to the broker was lost (the same broker: it may have died). A
+    /// group read before it is refused at once instead of waiting for outputs that cannot go out
+    /// meanwhile: the subscriber's connection may be dead too without the subscriber seeing it.
+    /// A dead broker's FIN waits behind the data it still had to send, and a subscriber waiting
+    /// here reads nothing, so its receive window stays shut and `peerClosed` learns nothing
+    /// until the bound (seen: 15 s after a broker restart while the store was away). Refused,
+    /// the subscriber reconnects at once; the broker delivers the group again if it kept the
+    /// session, and lost it anyway if it did not.
+    func brokerLost() {
+        condition.withLock {
+            state.brokerLostAt = ContinuousClock.now
+            condition.broadcast()
         }
     }
 
@@ -85,11 +104,12 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
         let bounded = groupReadAt + bound
         // The condition waits on the monotonic clock: the same deadline, as an offset from now.
         let until = SuspendingClock.now + (min(bounded, started + slice) - started)
-        let (open, fenced, interrupted) = condition.withLock { () -> (Int, Bool, Bool) in
-            while !state.interrupted && !state.fenced && !state.open.isEmpty {
+        let (open, fenced, interrupted, brokerLost) = condition.withLock { () -> (Int, Bool, Bool, Bool) in
+            func lost() -> Bool { state.brokerLostAt.map { $0 >= groupReadAt } ?? false }
+            while !state.interrupted && !state.fenced && !state.open.isEmpty && !lost() {
                 if !condition.wait(until: until) && SuspendingClock.now >= until { break }
             }
-            return (state.open.count, state.fenced, state.interrupted)
+            return (state.open.count, state.fenced, state.interrupted, lost())
         }
         let now = ContinuousClock.now
         let seconds = (now - started).inSeconds
@@ -100,6 +120,10 @@ final class AcknowledgementsAfterOutputs: AcknowledgementGate, @unchecked Sendab
             return .refuse
         }
         if open == 0 { return .acknowledge }
+        if brokerLost {
+            closedBrokerLost.increment()
+            return .refuse
+        }
         if now >= bounded {
             closedTimedOut.increment()
             return .refuse

@@ -5,16 +5,24 @@ import CoreMetrics
 /// `gateway/instances/{name}/metrics` topics) stay apart. Not `instance`: Prometheus sets that
 /// label on every scraped series itself (the target's address) and would rename ours to
 /// `exported_instance`.
+///
+/// A stand-in's series also carry `gateway_stand_in="{adopter}"`: they live in the adopter's
+/// registry, beside its own, under the dead instance's name.
 struct InstanceLabelledMetricsFactory: MetricsFactory {
     let base: any MetricsFactory
     let instance: String
+    /// The instance whose process runs this stand-in, or nil for an instance's own run.
+    var standInOf: String? = nil
 
     private func labelled(_ dimensions: [(String, String)]) -> [(String, String)] {
-        [(Self.label, instance)] + dimensions.filter { $0.0 != Self.label }
+        let own = [(Self.label, instance)] + (standInOf.map { [(Self.standInLabel, $0)] } ?? [])
+        return own + dimensions.filter { $0.0 != Self.label && $0.0 != Self.standInLabel }
     }
 
     /// The label naming the instance.
     static let label = "gateway_instance"
+    /// The label naming a stand-in's adopter.
+    static let standInLabel = "gateway_stand_in"
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
         base.makeCounter(label: label, dimensions: labelled(dimensions))

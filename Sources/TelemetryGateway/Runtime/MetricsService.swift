@@ -17,6 +17,9 @@ struct MetricsService: Service {
     let interval: Double
     /// Where the metrics go (retained): `metrics`, or the instance's own in the clustered modes.
     let topic: TopicScheme.GatewayTopic
+    /// Whether it samples the process (CPU, memory): the process's own run does, a stand-in
+    /// (another run in the same process) does not.
+    let samplesProcess: Bool
     let scheme: TopicScheme
     /// The publishing connection (its counters are sampled too).
     let connection: any OutboundConnection
@@ -36,16 +39,16 @@ struct MetricsService: Service {
 
     func run() async {
         let previous = LockedState((publisher: MQTTClientStatistics(), subscriber: MQTTClientStatistics()))
-        let process = ProcessMetrics(factory: metrics.factory)
+        let process = samplesProcess ? ProcessMetrics(factory: metrics.factory) : nil
         // The queues' bound, so an alert can compare gateway_queue_depth with it.
         Gauge(label: "gateway_queue_capacity", factory: metrics.factory).record(queueCapacity)
-        process.sample()
+        process?.sample()
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await clock.sleep(for: interval > 0 ? interval : 1)
                 health.beat("metrics", every: interval > 0 ? interval : 1)
                 sample(previous)
-                process.sample()
+                process?.sample()
                 if interval > 0 { await publish() }
             }
         }

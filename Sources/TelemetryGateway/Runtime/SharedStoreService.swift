@@ -2,17 +2,15 @@ import Logging
 import PostgresStore
 import ServiceLifecycle
 
-/// Runs the shared store's connection pool (`store.backend: postgres`) and watches the store:
+/// Runs the shared store's connection pools (`store.backend: postgres`: the process's one
+/// client, its data pool and every run's lease lane) and watches the store:
 /// every few seconds it checks that PostgreSQL answers with the schema up to date, so a store
 /// that is down at start, or goes away later, shows at once in `/readyz` (503, naming
 /// `store.url`) and in one rate-limited log line, even while no write is due. A failed check
-/// replaces the connection pool (``PostgresStoreClient/reset()``). Listed early in
+/// replaces the connection pools (``PostgresStoreClient/reset()``). Listed early in
 /// the service group, so it stops after the workers' last writes.
 struct SharedStoreService: Service {
     let client: PostgresStoreClient
-    /// Clustered: the lease statements' own pool (heartbeats never wait behind data writes for
-    /// a connection), run and replaced with the main one.
-    var leaseClient: PostgresStoreClient?
     let health: RuntimeHealth
     /// Where checks time out, the next one is waited for and failure logs are spaced.
     let clock: any GatewayClock
@@ -26,7 +24,6 @@ struct SharedStoreService: Service {
         let failureLog = RateLimitedLog(interval: 30, clock: clock)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
-            if let leaseClient { group.addTask { await leaseClient.run() } }
             group.addTask {
                 var failing = false
                 while !Task.isCancelled {
@@ -40,7 +37,6 @@ struct SharedStoreService: Service {
                         // A fresh pool: calls stuck on the old one fail at once, and the new one
                         // connects as soon as the server is back.
                         client.reset()
-                        leaseClient?.reset()
                         if !failing || failureLog.shouldLog() {
                             logger.error(
                                 "store.url: PostgreSQL at \(client.location) does not answer (\(String(describing: error))); frames keep flowing, recorder and snapshot writes are retried, /readyz is 503 until it answers"

@@ -18,10 +18,23 @@ struct FrameTracing: Sendable {
     private let tracer: any Tracer
     /// Where span ends are read (the frame's start is its `receivedAt`).
     private let clock: any GatewayClock
+    /// The run whose frames these are, clustered (a process's tracer serves its own run and its
+    /// stand-ins): `gateway.instance`, and `gateway.stand_in` (the adopter) for a stand-in.
+    private var instance: String?
+    private var standInOf: String?
 
     init(tracer: any Tracer, clock: any GatewayClock) {
         self.tracer = tracer
         self.clock = clock
+    }
+
+    /// The same tracer for the frames of one run: clustered, its spans name the run's instance,
+    /// and a stand-in's its adopter.
+    func forRun(instance: String?, standInOf: String?) -> FrameTracing {
+        var tracing = self
+        tracing.instance = instance
+        tracing.standInOf = standInOf
+        return tracing
     }
 
     /// The tracer and the service that batches and exports its spans (it flushes them at
@@ -96,6 +109,8 @@ struct FrameTracing: Sendable {
             attributes["messaging.system"] = "mqtt"
             attributes["messaging.operation.type"] = "process"
             attributes["messaging.message.body.size"] = frame.payload.count
+            if let instance { attributes["gateway.instance"] = instance }
+            if let standInOf { attributes["gateway.stand_in"] = standInOf }
             if case .device(let device, let stream) = topic {
                 attributes["messaging.destination.name"] = frame.topic
                 attributes["wearable.device.id"] = device.rawValue
