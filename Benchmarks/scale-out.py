@@ -50,12 +50,26 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _spec = importlib.util.spec_from_file_location("end_to_end", os.path.join(REPO, "Benchmarks", "end-to-end.py"))
 e2e = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(e2e)
+from benchtools import metric_samples  # noqa: E402 (on the path end-to-end.py set)
 
 GOAL = 1.2
 
 
+def run_totals(text, name):
+    """{run: {sample name: total}} of one instance's metrics text: its own run's series under
+    `name`, a stand-in's (labelled gateway_stand_in, run in that instance's process for a dead
+    one) under "{dead name}-stand-in"."""
+    runs = {name: {}}
+    for sample, labels, value in metric_samples(text):
+        run = f"{labels.get('gateway_instance', '?')}-stand-in" if "gateway_stand_in" in labels else name
+        totals = runs.setdefault(run, {})
+        totals[sample] = totals.get(sample, 0.0) + value
+    return runs
+
+
 class InstanceMetrics:
-    """mosquitto_sub on gateway/instances/+/metrics: the latest totals per instance."""
+    """mosquitto_sub on gateway/instances/+/metrics: the latest totals per run (an instance's own,
+    and "{name}-stand-in" for a stand-in an instance runs)."""
 
     def __init__(self, port):
         self.latest = {}
@@ -74,9 +88,9 @@ class InstanceMetrics:
                 topic, current = stripped[6:], []
             elif stripped == "==WG==":
                 name = topic.split("/")[2] if topic else "?"
-                totals = e2e.parse_prometheus("".join(current))
+                runs = run_totals("".join(current), name)
                 with self.lock:
-                    self.latest[name] = totals
+                    self.latest.update(runs)
                     self.publications[name] = self.publications.get(name, 0) + 1
                     self.lock.notify_all()
             else:

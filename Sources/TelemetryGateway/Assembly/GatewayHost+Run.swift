@@ -6,10 +6,10 @@ import TelemetryCore
 
 extension GatewayHost {
     /// The parts and services of `run` on this host's shared parts. Services start in this order
-    /// and stop in the reverse one: journal release, publisher, the HTTP servers, metrics, round-trip probe, journal sync, recorder
-    /// pruning, (`history.enabled`) the event history's writer, (clustered) the fenced outputs,
-    /// device-state pruning, shard workers, ticker, policy reload, subscriber, and the ownership
-    /// (docs/scale-out.md).
+    /// and stop in the reverse one: journal release, publisher, the HTTP servers, metrics,
+    /// round-trip probe, journal sync, recorder pruning, (`history.enabled`) the event history's
+    /// writer, (clustered) the fenced outputs, device-state pruning, shard workers, ticker, policy
+    /// reload, subscriber, and the ownership (docs/scale-out.md).
     func assembleRun(_ run: HostedRun) throws -> AssembledRun {
         let configuration = run.configuration
         let logger = run.logger
