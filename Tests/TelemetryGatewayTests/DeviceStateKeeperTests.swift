@@ -1,8 +1,10 @@
 import CoreMetrics
 import Foundation
+import GatewayJournal
 import Locking
 import Logging
 import Ownership
+import Prometheus
 import RecorderStore
 import Testing
 
@@ -178,6 +180,47 @@ struct DeviceStateKeeperTests {
         #expect(store.writes.withLock { $0 } == [[leaving]], "the leaving device written before it is forgotten")
         await keeper.persistContext(processor)
         #expect(store.writes.withLock { $0 } == [[leaving], [staying]], "the other written at the batch's end, the leaving one not again")
+    }
+
+    @Test("clustered, a batched frame's journal record stays for the sample-window hold after it is applied, then goes at the first tick past it; a status frame's goes with its outputs; journal pressure lets the held ones go at once, counted")
+    func batchedRecordsHeldForSampleWindows() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-journal-\(UUID().uuidString).bin").path
+        let journal = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
+        let registry = PrometheusCollectorRegistry()
+        var keeper = DeviceStateKeeper(
+            shard: 0, shardCount: 1, store: SharedStore(base: FlakyStore()), metrics: DeviceStateMetrics(factory: PrometheusMetricsFactory(registry: registry), shards: 1),
+            health: RuntimeHealth(stallTimeout: 30, now: { 0 }), clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"),
+            settings: GatewayConfiguration.DeviceState(), retained: RetainedStateCache(limit: 1 << 20), sampleWindowHold: .seconds(4))
+        var processor = FrameProcessor()
+        let device = try #require(DeviceID("batched-1"))
+        /// Journals a frame of `stream`, applies it with no outputs and finishes its processing.
+        func apply(_ stream: InboundStream) throws {
+            let record = JournalRecord(topic: "wearables/\(device)/\(stream.rawValue)", payload: [], contentType: nil, retained: false, receivedAt: 1_000)
+            guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw JournalTestFailure("append failed") }
+            let routed = RoutedFrame(
+                frame: InboundFrame(topic: record.topic, payload: [], receivedAt: 1_000), command: .frame(.device(device, stream)), shard: 0,
+                release: FrameRelease(ticket: ticket, journal: journal, acknowledgements: nil), publication: .current)
+            let countdowns = keeper.applied(routed, messages: [], changesSnapshot: false, heldChunk: false)
+            try #require(countdowns != nil)
+            countdowns?.record.partDone()
+        }
+        try apply(.batchedAccelerometer)
+        try apply(.status)
+        #expect(journal.statistics.liveRecords == 1, "the status frame's record went with its (no) outputs; the batched one stays")
+        let start = SuspendingClock.now
+        await keeper.persist(&processor, now: 1_000, at: start)
+        await keeper.persist(&processor, now: 1_003, at: start + .milliseconds(3_999))
+        #expect(journal.statistics.liveRecords == 1, "held for 4 s from the tick after it was applied")
+        await keeper.persist(&processor, now: 1_004, at: start + .seconds(4))
+        #expect(journal.statistics.liveRecords == 0, "let go once the hold is over")
+
+        try apply(.batchedDeviceMotion)
+        await keeper.persist(&processor, now: 1_005, at: start + .seconds(5))
+        try apply(.batchedAccelerometer)
+        #expect(journal.statistics.liveRecords == 2)
+        await keeper.persistNow(&processor)
+        #expect(journal.statistics.liveRecords == 0, "journal pressure: both let go, the one whose hold had begun and the one since the tick")
+        #expect(registry.value(of: "gateway_journal_window_holds_released_early_total") == 2)
     }
 
     /// A status frame of `device` as the router routes it, without a journal record.

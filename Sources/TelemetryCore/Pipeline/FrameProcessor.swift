@@ -99,7 +99,11 @@ public struct FrameProcessor: Sendable {
             id = device
             stream = parsedStream
         }
-        if let sequence = frame.journalSequence, let applied = appliedJournalSequences[id], sequence <= applied {
+        // A batched frame's effect lives only in sample windows, which no snapshot holds: replayed,
+        // it is applied again, refilling them (its outputs come out with the same event ids).
+        if let sequence = frame.journalSequence, let applied = appliedJournalSequences[id], sequence <= applied,
+            DeviceSnapshot.canChange(from: stream)
+        {
             return FrameResult(outcome: .alreadyApplied(stream))
         }
         if frame.payload.count > configuration.maxPayloadBytes {

@@ -12,7 +12,8 @@ public struct InboundFrame: Sendable {
     public var receivedAt: Double
     /// The frame's record in the gateway's inbound journal (its sequence number, which goes up
     /// in arrival order and continues across restarts); nil for a frame not journaled. A
-    /// replayed frame at or below its device's applied sequence is not applied again.
+    /// replayed frame at or below its device's applied sequence is not applied again, unless its
+    /// effect lives only in sample windows (a batched stream's: no snapshot holds it).
     public var journalSequence: UInt64?
     /// The publisher's trace context, if it sent a valid one: carried onto every message the
     /// frame produces.

@@ -325,7 +325,8 @@ struct GatewayParts: Sendable {
     func deviceStateKeeper(shard: Int) -> DeviceStateKeeper {
         DeviceStateKeeper(
             shard: shard, shardCount: shardCount, store: deviceStates, storeKey: deviceStateKey, metrics: deviceStateMetrics,
-            health: operations.health, clock: clock, logger: logger, settings: configuration.state, retained: instance != nil ? publisher.retained : nil)
+            health: operations.health, clock: clock, logger: logger, settings: configuration.state, retained: instance != nil ? publisher.retained : nil,
+            sampleWindowHold: instance != nil ? .seconds(configuration.derivation.swing.alignmentWindow) : nil)
     }
 
     /// The subscriber's message handler.

@@ -22,6 +22,9 @@ final class DeviceStateMetrics: Sendable {
     /// Snapshot writes made early because the journal passed its high-water mark while this
     /// shard held records at its tail (``JournalPressure``); one per write, whatever it held.
     let pressureWrites: Counter
+    /// Clustered: journal records of batched frames let go before their sample-window hold ended,
+    /// because the journal passed its high-water mark (a restart on this disk misses their samples).
+    let windowHoldsReleasedEarly: Counter
     /// Store reads or writes that failed (the state of those devices may be lost on a crash).
     let storeFailures: Counter
     /// Store files that could not be opened and were moved aside for a fresh one (`state.path`).
@@ -43,6 +46,7 @@ final class DeviceStateMetrics: Sendable {
         evictedOverCapacity = Counter(label: "gateway_devices_evicted_total", dimensions: [("reason", "overCapacity")], factory: factory)
         snapshotsWritten = Counter(label: "gateway_device_snapshots_written_total", factory: factory)
         pressureWrites = Counter(label: "gateway_journal_pressure_writes_total", factory: factory)
+        windowHoldsReleasedEarly = Counter(label: "gateway_journal_window_holds_released_early_total", factory: factory)
         storeFailures = Counter(label: "gateway_device_state_failures_total", factory: factory)
         movedAside = Counter(label: "gateway_device_state_moved_aside_total", factory: factory)
         contextWrites = Counter(label: "gateway_cluster_context_writes_total", factory: factory)

@@ -76,6 +76,7 @@ public enum MetricCatalog {
         .init("gateway_journal_live_records", .gauge, "Journal records not released yet."),
         .init("gateway_journal_oldest_record_age_seconds", .gauge, "Seconds since the oldest live journal record was received; it holds every record behind it."),
         .init("gateway_journal_pressure_writes_total", .counter, "Snapshot writes made early because the journal passed its high-water mark with this shard's records at its tail."),
+        .init("gateway_journal_window_holds_released_early_total", .counter, "Clustered: journal records of batched frames let go before their sample-window hold ended, because the journal passed its high-water mark."),
         .init("gateway_journal_synced_bytes_total", .counter, "Bytes the journal's syncs wrote to disk (live records' pages and the header)."),
         .init("gateway_journal_sync_seconds_total", .counter, "Seconds the journal's syncs took."),
         .init("gateway_journal_sync_failures_total", .counter, "Journal syncs that failed (msync reported an error)."),

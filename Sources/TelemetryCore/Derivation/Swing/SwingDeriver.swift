@@ -172,8 +172,9 @@ extension TennisStroke {
 /// A device's swing state as kept across a restart: the workout session and the current
 /// workout's stroke counts. The sample windows (the detector's ≈ 17 KB, the stroke counter's
 /// few seconds) are left out on purpose: they cover seconds, would make every snapshot large,
-/// and start empty again, so a swing in progress at the restart may be missed
-/// (docs/reliability.md).
+/// and start empty again, so a swing in progress at the restart may be missed, unless the
+/// journal replays the batched frames of the last few seconds (clustered, on the same disk:
+/// docs/reliability.md).
 extension SwingDeriver: Codable {
     private enum CodingKeys: String, CodingKey {
         case configuration, workoutState, activityType, sessionUnfinished, strokeCounts
