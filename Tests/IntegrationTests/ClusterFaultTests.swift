@@ -140,13 +140,53 @@ struct ClusterFaultTests {
         // Taken back before anyone adopted the earlier run, the restart replays its journal: the
         // batched frames of the last `derivation.swing.alignmentWindow` are kept there, so their
         // samples refill the swing windows and the swing in progress at the kill is published.
-        // Adopted first, the earlier run's stand-in served its devices from an older snapshot.
+        // What remains is a swing the killed run recorded in the output ledger and died before
+        // publishing (docs/scale-out.md, Not done yet: recorded but never published; the kill
+        // comes right after observed swings, so within a burst of publishes): the restart's copy
+        // is a duplicate there. Adopted first, the earlier run's stand-in served its devices
+        // from an older snapshot, without the windows.
+        let unpublished = try await Self.recordedButNotPublished(store: run.store, collector.messages)
+        let unexplained = fleetLost(run, tally, atRisk: atRisk).map { device, lost in max(0, lost - (unpublished[device] ?? 0)) }.reduce(0, +)
         if adoptions == 0 {
             #expect(replayed > 0, "the restart replayed its journal")
-            #expect(lostInWindow == 0, "taken back at once, no swing of the kill's window is lost: \(lostInWindow); \(tally)")
+            #expect(unexplained == 0, "taken back at once, \(unexplained) swings of the kill's window lost that the killed run had not recorded; \(tally)")
         }
-        print("cluster kill and restart on disk: \(victims.count) watches of gw-b; killed at \(killedAt) s, restarted at \(restartedAt) s; adoptions \(adoptions); journal records replayed \(replayed); \(lostInWindow) swings lost in the window \(window); \(tally)")
+        print("cluster kill and restart on disk: \(victims.count) watches of gw-b; killed at \(killedAt) s, restarted at \(restartedAt) s; adoptions \(adoptions); journal records replayed \(replayed); \(lostInWindow) swings lost in the window \(window), \(unexplained) of them not recorded by the killed run (recorded and never published: \(unpublished.values.reduce(0, +))); \(tally)")
         await run.shutdown()
+    }
+
+    /// Per device, the swings the output ledger recorded and nobody published (no message with
+    /// their event id reached the observer).
+    static func recordedButNotPublished(store: String, _ messages: [MQTTMessage]) async throws -> [String: Int] {
+        guard case .success(let settings) = PostgresStoreSettings.parse(store) else { throw TestPostgresError("store URL \(store)") }
+        let session = try await TestStoreSession.connect(settings)
+        let recorded: [(topic: String, eventID: String)]
+        do {
+            recorded = try await session.recordedOutputs(endingIn: "/swing")
+        } catch {
+            await session.close()
+            throw error
+        }
+        await session.close()
+        let published = Set(
+            messages.filter { $0.topic.hasSuffix("/swing") }.compactMap { message in
+                ((try? JSONSerialization.jsonObject(with: Data(message.payload))) as? [String: Any])?["eventId"] as? String
+            })
+        var unpublished: [String: Int] = [:]
+        for key in recorded where !published.contains(key.eventID) {
+            unpublished[String(key.topic.dropFirst("gateway/".count).dropLast("/swing".count)), default: 0] += 1
+        }
+        return unpublished
+    }
+
+    /// Per device, the swings `atRisk` said were at risk and are not in `tally`.
+    private func fleetLost(_ run: ClusterHarness.Run, _ tally: SwingFleetSession.Tally, atRisk: (SwingFleetSession.Device, Int) -> Bool) -> [String: Int] {
+        var lost: [String: Int] = [:]
+        for device in run.fleet.devices {
+            let count = device.expected.indices.filter { atRisk(device, $0) && tally.count(device.id, $0) == 0 }.count
+            if count > 0 { lost[device.id] = count }
+        }
+        return lost
     }
 
     @Test("SIGKILL of two of three instances at once: the survivor adopts both and runs their stand-ins side by side; every swing begun after the kill is published once")

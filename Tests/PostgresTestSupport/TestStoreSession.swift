@@ -62,6 +62,16 @@ public struct TestStoreSession: Sendable {
         try await connection.query("COMMIT", logger: Self.logger)
     }
 
+    /// The keys the output ledger holds (`gateway_output`: topic and event id) of topics ending in
+    /// `suffix`.
+    public func recordedOutputs(endingIn suffix: String) async throws -> [(topic: String, eventID: String)] {
+        let rows = try await connection.query(
+            "SELECT topic, event_id FROM gateway_output WHERE topic LIKE \("%" + suffix)", logger: Self.logger)
+        var keys: [(topic: String, eventID: String)] = []
+        for try await (topic, eventID) in rows.decode((String, String).self) { keys.append((topic, eventID)) }
+        return keys
+    }
+
     /// Closes the connection.
     public func close() async {
         try? await connection.close()

@@ -182,25 +182,27 @@ struct DeviceStateKeeperTests {
         #expect(store.writes.withLock { $0 } == [[leaving], [staying]], "the other written at the batch's end, the leaving one not again")
     }
 
-    @Test("clustered, a batched frame's journal record stays for the sample-window hold after it is applied, then goes at the first tick past it; a status frame's goes with its outputs; journal pressure lets the held ones go at once, counted")
+    @Test("clustered, a batched frame's journal record stays for the sample-window hold after it is applied, then goes at the first tick past it; a status frame's goes with its outputs; journal pressure lets the held ones go at once, counted, without a snapshot write")
     func batchedRecordsHeldForSampleWindows() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-journal-\(UUID().uuidString).bin").path
         let journal = try InboundJournal(path: path, capacity: 1 << 20, clock: SystemGatewayClock())
         let registry = PrometheusCollectorRegistry()
+        let store = FlakyStore()
+        store.failing.withLock { $0 = false }
         var keeper = DeviceStateKeeper(
-            shard: 0, shardCount: 1, store: SharedStore(base: FlakyStore()), metrics: DeviceStateMetrics(factory: PrometheusMetricsFactory(registry: registry), shards: 1),
+            shard: 0, shardCount: 1, store: store, metrics: DeviceStateMetrics(factory: PrometheusMetricsFactory(registry: registry), shards: 1),
             health: RuntimeHealth(stallTimeout: 30, now: { 0 }), clock: SystemGatewayClock(), logger: Logger(label: "keeper-test"),
             settings: GatewayConfiguration.DeviceState(), retained: RetainedStateCache(limit: 1 << 20), sampleWindowHold: .seconds(4))
         var processor = FrameProcessor()
         let device = try #require(DeviceID("batched-1"))
         /// Journals a frame of `stream`, applies it with no outputs and finishes its processing.
-        func apply(_ stream: InboundStream) throws {
+        func apply(_ stream: InboundStream, changesSnapshot: Bool = false) throws {
             let record = JournalRecord(topic: "wearables/\(device)/\(stream.rawValue)", payload: [], contentType: nil, retained: false, receivedAt: 1_000)
             guard case .stored(let ticket, _) = journal.append(record, maxWait: 0) else { throw JournalTestFailure("append failed") }
             let routed = RoutedFrame(
                 frame: InboundFrame(topic: record.topic, payload: [], receivedAt: 1_000), command: .frame(.device(device, stream)), shard: 0,
                 release: FrameRelease(ticket: ticket, journal: journal, acknowledgements: nil), publication: .current)
-            let countdowns = keeper.applied(routed, messages: [], changesSnapshot: false, heldChunk: false)
+            let countdowns = keeper.applied(routed, messages: [], changesSnapshot: changesSnapshot, heldChunk: false)
             try #require(countdowns != nil)
             countdowns?.record.partDone()
         }
@@ -217,10 +219,17 @@ struct DeviceStateKeeperTests {
         try apply(.batchedDeviceMotion)
         await keeper.persist(&processor, now: 1_005, at: start + .seconds(5))
         try apply(.batchedAccelerometer)
-        #expect(journal.statistics.liveRecords == 2)
+        // A status frame whose effect waits for the device's next snapshot.
+        _ = processor.process(InboundFrame(topic: "wearables/\(device)/status", payload: Array(#"{"state":"online"}"#.utf8), receivedAt: 1_005))
+        try apply(.status, changesSnapshot: true)
+        #expect(journal.statistics.liveRecords == 3)
         await keeper.persistNow(&processor)
-        #expect(journal.statistics.liveRecords == 0, "journal pressure: both let go, the one whose hold had begun and the one since the tick")
+        #expect(journal.statistics.liveRecords == 1, "journal pressure: both batched records let go, the one whose hold had begun and the one since the tick")
         #expect(registry.value(of: "gateway_journal_window_holds_released_early_total") == 2)
+        #expect(store.writes.withLock { $0.isEmpty }, "and no snapshot written for it: that would put the ring's size on the shared store")
+        await keeper.persistNow(&processor)
+        #expect(journal.statistics.liveRecords == 0, "the next request writes the snapshot the status frame waits for")
+        #expect(store.writes.withLock { $0 } == [[device]])
     }
 
     /// A status frame of `device` as the router routes it, without a journal record.

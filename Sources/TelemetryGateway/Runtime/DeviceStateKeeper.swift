@@ -162,15 +162,19 @@ struct DeviceStateKeeper {
         metrics.record(shard: shard, resident: processor.residentDeviceCount, connection: processor.connectionCounts)
     }
 
-    /// The journal passed its high-water mark with records of this shard at its tail: writes the
-    /// changed devices now, letting go of the records held for them; nothing when none is held
-    /// (those records wait for acknowledgements, which no snapshot speeds up).
+    /// The journal passed its high-water mark with records of this shard at its tail: lets go of
+    /// the records held for the sample windows if there are any, otherwise writes the changed
+    /// devices now, letting go of the records held for them; nothing when none is held (those
+    /// records wait for acknowledgements, which no snapshot speeds up).
     mutating func persistNow(_ processor: inout FrameProcessor) async {
-        // Records held for the sample windows go first: only a restart on this disk would miss them.
+        // Records held for the sample windows go first (only a restart on this disk would miss
+        // them), and alone: a ring too small for them must not turn into early snapshot writes on
+        // the shared store. If the ring is still pressed, the next request writes.
         let early = heldSinceTick.count + heldForWindows.map(\.records.count).reduce(0, +)
         if early > 0 {
             metrics.windowHoldsReleasedEarly.increment(by: early)
             releaseWindowHolds(at: nil)
+            return
         }
         guard !heldForSnapshot.isEmpty else { return }
         metrics.pressureWrites.increment()
