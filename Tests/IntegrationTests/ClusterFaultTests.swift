@@ -98,7 +98,10 @@ struct ClusterFaultTests {
         let standIn = ["gateway_messages_received_total", "gateway_frames_processed_total", "gateway_cluster_frames_not_owned_total", "gateway_cluster_frames_shadowed_total", "gateway_frames_left_in_journal_total"].map { "\($0)=\(ClusterHarness.standInMetric(collector.messages, of: "gw-b", adopters: survivors.compactMap(\.instance), $0))" }
         print("cluster kill: gw-b's last metrics (its stand-in's): \(standIn)")
         for gateway in survivors { print("cluster kill: \(gateway.instance ?? "?") log:\n" + gateway.log.split(separator: "\n").filter { $0.contains("adopt") || $0.contains("stand-in") || $0.contains("standInOf") && ($0.contains("warning") || $0.contains("error") || $0.contains("notice")) }.prefix(40).joined(separator: "\n")) }
-        print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; all subscribed again at \(subscribedAt) s; \(lostInWindow) swings lost in the window \(window); \(tally)")
+        // The losses split: swings the killed run recorded in the output ledger and died before
+        // publishing, and the rest (in progress at the kill: their samples were in its windows).
+        let unpublished = try await Self.recordedButNotPublished(store: run.store, collector.messages).values.reduce(0, +)
+        print("cluster kill: \(victims.count) watches of gw-b; killed at \(killedAt) s; first post-kill swing after \(takeoverSeconds) s; all subscribed again at \(subscribedAt) s; \(lostInWindow) swings lost in the window \(window) (recorded and never published: \(unpublished)); \(tally)")
         await run.shutdown()
     }
 
@@ -210,7 +213,8 @@ struct ClusterFaultTests {
         let adoptions = ClusterHarness.metric(collector.messages, "gw-a", "gateway_cluster_adoptions_total") ?? 0
         #expect(adoptions == 2, "gw-a adopted both")
         let (tally, lostInWindow) = run.expectOnceInOrder(victims: victims, atRisk: atRisk, "kill at \(killedAt) s")
-        print("cluster double kill: \(victims.count) watches of gw-b and gw-c; killed at \(killedAt) s; adoptions \(adoptions); \(lostInWindow) swings lost in the window \(window); \(tally)")
+        let unpublished = try await Self.recordedButNotPublished(store: run.store, collector.messages).values.reduce(0, +)
+        print("cluster double kill: \(victims.count) watches of gw-b and gw-c; killed at \(killedAt) s; adoptions \(adoptions); \(lostInWindow) swings lost in the window \(window) (recorded and never published: \(unpublished)); \(tally)")
         await run.shutdown()
     }
 
