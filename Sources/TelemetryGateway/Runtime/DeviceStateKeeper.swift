@@ -10,10 +10,7 @@ import TelemetryCore
 /// A frame whose effect lives in its device's snapshot keeps its journal record until the
 /// snapshot written after it is stored, so a crash loses no state change between snapshots
 /// (``applied(_:messages:changesSnapshot:heldChunk:)``). Clustered, the store is the shared one,
-/// its writes fenced by the partition leases (docs/scale-out.md, *Ownership*), and a batched
-/// frame's record is also kept for as long as its samples may count in a swing
-/// (``sampleWindowHold``): a restart on the same disk replays them into the sample windows, which
-/// no snapshot holds.
+/// its writes fenced by the partition leases (docs/scale-out.md, *Ownership*).
 struct DeviceStateKeeper {
     private let shard: Int
     /// The store, each call bounded; nil without one (memory only).
@@ -29,15 +26,8 @@ struct DeviceStateKeeper {
     var stored: StoredDevices
     /// Journal releases waiting for the next snapshot write.
     private var heldForSnapshot: [ReleaseCountdown] = []
-    /// Clustered: how long a batched frame's journal record stays after it is applied
-    /// (`derivation.swing.alignmentWindow`, the oldest samples a swing may still need); nil for a
-    /// single gateway, whose records go with their acknowledgement (a replay there would publish
-    /// a swing again, and nothing would withhold it).
-    private let sampleWindowHold: Duration?
-    /// Records of batched frames applied since the last tick: their hold starts at the next.
-    private var heldSinceTick: [ReleaseCountdown] = []
-    /// Records held for the sample windows, oldest first, with when each tick's lot goes.
-    private var heldForWindows: [(until: SuspendingClock.Instant, records: [ReleaseCountdown])] = []
+    /// Clustered: batched frames' records kept for a restart's sample windows (``SampleWindowHolds``).
+    private var windowHolds: SampleWindowHolds?
     /// Devices a context frame changed in the worker's current batch (written at its end, clustered).
     private var contextDirty: Set<DeviceID> = []
     /// Outputs of applied frames not acknowledged yet (the worker registers them as it publishes):
@@ -67,7 +57,7 @@ struct DeviceStateKeeper {
         retained: RetainedStateCache? = nil, sampleWindowHold: Duration? = nil, restoreWaitLimitBytes: Int = 4 << 20
     ) {
         self.retained = retained
-        self.sampleWindowHold = sampleWindowHold
+        windowHolds = sampleWindowHold.map { SampleWindowHolds(duration: $0, releasedEarly: metrics.windowHoldsReleasedEarly) }
         self.shard = shard
         storage = store.map { SnapshotStorage(store: $0, key: storeKey, metrics: metrics, health: health, clock: clock, logger: logger) }
         stored = StoredDevices(
@@ -109,13 +99,7 @@ struct DeviceStateKeeper {
         let durable = storage == nil ? nil : routed.device.map { (device: $0, outputs: unacknowledged) }
         let countdowns = routed.release?.countdowns(messages: messages, durable: durable, snapshotted: snapshotted, heldChunk: heldChunk)
         if snapshotted, let record = countdowns?.record { heldForSnapshot.append(record) }
-        if sampleWindowHold != nil, let record = countdowns?.record, case .frame(.device(_, let stream)) = routed.command,
-            !DeviceSnapshot.canChange(from: stream)
-        {
-            // Before the frame's own part is done (the caller's last), so the count is not 0.
-            record.addPart()
-            heldSinceTick.append(record)
-        }
+        if let record = countdowns?.record { windowHolds?.hold(record, of: routed.command) }
         if storage?.store.handsDevicesOver == true, case .frame(.device(let device, let stream)) = routed.command, Self.contextStreams.contains(stream) {
             contextDirty.insert(device)
         }
@@ -128,14 +112,10 @@ struct DeviceStateKeeper {
     /// like the ticks' (a start's retained hellos cost a transaction per slice, not per device).
     mutating func persistContext(_ processor: FrameProcessor) async {
         guard !contextDirty.isEmpty else { return }
-        guard !failing else {
-            // The next tick's probe writes them with the rest.
-            unsaved.formUnion(contextDirty.filter { processor.isResident($0) })
-            contextDirty.removeAll(keepingCapacity: true)
-            return
-        }
         let devices = contextDirty.filter { processor.isResident($0) }.sorted { $0.rawValue < $1.rawValue }
         contextDirty.removeAll(keepingCapacity: true)
+        // Failing: the next tick's probe writes them with the rest.
+        guard !failing else { return unsaved.formUnion(devices) }
         for slice in Self.slices(devices) {
             metrics.contextWrites.increment(by: slice.count)
             await save(snapshots(of: slice, in: processor))
@@ -145,7 +125,7 @@ struct DeviceStateKeeper {
     /// On every tick, acting every `state.snapshotInterval` of the monotonic clock (and once at
     /// shutdown, `now` and `instant` nil): writes the changed devices, evicts what is due.
     mutating func persist(_ processor: inout FrameProcessor, now: Double?, at instant: SuspendingClock.Instant?) async {
-        releaseWindowHolds(at: instant)
+        windowHolds?.tick(at: instant)
         if let instant {
             // The first write comes one interval after the first tick, like every later one.
             guard let due = nextSnapshot else {
@@ -156,46 +136,18 @@ struct DeviceStateKeeper {
             nextSnapshot = instant + .seconds(settings.snapshotInterval)
         }
         await writeChanged(&processor)
-        if let now {
-            await evict(&processor, now: now)
-        }
+        if let now { await evict(&processor, now: now) }
         metrics.record(shard: shard, resident: processor.residentDeviceCount, connection: processor.connectionCounts)
     }
 
     /// The journal passed its high-water mark with records of this shard at its tail: lets go of
-    /// the records held for the sample windows if there are any, otherwise writes the changed
-    /// devices now, letting go of the records held for them; nothing when none is held (those
-    /// records wait for acknowledgements, which no snapshot speeds up).
+    /// those held for sample windows if any (``SampleWindowHolds/relieve()``), else writes the
+    /// changed devices now, letting go of those held for them (none held: nothing to do).
     mutating func persistNow(_ processor: inout FrameProcessor) async {
-        // Records held for the sample windows go first (only a restart on this disk would miss
-        // them), and alone: a ring too small for them must not turn into early snapshot writes on
-        // the shared store. If the ring is still pressed, the next request writes.
-        let early = heldSinceTick.count + heldForWindows.map(\.records.count).reduce(0, +)
-        if early > 0 {
-            metrics.windowHoldsReleasedEarly.increment(by: early)
-            releaseWindowHolds(at: nil)
-            return
-        }
+        if windowHolds?.relieve() == true { return }
         guard !heldForSnapshot.isEmpty else { return }
         metrics.pressureWrites.increment()
         await writeChanged(&processor)
-    }
-
-    /// Starts the hold of the records applied since the last tick and lets go of those whose hold
-    /// is over at `instant`; every one at shutdown or under journal pressure (`instant` nil).
-    private mutating func releaseWindowHolds(at instant: SuspendingClock.Instant?) {
-        guard let sampleWindowHold else { return }
-        if let instant, !heldSinceTick.isEmpty {
-            heldForWindows.append((until: instant + sampleWindowHold, records: heldSinceTick))
-            heldSinceTick.removeAll(keepingCapacity: true)
-        }
-        let due = instant.map { instant in heldForWindows.prefix { $0.until <= instant }.count } ?? heldForWindows.count
-        for lot in heldForWindows.prefix(due) { lot.records.forEach { $0.partDone() } }
-        heldForWindows.removeFirst(due)
-        if instant == nil {
-            heldSinceTick.forEach { $0.partDone() }
-            heldSinceTick.removeAll(keepingCapacity: true)
-        }
     }
 
     /// Writes the snapshots of the changed devices (and of those whose last write failed), then
