@@ -97,7 +97,7 @@ public final class PostgresStoreClient: Sendable {
     }
 
     /// How many lanes are open (a stand-in's closes with it).
-    public var openLanes: Int { lanes.withLock { $0.count } }
+    package var openLanes: Int { lanes.withLock { $0.count } }
 
     /// Replaces every pool with a new one. For a store that stopped answering: calls waiting on
     /// the old pools fail at once (they shut down) instead of waiting for connections they may

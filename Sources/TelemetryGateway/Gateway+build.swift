@@ -58,7 +58,7 @@ public func buildGateway(
     let tracing = try FrameTracing.start(configuration: run.configuration, logger: logger, metricsFactory: run.metricsFactory, clock: clock)
     let host = GatewayHost(
         base: configuration, accessPolicy: accessPolicy, clock: clock, connections: connections, metricsFactory: metricsFactory, prometheus: prometheus,
-        tracing: tracing.map { (tracer: $0.0, exporter: $0.1) }, logger: logger)
+        tracing: tracing, logger: logger)
     return try assembleGateway(host: host, run: run, shutdownSignals: shutdownSignals)
 }
 

@@ -44,7 +44,7 @@ struct FrameTracing: Sendable {
     static func start(
         configuration: GatewayConfiguration, logger: Logger, metricsFactory: any MetricsFactory, clock: any GatewayClock,
         environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws -> (FrameTracing, any Service)? {
+    ) throws -> (tracer: FrameTracing, exporter: any Service)? {
         guard let url = configuration.tracing.tracesURL else { return nil }
         if let problem = unsupportedProtocol(in: environment) {
             throw GatewayStartError("tracing.otlpEndpoint: \(problem)")
