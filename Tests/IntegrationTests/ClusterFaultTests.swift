@@ -149,7 +149,7 @@ struct ClusterFaultTests {
         // is a duplicate there. Adopted first, the earlier run's stand-in served its devices
         // from an older snapshot, without the windows.
         let unpublished = try await Self.recordedButNotPublished(store: run.store, collector.messages)
-        let unexplained = fleetLost(run, tally, atRisk: atRisk).map { device, lost in max(0, lost - (unpublished[device] ?? 0)) }.reduce(0, +)
+        let unexplained = run.lostByDevice(tally, atRisk: atRisk).map { device, lost in max(0, lost - (unpublished[device] ?? 0)) }.reduce(0, +)
         if adoptions == 0 {
             #expect(replayed > 0, "the restart replayed its journal")
             #expect(unexplained == 0, "taken back at once, \(unexplained) swings of the kill's window lost that the killed run had not recorded; \(tally)")
@@ -180,16 +180,6 @@ struct ClusterFaultTests {
             unpublished[String(key.topic.dropFirst("gateway/".count).dropLast("/swing".count)), default: 0] += 1
         }
         return unpublished
-    }
-
-    /// Per device, the swings `atRisk` said were at risk and are not in `tally`.
-    private func fleetLost(_ run: ClusterHarness.Run, _ tally: SwingFleetSession.Tally, atRisk: (SwingFleetSession.Device, Int) -> Bool) -> [String: Int] {
-        var lost: [String: Int] = [:]
-        for device in run.fleet.devices {
-            let count = device.expected.indices.filter { atRisk(device, $0) && tally.count(device.id, $0) == 0 }.count
-            if count > 0 { lost[device.id] = count }
-        }
-        return lost
     }
 
     @Test("SIGKILL of two of three instances at once: the survivor adopts both and runs their stand-ins side by side; every swing begun after the kill is published once")

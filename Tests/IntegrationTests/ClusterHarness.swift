@@ -316,15 +316,20 @@ enum ClusterHarness {
         /// The swings `atRisk` says were at risk and are not in `tally`; every other swing must be
         /// in it exactly once (`fault`, when it happened, goes into each failure).
         func lostInWindow(_ tally: SwingFleetSession.Tally, atRisk: (SwingFleetSession.Device, Int) -> Bool, _ fault: String) -> Int {
-            var lost = 0
             for device in fleet.devices {
-                for index in device.expected.indices {
-                    if atRisk(device, index) {
-                        lost += tally.count(device.id, index) == 0 ? 1 : 0
-                    } else {
-                        #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(device.sessionTime(device.expected[index])) s; \(fault)")
-                    }
+                for index in device.expected.indices where !atRisk(device, index) {
+                    #expect(tally.count(device.id, index) == 1, "\(device.id) swing \(index) at \(device.sessionTime(device.expected[index])) s; \(fault)")
                 }
+            }
+            return lostByDevice(tally, atRisk: atRisk).values.reduce(0, +)
+        }
+
+        /// Per device (those with any), the swings `atRisk` says were at risk and are not in `tally`.
+        func lostByDevice(_ tally: SwingFleetSession.Tally, atRisk: (SwingFleetSession.Device, Int) -> Bool) -> [String: Int] {
+            var lost: [String: Int] = [:]
+            for device in fleet.devices {
+                let count = device.expected.indices.filter { atRisk(device, $0) && tally.count(device.id, $0) == 0 }.count
+                if count > 0 { lost[device.id] = count }
             }
             return lost
         }
