@@ -48,6 +48,43 @@ struct OverlappingSubscriptionTests {
         await publisher.shutdown()
     }
 
+    @Test("a message queued for an offline session before the broker restarts from its persistence comes once, through one filter; before the restart and live after it, one copy per filter")
+    func overlapAfterPersistedRestart() async throws {
+        let broker = try await TestBroker.started(persistent: true)
+        var configuration = try TestClients.configuration(broker)
+        configuration.cleanStart = false
+        configuration.sessionExpiry = 600
+        let events = WatchedState<[MQTTClientEvent]>([])
+        let first = try await TestClients.connected(configuration, onEvent: { event in events.update { $0.append(event) } })
+        try await first.subscribe(["w/+/status"], qos: .atLeastOnce, options: SubscriptionOptions(identifier: 1, retainHandling: .whenNew))
+        first.request(["w/d1/#"], qos: .atLeastOnce, options: SubscriptionOptions(identifier: 2, retainHandling: .never))
+        #expect(await events.wait(timeout: 20) { $0.contains(.subscribed(filters: ["w/d1/#"])) })
+        await first.shutdown()
+        let publisher = try await TestClients.connected(try TestClients.configuration(broker))
+        try await publisher.publish(MQTTMessage(topic: "w/d1/status", string: "queued before the restart", qos: .atLeastOnce))
+        await publisher.shutdown()
+        try await broker.restartedGracefully()
+        let afterRestart = try await TestClients.connected(try TestClients.configuration(broker))
+        try await afterRestart.publish(MQTTMessage(topic: "w/d1/status", string: "queued after the restart", qos: .atLeastOnce))
+        let collector = MessageCollector()
+        let resumed = try await TestClients.connected(configuration, onMessage: collector.handler)
+        try await afterRestart.publish(MQTTMessage(topic: "w/d1/status", string: "live", qos: .atLeastOnce))
+        try await afterRestart.publish(MQTTMessage(topic: "w/d1/end", string: "end", qos: .atLeastOnce))
+        let received = try await collector.wait("the end marker") { $0.contains { $0.topic == "w/d1/end" } }
+        let copies = { (text: String) in received.filter { $0.payloadString == text }.map(\.properties.subscriptionIdentifiers) }
+        let summary = "before \(copies("queued before the restart")), after \(copies("queued after the restart")), live \(copies("live"))"
+        print("overlap after a persisted restart: \(summary)")
+        // Measured on mosquitto 2.0.11: the restored session holds both subscriptions (live
+        // messages come through each), but a message routed to it while offline after the
+        // restart is queued once. So a client that drops a fixed filter's copy loses it
+        // (PartitionSubscriptions keeps the first copy and drops only an equal one right after).
+        #expect(Set(copies("queued before the restart")) == [[1], [2]], "\(summary)")
+        #expect(copies("queued after the restart").count == 1, "\(summary)")
+        #expect(Set(copies("live")) == [[1], [2]] && copies("live").count == 2, "\(summary)")
+        await resumed.shutdown()
+        await afterRestart.shutdown()
+    }
+
     /// Every filter a `subscribed` event reported.
     static func acknowledged(_ events: [MQTTClientEvent]) -> Set<String> {
         Set(events.flatMap { event -> [String] in

@@ -54,7 +54,7 @@ struct OwnershipServiceTests {
         let told = LockedState<[(OwnershipChange, Int)]>([])
         var filterOptions: SubscriptionOptions { SubscriptionOptions() }
         func attach(_ connection: any InboundConnection) {}
-        func absorbs(topic: String, identifiers: [Int]) -> Bool { false }
+        func absorbs(topic: String, payload: [UInt8], identifiers: [Int]) -> Bool { false }
         func hold(_ frame: RoutedFrame, device: Substring) -> Bool { false }
         func connectionEvent(_ event: MQTTClientEvent) -> [RoutedFrame] { [] }
         func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) { told.withLock { $0.append((change, devices.count)) } }

@@ -55,17 +55,36 @@ import Testing
             shard: 0, release: nil, publication: Publication(role: .owner(epoch: 1)))
     }
 
-    @Test("a discovery stream's copy through a device's filter is the duplicate; a merged copy, one without identifiers or another stream is not")
+    @Test("of a discovery message, the copy right after an equal one through the other filter is the duplicate, whichever came first; a lone copy, a merged one, one without identifiers or another stream is not")
     func duplicates() {
         let (subscriptions, _) = make()
-        #expect(subscriptions.absorbs(topic: "wearables/w-1/hello", identifiers: [2]))
-        #expect(subscriptions.absorbs(topic: "wearables/w-1/status", identifiers: [2]))
-        #expect(!subscriptions.absorbs(topic: "wearables/w-1/hello", identifiers: [1]))
-        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", identifiers: [2, 1]), "one merged copy is kept")
-        #expect(!subscriptions.absorbs(topic: "wearables/w-1/hello", identifiers: []))
-        #expect(!subscriptions.absorbs(topic: "wearables/w-1/imu/accelerometer", identifiers: [2]))
+        let hello = Array(#"{"model":"Watch"}"#.utf8)
+        let status = Array(#"{"state":"online","date":1}"#.utf8)
+        // mosquitto's order: the device's copy, then the discovery filter's.
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/hello", payload: hello, identifiers: [2]))
+        #expect(subscriptions.absorbs(topic: "wearables/w-1/hello", payload: hello, identifiers: [1]))
+        // The other order.
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", payload: status, identifiers: [1]))
+        #expect(subscriptions.absorbs(topic: "wearables/w-1/status", payload: status, identifiers: [2]))
+        // Queued before a broker restart: one copy each, through the device's filter; none dropped.
+        let later = Array(#"{"state":"offline","date":2}"#.utf8)
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", payload: later, identifiers: [2]))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", payload: status, identifiers: [2]))
+        // The device sending the same status again: a new pair, its first copy kept.
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", payload: status, identifiers: [2]), "the same payload through the same filter is a new message")
+        #expect(subscriptions.absorbs(topic: "wearables/w-1/status", payload: status, identifiers: [1]))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", payload: status, identifiers: [2]), "a pair is dropped once")
+        // Another device's copy in between is no twin; a different payload is no twin.
+        #expect(!subscriptions.absorbs(topic: "wearables/w-2/status", payload: status, identifiers: [1]))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", payload: status, identifiers: [1]))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", payload: later, identifiers: [2]))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", payload: status, identifiers: [2, 1]), "one merged copy is kept")
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/status", payload: status, identifiers: [2, 1]), "and the next merged one")
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/hello", payload: hello, identifiers: []))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/imu/accelerometer", payload: hello, identifiers: [2]))
+        #expect(!subscriptions.absorbs(topic: "wearables/w-1/imu/accelerometer", payload: hello, identifiers: [1]))
         #expect(subscriptions.filterOptions == SubscriptionOptions(identifier: 1, retainHandling: .whenNew), "retained discovery messages only for a session without the filter")
-        #expect(!FleetSubscription().absorbs(topic: "wearables/w-1/hello", identifiers: [2]), "single mode drops nothing")
+        #expect(!FleetSubscription().absorbs(topic: "wearables/w-1/hello", payload: hello, identifiers: [2]), "single mode drops nothing")
     }
 
     @Test("a backlog mark: subscribed under its own identifier, published only after its SUBACK, done when it arrives (absorbed, not a frame)")
@@ -86,11 +105,11 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(published.withLock { $0 } == 0, "published before its SUBACK")
-        #expect(!subscriptions.absorbs(topic: topic, identifiers: [1]), "the same topic through another filter is not the mark")
+        #expect(!subscriptions.absorbs(topic: topic, payload: [], identifiers: [1]), "the same topic through another filter is not the mark")
         #expect(subscriptions.connectionEvent(.subscribed(filters: [topic])).isEmpty)
         while published.withLock({ $0 }) == 0, ContinuousClock.now < asked { try await Task.sleep(for: .milliseconds(10)) }
         #expect(published.withLock { $0 } == 1)
-        #expect(subscriptions.absorbs(topic: topic, identifiers: [3]), "the mark is the subscriptions' own")
+        #expect(subscriptions.absorbs(topic: topic, payload: [], identifiers: [3]), "the mark is the subscriptions' own")
         try await delivering.value
     }
 

@@ -4,8 +4,8 @@ import MQTTTransport
 /// frame. Two adapters: ``OpenGate`` (`cluster.mode: single`: every frame is this instance's,
 /// a constant) and ``PartitionGate`` (clustered: by the partition leases, device by device).
 protocol FrameGate: Sendable {
-    /// Decides a live message.
-    func admit(topic: String, identifiers: [Int], routingKey: Substring) -> Admission
+    /// Decides a live message (its topic, payload and subscription identifiers).
+    func admit(topic: String, payload: [UInt8], identifiers: [Int], routingKey: Substring) -> Admission
 
     /// What becomes of a record of an earlier run, replayed at the start.
     func replay(routingKey: Substring, upload: Bool) -> ReplayDecision

@@ -13,7 +13,7 @@ protocol InboundSubscriptions: Sendable {
     func attach(_ connection: any InboundConnection)
     /// Whether a message is the subscriptions' own, not a frame: a second copy of one delivered
     /// through another filter (dropped), or a stand-in's backlog mark.
-    func absorbs(topic: String, identifiers: [Int]) -> Bool
+    func absorbs(topic: String, payload: [UInt8], identifiers: [Int]) -> Bool
     /// Holds a frame this instance processes until its device's subscription is acknowledged
     /// (only discovery frames of devices not subscribed yet wait).
     /// - Returns: true when held (handed back by ``connectionEvent(_:)``).
@@ -33,7 +33,7 @@ protocol InboundSubscriptions: Sendable {
 struct FleetSubscription: InboundSubscriptions {
     var filterOptions: SubscriptionOptions { SubscriptionOptions() }
     func attach(_ connection: any InboundConnection) {}
-    func absorbs(topic: String, identifiers: [Int]) -> Bool { false }
+    func absorbs(topic: String, payload: [UInt8], identifiers: [Int]) -> Bool { false }
     func hold(_ frame: RoutedFrame, device: Substring) -> Bool { false }
     func connectionEvent(_ event: MQTTClientEvent) -> [RoutedFrame] { [] }
     func partitionChanged(_ change: OwnershipChange, devices: [DeviceID]) {}

@@ -14,10 +14,10 @@ struct PartitionGate: FrameGate {
     let acknowledgements: AcknowledgementsAfterOutputs?
     let metrics: OwnershipMetrics
 
-    func admit(topic: String, identifiers: [Int], routingKey: Substring) -> Admission {
+    func admit(topic: String, payload: [UInt8], identifiers: [Int], routingKey: Substring) -> Admission {
         // A hello or status of a subscribed device comes twice (it matches the discovery filter
-        // and the device's own); the copy through the device's filter goes.
-        if subscriptions.absorbs(topic: topic, identifiers: identifiers) { return .duplicate }
+        // and the device's own), but once after a broker restart: the second copy goes.
+        if subscriptions.absorbs(topic: topic, payload: payload, identifiers: identifiers) { return .duplicate }
         switch ownership.role(of: routingKey) {
         case .none:
             metrics.framesNotOwned.increment()

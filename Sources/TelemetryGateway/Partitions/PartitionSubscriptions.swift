@@ -18,8 +18,11 @@ import TelemetryCore
 ///   subscription, then routed ahead of the device's first frame through it.
 /// - **Duplicates**: mosquitto delivers a message once per matching subscription, and a
 ///   `hello` matches both a discovery filter and the device's. Discovery filters carry
-///   subscription identifier ``discoveryIdentifier``, device filters ``deviceIdentifier``; a
-///   discovery-stream message that matched only a device filter is the copy to drop.
+///   subscription identifier ``discoveryIdentifier``, device filters ``deviceIdentifier``; of a
+///   discovery-stream message, the copy right after an equal one through the other filter is
+///   the one to drop. Not a fixed filter's copy: what mosquitto queued for the session before
+///   a restart from its persistence comes through one filter only (once dropped as the device
+///   filter's copy: every status a device sent while the broker restarted was lost).
 ///
 /// - **Retained messages**: a device's retained `hello` through its own filter would be the
 ///   copy to drop, so device filters ask for none; discovery filters ask for them only when
@@ -67,6 +70,16 @@ final class PartitionSubscriptions: InboundSubscriptions {
         var suspended: [String] = []
         /// Backlog marks under way, by topic: their SUBACK, then their arrival.
         var marks: [String: (subscribed: AsyncStream<Never>.Continuation, arrived: AsyncStream<Never>.Continuation)] = [:]
+        /// The last discovery message kept, until its copy through the other filter came.
+        var lastDiscovery: DiscoveryCopy?
+    }
+
+    /// A discovery message as received through one filter: a copy through the other filter
+    /// comes right after it (the broker queues a message's copies for a session together).
+    private struct DiscoveryCopy {
+        let topic: String
+        let payload: [UInt8]
+        let identifiers: [Int]
     }
 
     private let scheme: TopicScheme
@@ -91,15 +104,29 @@ final class PartitionSubscriptions: InboundSubscriptions {
         }
     }
 
-    func absorbs(topic: String, identifiers: [Int]) -> Bool {
+    func absorbs(topic: String, payload: [UInt8], identifiers: [Int]) -> Bool {
         guard !identifiers.isEmpty else { return false }
         if identifiers.contains(Self.markIdentifier) {
             state.withLock { $0.marks[topic] }?.arrived.finish()
             return true
         }
-        guard !identifiers.contains(Self.discoveryIdentifier), discoveryStream(of: topic) != nil else { return false }
-        metrics.duplicateDeliveries.increment()
-        return true
+        guard discoveryStream(of: topic) != nil else { return false }
+        // A subscribed device's hello or status matches the discovery filter and its own, and
+        // mosquitto sends a copy through each, the device's first; but a message it queued for
+        // the session before a restart from its persistence comes once, through one filter
+        // (OverlappingSubscriptionTests). So the first copy is the frame, whichever filter it
+        // came through, and only the same message through the other filter right after it is
+        // dropped.
+        let second = state.withLock { state -> Bool in
+            if let first = state.lastDiscovery, first.topic == topic, first.payload == payload, Set(first.identifiers).isDisjoint(with: identifiers) {
+                state.lastDiscovery = nil
+                return true
+            }
+            state.lastDiscovery = DiscoveryCopy(topic: topic, payload: payload, identifiers: identifiers)
+            return false
+        }
+        if second { metrics.duplicateDeliveries.increment() }
+        return second
     }
 
     func hold(_ frame: RoutedFrame, device: Substring) -> Bool {

@@ -70,7 +70,8 @@ final class InboundRouter: Sendable {
             if !recorder.submit(request, to: queries) { metrics.handoffClosed.increment() }
             return
         }
-        let admission = gate.admit(topic: message.topic, identifiers: message.properties.subscriptionIdentifiers, routingKey: topic.routingKey)
+        let admission = gate.admit(
+            topic: message.topic, payload: message.payload, identifiers: message.properties.subscriptionIdentifiers, routingKey: topic.routingKey)
         // A copy of a message through an overlapping subscription is not counted again.
         if case .duplicate = admission { return }
         metrics.messagesReceived.increment()
