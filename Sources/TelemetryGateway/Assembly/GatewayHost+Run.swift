@@ -26,8 +26,9 @@ extension GatewayHost {
             JournalReleaseService(journal: parts.journal),
             PublisherService(
                 publisher: parts.publisher, events: parts.publisherEvents, inboundSubscribed: parts.inboundSubscribed, status: parts.status,
-                reannounceRate: configuration.retained.reannounceRate, visible: { [ownership = parts.ownership] in ownership.visible($0) }, deadline: deadline,
-                shutdownReport: run.shutdownReport, clock: clock, registered: { [ownership = parts.ownership] in await ownership.ready() }, logger: logger),
+                reannounceRate: configuration.retained.reannounceRate, reannouncesAtFirstConnection: run.adoptedBy == nil,
+                visible: { [ownership = parts.ownership] in ownership.visible($0) }, deadline: deadline, shutdownReport: run.shutdownReport, clock: clock,
+                registered: { [ownership = parts.ownership] in await ownership.ready() }, logger: logger),
             // The HTTP server stops late so /metrics and /readyz answer during the drain.
             configuration.http.listen.map {
                 HTTPService(

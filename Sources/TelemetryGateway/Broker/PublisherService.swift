@@ -20,6 +20,12 @@ struct PublisherService: Service {
     let status: StatusMessage
     /// Retained messages re-announced per second at most (`retained.reannounceRate`).
     let reannounceRate: Double
+    /// Whether the first connection without a session re-announces too. Not a stand-in's: its
+    /// publisher is new to the broker, so it never finds a session, while the broker still holds
+    /// the dead run's retained messages (it kept the session the stand-in resumes); announcing
+    /// them would send every device's last output again. Later connections without a session
+    /// (a broker that restarted meanwhile) re-announce.
+    var reannouncesAtFirstConnection = true
     /// The retained messages as this instance may publish them now (only its devices', stamped
     /// with its epoch, clustered; all of them in single mode).
     let visible: @Sendable ([OutboundMessage]) -> [OutboundMessage]
@@ -35,6 +41,7 @@ struct PublisherService: Service {
     func run() async {
         let client = publisher.client
         let (status, logger, publisher, reannounceRate, clock, visible) = (status, logger, publisher, reannounceRate, clock, visible)
+        let reannouncesAtFirstConnection = reannouncesAtFirstConnection
         let (events, inboundSubscribed) = (events, inboundSubscribed)
         let statusTopic = status.topic
         await cancelWhenGracefulShutdown { [registered] in await registered() }
@@ -48,6 +55,7 @@ struct PublisherService: Service {
                 // Ends when the subscriber has subscribed, or when shutdown cancels this task;
                 // connection events wait in their stream meanwhile.
                 for await _ in inboundSubscribed {}
+                var first = true
                 for await event in events {
                     guard case .connected(let sessionPresent) = event else { continue }
                     do {
@@ -56,9 +64,10 @@ struct PublisherService: Service {
                     } catch {
                         logger.error("could not publish \(statusTopic): \(error)")
                     }
-                    if !sessionPresent {
+                    if !sessionPresent && (!first || reannouncesAtFirstConnection) {
                         _ = await publisher.reannounceRetained(rate: reannounceRate, visible: visible)
                     }
+                    first = false
                 }
             }
             try? await gracefulShutdown()
