@@ -45,7 +45,8 @@ WG_PARALLEL_PARTS=("--skip IntegrationTests" "--filter IntegrationTests\.[A-L]" 
 # shellcheck disable=SC2034
 WG_POSTGRES_PARTS=("PostgresStoreConformanceTests|PostgresEventHistoryTests|HistoryQueryDocTests|PostgresLeaseTests|FencingPostgresTests|PerDeviceSubscriptionTests"
 	"PostgresGatewayTests"
-	"PostgresClusterTests|ClusterStateHandoverTests|IntegrationTests\.ClusterTests|IntegrationTests\.ClusterFaultTests")
+	"PostgresClusterTests|ClusterStateHandoverTests|IntegrationTests\.ClusterTests|IntegrationTests\.ClusterFaultTests"
+	"PresenceFaultTests")
 WG_POSTGRES_SUITES=$(
 	IFS='|'
 	printf '%s' "${WG_POSTGRES_PARTS[*]}"

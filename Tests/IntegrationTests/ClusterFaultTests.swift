@@ -158,26 +158,26 @@ struct ClusterFaultTests {
         await run.shutdown()
     }
 
-    /// Per device, the swings the output ledger recorded and nobody published (no message with
-    /// their event id reached the observer).
-    static func recordedButNotPublished(store: String, _ messages: [MQTTMessage]) async throws -> [String: Int] {
+    /// Per device, the outputs on `gateway/{id}{suffix}` (swings by default) the output ledger
+    /// recorded and nobody published (no message with their event id reached the observer).
+    static func recordedButNotPublished(store: String, _ messages: [MQTTMessage], suffix: String = "/swing") async throws -> [String: Int] {
         guard case .success(let settings) = PostgresStoreSettings.parse(store) else { throw TestPostgresError("store URL \(store)") }
         let session = try await TestStoreSession.connect(settings)
         let recorded: [(topic: String, eventID: String)]
         do {
-            recorded = try await session.recordedOutputs(endingIn: "/swing")
+            recorded = try await session.recordedOutputs(endingIn: suffix)
         } catch {
             await session.close()
             throw error
         }
         await session.close()
         let published = Set(
-            messages.filter { $0.topic.hasSuffix("/swing") }.compactMap { message in
+            messages.filter { $0.topic.hasSuffix(suffix) }.compactMap { message in
                 ((try? JSONSerialization.jsonObject(with: Data(message.payload))) as? [String: Any])?["eventId"] as? String
             })
         var unpublished: [String: Int] = [:]
         for key in recorded where !published.contains(key.eventID) {
-            unpublished[String(key.topic.dropFirst("gateway/".count).dropLast("/swing".count)), default: 0] += 1
+            unpublished[String(key.topic.dropFirst("gateway/".count).dropLast(suffix.count)), default: 0] += 1
         }
         return unpublished
     }
@@ -215,9 +215,9 @@ struct ClusterFaultTests {
     // the store answers, and only a listed and subscribed warm-up is accepted.
     @Test("SIGSTOP of one instance past its lease, then SIGCONT: the others took its partitions; its backlog is fenced (nothing published twice), then it joins again")
     func freezeAndThaw() async throws {
-        // Past its deadline a holder keeps publishing (docs/scale-out.md, Ownership: the
-        // decision): thawed, gw-b processes what queued for it as the owner it was until its
-        // first heartbeat reports the loss. Those outputs carry its older epoch.
+        // Thawed, gw-b processes what it had read as the owner it was until its first heartbeat
+        // reports the loss; the output ledger refuses those outputs (docs/scale-out.md, Fenced
+        // outputs), and the frames it never acknowledged went to its stand-in.
         let run = try await ClusterHarness.Run.start(swings: 12)
         let (collector, fleet, gateways) = (run.collector, run.fleet, run.gateways)
         defer { gateways[1].signal(SIGCONT) }  // never leave it stopped, whatever fails
