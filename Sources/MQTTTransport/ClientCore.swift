@@ -280,8 +280,6 @@ final class ClientCore: Sendable {
                 emit(.connectFailed(reason: reason, retryIn: seconds))
             case .abortAttempt:
                 mosquitto_disconnect(mosq)
-            case .discardUnsent:
-                discardUnsent()
             case .connectionEnded(let reason, let wasConnected):
                 connectionEnded(reason: reason, wasConnected: wasConnected)
             case .resubscribe:
@@ -543,33 +541,11 @@ final class ClientCore: Sendable {
         wakeup.unlock()
     }
 
-    /// Leaving a hold (``ConnectionLifecycle/Action/discardUnsent``): libmosquitto starts
-    /// afresh (`mosquitto_reinitialise` drops its queued and in-flight messages; the options and
-    /// callbacks are set again), and every publish it held is abandoned.
-    private func discardUnsent() {
-        let unsent = state.withLock { $0.tracker.pending.count }
-        if unsent > 0 {
-            logger.warning("MQTT: dropping \(unsent) unacknowledged publishes kept from before the hold; the session's new owner answered for them")
-        }
-        // Under the lock publishes take, so none reaches libmosquitto half set up.
-        let failure = state.withLock { _ -> MQTTTransportError? in
-            mosquitto_reinitialise(handle.pointer, configuration.clientID.isEmpty ? nil : configuration.clientID, configuration.cleanStart, nil)
-            do throws(MQTTTransportError) {
-                try configure()
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { logger.error("MQTT: configuring the client again after a hold failed: \(failure)") }
-        connectionEnded(reason: "unsent publishes dropped after a hold", wasConnected: false, failingAll: true)
-    }
-
     /// Marks the connection as gone and fails what cannot survive it: QoS 0 publishes that
     /// libmosquitto will discard on reconnect, and subscribe calls still awaiting a SUBACK.
-    private func connectionEnded(reason: String, wasConnected: Bool, final: Bool = false, failingAll: Bool = false) {
+    private func connectionEnded(reason: String, wasConnected: Bool, final: Bool = false) {
         let (failedPublishes, handoffs, drained, failedSubscribes, waiters, abandoned) = state.withLock { state in
-            let outcome = state.tracker.failAll { final || failingAll || $0.qos == .atMostOnce }
+            let outcome = state.tracker.failAll { final || $0.qos == .atMostOnce }
             let subscribes = state.subscriptions.connectionEnded()
             var waiters: [CheckedContinuation<Void, any Error>] = []
             if final {
@@ -860,16 +836,6 @@ final class ClientCore: Sendable {
             guard !state.stopRequested, !state.destroyed else {
                 let abandoned = state.tracker.abandonSlot()
                 return (MQTTTransportError(.shutdown, "client is shut down"), abandoned.handoff, abandoned.drained)
-            }
-            // Held: the owner keeps this client off the broker because the session may be another
-            // client's (a stand-in's), which answers for what is published meanwhile; queued, it
-            // would be dropped at the release anyway (discardUnsent).
-            guard state.lifecycle.phase != .held else {
-                let abandoned = state.tracker.abandonSlot()
-                return (
-                    MQTTTransportError(.notConnected, "publish to \(message.topic) refused: the connection is held by its owner"),
-                    abandoned.handoff, abandoned.drained
-                )
             }
             var mid: Int32 = 0
             let rc = message.payload.withUnsafeBytes { bytes in

@@ -74,10 +74,6 @@ struct ConnectionLifecycle {
         case announceTakeover
         /// The next attempt waits for ``Event/release`` (the owner's hold was on).
         case announceHeld
-        /// Drop what libmosquitto kept for the connection before the hold (unsent and
-        /// unacknowledged publishes): the owner held it because the session became another
-        /// client's, which answered for them meanwhile; sent now, they would come late.
-        case discardUnsent
         /// Begin the graceful stop: take a duplicate of the socket, hand DISCONNECT to
         /// libmosquitto and report it as ``Event/disconnectProgress(_:)``.
         case disconnectAndStop
@@ -128,7 +124,7 @@ struct ConnectionLifecycle {
             switch event {
             case .release:
                 phase = .idle
-                return [.discardUnsent, connect()]
+                return [connect()]
             case .stop:
                 phase = .stopped
                 return []

@@ -35,9 +35,6 @@ public final class InMemoryLeaseStore: LeaseStoring, OutputLedger {
         var epoch: Int64
         var queueEntry: Int64
         var recordedAt: Double
-        /// The run that recorded it.
-        var name: String
-        var incarnation: String
     }
 
     private struct State {
@@ -229,13 +226,9 @@ public final class InMemoryLeaseStore: LeaseStoring, OutputLedger {
                     // This run's own record of the same entry, from a try whose answer was lost.
                     if earlier.partition == output.partition, earlier.epoch == output.epoch, earlier.queueEntry == output.queueEntry {
                         admission.recorded.insert(identity)
-                    } else if earlier.name == member.name, earlier.incarnation != member.incarnation {
-                        admission.recordedByEarlierRun.insert(identity)
                     }
                 } else if state.outputs[identity] == nil {
-                    state.outputs[identity] = Output(
-                        partition: output.partition, epoch: output.epoch, queueEntry: output.queueEntry, recordedAt: now, name: member.name,
-                        incarnation: member.incarnation)
+                    state.outputs[identity] = Output(partition: output.partition, epoch: output.epoch, queueEntry: output.queueEntry, recordedAt: now)
                     admission.recorded.insert(identity)
                 }
             }

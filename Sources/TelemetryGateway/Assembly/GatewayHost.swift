@@ -63,7 +63,7 @@ struct GatewayHost: Sendable {
         if let markTopic = run.backlogMark, let subscriptions = assembled.parts.partitionSubscriptions {
             let mark = StandInService(
                 ownership: assembled.parts.ownership, subscribed: assembled.subscribed, subscriptions: subscriptions, markTopic: markTopic,
-                connection: assembled.parts.connection, outputs: assembled.parts.fencedOutputs, clock: clock, logger: run.logger)
+                connection: assembled.parts.connection, clock: clock, logger: run.logger)
             services.append(.init(service: mark, successTerminationBehavior: .gracefullyShutdownGroup))
         }
         return assembled.group(services, shutdownSignals: [])

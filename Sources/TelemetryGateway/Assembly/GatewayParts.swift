@@ -208,11 +208,8 @@ struct GatewayParts: Sendable {
             deviceStates = storeClient.map { PostgresLeasedStateStore($0, ownership: nil) } ?? singleStates
             directory = NoPartitionDirectory()
         }
-        // A stand-in asks the broker what the dead run published (docs/scale-out.md, *Fenced outputs*).
-        let testimony = configuration.cluster.isClustered && run.backlogMark != nil ? BrokerTestimony() : nil
         partitionSubscriptions =
-            configuration.cluster.isClustered
-            ? PartitionSubscriptions(scheme: scheme, partitions: ownership.partitions, metrics: ownershipMetrics, testimony: testimony) : nil
+            configuration.cluster.isClustered ? PartitionSubscriptions(scheme: scheme, partitions: ownership.partitions, metrics: ownershipMetrics) : nil
         subscriptions = partitionSubscriptions ?? FleetSubscription()
         (eventHistory, historyStore, historyService) = Self.history(
             configuration: configuration, store: storeClient.map { PostgresEventHistoryStore($0) } ?? recorderDatabase,
@@ -227,31 +224,19 @@ struct GatewayParts: Sendable {
         (inboundSubscribed, inboundSubscribedSink) = AsyncStream.makeStream(of: Never.self)
         let will = StatusMessage(scheme: scheme, startedAt: startedAt, instance: instance).message(online: false, reason: "connectionLost")
         var publisherConfiguration = configuration.publisherConfiguration(will: will)
-        // A stand-in's publisher connects under the dead run's publisher client id: the broker
-        // closes a frozen run's publisher then, so nothing it had not sent comes after the
-        // stand-in's backlog mark (docs/scale-out.md, *Fenced outputs*: the broker's testimony).
-        // Clustered, a publisher whose connection ends while its run is adopted or past its
-        // lease's deadline (frozen, cut off) waits to be registered again before it reconnects
-        // (whatever ended it: mosquitto's takeover DISCONNECT is not always read before the
-        // reset), rather than knock a stand-in's publisher off in turn; it publishes nothing
-        // meanwhile and then connects afresh, what libmosquitto kept dropped (it would come late).
-        if leasedOwnership != nil { publisherConfiguration.holdsReconnect = { [ownership] in !ownership.status.mayResumeSession } }
-        let made = LockedState<(any OutboundConnection)?>(nil)
+        publisherConfiguration.clientID += run.publisherClientIDSuffix
+        // Clustered, a publisher whose session another client took while this run was past its
+        // lease's deadline (frozen, say, and replaced under its name) waits to be registered
+        // again before it reconnects, rather than knock the other run's publisher off in turn.
+        publisherConfiguration.holdsReconnectAfterTakeover = { [ownership] in !ownership.status.mayResumeSession }
         let client = try host.connections.makePublisher(
             publisherConfiguration, logger,
-            { [ownership] event in
+            { event in
                 metrics.recordConnectionEvent(event, connection: "publisher")
                 operations.health.record(event, connection: "publisher")
                 if case .disconnected = event { leasedAcknowledgements?.brokerLost() }
-                if case .reconnectHeld = event {
-                    Task {
-                        await ownership.confirmed()
-                        made.withLock { $0 }?.resumeReconnecting()
-                    }
-                }
                 sink.yield(event)
             })
-        made.withLock { $0 = client }
         let publisher = OutboundPublisher(
             client: client, retained: RetainedStateCache(limit: configuration.retained.cacheBytes, partitions: ownership.partitions, evictions: metrics.retainedEvicted), metrics: metrics, operations: operations,
             clock: clock, logger: logger)
@@ -259,7 +244,7 @@ struct GatewayParts: Sendable {
         if let leased = leasedOwnership, let client = storeClient {
             let fenced = FencedOutputs(
                 ledger: PostgresLeaseStore(client), ownership: leased, publisher: publisher, metrics: FencedOutputMetrics(factory: metricsFactory),
-                drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger, testimony: testimony)
+                drainSeconds: configuration.pipeline.drainTimeout, clock: clock, logger: logger)
             fencedOutputs = fenced
             outputs = fenced
             acknowledgements = leasedAcknowledgements

@@ -26,6 +26,10 @@ struct HostedRun: Sendable {
     let metricsTopic: TopicScheme.GatewayTopic?
     /// A stand-in's gauges, taken out of the registry when it ends; nil for the process's run.
     let releasableGauges: GaugeReleasingMetricsFactory?
+    /// Appended to the publisher's client id: a stand-in resumes only the dead run's subscriber
+    /// session; its publisher has an id of its own, so it never knocks off the publisher of an
+    /// instance taken for dead but alive.
+    let publisherClientIDSuffix: String
     /// Whether it continues the journal on its disk: replays it, records itself beside it (so a
     /// restart knows this run is over) and removes the journals its earlier stand-ins left. A
     /// stand-in's journal is its own and starts empty: what an earlier stand-in of the name held
@@ -49,7 +53,7 @@ struct HostedRun: Sendable {
         return HostedRun(
             configuration: resolved, incarnation: incarnation, adoptedBy: nil, logger: logger,
             metricsFactory: cluster.isClustered ? InstanceLabelledMetricsFactory(base: metricsFactory, instance: cluster.instanceName) : metricsFactory,
-            metricsTopic: cluster.isClustered ? .instanceMetrics(cluster.instanceName) : .metrics, releasableGauges: nil,
+            metricsTopic: cluster.isClustered ? .instanceMetrics(cluster.instanceName) : .metrics, releasableGauges: nil, publisherClientIDSuffix: "",
             continuesJournal: true,
             backlogMark: nil, shutdownReport: shutdownReport, exitOnShutdownOverrun: exitOnShutdownOverrun)
     }
@@ -78,7 +82,7 @@ struct HostedRun: Sendable {
         let gauges = GaugeReleasingMetricsFactory(base: InstanceLabelledMetricsFactory(base: metricsFactory, instance: dead.name, standInOf: adopter))
         return HostedRun(
             configuration: resolved, incarnation: incarnation, adoptedBy: adopter, logger: standInLogger,
-            metricsFactory: gauges, metricsTopic: nil, releasableGauges: gauges, continuesJournal: false,
+            metricsFactory: gauges, metricsTopic: nil, releasableGauges: gauges, publisherClientIDSuffix: "-stand-in", continuesJournal: false,
             backlogMark: "\(resolved.topics.scheme.outboundRoot)/instances/\(dead.name)/stand-in/\(incarnation)", shutdownReport: ShutdownReport(),
             exitOnShutdownOverrun: false)
     }

@@ -4,13 +4,8 @@ import MQTTTransport
 /// frame. Two adapters: ``OpenGate`` (`cluster.mode: single`: every frame is this instance's,
 /// a constant) and ``PartitionGate`` (clustered: by the partition leases, device by device).
 protocol FrameGate: Sendable {
-    /// Whether a live message is no message of its own: a second copy through another filter,
-    /// an echo of an output, the subscriptions' own mark (clustered). Asked first, of every
-    /// message (a recorder query's echo too).
-    func absorbs(topic: String, payload: [UInt8], identifiers: [Int]) -> Bool
-
-    /// Decides a live frame of the device `routingKey` names.
-    func admit(routingKey: Substring) -> Admission
+    /// Decides a live message (its topic, payload and subscription identifiers).
+    func admit(topic: String, payload: [UInt8], identifiers: [Int], routingKey: Substring) -> Admission
 
     /// What becomes of a record of an earlier run, replayed at the start.
     func replay(routingKey: Substring, upload: Bool) -> ReplayDecision
@@ -30,6 +25,9 @@ enum Admission: Sendable {
     /// Taken, its outputs leaving under `Publication`; a warming partition's frame is processed
     /// for its state only and not journaled (its holder journals it).
     case take(Publication)
+    /// A second copy of a frame delivered through another filter, or the subscriptions' own mark:
+    /// not a received frame.
+    case duplicate
     /// Another instance's device: dropped before the journal (counted by the gate).
     case elsewhere
 }

@@ -6,12 +6,6 @@ struct FencedOutputMetrics: Sendable {
     let fenced: Counter
     /// Outputs not published because another holder (or this one, earlier) had recorded them.
     let duplicates: Counter
-    /// Outputs an earlier run of this name recorded and, by the broker's testimony, never
-    /// published: published by this run.
-    let testified: Counter
-    /// Outputs an earlier run of this name recorded on which the testimony could not say (its
-    /// bound, or no backlog mark): withheld.
-    let untestified: Counter
     /// Ledger statements the store did not answer (the batch is retried).
     let failures: Counter
     /// Warm-up outputs let go to keep within their bound.
@@ -24,8 +18,6 @@ struct FencedOutputMetrics: Sendable {
     init(factory: any MetricsFactory) {
         fenced = Counter(label: "gateway_cluster_outputs_withheld_total", dimensions: [("reason", "fenced")], factory: factory)
         duplicates = Counter(label: "gateway_cluster_outputs_withheld_total", dimensions: [("reason", "duplicate")], factory: factory)
-        testified = Counter(label: "gateway_cluster_outputs_testified_total", factory: factory)
-        untestified = Counter(label: "gateway_cluster_outputs_withheld_total", dimensions: [("reason", "untestified")], factory: factory)
         failures = Counter(label: "gateway_cluster_output_ledger_failures_total", factory: factory)
         warmedDropped = Counter(label: "gateway_cluster_warmup_outputs_dropped_total", factory: factory)
         queuedBytes = Gauge(label: "gateway_cluster_output_ledger_queued_bytes", factory: factory)

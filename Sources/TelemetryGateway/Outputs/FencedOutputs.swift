@@ -22,13 +22,6 @@ final class FencedOutputs: OutputSink, Service {
         var spaceWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// An output recorded (or an earlier run's record) waiting for the broker's testimony.
-    private struct Testified {
-        let message: OutboundMessage
-        /// Set for an earlier run's record: published only if the broker never received it.
-        let earlierRun: OutputIdentity?
-    }
-
     private let ledger: any OutputLedger
     private let ownership: LeasedOwnership
     private let publisher: OutboundPublisher
@@ -39,12 +32,6 @@ final class FencedOutputs: OutputSink, Service {
     /// Seconds past the shutdown's start the queue may take to drain (`pipeline.drainTimeout`).
     private let drainSeconds: Double
     private let partitions: OwnershipPartitions
-    /// A run that resumed an earlier run's session (a stand-in): the broker's testimony on what
-    /// that run published. Until it is complete every output waits, in order, so that an earlier
-    /// run's record published then does not come after the device's newer outputs.
-    private let testimony: BrokerTestimony?
-    /// Outputs waiting for the testimony, in order, and their bytes.
-    private let awaiting = LockedState<(outputs: [Testified], bytes: Int)>(([], 0))
     private let state: LockedState<State>
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
@@ -63,9 +50,8 @@ final class FencedOutputs: OutputSink, Service {
 
     init(
         ledger: any OutputLedger, ownership: LeasedOwnership, publisher: OutboundPublisher, metrics: FencedOutputMetrics, drainSeconds: Double,
-        clock: any GatewayClock, logger: Logger, testimony: BrokerTestimony? = nil
+        clock: any GatewayClock, logger: Logger
     ) {
-        self.testimony = testimony
         self.ledger = ledger
         self.ownership = ownership
         self.publisher = publisher
@@ -158,13 +144,6 @@ final class FencedOutputs: OutputSink, Service {
         }
     }
 
-    /// The stand-in's backlog mark arrived (`delivered`), or its wait ended without it: the
-    /// testimony is complete, and what waited for it goes out.
-    func backlogDelivered(_ delivered: Bool) {
-        testimony?.complete(delivered: delivered)
-        wake.yield()
-    }
-
     /// Records and publishes batches until closed and empty, or past the drain's bound after closing.
     private func deliver() async {
         var wakeups = wakeups.makeAsyncIterator()
@@ -172,8 +151,6 @@ final class FencedOutputs: OutputSink, Service {
         var drainEnd: SuspendingClock.Instant?
         while true {
             let (batch, closed) = state.withLock { ($0.queue.batch(maximumKeys: Self.batchKeys), $0.closed) }
-            if closed { testimony?.complete(delivered: false) }
-            await publishTestified()
             if closed && drainEnd == nil { drainEnd = clock.monotonicNow() + .seconds(drainSeconds) }
             if let drainEnd, clock.monotonicNow() >= drainEnd { return }
             guard !batch.isEmpty else {
@@ -216,117 +193,34 @@ final class FencedOutputs: OutputSink, Service {
                 return false
             }
         }
-        // Past its deadline when the answer came, this run may have been frozen since the
-        // statement committed, and another may hold its partitions by now (a stand-in publishing
-        // newer outputs): it publishes only once a heartbeat says which it still holds, or that
-        // it was adopted (then none, and its frames are the stand-in's).
-        let confirmedLate = ownership.status.pastDeadline && !admission.held.isEmpty
-        if confirmedLate {
-            let standing = await standingAfterDeadline()
-            admission.held = admission.held.filter { standing[$0.key] == $0.value }
-        }
         var recorded = admission.recorded
         // A fenced output's frame is acknowledged to the broker only when this run let the
         // partition go by a hand-over: the successor warmed up on the same frames. A run past
         // its deadline or adopted lost it otherwise; its frame is the stand-in's, left in the
         // session (AcknowledgementsAfterOutputs).
         let status = ownership.status
-        let lostByHandOver = !confirmedLate && !status.pastDeadline && !status.adopted
+        let lostByHandOver = !status.pastDeadline && !status.adopted
         for entry in batch {
-            var kept: [Testified] = []
+            var kept: [OutboundMessage] = []
             kept.reserveCapacity(entry.messages.count)
             for (message, key) in zip(entry.messages, entry.keys) {
                 guard let key else {
-                    kept.append(Testified(message: message, earlierRun: nil))
+                    kept.append(message)
                     continue
                 }
                 if admission.held[key.partition] != key.epoch {
                     metrics.fenced.increment()
                     if lostByHandOver { entry.countdown?.partDone() } else { entry.countdown?.partFenced() }
                 } else if key.eventID.isEmpty || recorded.remove(OutputIdentity(topic: key.topic, eventID: key.eventID)) != nil {
-                    kept.append(Testified(message: message, earlierRun: nil))
-                } else if let testimony, case let identity = OutputIdentity(topic: key.topic, eventID: key.eventID),
-                    admission.recordedByEarlierRun.contains(identity)
-                {
-                    switch testimony.verdict(on: identity) {
-                    case .pending: kept.append(Testified(message: message, earlierRun: identity))
-                    case .neverReceived:
-                        metrics.testified.increment()
-                        kept.append(Testified(message: message, earlierRun: nil))
-                    case .received: withhold(entry.countdown, metrics.duplicates)
-                    case .unknown: withhold(entry.countdown, metrics.untestified)
-                    }
+                    kept.append(message)
                 } else {
-                    withhold(entry.countdown, metrics.duplicates)
+                    metrics.duplicates.increment()
+                    entry.countdown?.partDone()
                 }
             }
-            if let testimony, !testimony.isComplete || !awaiting.withLock({ $0.outputs.isEmpty }) {
-                // Settled at once: the mark comes through the subscriber's connection, which
-                // would wait for these frames' outputs (AcknowledgementsAfterOutputs) for ever.
-                for _ in kept { entry.countdown?.partDone() }
-                awaitTestimony(kept)
-            } else {
-                await publisher.publish(kept.map(\.message), countdown: entry.countdown)
-            }
+            await publisher.publish(kept, countdown: entry.countdown)
         }
         return true
-    }
-
-    /// The partitions this run holds (with their epochs) once a heartbeat reached the store
-    /// again, none if the store said it was adopted (or the service is cancelled first).
-    private func standingAfterDeadline() async -> [Int: Int64] {
-        for await status in ownership.statusUpdates() {
-            if status.adopted { return [:] }
-            if !status.pastDeadline { return ownership.held }
-        }
-        return [:]
-    }
-
-    private func withhold(_ countdown: ReleaseCountdown?, _ counter: Counter) {
-        counter.increment()
-        countdown?.partDone()
-    }
-
-    /// Keeps `outputs` until the testimony is complete (bounded: past it, the testimony is given
-    /// up, its open questions withheld, and what waited goes out).
-    private func awaitTestimony(_ outputs: [Testified]) {
-        let bytes = outputs.reduce(0) { $0 + $1.message.payload.count + $1.message.topic.utf8.count }
-        let over = awaiting.withLock { awaiting -> Bool in
-            awaiting.outputs += outputs
-            awaiting.bytes += bytes
-            return awaiting.bytes > Self.maximumQueuedBytes
-        }
-        if over {
-            logger.warning(
-                "fenced outputs: more than \(Self.maximumQueuedBytes) bytes of outputs waited for the broker's testimony; publishing them, an earlier run's records among them withheld (reason=\"untestified\")")
-            testimony?.complete(delivered: false)
-        }
-    }
-
-    /// Publishes, once the testimony is complete, what waited for it, in order: an earlier run's
-    /// record only if the broker never received it.
-    private func publishTestified() async {
-        guard let testimony, testimony.isComplete else { return }
-        let waited = awaiting.withLock { awaiting in
-            defer { awaiting = ([], 0) }
-            return awaiting.outputs
-        }
-        guard !waited.isEmpty else { return }
-        var messages: [OutboundMessage] = []
-        for output in waited {
-            guard let identity = output.earlierRun else {
-                messages.append(output.message)
-                continue
-            }
-            switch testimony.verdict(on: identity) {
-            case .neverReceived:
-                metrics.testified.increment()
-                messages.append(output.message)
-            case .received, .pending: metrics.duplicates.increment()
-            case .unknown: metrics.untestified.increment()
-            }
-        }
-        await publisher.publish(messages)
     }
 
     /// Prunes the ledger's records past ``retention`` every minute until cancelled.

@@ -14,14 +14,10 @@ struct PartitionGate: FrameGate {
     let acknowledgements: AcknowledgementsAfterOutputs?
     let metrics: OwnershipMetrics
 
-    func absorbs(topic: String, payload: [UInt8], identifiers: [Int]) -> Bool {
+    func admit(topic: String, payload: [UInt8], identifiers: [Int], routingKey: Substring) -> Admission {
         // A hello or status of a subscribed device comes twice (it matches the discovery filter
-        // and the device's own), but once after a broker restart: the second copy goes; so do
-        // the echoes of outputs (the device's output filter) and a stand-in's mark.
-        subscriptions.absorbs(topic: topic, payload: payload, identifiers: identifiers)
-    }
-
-    func admit(routingKey: Substring) -> Admission {
+        // and the device's own), but once after a broker restart: the second copy goes.
+        if subscriptions.absorbs(topic: topic, payload: payload, identifiers: identifiers) { return .duplicate }
         switch ownership.role(of: routingKey) {
         case .none:
             metrics.framesNotOwned.increment()

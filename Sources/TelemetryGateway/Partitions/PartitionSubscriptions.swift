@@ -86,18 +86,10 @@ final class PartitionSubscriptions: InboundSubscriptions {
     private let partitions: OwnershipPartitions
     private let metrics: OwnershipMetrics
     private let heldBytesLimit: Int
-    /// `{outbound root}/`: the echoes' topics.
-    private let outboundPrefix: String
-    /// Where echoes go (a run that resumed an earlier run's session); nil: they are dropped.
-    private let testimony: BrokerTestimony?
     private let state = LockedState(State())
 
-    init(
-        scheme: TopicScheme, partitions: OwnershipPartitions, metrics: OwnershipMetrics, testimony: BrokerTestimony? = nil, heldBytesLimit: Int = 16 << 20
-    ) {
+    init(scheme: TopicScheme, partitions: OwnershipPartitions, metrics: OwnershipMetrics, heldBytesLimit: Int = 16 << 20) {
         self.scheme = scheme
-        self.testimony = testimony
-        outboundPrefix = scheme.outboundRoot + "/"
         self.partitions = partitions
         self.metrics = metrics
         self.heldBytesLimit = heldBytesLimit
@@ -108,7 +100,7 @@ final class PartitionSubscriptions: InboundSubscriptions {
     func attach(_ connection: any InboundConnection) {
         state.withLock { state in
             state.connection = connection
-            connection.request(state.subscribed.keys.flatMap(deviceFilters), qos: .atLeastOnce, options: Self.deviceOptions)
+            connection.request(state.subscribed.keys.map { scheme.deviceInboundFilter(rawDevice: $0) }, qos: .atLeastOnce, options: Self.deviceOptions)
         }
     }
 
@@ -116,12 +108,6 @@ final class PartitionSubscriptions: InboundSubscriptions {
         guard !identifiers.isEmpty else { return false }
         if identifiers.contains(Self.markIdentifier) {
             state.withLock { $0.marks[topic] }?.arrived.finish()
-            return true
-        }
-        // An echo of an output (a device's output filter; a command on the output root comes
-        // through the command filter too, and that copy is the frame): testimony, never a frame.
-        if identifiers.contains(Self.deviceIdentifier), !identifiers.contains(Self.discoveryIdentifier), topic.utf8.starts(with: outboundPrefix.utf8) {
-            testimony?.heard(topic: topic, payload: payload)
             return true
         }
         guard discoveryStream(of: topic) != nil else { return false }
@@ -209,13 +195,6 @@ final class PartitionSubscriptions: InboundSubscriptions {
         }
     }
 
-    /// A device's filters: its inbound streams, and its output topics (the echo: what the broker
-    /// received from this run's publisher is queued in this session too, for the run that resumes
-    /// it: ``BrokerTestimony``). One identifier for both, so that they go in one SUBSCRIBE.
-    private func deviceFilters(_ key: String) -> [String] {
-        [scheme.deviceInboundFilter(rawDevice: key), scheme.deviceOutboundFilter(rawDevice: key)]
-    }
-
     /// The discovery stream of `topic` (`{root}/{id}/hello` or `/status`), nil for any other.
     private func discoveryStream(of topic: String) -> InboundStream? {
         guard let key = TopicScheme.routingKey(of: topic, inboundRoot: scheme.inboundRoot) else { return nil }
@@ -297,7 +276,7 @@ final class PartitionSubscriptions: InboundSubscriptions {
             }
         }
         state.heldBytes -= released.reduce(0) { $0 + $1.bytes }
-        state.connection?.unsubscribe(removed.flatMap(deviceFilters))
+        state.connection?.unsubscribe(removed.map { scheme.deviceInboundFilter(rawDevice: $0) })
         metrics.deviceSubscriptions.record(state.subscribed.count)
         metrics.deviceUnsubscribes.increment(by: removed.count)
         metrics.subscriptionsPending.record(state.pending)
@@ -312,7 +291,7 @@ final class PartitionSubscriptions: InboundSubscriptions {
             state.byPartition[partitions.partition(of: key), default: []].insert(key)
         }
         // Without a connection yet, attach() sends them.
-        state.connection?.request(keys.flatMap(deviceFilters), qos: .atLeastOnce, options: Self.deviceOptions)
+        state.connection?.request(keys.map { scheme.deviceInboundFilter(rawDevice: $0) }, qos: .atLeastOnce, options: Self.deviceOptions)
         metrics.deviceSubscriptions.record(state.subscribed.count)
         metrics.deviceSubscribes.increment(by: keys.count)
         metrics.subscriptionsPending.record(state.pending)

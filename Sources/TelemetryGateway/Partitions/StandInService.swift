@@ -19,9 +19,6 @@ struct StandInService: Service {
     let markTopic: String
     /// Publishes the mark (the stand-in's publisher connection).
     let connection: any OutboundConnection
-    /// Told when the backlog was delivered (or the wait ended without it): what the broker
-    /// echoed of the dead run's outputs is then complete (``BrokerTestimony``).
-    let outputs: FencedOutputs?
     let clock: any GatewayClock
     let logger: Logger
 
@@ -38,10 +35,8 @@ struct StandInService: Service {
                     try await connection.publish(MQTTMessage(topic: markTopic, payload: Array("backlog delivered".utf8), qos: .atLeastOnce))
                 }
             }
-            outputs?.backlogDelivered(true)
             logger.notice("stand-in: the dead run's session delivered its backlog \(String(format: "%.1f", clock.secondsSince(started))) s after the start; handing over")
         } catch {
-            outputs?.backlogDelivered(false)
             logger.warning("stand-in: stopped before the session's backlog was known to be delivered (\(error)); handing over")
         }
     }

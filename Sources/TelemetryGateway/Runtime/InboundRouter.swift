@@ -56,8 +56,6 @@ final class InboundRouter: Sendable {
         defer { health.handlerLeft() }
         metrics.inboundBytes.increment(by: message.payload.count + message.topic.utf8.count)
         let receivedAt = clock.wallTime()
-        // A copy of a message through an overlapping subscription, or an echo, is not counted again.
-        if gate.absorbs(topic: message.topic, payload: message.payload, identifiers: message.properties.subscriptionIdentifiers) { return }
         let topic = scheme.classify(message.topic)
         if case .recorderQuery(let address) = topic.kind {
             metrics.messagesReceived.increment()
@@ -72,8 +70,12 @@ final class InboundRouter: Sendable {
             if !recorder.submit(request, to: queries) { metrics.handoffClosed.increment() }
             return
         }
+        let admission = gate.admit(
+            topic: message.topic, payload: message.payload, identifiers: message.properties.subscriptionIdentifiers, routingKey: topic.routingKey)
+        // A copy of a message through an overlapping subscription is not counted again.
+        if case .duplicate = admission { return }
         metrics.messagesReceived.increment()
-        guard case .take(let publication) = gate.admit(routingKey: topic.routingKey) else { return }
+        guard case .take(let publication) = admission else { return }
         let record = JournalRecord(
             topic: message.topic, payload: message.payload, contentType: message.properties.contentType, retained: message.retain,
             receivedAt: receivedAt, traceparent: TraceParent.first(in: message.properties.userProperties.map { ($0.name, $0.value) })?.value)

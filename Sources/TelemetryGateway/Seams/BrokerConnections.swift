@@ -16,8 +16,6 @@ public protocol OutboundConnection: Sendable {
     func flush(timeout: Double) async -> Bool
     /// Disconnects normally and fails whatever is still outstanding.
     func shutdown() async
-    /// Connects again after its hold kept it from reconnecting (``MQTTClientEvent/reconnectHeld``).
-    func resumeReconnecting()
     /// The connection's counters.
     var statistics: MQTTClientStatistics { get }
 }

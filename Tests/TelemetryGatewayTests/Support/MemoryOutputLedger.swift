@@ -7,9 +7,8 @@ import Ownership
 final class MemoryOutputLedger: OutputLedger {
     private struct State {
         var leases: [Int: (name: String, incarnation: String, epoch: Int64)] = [:]
-        /// Each recorded key with the partition, epoch and queue entry it was recorded under, and
-        /// the run that recorded it.
-        var recorded: [OutputIdentity: (partition: Int, epoch: Int64, queueEntry: Int64, name: String, incarnation: String)] = [:]
+        /// Each recorded key with the partition, epoch and queue entry it was recorded under.
+        var recorded: [OutputIdentity: (partition: Int, epoch: Int64, queueEntry: Int64)] = [:]
         var failing = false
         /// Statements still to commit whose answer is then lost (the caller sees an error).
         var answersToLose = 0
@@ -49,13 +48,9 @@ final class MemoryOutputLedger: OutputLedger {
                 let identity = OutputIdentity(topic: key.topic, eventID: key.eventID)
                 if let earlier = before[identity] {
                     // This run's own record from a try whose answer was lost.
-                    if (earlier.partition, earlier.epoch, earlier.queueEntry) == (key.partition, key.epoch, key.queueEntry) {
-                        admission.recorded.insert(identity)
-                    } else if earlier.name == member.name, earlier.incarnation != member.incarnation {
-                        admission.recordedByEarlierRun.insert(identity)
-                    }
+                    if earlier == (key.partition, key.epoch, key.queueEntry) { admission.recorded.insert(identity) }
                 } else if state.recorded[identity] == nil {
-                    state.recorded[identity] = (key.partition, key.epoch, key.queueEntry, member.name, member.incarnation)
+                    state.recorded[identity] = (key.partition, key.epoch, key.queueEntry)
                     admission.recorded.insert(identity)
                 }
             }

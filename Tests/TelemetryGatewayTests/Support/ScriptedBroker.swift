@@ -192,8 +192,6 @@ final class ScriptedBroker: Sendable {
             broker.record(.publisherShutDown)
         }
 
-        func resumeReconnecting() {}
-
         var statistics: MQTTClientStatistics {
             var statistics = MQTTClientStatistics()
             statistics.publishesInFlight = broker.outstanding
